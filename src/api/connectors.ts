@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { includeList, queryBool, Timestamps } from "./common.js";
+import { CONNECTOR_DOCUMENT_LIMIT_MAX } from "./limits.js";
+
+export const OAUTH_PROVIDERS = ["notion", "google-drive", "onedrive", "gmail", "github"] as const;
+export const CONFIG_PROVIDERS = ["web-crawler", "s3", "granola"] as const;
+export const Provider = z.enum([...OAUTH_PROVIDERS, ...CONFIG_PROVIDERS]);
+export type Provider = z.infer<typeof Provider>;
+
+export const isOAuthProvider = (p: Provider): p is (typeof OAUTH_PROVIDERS)[number] =>
+  (OAUTH_PROVIDERS as readonly string[]).includes(p);
+
+const DocumentLimit = z
+  .number()
+  .int("documentLimit must be an integer")
+  .min(1, "documentLimit must be at least 1")
+  .max(CONNECTOR_DOCUMENT_LIMIT_MAX, `documentLimit must be at most ${CONNECTOR_DOCUMENT_LIMIT_MAX}`);
+
+/** Provider configuration; each provider validates its own keys (web-crawler needs `startUrl`). */
+export const ConnectorConfig = z.record(z.string(), z.unknown());
+/** What the connector syncs; provider-specific (for example github repositories). */
+export const Selection = z.record(z.string(), z.unknown());
+
+export const CreateConnectorBody = z.strictObject({
+  provider: Provider,
+  redirectUrl: z.url("redirectUrl must be an absolute URL").optional(),
+  config: ConnectorConfig.optional(),
+  documentLimit: DocumentLimit.optional(),
+});
+export type CreateConnectorBody = z.input<typeof CreateConnectorBody>;
+
+export const Authorization = z.looseObject({ url: z.string(), expiresAt: z.string() });
+
+export const CreateConnectorResponse = z.looseObject({
+  id: z.string(),
+  authorization: Authorization.nullable(),
+});
+export type CreateConnectorResponse = z.infer<typeof CreateConnectorResponse>;
+
+export const SyncRun = z.looseObject({
+  id: z.string(),
+  error: z.string().nullish(),
+  system: z.looseObject({
+    status: z.string(),
+    startedAt: z.string().nullish(),
+    finishedAt: z.string().nullish(),
+  }),
+  counts: z
+    .looseObject({
+      added: z.number().int().optional(),
+      updated: z.number().int().optional(),
+      unchanged: z.number().int().optional(),
+      deleted: z.number().int().optional(),
+      skipped: z.number().int().optional(),
+      failed: z.number().int().optional(),
+    })
+    .optional(),
+  failedItems: z.array(z.looseObject({ item: z.string(), reason: z.string() })).optional(),
+});
+export type SyncRun = z.infer<typeof SyncRun>;
+
+export const Connector = z.looseObject({
+  id: z.string(),
+  provider: Provider,
+  namespace: z.string().optional(),
+  account: z.string().nullish(),
+  config: ConnectorConfig.nullish(),
+  selection: Selection.nullish(),
+  documentLimit: z.number().int().nullish(),
+  latestRun: SyncRun.nullish(),
+  syncs: z.array(SyncRun).optional(),
+  picker: z.looseObject({ url: z.string() }).nullish(),
+  authorization: Authorization.nullish(),
+  system: Timestamps.optional(),
+});
+export type Connector = z.infer<typeof Connector>;
+
+export const ConnectorsResponse = z.looseObject({ connectors: z.array(Connector) });
+export type ConnectorsResponse = z.infer<typeof ConnectorsResponse>;
+
+export const GetConnectorQuery = z.strictObject({ include: includeList(["syncs", "picker"] as const) });
+export type GetConnectorQuery = z.input<typeof GetConnectorQuery>;
+
+export const PatchConnectorBody = z
+  .strictObject({ selection: Selection.optional(), documentLimit: DocumentLimit.optional() })
+  .refine((b) => b.selection !== undefined || b.documentLimit !== undefined, {
+    message: "send selection, documentLimit or both",
+  });
+export type PatchConnectorBody = z.input<typeof PatchConnectorBody>;
+
+export const SyncResponse = z.looseObject({ id: z.string(), runId: z.string(), status: z.string() });
+export type SyncResponse = z.infer<typeof SyncResponse>;
+
+export const DeleteConnectorQuery = z.strictObject({ deleteDocuments: queryBool.optional() });
+export type DeleteConnectorQuery = z.input<typeof DeleteConnectorQuery>;
+
+export const DeleteConnectorResponse = z.looseObject({
+  id: z.string(),
+  deleted: z.boolean(),
+  documentsDeleted: z.number().int(),
+});
+export type DeleteConnectorResponse = z.infer<typeof DeleteConnectorResponse>;

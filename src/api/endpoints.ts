@@ -1,0 +1,381 @@
+/**
+ * The v5 API as one table: method, path, where each option goes, and the schemas of request
+ * and response. The client builds requests from it, the engine validates against it, and the
+ * OpenAPI document is generated from it.
+ */
+import { z } from "zod";
+import { DocumentId, Namespace, PageQuery } from "./common.js";
+import {
+  Connector,
+  ConnectorsResponse,
+  CreateConnectorBody,
+  CreateConnectorResponse,
+  DeleteConnectorQuery,
+  DeleteConnectorResponse,
+  GetConnectorQuery,
+  PatchConnectorBody,
+  SyncResponse,
+} from "./connectors.js";
+import {
+  AddDocumentBody,
+  AddDocumentQuery,
+  AddDocumentResponse,
+  BatchAddBody,
+  BatchAddResponse,
+  DeleteDocumentsBody,
+  DeleteDocumentsResponse,
+  Document,
+  GetDocumentQuery,
+  ListBody,
+  ListResponse,
+  ListType,
+} from "./documents.js";
+import { ListQuery } from "./lists.js";
+import {
+  ForgetMemoriesBody,
+  ForgetResponse,
+  ForgetSemanticBody,
+  GetMemoryQuery,
+  Memory,
+} from "./memories.js";
+import {
+  DeleteNamespaceQuery,
+  NamespaceRecord,
+  NamespacesResponse,
+  OperationResponse,
+  Organization,
+  PatchNamespaceBody,
+  PatchOrganizationBody,
+} from "./namespaces.js";
+import {
+  BucketsResponse,
+  DeleteBucketsBody,
+  ProfileBody,
+  ProfileResponse,
+  PutBucketsBody,
+} from "./profile.js";
+import { SearchBody, SearchQuery, SearchResponse } from "./search.js";
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+export type Tag =
+  | "documents"
+  | "search"
+  | "memories"
+  | "profile"
+  | "namespaces"
+  | "connectors"
+  | "organization";
+
+export interface Endpoint<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  method: HttpMethod;
+  /** With `{name}` placeholders, as in the spec. */
+  path: string;
+  tag: Tag;
+  summary: string;
+  params: P;
+  query?: Q;
+  body?: B;
+  response: R;
+  /** The success status, 200 unless the endpoint answers 202. */
+  status?: 200 | 202;
+  /** Safe to retry after a failure that may have reached the server. */
+  idempotent: boolean;
+}
+
+const NsParams = z.strictObject({ namespace: Namespace });
+const NsIdParams = z.strictObject({ namespace: Namespace, id: DocumentId });
+const NoParams = z.strictObject({});
+
+const define = <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  e: Endpoint<P, Q, B, R>,
+) => e;
+
+export const endpoints = {
+  // documents
+  addDocument: define({
+    method: "POST",
+    path: "/ns/{namespace}/document",
+    tag: "documents",
+    summary: "Add or upsert a document; processing is asynchronous",
+    params: NsParams,
+    query: AddDocumentQuery,
+    body: AddDocumentBody,
+    response: AddDocumentResponse,
+    // An add with a caller id is an upsert: the client decides per request (see client).
+    idempotent: false,
+  }),
+  getDocument: define({
+    method: "GET",
+    path: "/ns/{namespace}/document/{id}",
+    tag: "documents",
+    summary: "Read a document, optionally with its chunks and memories",
+    params: NsIdParams,
+    query: GetDocumentQuery,
+    response: Document,
+    idempotent: true,
+  }),
+  deleteDocuments: define({
+    method: "DELETE",
+    path: "/ns/{namespace}/document",
+    tag: "documents",
+    summary: "Delete 1 to 100 documents by id; per-id errors in a 200",
+    params: NsParams,
+    body: DeleteDocumentsBody,
+    response: DeleteDocumentsResponse,
+    idempotent: true,
+  }),
+  list: define({
+    method: "POST",
+    path: "/ns/{namespace}/list/{type}",
+    tag: "documents",
+    summary: "List documents, chunks or memories of a namespace",
+    params: z.strictObject({ namespace: Namespace, type: ListType }),
+    query: ListQuery,
+    body: ListBody,
+    response: ListResponse,
+    idempotent: true,
+  }),
+  batchAdd: define({
+    method: "POST",
+    path: "/v3/documents/batch",
+    tag: "documents",
+    summary: "Add 1 to 600 documents; per-item results in a 200",
+    params: NoParams,
+    body: BatchAddBody,
+    response: BatchAddResponse,
+    idempotent: false,
+  }),
+  // search
+  search: define({
+    method: "POST",
+    path: "/ns/{namespace}/search",
+    tag: "search",
+    summary: "Search memories, chunks or both",
+    params: NsParams,
+    query: SearchQuery,
+    body: SearchBody,
+    response: SearchResponse,
+    idempotent: true,
+  }),
+  // memories
+  getMemory: define({
+    method: "GET",
+    path: "/ns/{namespace}/memories/{id}",
+    tag: "memories",
+    summary: "Read one memory, optionally with related memories and its document",
+    params: z.strictObject({ namespace: Namespace, id: z.string().min(1) }),
+    query: GetMemoryQuery,
+    response: Memory,
+    idempotent: true,
+  }),
+  forgetMemories: define({
+    method: "DELETE",
+    path: "/ns/{namespace}/memories",
+    tag: "memories",
+    summary: "Forget memories by exact id",
+    params: NsParams,
+    body: ForgetMemoriesBody,
+    response: ForgetResponse,
+    idempotent: true,
+  }),
+  forgetSemantic: define({
+    method: "DELETE",
+    path: "/ns/{namespace}/memories/semantic",
+    tag: "memories",
+    summary: "Forget memories by meaning; dryRun returns the matches and changes nothing",
+    params: NsParams,
+    body: ForgetSemanticBody,
+    response: ForgetResponse,
+    idempotent: true,
+  }),
+  // profile
+  getProfile: define({
+    method: "POST",
+    path: "/ns/{namespace}/profile",
+    tag: "profile",
+    summary: "The namespace's profile: static facts, dynamic facts and buckets",
+    params: NsParams,
+    body: ProfileBody,
+    response: ProfileResponse,
+    idempotent: true,
+  }),
+  getBuckets: define({
+    method: "GET",
+    path: "/ns/{namespace}/profile/buckets",
+    tag: "profile",
+    summary: "The effective bucket definitions, organization-owned ones included",
+    params: NsParams,
+    response: BucketsResponse,
+    idempotent: true,
+  }),
+  putBuckets: define({
+    method: "PUT",
+    path: "/ns/{namespace}/profile/buckets",
+    tag: "profile",
+    summary: "Add or update 1 to 50 namespace buckets",
+    params: NsParams,
+    body: PutBucketsBody,
+    response: BucketsResponse,
+    idempotent: true,
+  }),
+  deleteBuckets: define({
+    method: "DELETE",
+    path: "/ns/{namespace}/profile/buckets",
+    tag: "profile",
+    summary: "Remove namespace buckets by name",
+    params: NsParams,
+    body: DeleteBucketsBody,
+    response: BucketsResponse,
+    idempotent: true,
+  }),
+  // namespaces
+  listNamespaces: define({
+    method: "GET",
+    path: "/namespaces",
+    tag: "namespaces",
+    summary: "Namespaces of the organization with their document and memory counts (alias GET /ns)",
+    params: NoParams,
+    query: PageQuery,
+    response: NamespacesResponse,
+    idempotent: true,
+  }),
+  getNamespace: define({
+    method: "GET",
+    path: "/ns/{namespace}",
+    tag: "namespaces",
+    summary: "The context guiding one namespace",
+    params: NsParams,
+    response: NamespaceRecord,
+    idempotent: true,
+  }),
+  patchNamespace: define({
+    method: "PATCH",
+    path: "/ns/{namespace}",
+    tag: "namespaces",
+    summary: "Set (or clear with null) the namespace's supportingContext",
+    params: NsParams,
+    body: PatchNamespaceBody,
+    response: NamespaceRecord,
+    idempotent: true,
+  }),
+  deleteNamespace: define({
+    method: "DELETE",
+    path: "/ns/{namespace}",
+    tag: "namespaces",
+    summary: "Delete a namespace and its content, or move the content to ?moveTo= first",
+    params: NsParams,
+    query: DeleteNamespaceQuery,
+    response: OperationResponse,
+    status: 202,
+    idempotent: true,
+  }),
+  // connectors
+  createConnector: define({
+    method: "POST",
+    path: "/ns/{namespace}/connectors",
+    tag: "connectors",
+    summary: "Connect a source; OAuth providers answer with an authorization link",
+    params: NsParams,
+    body: CreateConnectorBody,
+    response: CreateConnectorResponse,
+    idempotent: false,
+  }),
+  listConnectors: define({
+    method: "GET",
+    path: "/ns/{namespace}/connectors",
+    tag: "connectors",
+    summary: "Connectors of the namespace",
+    params: NsParams,
+    response: ConnectorsResponse,
+    idempotent: true,
+  }),
+  getConnector: define({
+    method: "GET",
+    path: "/ns/{namespace}/connectors/{id}",
+    tag: "connectors",
+    summary: "Read one connector, optionally with its recent runs or picker link",
+    params: z.strictObject({ namespace: Namespace, id: z.string().min(1) }),
+    query: GetConnectorQuery,
+    response: Connector,
+    idempotent: true,
+  }),
+  patchConnector: define({
+    method: "PATCH",
+    path: "/ns/{namespace}/connectors/{id}",
+    tag: "connectors",
+    summary: "Change what a connector syncs",
+    params: z.strictObject({ namespace: Namespace, id: z.string().min(1) }),
+    body: PatchConnectorBody,
+    response: Connector,
+    idempotent: true,
+  }),
+  syncConnector: define({
+    method: "POST",
+    path: "/ns/{namespace}/connectors/{id}/sync",
+    tag: "connectors",
+    summary: "Start a sync now; 409 while one is running",
+    params: z.strictObject({ namespace: Namespace, id: z.string().min(1) }),
+    response: SyncResponse,
+    status: 202,
+    idempotent: false,
+  }),
+  deleteConnector: define({
+    method: "DELETE",
+    path: "/ns/{namespace}/connectors/{id}",
+    tag: "connectors",
+    summary: "Disconnect; ?deleteDocuments=true also deletes what it imported",
+    params: z.strictObject({ namespace: Namespace, id: z.string().min(1) }),
+    query: DeleteConnectorQuery,
+    response: DeleteConnectorResponse,
+    idempotent: true,
+  }),
+  listAllConnectors: define({
+    method: "GET",
+    path: "/connectors",
+    tag: "connectors",
+    summary: "Every connector of the organization, across namespaces",
+    params: NoParams,
+    response: ConnectorsResponse,
+    idempotent: true,
+  }),
+  // organization
+  getOrganization: define({
+    method: "GET",
+    path: "/organization",
+    tag: "organization",
+    summary: "Shared context and namespace count",
+    params: NoParams,
+    response: Organization,
+    idempotent: true,
+  }),
+  patchOrganization: define({
+    method: "PATCH",
+    path: "/organization",
+    tag: "organization",
+    summary: "Set the shared organizational context",
+    params: NoParams,
+    body: PatchOrganizationBody,
+    response: Organization,
+    idempotent: true,
+  }),
+} as const;
+
+export type Endpoints = typeof endpoints;
+export type EndpointName = keyof Endpoints;
+
+/** `/ns/{namespace}/document/{id}` with params filled in, each segment URI-encoded. */
+export function fillPath(path: string, params: Record<string, string>): string {
+  return path.replace(/\{(\w+)\}/g, (_, k: string) => {
+    const v = params[k];
+    if (v === undefined) throw new Error(`missing path parameter ${k}`);
+    return encodeURIComponent(v);
+  });
+}
+
+/** GET /ns answers exactly as GET /namespaces. */
+export const NAMESPACES_ALIAS_PATH = "/ns";

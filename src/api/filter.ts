@@ -1,0 +1,66 @@
+import { z } from "zod";
+import {
+  FILTER_FIELD_PATTERN,
+  FILTER_MAX_DEPTH,
+  FILTER_OPERANDS_MAX,
+  FILTER_OPERANDS_MIN,
+} from "./limits.js";
+
+const Field = z
+  .string()
+  .min(1)
+  .regex(
+    FILTER_FIELD_PATTERN,
+    "field must match ^[a-zA-Z0-9_.-]+$ (a metadata key, or source, type, documentId)",
+  );
+
+const caseSensitive = z.boolean().optional();
+
+export const FilterLeaf = z.discriminatedUnion("operator", [
+  z.strictObject({
+    field: Field,
+    operator: z.enum(["eq", "neq"]),
+    value: z.union([z.string(), z.number(), z.boolean()]),
+    caseSensitive,
+  }),
+  z.strictObject({ field: Field, operator: z.enum(["gt", "gte", "lt", "lte"]), value: z.number() }),
+  z.strictObject({
+    field: Field,
+    operator: z.enum(["contains", "notContains"]),
+    value: z.string(),
+    caseSensitive,
+  }),
+  z.strictObject({
+    field: Field,
+    operator: z.enum(["arrayContains", "arrayNotContains"]),
+    value: z.string(),
+  }),
+]);
+export type FilterLeaf = z.infer<typeof FilterLeaf>;
+
+export type FilterGroup = { operator: "and" | "or"; operands: Filter[] };
+export type Filter = FilterLeaf | FilterGroup;
+
+const FilterGroupSchema: z.ZodType<FilterGroup> = z.strictObject({
+  operator: z.enum(["and", "or"]),
+  get operands() {
+    return z
+      .array(FilterNode)
+      .min(FILTER_OPERANDS_MIN, `a group needs at least ${FILTER_OPERANDS_MIN} operand`)
+      .max(FILTER_OPERANDS_MAX, `a group takes at most ${FILTER_OPERANDS_MAX} operands`);
+  },
+});
+
+const FilterNode: z.ZodType<Filter> = z.union([FilterLeaf, FilterGroupSchema]);
+
+/** How many group levels a filter nests; a leaf is 0. */
+export function filterDepth(f: Filter): number {
+  return "operands" in f ? 1 + Math.max(0, ...f.operands.map(filterDepth)) : 0;
+}
+
+/** A typed filter: a leaf `{field, operator, value}` or an and/or group, nested at most 5 levels. */
+export const Filter: z.ZodType<Filter> = FilterNode.superRefine((f, ctx) => {
+  if (filterDepth(f) > FILTER_MAX_DEPTH) {
+    ctx.addIssue({ code: "custom", message: `filter groups nest at most ${FILTER_MAX_DEPTH} levels` });
+  }
+});

@@ -1,0 +1,54 @@
+/**
+ * Every limit of the API as a named constant. The spec and its supplement are the source;
+ * where they are silent, the value is ours and says so.
+ */
+export const NAMESPACE_PATTERN = /^[a-zA-Z0-9_:-]+$/;
+export const NAMESPACE_MAX_LENGTH = 100;
+
+export const DOCUMENT_ID_MAX_LENGTH = 255;
+export const ENTITY_CONTEXT_MAX_LENGTH = 1500;
+/** Not published for the namespace-level context; ours. */
+export const NAMESPACE_CONTEXT_MAX_LENGTH = 10_000;
+/** Not published for the organization-level context; ours. */
+export const ORGANIZATION_CONTEXT_MAX_LENGTH = 10_000;
+
+export const BATCH_MIN_DOCUMENTS = 1;
+export const BATCH_MAX_DOCUMENTS = 600;
+
+export const DELETE_DOCUMENT_IDS_MIN = 1;
+export const DELETE_DOCUMENT_IDS_MAX = 100;
+export const FORGET_MEMORY_IDS_MIN = 1;
+export const FORGET_MEMORY_IDS_MAX = 500;
+
+export const LIST_PAGE_DEFAULT = 1;
+export const LIST_LIMIT_DEFAULT = 10;
+export const LIST_LIMIT_MAX = 100;
+
+export const RELATED_LIMIT_DEFAULT = 10;
+export const RELATED_LIMIT_MAX = 100;
+
+export const SEARCH_LIMIT_DEFAULT = 10;
+export const SEARCH_LIMIT_MAX = 100;
+export const SEARCH_THRESHOLD_DEFAULT = 0.3;
+
+export const PROFILE_BUCKETS_MAX = 50;
+export const BUCKET_PUT_MIN = 1;
+export const BUCKET_PUT_MAX = 50;
+export const BUCKET_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
+export const BUCKET_NAME_MAX_LENGTH = 64;
+export const BUCKET_DESCRIPTION_MAX_LENGTH = 2000;
+/** Every organization starts with this organization-owned bucket. */
+export const ORGANIZATION_BUCKET_PREFERENCES = "preferences";
+
+export const FILTER_MAX_DEPTH = 5;
+export const FILTER_OPERANDS_MIN = 1;
+export const FILTER_OPERANDS_MAX = 200;
+export const FILTER_FIELD_PATTERN = /^[a-zA-Z0-9_.-]+$/;
+
+/** Files and fetched URLs. */
+export const FILE_MAX_BYTES = 50 * 1024 * 1024;
+/** A JSON request body above this answers 413. Not published; ours (600 batch items of ~50 KB fit). */
+export const REQUEST_BODY_MAX_BYTES = 32 * 1024 * 1024;
+
+export const OAUTH_LINK_TTL_MS = 60 * 60 * 1000;
+export const CONNECTOR_DOCUMENT_LIMIT_MAX = 100_000;

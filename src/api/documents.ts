@@ -48,7 +48,6 @@ export const DocumentType = z.enum([
   "onedrive",
   "github_markdown",
   "granola",
-  "conversation",
 ]);
 export type DocumentType = z.infer<typeof DocumentType>;
 

@@ -52,6 +52,12 @@ async function main(argv: string[]): Promise<number> {
   return command.run(args);
 }
 
+// `memctx openapi | head` closes the pipe early: that is not an error.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE") process.exit(0);
+  throw err;
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

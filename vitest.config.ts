@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Two cores: e2e tests start child processes and servers; keep the pool small.
     maxWorkers: 2,
+    reporters: ["default", "./test/summary-reporter.ts"],
   },
 });

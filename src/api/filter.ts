@@ -51,7 +51,8 @@ const FilterGroupSchema: z.ZodType<FilterGroup> = z.strictObject({
   },
 });
 
-const FilterNode: z.ZodType<Filter> = z.union([FilterLeaf, FilterGroupSchema]);
+// Group first: when both branches fail alike, describeIssues reports the first (a group's operands rule).
+const FilterNode: z.ZodType<Filter> = z.union([FilterGroupSchema, FilterLeaf]);
 
 /** How many group levels a filter nests; a leaf is 0. */
 export function filterDepth(f: Filter): number {

@@ -1,0 +1,140 @@
+import type { DocumentType } from "../../api/index.js";
+import { detectFormat } from "./conversation.js";
+import { type FetchedResource, type FetchOptions, FetchRefusedError, safeFetch } from "./fetch.js";
+import { htmlToText } from "./html.js";
+import { pdfToText } from "./pdf.js";
+
+/** What a document's content turned out to be: its text, its type and, for a URL, where it came from. */
+export interface ResolvedContent {
+  text: string;
+  type: DocumentType;
+  format: "plain" | "conversation";
+  title: string | null;
+  url: string | null;
+}
+
+/** A fetched URL whose content type memctx cannot turn into text. */
+export class UnsupportedContentError extends FetchRefusedError {
+  override name = "UnsupportedContentError";
+}
+
+const URL_PATTERN = /^https?:\/\/\S+$/i;
+
+/** True when the content is a single http(s) URL and nothing else, which is fetched instead of stored. */
+export function isUrlContent(content: string): boolean {
+  return URL_PATTERN.test(content.trim());
+}
+
+export async function resolveContent(content: string, opts: FetchOptions): Promise<ResolvedContent> {
+  if (!isUrlContent(content)) {
+    return { text: content, type: "text", format: detectFormat(content), title: null, url: null };
+  }
+  const fetched = await safeFetch(content.trim(), opts);
+  return resolveFetched(fetched);
+}
+
+/** Types a fetched resource by its Content-Type, trusting the bytes over the header for PDF. */
+export async function resolveFetched(fetched: FetchedResource): Promise<ResolvedContent> {
+  const mime = fetched.contentType.split(";")[0]!.trim().toLowerCase();
+  const url = fetched.url;
+
+  if (startsWithPdfMagic(fetched.body) || mime === "application/pdf") {
+    const pdf = await pdfToText(fetched.body);
+    return { text: pdf.text, type: "pdf", format: "plain", title: pdf.title, url };
+  }
+  if (
+    mime === "text/html" ||
+    mime === "application/xhtml+xml" ||
+    (mime === "" && looksLikeHtml(fetched.body))
+  ) {
+    const declared = /charset=/i.test(fetched.contentType) ? fetched.contentType : metaCharset(fetched.body);
+    const page = htmlToText(decodeText(fetched.body, declared));
+    return { text: page.text, type: "webpage", format: "plain", title: page.title, url };
+  }
+  if (isTextType(mime) || (mime === "" && isProbablyText(fetched.body))) {
+    const text = decodeText(fetched.body, fetched.contentType);
+    return { text, type: "text", format: detectFormat(text), title: titleFromUrl(url), url };
+  }
+  const media = mime.split("/")[0];
+  if (media === "image" || media === "video" || media === "audio") {
+    // No model here can describe an image or transcribe audio or video, so the document keeps a short
+    // description (URL, title, type, size) that lexical search can still find.
+    const title = titleFromUrl(url);
+    const text = [
+      `${media[0]!.toUpperCase()}${media.slice(1)}: ${title ?? url}`,
+      `URL: ${url}`,
+      `Content type: ${mime}`,
+      `Size: ${formatBytes(fetched.body.byteLength)}`,
+    ].join("\n");
+    return { text, type: media, format: "plain", title, url };
+  }
+  throw new UnsupportedContentError(
+    `${url}: content type ${mime === "" ? "(none)" : mime} is not supported; memctx reads HTML, PDF, plain text, markdown, and keeps images, audio and video by description`,
+  );
+}
+
+function isTextType(mime: string): boolean {
+  return (
+    mime === "text/plain" ||
+    mime === "text/markdown" ||
+    mime === "text/x-markdown" ||
+    mime === "text/csv" ||
+    mime === "application/json" ||
+    mime === "application/x-ndjson"
+  );
+}
+
+function startsWithPdfMagic(body: Uint8Array): boolean {
+  // "%PDF-"
+  return (
+    body.length >= 5 &&
+    body[0] === 0x25 &&
+    body[1] === 0x50 &&
+    body[2] === 0x44 &&
+    body[3] === 0x46 &&
+    body[4] === 0x2d
+  );
+}
+
+function looksLikeHtml(body: Uint8Array): boolean {
+  const head = new TextDecoder().decode(body.subarray(0, 1024)).trimStart().toLowerCase();
+  return head.startsWith("<!doctype html") || head.startsWith("<html");
+}
+
+function isProbablyText(body: Uint8Array): boolean {
+  return !body.subarray(0, 4096).includes(0);
+}
+
+/** A page's own <meta charset> (or http-equiv Content-Type), for servers that send no charset. */
+function metaCharset(body: Uint8Array): string {
+  const head = new TextDecoder("latin1").decode(body.subarray(0, 2048));
+  const charset = /<meta[^>]+charset\s*=\s*["']?([\w-]+)/i.exec(head)?.[1];
+  return charset ? `text/html; charset=${charset}` : "";
+}
+
+function decodeText(body: Uint8Array, contentType: string): string {
+  const charset = /charset\s*=\s*"?([\w-]+)/i.exec(contentType)?.[1];
+  try {
+    return new TextDecoder(charset ?? "utf-8").decode(body);
+  } catch {
+    // An unknown charset label: UTF-8 is the best guess.
+    return new TextDecoder("utf-8").decode(body);
+  }
+}
+
+/** The last path segment of a URL, decoded ("report%202023.txt" -> "report 2023.txt"), or null. */
+function titleFromUrl(url: string): string | null {
+  const segment = new URL(url).pathname.split("/").filter(Boolean).pop();
+  if (segment === undefined) return null;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

@@ -1,0 +1,81 @@
+/**
+ * The conversation transcript format: one turn per line, "Role: text", where the role is a short
+ * name ("user", "assistant", "Caroline", "Dr. Smith"), optionally after a bracketed timestamp
+ * ("[2023-05-07 10:00] Caroline: hi"). A turn may continue on the lines after it.
+ */
+
+/** One turn: the span from its role to the end of its last line (offsets into the text). */
+export interface Turn {
+  role: string;
+  start: number;
+  end: number;
+}
+
+// A role is 1-4 words of letters/digits (with . ' - inside), at most 40 characters, then ": " and text.
+const TURN_LINE =
+  /^[ \t]*(?:\[[^\]\n]{1,40}\][ \t]*)?([\p{L}\p{N}][\p{L}\p{N}.'_-]*(?: [\p{L}\p{N}][\p{L}\p{N}.'_-]*){0,3})[ \t]*:[ \t]+\S/u;
+const ROLE_MAX_LENGTH = 40;
+/** Words that open "Key: value" lines of notes and headers far more often than they name a speaker. */
+const NOT_ROLES = new Set([
+  "http",
+  "https",
+  "note",
+  "notes",
+  "warning",
+  "error",
+  "todo",
+  "tip",
+  "step",
+  "example",
+]);
+
+/** The role of a line that opens a turn, or null. */
+export function turnRole(line: string): string | null {
+  const match = TURN_LINE.exec(line);
+  const role = match?.[1];
+  if (role === undefined || role.length > ROLE_MAX_LENGTH) return null;
+  if (NOT_ROLES.has(role.toLowerCase())) return null;
+  return role;
+}
+
+/**
+ * "conversation" when most non-empty lines open a turn, there are at least two turns, and the roles
+ * recur the way speakers do (a header of distinct keys like "Title:", "Author:", "Date:" does not).
+ */
+export function detectFormat(text: string): "plain" | "conversation" {
+  let lines = 0;
+  const roles: string[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    lines++;
+    const role = turnRole(line);
+    if (role !== null) roles.push(role.toLowerCase());
+  }
+  if (roles.length < 2 || roles.length * 2 <= lines) return "plain";
+  const distinct = new Set(roles).size;
+  return distinct <= Math.max(2, roles.length / 2) ? "conversation" : "plain";
+}
+
+/**
+ * The turns of a transcript with exact offsets. Lines before the first turn form a turn with an
+ * empty role; a line that opens no turn continues the one before it. Trailing whitespace is excluded.
+ */
+export function conversationTurns(text: string): Turn[] {
+  const turns: Turn[] = [];
+  let offset = 0;
+  for (const line of text.split("\n")) {
+    const lineStart = offset;
+    offset += line.length + 1;
+    if (line.trim() === "") continue;
+    const role = turnRole(line);
+    const last = turns.at(-1);
+    const start = lineStart + (line.length - line.trimStart().length);
+    const end = lineStart + line.trimEnd().length;
+    if (role === null && last !== undefined) {
+      last.end = end;
+    } else {
+      turns.push({ role: role ?? "", start, end });
+    }
+  }
+  return turns;
+}

@@ -25,6 +25,14 @@ function help(): string {
     "  MEMCTX_API_URL       use a memctx serve instance or the hosted service instead of the embedded engine",
     "  MEMCTX_API_KEY       API key for MEMCTX_API_URL; registered for the local organization when serving",
     "  MEMCTX_NAMESPACE     namespace of the MCP session (default: from the client's roots, else 'default')",
+    "  MEMCTX_EMBEDDINGS_URL, _MODEL, _API_KEY, _DIMENSIONS",
+    "                       an OpenAI-compatible embeddings endpoint: adds vector search (default: none, lexical only)",
+    "  MEMCTX_LLM_URL, _MODEL, _API_KEY",
+    "                       an OpenAI-compatible chat endpoint: memories extracted by that model (default: offline extractor)",
+    "  MEMCTX_ALLOW_PRIVATE_NETWORK=1",
+    "                       let URL content and connectors reach private and loopback addresses",
+    "",
+    "The README lists every setting, connector credentials included.",
     "",
   ].join("\n");
 }

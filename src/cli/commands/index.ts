@@ -1,7 +1,11 @@
 import type { Command } from "./command.js";
+import { install } from "./install.js";
+import { keys } from "./keys.js";
+import { mcp } from "./mcp.js";
 import { openapi } from "./openapi.js";
+import { serve } from "./serve.js";
 
 /** Every subcommand, in the order `memctx --help` lists them. */
-export const commands: Command[] = [openapi];
+export const commands: Command[] = [mcp, serve, install, keys, openapi];
 
 export const findCommand = (name: string) => commands.find((c) => c.name === name);

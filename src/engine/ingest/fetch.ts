@@ -60,6 +60,8 @@ export class FetchFailedError extends Error {
 
 export const FETCH_TIMEOUT_MS_DEFAULT = 30_000;
 export const FETCH_MAX_REDIRECTS = 5;
+/** How much of an error answer's body goes into the error message. */
+const ERROR_BODY_BYTES = 2048;
 const PRIVATE_NETWORK_HINT = "set MEMCTX_ALLOW_PRIVATE_NETWORK=1 to allow private network targets";
 
 /** MEMCTX_ALLOW_PRIVATE_NETWORK=1 (or "true") lets URL fetching reach private and loopback addresses. */
@@ -119,9 +121,13 @@ export async function safeFetch(url: string, opts: FetchOptions): Promise<Fetche
           continue;
         }
         if (response.status >= 400) {
-          await response.body?.cancel();
+          // The start of an error body says why (an OAuth `invalid_grant`, an API's message).
+          const excerpt = await readPrefix(
+            response.body as ReadableStream<Uint8Array> | null,
+            ERROR_BODY_BYTES,
+          );
           throw new FetchFailedError(
-            `${current.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`,
+            `${current.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}${excerpt ? `: ${excerpt}` : ""}`,
             response.status,
           );
         }
@@ -238,6 +244,28 @@ function isRedirect(status: number): boolean {
 
 function tooLarge(url: string, maxBytes: number): FetchRefusedError {
   return new FetchRefusedError(`${url}: the body is larger than the limit of ${maxBytes} bytes`);
+}
+
+/** The first `maxBytes` of a body as text (the rest is cancelled); "" when it cannot be read. */
+async function readPrefix(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string> {
+  if (body === null) return "";
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (total < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      total += value.byteLength;
+    }
+  } catch {
+    return "";
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const bytes = Buffer.concat(parts).subarray(0, maxBytes);
+  return new TextDecoder().decode(bytes).replace(/\s+/g, " ").trim();
 }
 
 async function readCapped(

@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemoryClient } from "../../src/client/index.js";
+import { openEngine } from "../../src/engine/index.js";
+import { type Sample, sessions, transcript } from "./data.js";
+import type { Mode } from "./retrieval.js";
+
+/** Ranked hit texts per question, from the real engine (in process, temp data dir). */
+export interface EngineRun {
+  search(sample: Sample, question: string, mode: Mode): Promise<string[]>;
+  close(): Promise<void>;
+  ingestSeconds: number;
+}
+
+/**
+ * Ingests every session as a user would (one conversation document per session, its date as the
+ * document date, one namespace per sample, instant dreaming) and waits for the memories.
+ */
+export async function engineRun(
+  data: Sample[],
+  opts: { threshold?: number; limit: number },
+): Promise<EngineRun> {
+  const dir = mkdtempSync(join(tmpdir(), "memctx-locomo-"));
+  const apiKey = "mk_locomo_bench_key";
+  const engine = await openEngine({ dataDir: dir, apiKey, embedder: null, log: () => {} });
+  const client = new MemoryClient({ apiKey, fetch: (req) => engine.fetch(req), maxRetries: 0 });
+  const t0 = performance.now();
+  for (const sample of data) {
+    const ns = client.ns(sample.sample_id);
+    const ids: string[] = [];
+    for (const s of sessions(sample)) {
+      const id = `${sample.sample_id}-s${s.key.replace("session_", "")}`;
+      await ns.documents.add({
+        id,
+        content: transcript(s),
+        ...(s.date ? { date: s.date } : {}),
+        dreaming: "instant",
+      });
+      ids.push(id);
+    }
+    for (const id of ids) await ns.documents.waitFor(id, { until: "memories", timeoutMs: 600_000 });
+  }
+  const ingestSeconds = (performance.now() - t0) / 1000;
+  return {
+    ingestSeconds,
+    async search(sample, question, mode) {
+      const res = await client.ns(sample.sample_id).search({
+        query: question,
+        searchMode: mode,
+        limit: opts.limit,
+        ...(opts.threshold !== undefined ? { threshold: opts.threshold } : {}),
+      });
+      return res.results.map(
+        (r) => (r as { memory?: string; chunk?: string }).memory ?? (r as { chunk?: string }).chunk ?? "",
+      );
+    },
+    async close() {
+      await engine.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { parseArgs } from "node:util";
+import { defaultDataDir } from "../../engine/data-dir.js";
+import { openDatabase } from "../../engine/store/db.js";
+import { createKey, LOCAL_ORGANIZATION, listKeys, revokeKey } from "../../engine/store/organizations.js";
+import { CliError } from "../cli-error.js";
+import type { Command } from "./command.js";
+
+export const keys: Command = {
+  name: "keys",
+  summary: "Create, list and revoke API keys of the embedded engine",
+  usage: `
+Usage: memctx keys create [--org NAME] [--namespace NS]... [--data-dir DIR]
+       memctx keys list [--data-dir DIR]
+       memctx keys revoke <prefix-or-key> [--data-dir DIR]
+
+API keys of a memctx serve instance. Each key belongs to one organization, which sees only its
+own namespaces. Only a hash of each key is stored: a created key is printed once.
+
+Options:
+  --org NAME        organization of the new key (default: local, the one memctx serve uses)
+  --namespace NS    restrict the new key to this namespace (repeatable)
+  --data-dir DIR    data directory (default: MEMCTX_DATA_DIR or the user data directory)
+  -h, --help        show this help`,
+  async run(argv) {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        org: { type: "string" },
+        namespace: { type: "string", multiple: true },
+        "data-dir": { type: "string" },
+      },
+    });
+    const [action, target, ...extra] = positionals;
+    const db = openDatabase(values["data-dir"] ?? defaultDataDir());
+    try {
+      switch (action) {
+        case "create": {
+          if (target !== undefined) throw new CliError(`keys create takes no argument (got '${target}')`);
+          process.stdout.write(
+            `${createKey(db, values.org ?? LOCAL_ORGANIZATION, values.namespace ?? null)}\n`,
+          );
+          return 0;
+        }
+        case "list": {
+          const rows = listKeys(db);
+          if (!rows.length) process.stdout.write("no keys\n");
+          for (const k of rows) {
+            const scope = k.namespaces
+              ? ` namespaces=${(JSON.parse(k.namespaces) as string[]).join(",")}`
+              : "";
+            const state = k.revoked_at ? `revoked ${k.revoked_at}` : "active";
+            process.stdout.write(
+              `${k.prefix}…  org=${k.organization}  created ${k.created_at}  ${state}${scope}\n`,
+            );
+          }
+          return 0;
+        }
+        case "revoke": {
+          if (!target || extra.length) throw new CliError("keys revoke takes one key or key prefix");
+          try {
+            process.stdout.write(`revoked ${revokeKey(db, target)}…\n`);
+          } catch (err) {
+            throw new CliError((err as Error).message, 1);
+          }
+          return 0;
+        }
+        default:
+          throw new CliError(
+            `keys needs an action: create, list or revoke${action ? ` (got '${action}')` : ""}`,
+          );
+      }
+    } finally {
+      db.close();
+    }
+  },
+};

@@ -1,0 +1,177 @@
+import { parseArgs } from "node:util";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { Namespace } from "../../api/index.js";
+import { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER, startHttpServer } from "../../mcp/http.js";
+import { DEFAULT_NAMESPACE, namespaceFromRoots } from "../../mcp/roots.js";
+import { createMcpServer } from "../../mcp/server.js";
+import { type Backend, openBackend, setting } from "../backend.js";
+import { CliError } from "../cli-error.js";
+import type { Command } from "./command.js";
+
+const usage = `
+Usage: memctx mcp [--namespace NS] [--data-dir DIR] [--read-only]
+       memctx mcp --http [--port 3333] [--host 127.0.0.1] [--idle-timeout MIN]
+                  [--allowed-origin URL]... [--allowed-host HOST:PORT]...
+
+Runs the memctx MCP server: over stdio (default; what MCP clients start), or over Streamable
+HTTP at ${MCP_PATH} with --http. Plain \`memctx\` is the same as \`memctx mcp\`.
+
+Where the API lives: MEMCTX_API_URL + MEMCTX_API_KEY (a memctx serve instance or the hosted
+service), else the embedded engine on the data directory (MEMCTX_DATA_DIR or the user data dir).
+
+Namespace:
+  stdio   --namespace, else MEMCTX_NAMESPACE, else the client's first MCP root (the workspace
+          folder's name plus a short hash of its path), else "${DEFAULT_NAMESPACE}".
+  HTTP    per session, at initialize: the ${NAMESPACE_HEADER} header or ?namespace=, else
+          --namespace / MEMCTX_NAMESPACE / "${DEFAULT_NAMESPACE}". Each request needs
+          Authorization: Bearer <key>; a key limited to some namespaces opens only those.
+
+Options:
+  --namespace NS        bind the session(s) to NS
+  --data-dir DIR        data directory of the embedded engine
+  --read-only           offer only search, get_profile and list
+  --http                serve Streamable HTTP instead of stdio
+  --port N              HTTP port (default 3333; 0 picks a free one)
+  --host H              HTTP bind address (default 127.0.0.1)
+  --idle-timeout MIN    close HTTP sessions idle this many minutes (default ${IDLE_TIMEOUT_DEFAULT_MS / 60_000})
+  --allowed-origin URL  also accept browser requests from this Origin (repeatable)
+  --allowed-host H:P    also accept this Host header, e.g. when bound to 0.0.0.0 (repeatable)
+  -h, --help            show this help`;
+
+/** Printed on a terminal: someone ran it by hand, and a silent stdio server looks hung. */
+const TTY_HINT = `memctx: the MCP server is running over stdio and waits for an MCP client on standard input.
+memctx: add it to a client with \`memctx install claude-desktop|claude-code|cursor|vscode\`, or see \`memctx --help\`.
+memctx: press Ctrl+C to stop.
+`;
+
+function namespaceOption(value: string | undefined, from: string): string | undefined {
+  const v = value?.trim();
+  if (!v) return undefined;
+  const ok = Namespace.safeParse(v);
+  if (!ok.success) throw new CliError(`${from} ${JSON.stringify(v)}: ${ok.error.issues[0]?.message}`);
+  return v;
+}
+
+function intOption(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new CliError(`${name} must be a whole number, got ${value}`);
+  return n;
+}
+
+/** Resolves when the process should stop: stdin closed, or SIGINT / SIGTERM. */
+function untilStopped(extra?: Promise<void>): Promise<string> {
+  return new Promise((resolve) => {
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    extra?.then(() => resolve("closed"));
+  });
+}
+
+async function runStdio(backend: Backend, namespace: string | undefined, readOnly: boolean): Promise<number> {
+  let namespaceSource: string | (() => Promise<string>) = namespace ?? DEFAULT_NAMESPACE;
+  const server = createMcpServer({
+    client: backend.client,
+    // Replaced below when the namespace comes from the roots; read lazily by every call.
+    namespace: () => (typeof namespaceSource === "string" ? namespaceSource : namespaceSource()),
+    ...(backend.apiUrl ? { apiUrl: backend.apiUrl } : {}),
+    readOnly,
+    log: (m) => process.stderr.write(`memctx: ${m}\n`),
+  });
+  if (namespace === undefined) namespaceSource = namespaceFromRoots(server.server);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    const previous = server.server.onclose;
+    server.server.onclose = () => {
+      previous?.();
+      resolve();
+    };
+    process.stdin.once("end", () => resolve());
+  });
+  await server.connect(transport);
+  await untilStopped(closed);
+  await server.close().catch(() => {});
+  await backend.close();
+  return 0;
+}
+
+async function runHttp(
+  backend: Backend,
+  flags: {
+    hosts: string[];
+    namespace: string | undefined;
+    host: string;
+    port: number;
+    idleMinutes: number;
+    origins: string[];
+    readOnly: boolean;
+  },
+): Promise<number> {
+  const log = (m: string) => process.stderr.write(`memctx: ${m}\n`);
+  const http = await startHttpServer({
+    clientFor: backend.clientFor,
+    defaultNamespace: flags.namespace ?? DEFAULT_NAMESPACE,
+    host: flags.host,
+    port: flags.port,
+    ...(backend.apiUrl ? { apiUrl: backend.apiUrl } : {}),
+    idleTimeoutMs: flags.idleMinutes * 60_000,
+    allowedOrigins: flags.origins,
+    allowedHosts: flags.hosts,
+    readOnly: flags.readOnly,
+    log,
+  });
+  log(
+    `MCP server on ${http.url} (${backend.mode === "embedded" ? `embedded engine in ${backend.dataDir}` : backend.apiUrl})`,
+  );
+  log(
+    `each request needs Authorization: Bearer <key>; namespace per session: ${NAMESPACE_HEADER} header or ?namespace=`,
+  );
+  await untilStopped();
+  await http.close();
+  await backend.close();
+  return 0;
+}
+
+export const mcp: Command = {
+  name: "mcp",
+  summary: "Run the MCP server (stdio by default, --http for Streamable HTTP)",
+  usage,
+  async run(argv) {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        namespace: { type: "string" },
+        "data-dir": { type: "string" },
+        "read-only": { type: "boolean", default: false },
+        http: { type: "boolean", default: false },
+        port: { type: "string" },
+        host: { type: "string", default: "127.0.0.1" },
+        "idle-timeout": { type: "string" },
+        "allowed-origin": { type: "string", multiple: true, default: [] },
+        "allowed-host": { type: "string", multiple: true, default: [] },
+      },
+    });
+    const namespace =
+      namespaceOption(values.namespace, "--namespace") ??
+      namespaceOption(setting(process.env, "MEMCTX_NAMESPACE"), "MEMCTX_NAMESPACE");
+    const dataDir = values["data-dir"]?.trim() || undefined;
+
+    if (!values.http) {
+      if (process.stdin.isTTY) process.stderr.write(TTY_HINT);
+      const backend = await openBackend(process.env, dataDir ? { dataDir } : {});
+      return runStdio(backend, namespace, values["read-only"]);
+    }
+    const port = intOption(values.port, "--port", 3333);
+    const idleMinutes = intOption(values["idle-timeout"], "--idle-timeout", IDLE_TIMEOUT_DEFAULT_MS / 60_000);
+    const backend = await openBackend(process.env, { ...(dataDir ? { dataDir } : {}), perCallerKeys: true });
+    return runHttp(backend, {
+      namespace,
+      host: values.host,
+      port,
+      idleMinutes: Math.max(idleMinutes, 1),
+      origins: values["allowed-origin"],
+      hosts: values["allowed-host"],
+      readOnly: values["read-only"],
+    });
+  },
+};

@@ -1,0 +1,79 @@
+import { parseArgs } from "node:util";
+import { defaultDataDir } from "../../engine/data-dir.js";
+import { startServer } from "../../engine/server.js";
+import { CliError } from "../cli-error.js";
+import type { Command } from "./command.js";
+
+export const serve: Command = {
+  name: "serve",
+  summary: "Serve the embedded engine's v5 API over HTTP",
+  usage: `
+Usage: memctx serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--workers N]
+
+Serves the Memory and Context Service API v5 of the embedded engine over HTTP. Every request
+needs a bearer API key. On the first start a key for the local organization is created and
+printed once (keep it); with MEMCTX_API_KEY set, that key is registered instead.
+
+Options:
+  --port N        port to listen on (default 8787; 0 picks a free one)
+  --host HOST     address to bind (default 127.0.0.1)
+  --data-dir DIR  data directory (default: MEMCTX_DATA_DIR or the user data directory)
+  --workers N     background processing loops (default 2; 0 leaves processing to other processes)
+  -h, --help      show this help
+
+Environment:
+  MEMCTX_API_KEY                  register this key for the local organization
+  MEMCTX_ALLOW_PRIVATE_NETWORK=1  let URL content reach private and loopback addresses
+  MEMCTX_JOB_LEASE_MS             how long a crashed process's job waits before another takes it (30000)`,
+  async run(argv) {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: "string", default: "8787" },
+        host: { type: "string", default: "127.0.0.1" },
+        "data-dir": { type: "string" },
+        workers: { type: "string" },
+      },
+    });
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError("--port must be 0 to 65535");
+    const workers = values.workers === undefined ? undefined : Number(values.workers);
+    if (workers !== undefined && (!Number.isInteger(workers) || workers < 0)) {
+      throw new CliError("--workers must be a whole number, 0 or more");
+    }
+    const dataDir = values["data-dir"] ?? defaultDataDir();
+    const apiKey = process.env.MEMCTX_API_KEY || undefined;
+    if (apiKey !== undefined && apiKey.length < 8)
+      throw new CliError("MEMCTX_API_KEY must be at least 8 characters");
+    const server = await startServer({ port, host: values.host, dataDir, workers, apiKey }).catch((err) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EADDRINUSE")
+        throw new CliError(`${values.host}:${port} is already in use; pick another --port`, 1);
+      if (code === "EADDRNOTAVAIL")
+        throw new CliError(`cannot bind ${values.host}: no such local address`, 1);
+      throw err;
+    });
+    const firstKey = process.env.MEMCTX_API_KEY ? null : server.engine.createFirstKey();
+    // "listening on" comes last: whoever waits for it has seen everything else.
+    process.stdout.write(`memctx serve: data directory ${dataDir}\n`);
+    if (firstKey) {
+      process.stdout.write(
+        `memctx serve: created an API key for the local organization (shown once, keep it):\n${firstKey}\n`,
+      );
+    }
+    process.stdout.write(`memctx serve: listening on ${server.url}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        process.stdout.write(`memctx serve: ${signal}, closing\n`);
+        process.off("SIGINT", onInt);
+        process.off("SIGTERM", onTerm);
+        server.close().then(resolve, resolve);
+      };
+      const onInt = () => stop("SIGINT");
+      const onTerm = () => stop("SIGTERM");
+      process.on("SIGINT", onInt);
+      process.on("SIGTERM", onTerm);
+    });
+    return 0;
+  },
+};

@@ -1,0 +1,316 @@
+import type { Metadata } from "../../api/common.js";
+import type { EngineContext } from "../context.js";
+import type { DreamContext, Dreamer, IndexingDocument } from "../pipeline/dreamer.js";
+import { type Db, now, parseJson, transaction } from "../store/db.js";
+import { type DocumentRow, getDocumentRow, setDreamingStatus } from "../store/documents.js";
+import { enqueueJob, type JobRow } from "../store/jobs.js";
+import { OfflineExtractor } from "./extract/offline.js";
+import type { ExtractionInput, Extractor } from "./extract/types.js";
+import { matchesFilterByMetadata } from "./filter-by-metadata.js";
+import { type AppliedFact, applyFacts, type Fact, normalizeExpiry } from "./relations.js";
+import { memoryMetadata, recentLiveMemories } from "./repository.js";
+
+/** The job kind of a namespace's batched (dynamic) dreaming, in the shared `jobs` table. */
+export const DREAM_JOB = "dream";
+
+export interface DreamingOptions {
+  /** A namespace's batch starts this long after its last indexed document... */
+  debounceMs: number;
+  /** ...but never later than this after the first one waiting. */
+  maxWaitMs: number;
+  /** Documents per batch; a full batch starts at once, the rest follows in the next. */
+  maxBatch: number;
+}
+
+export const DEFAULT_DREAMING: DreamingOptions = { debounceMs: 2_000, maxWaitMs: 10_000, maxBatch: 50 };
+
+/** Defaults, overridden by MEMCTX_DREAM_DEBOUNCE_MS / _MAX_WAIT_MS / _MAX_BATCH, then by `opts`. */
+export function dreamingOptions(opts: Partial<DreamingOptions> = {}, env = process.env): DreamingOptions {
+  const num = (v: string | undefined, fallback: number) => {
+    const n = Number(v);
+    return v !== undefined && v !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
+  };
+  return {
+    debounceMs: opts.debounceMs ?? num(env.MEMCTX_DREAM_DEBOUNCE_MS, DEFAULT_DREAMING.debounceMs),
+    maxWaitMs: opts.maxWaitMs ?? num(env.MEMCTX_DREAM_MAX_WAIT_MS, DEFAULT_DREAMING.maxWaitMs),
+    maxBatch: Math.max(1, opts.maxBatch ?? num(env.MEMCTX_DREAM_MAX_BATCH, DEFAULT_DREAMING.maxBatch)),
+  };
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Existing memories the extractor sees as context. */
+const CONTEXT_MEMORIES = 50;
+
+/**
+ * Memory generation. `instant`: a document's memories are extracted before it is marked `done`
+ * and stored in the same transaction that marks it (beforeIndexed), so `done` means searchable
+ * memories. `dynamic` (default): a namespace's indexed documents wait in one durable `dream` job
+ * that starts `debounceMs` after the last of them (at most `maxWaitMs` after the first), then are
+ * dreamed oldest `documentDate` first, each document's memories and `dreamingStatus: done` in one
+ * transaction. `superrag` documents get no memories. A crash leaves the job row to be claimed
+ * again; a job that fails for good still sets its documents `done` (nothing waits forever).
+ * Expiry: a document's metadata key `forgetAfter` (an ISO date or timestamp) becomes the
+ * `forget_after` of every memory drawn from it; an extractor may also give a fact its own.
+ */
+export class MemoryDreamer implements Dreamer {
+  readonly options: DreamingOptions;
+
+  constructor(
+    private readonly ctx: Pick<EngineContext, "db" | "queue" | "log" | "embedder"> & { extractor: Extractor },
+    opts: Partial<DreamingOptions> = {},
+  ) {
+    this.options = dreamingOptions(opts);
+  }
+
+  /**
+   * Instant dreaming, called by the pipeline before it marks the document `done`: extracts now and
+   * returns what to run inside the transaction that marks it. Undefined when the document is not
+   * dreamed instantly.
+   */
+  async beforeIndexed(doc: IndexingDocument, dctx: DreamContext): Promise<(() => void) | undefined> {
+    const row = getDocumentRow(dctx.db, doc.id);
+    if (!row || row.generation !== doc.generation) return undefined;
+    if (row.task_type === "superrag") {
+      return () => setDreamingStatus(dctx.db, [doc.id], "done");
+    }
+    if (row.dreaming !== "instant") return undefined;
+    let facts: Fact[];
+    try {
+      facts = await this.extract(row, doc.text, doc.format, dctx.signal);
+    } catch (err) {
+      if (dctx.signal.aborted) throw err;
+      // A failing extractor must not cost the document its chunks: index it, and let dream()
+      // retry the memories (then a dream job, which gives up in the end: nothing waits forever).
+      this.ctx.log(`instant dreaming of ${doc.id} failed, retrying after indexing: ${message(err)}`);
+      return undefined;
+    }
+    return () => {
+      commitFacts(dctx.db, row, doc.generation, facts);
+    };
+  }
+
+  async dream(documentIds: string[], dctx: DreamContext): Promise<void> {
+    const namespaces = new Set<string>();
+    for (const id of documentIds) {
+      const doc = getDocumentRow(dctx.db, id);
+      if (!doc || doc.dreaming_status === "done") continue;
+      if (doc.task_type === "superrag") {
+        setDreamingStatus(dctx.db, [id], "done");
+      } else if (doc.dreaming === "instant") {
+        // Reached only when beforeIndexed did not dream it (its extraction failed): once more now,
+        // then in a dream job with retries.
+        try {
+          await this.dreamIndexed(doc, dctx.signal);
+        } catch (err) {
+          if (dctx.signal.aborted) throw err;
+          this.ctx.log(`instant dreaming of ${id} failed, queued for a retry: ${message(err)}`);
+          namespaces.add(doc.namespace_id);
+        }
+      } else {
+        namespaces.add(doc.namespace_id);
+      }
+    }
+    for (const ns of namespaces) scheduleDream(dctx.db, ns, this.options);
+    if (namespaces.size > 0) dctx.queue.wake();
+  }
+
+  /** Runs one namespace's batch (the `dream` job). */
+  async runBatch(job: JobRow, signal: AbortSignal): Promise<void> {
+    const ns = job.namespace_id;
+    if (!ns) return;
+    const batch = pendingDocuments(this.ctx.db, ns, this.options.maxBatch);
+    for (const doc of batch) {
+      signal.throwIfAborted();
+      if (doc.task_type === "superrag") setDreamingStatus(this.ctx.db, [doc.id], "done");
+      else await this.dreamIndexed(doc, signal);
+    }
+    if (batch.length === this.options.maxBatch && pendingDocuments(this.ctx.db, ns, 1).length > 0) {
+      scheduleDream(this.ctx.db, ns, this.options, true);
+      this.ctx.queue.wake();
+    }
+  }
+
+  /** A dream job failed for good: its documents stop waiting, without memories. */
+  batchFailed(job: JobRow, message: string): void {
+    if (!job.namespace_id) return;
+    const ids = pendingDocuments(this.ctx.db, job.namespace_id, Number.MAX_SAFE_INTEGER).map((d) => d.id);
+    setDreamingStatus(this.ctx.db, ids, "done");
+    this.ctx.log(
+      `dreaming gave up on ${ids.length} document(s) of namespace ${job.namespace_id}: ${message}`,
+    );
+  }
+
+  /** Queues a dream job for every namespace with indexed documents still waiting (after a crash). */
+  resume(): void {
+    const rows = this.ctx.db
+      .prepare(
+        "SELECT DISTINCT namespace_id FROM documents WHERE status = 'done' AND dreaming_status = 'dreaming'",
+      )
+      .all() as { namespace_id: string }[];
+    for (const r of rows) scheduleDream(this.ctx.db, r.namespace_id, this.options);
+    if (rows.length > 0) this.ctx.queue.wake();
+  }
+
+  private async dreamIndexed(doc: DocumentRow, signal: AbortSignal): Promise<void> {
+    const facts = await this.extract(doc, doc.text ?? doc.content, doc.format, signal);
+    commitFacts(this.ctx.db, doc, doc.generation, facts);
+  }
+
+  private async extract(
+    doc: DocumentRow,
+    text: string,
+    format: "plain" | "conversation",
+    signal: AbortSignal,
+  ): Promise<Fact[]> {
+    const input = extractionInput(this.ctx.db, doc, text, format);
+    const facts = (await this.ctx.extractor.extract(input, signal)) as Fact[];
+    return this.embed(facts, signal);
+  }
+
+  /** Adds each fact's vector when an embedder is configured; without one (or when it fails) memories stay lexical. */
+  private async embed(facts: Fact[], signal: AbortSignal): Promise<Fact[]> {
+    const embedder = this.ctx.embedder;
+    if (!embedder || facts.length === 0) return facts;
+    try {
+      const vectors = await embedder.embed(
+        facts.map((f) => f.memory),
+        signal,
+      );
+      return facts.map((f, i) => {
+        const embedding = vectors[i];
+        return embedding ? { ...f, vector: { model: embedder.model, embedding } } : f;
+      });
+    } catch (err) {
+      if (signal.aborted) throw err;
+      this.ctx.log(`embedding memories failed, storing them without vectors: ${message(err)}`);
+      return facts;
+    }
+  }
+}
+
+/**
+ * Stores a document's facts and marks it `dreamingStatus: done`, in one transaction; nothing when
+ * the document changed (a newer generation dreams instead) or was deleted meanwhile.
+ */
+export function commitFacts(
+  db: Db,
+  doc: DocumentRow,
+  generation: number,
+  facts: readonly Fact[],
+): AppliedFact[] {
+  return transaction(db, () => {
+    const current = db
+      .prepare("SELECT generation, dreaming_status FROM documents WHERE id = ?")
+      .get(doc.id) as { generation: number; dreaming_status: string } | undefined;
+    // Changed since (a newer generation dreams instead), deleted, or already dreamed by another worker.
+    if (!current || current.generation !== generation || current.dreaming_status === "done") return [];
+    const metadata = parseJson<Metadata>(doc.metadata, {});
+    const applied = applyFacts(
+      db,
+      {
+        namespaceId: doc.namespace_id,
+        documentId: doc.id,
+        metadata,
+        forgetAfter: normalizeExpiry(metadata.forgetAfter),
+        filterByMetadata: parseJson<Metadata | null>(doc.filter_by_metadata, null),
+      },
+      facts,
+    );
+    setDreamingStatus(db, [doc.id], "done");
+    return applied;
+  });
+}
+
+/** What the extractor reads: the text, its date, the three contexts and the allowed existing memories. */
+export function extractionInput(
+  db: Db,
+  doc: DocumentRow,
+  text: string,
+  format: "plain" | "conversation",
+): ExtractionInput {
+  const ctx = db
+    .prepare(
+      `SELECT n.supporting_context AS ns_context, o.organizational_context AS org_context
+       FROM namespaces n JOIN organizations o ON o.id = n.organization_id WHERE n.id = ?`,
+    )
+    .get(doc.namespace_id) as { ns_context: string | null; org_context: string | null } | undefined;
+  const filter = parseJson<Metadata | null>(doc.filter_by_metadata, null);
+  const existing = recentLiveMemories(db, doc.namespace_id, CONTEXT_MEMORIES * 4)
+    .filter((m) => matchesFilterByMetadata(memoryMetadata(m), filter))
+    .slice(0, CONTEXT_MEMORIES)
+    .map((m) => ({ id: m.id, memory: m.memory }));
+  return {
+    text,
+    format,
+    documentDate: doc.document_date,
+    entityContext: doc.supporting_context,
+    supportingContext: ctx?.ns_context ?? null,
+    organizationalContext: ctx?.org_context ?? null,
+    existing,
+  };
+}
+
+/** Indexed documents of a namespace still waiting for memories, oldest `documentDate` first. */
+export function pendingDocuments(db: Db, namespaceId: string, limit: number): DocumentRow[] {
+  return db
+    .prepare(
+      `SELECT * FROM documents WHERE namespace_id = ? AND status = 'done' AND dreaming_status = 'dreaming'
+       ORDER BY COALESCE(document_date, created_at), created_at, rowid LIMIT ?`,
+    )
+    .all(namespaceId, limit) as unknown as DocumentRow[];
+}
+
+/**
+ * Queues (or pushes back) the namespace's dream job: it runs `debounceMs` after now, but no later
+ * than `maxWaitMs` after the job was first queued, and at once when a full batch is waiting.
+ */
+export function scheduleDream(db: Db, namespaceId: string, o: DreamingOptions, immediate = false): void {
+  transaction(db, () => {
+    const t = Date.now();
+    const waiting = (
+      db
+        .prepare(
+          "SELECT count(*) AS n FROM documents WHERE namespace_id = ? AND status = 'done' AND dreaming_status = 'dreaming'",
+        )
+        .get(namespaceId) as { n: number }
+    ).n;
+    const existing = db
+      .prepare(
+        "SELECT id, created_at FROM jobs WHERE kind = ? AND namespace_id = ? AND state = 'queued' LIMIT 1",
+      )
+      .get(DREAM_JOB, namespaceId) as { id: number; created_at: string } | undefined;
+    const first = existing ? Date.parse(existing.created_at) : t;
+    const runAt = immediate || waiting >= o.maxBatch ? t : Math.min(t + o.debounceMs, first + o.maxWaitMs);
+    const id = existing?.id ?? enqueueJob(db, { kind: DREAM_JOB, namespaceId });
+    db.prepare("UPDATE jobs SET run_after = ?, updated_at = ? WHERE id = ?").run(
+      new Date(runAt).toISOString(),
+      now(),
+      id,
+    );
+  });
+}
+
+/**
+ * Installs memory generation on an open engine: registers the `dream` job with its workers,
+ * resumes batches a crash left behind, and returns the Dreamer for the pipeline to call.
+ */
+export function installDreaming(ctx: EngineContext, opts: Partial<DreamingOptions> = {}): MemoryDreamer {
+  const dreamer = new MemoryDreamer(
+    {
+      db: ctx.db,
+      queue: ctx.queue,
+      log: ctx.log,
+      embedder: ctx.embedder,
+      extractor: ctx.extractor ?? new OfflineExtractor(),
+    },
+    opts,
+  );
+  ctx.workers.register(
+    DREAM_JOB,
+    (job, signal) => dreamer.runBatch(job, signal),
+    (job, message) => dreamer.batchFailed(job, message),
+  );
+  dreamer.resume();
+  return dreamer;
+}

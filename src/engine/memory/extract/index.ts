@@ -1,0 +1,3 @@
+export { LlmExtractor } from "./llm.js";
+export { extractFacts, OfflineExtractor } from "./offline.js";
+export type { ExtractedFact, ExtractionInput, Extractor } from "./types.js";

@@ -1,0 +1,126 @@
+import { z } from "zod";
+import type { ChatModel } from "../../models/chat.js";
+import { formatDay, parseDocumentDate } from "./dates.js";
+import type { ExtractedFact, ExtractionInput, Extractor } from "./types.js";
+
+/** What the model must answer: the same fields as ExtractedFact, every one present (strict JSON schema). */
+export const llmFactsSchema = z.object({
+  facts: z.array(
+    z.object({
+      memory: z.string().min(1).describe("one self-contained fact, subject named, dates absolute"),
+      isStatic: z
+        .boolean()
+        .describe("true: identity, preference, relationship, work, home; false: event, plan, recent state"),
+      subject: z.string().nullable().describe('who or what the fact is about, lowercase ("caroline")'),
+      attribute: z
+        .string()
+        .nullable()
+        .describe(
+          'snake_case key of what it says about the subject ("home", "work", "likes_painting"), null for events',
+        ),
+      eventDate: z.string().nullable().describe("YYYY-MM-DD the fact is about, null when unknown"),
+      isInference: z.boolean().describe("true when derived, not stated"),
+    }),
+  ),
+});
+export type LlmFacts = z.infer<typeof llmFactsSchema>;
+
+const SYSTEM = `You extract long-term memories from a document for an AI agent's memory.
+Return JSON {"facts": [...]}: each fact is one short, self-contained statement.
+Rules:
+- Name the subject in every fact; never write "I", "you", "he", "she" or "they". In a conversation, a turn "Speaker: text" is said by Speaker; "you" is the person spoken to.
+- Make every date absolute using the document date ("yesterday" -> "7 May 2023"; "last week" -> "the week before 8 May 2023"; "next month" -> "June 2023") and set eventDate (YYYY-MM-DD) when the fact has a date.
+- Leave out greetings, thanks, small talk, compliments and questions.
+- isStatic: true for lasting facts (identity, preferences, relationships, work, home, skills); false for events, plans and recent states.
+- subject: lowercase name of who the fact is about. attribute: a stable snake_case key for what the fact says about the subject, the same key for facts that replace each other ("home" for "lives in Berlin" and "lives in Boston"; "work", "relationship", "pet", "likes_<thing>", "favorite_<thing>"); null for one-off events.
+- isInference: true only for facts you derive rather than read.
+- Do not repeat facts already known (listed under "Known memories").
+- Follow the organization's and namespace's guidance on what matters.`;
+
+// Long documents are sent in parts that fit a small model's context, cut at line ends.
+const PART_CHARS = 12_000;
+
+function parts(text: string): string[] {
+  const out: string[] = [];
+  let current = "";
+  for (const line of text.split("\n")) {
+    if (current.length + line.length + 1 > PART_CHARS && current !== "") {
+      out.push(current);
+      current = "";
+    }
+    current = current === "" ? line : `${current}\n${line}`;
+    while (current.length > PART_CHARS) {
+      out.push(current.slice(0, PART_CHARS));
+      current = current.slice(PART_CHARS);
+    }
+  }
+  if (current.trim() !== "") out.push(current);
+  return out;
+}
+
+/** The user message: contexts, document date, known memories, then the text. */
+export function buildPrompt(input: ExtractionInput, text = input.text): string {
+  const lines: string[] = [];
+  const ref = parseDocumentDate(input.documentDate);
+  lines.push(
+    `Document date: ${ref ? `${formatDay(ref.year, ref.month, ref.day)} (${input.documentDate})` : "unknown (do not invent dates)"}`,
+  );
+  lines.push(
+    `Format: ${input.format === "conversation" ? 'conversation, one turn per line as "Speaker: text"' : "plain text"}`,
+  );
+  if (input.organizationalContext) lines.push(`Organization's guidance: ${input.organizationalContext}`);
+  if (input.supportingContext) lines.push(`Namespace context: ${input.supportingContext}`);
+  if (input.entityContext) lines.push(`Document context: ${input.entityContext}`);
+  if (input.existing && input.existing.length > 0) {
+    lines.push("Known memories:", ...input.existing.slice(0, 50).map((m) => `- ${m.memory}`));
+  }
+  lines.push("", "Document:", "<<<", text, ">>>");
+  return lines.join("\n");
+}
+
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function key(value: string | null): string | null {
+  const k = value
+    ?.trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9']+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  return k ? k : null;
+}
+
+/** Memory extraction by a chat model (OpenAI-compatible server, Ollama, vLLM, LM Studio). */
+export class LlmExtractor implements Extractor {
+  readonly name: string;
+  constructor(private readonly chat: ChatModel) {
+    this.name = `llm:${chat.model}`;
+  }
+
+  async extract(input: ExtractionInput, signal?: AbortSignal): Promise<ExtractedFact[]> {
+    const seen = new Set((input.existing ?? []).map((m) => m.memory.trim().toLowerCase()));
+    const facts: ExtractedFact[] = [];
+    for (const part of parts(input.text)) {
+      signal?.throwIfAborted();
+      const answer = await this.chat.completeJson({
+        system: SYSTEM,
+        user: buildPrompt(input, part),
+        schema: llmFactsSchema,
+        ...(signal ? { signal } : {}),
+      });
+      for (const f of answer.facts) {
+        const memory = f.memory.trim();
+        if (memory === "" || seen.has(memory.toLowerCase())) continue;
+        seen.add(memory.toLowerCase());
+        facts.push({
+          memory,
+          isStatic: f.isStatic,
+          subject: key(f.subject)?.replace(/_/g, " ") ?? null,
+          attribute: key(f.attribute),
+          eventDate: f.eventDate !== null && ISO_DAY.test(f.eventDate) ? f.eventDate : null,
+          isInference: f.isInference,
+        });
+      }
+    }
+    return facts;
+  }
+}

@@ -1,0 +1,70 @@
+import model from "wink-eng-lite-web-model";
+import winkNLP, { type ItemSentence, type ItsFunction } from "wink-nlp";
+
+/** One token of a sentence, with its offsets in the analysed text. */
+export interface Token {
+  value: string;
+  lower: string;
+  pos: string;
+  lemma: string;
+  /** Whitespace before the token in the original text. */
+  space: string;
+  start: number;
+  end: number;
+  negated: boolean;
+}
+
+export interface Sentence {
+  text: string;
+  start: number;
+  end: number;
+  tokens: Token[];
+}
+
+// Loading the model costs ~100 ms; one instance serves every extraction in the process.
+let instance: ReturnType<typeof winkNLP> | null = null;
+function nlp(): ReturnType<typeof winkNLP> {
+  instance ??= winkNLP(model);
+  return instance;
+}
+
+/** Splits text into sentences of POS-tagged, lemmatized tokens (wink-nlp, English lite model). */
+export function analyse(text: string): Sentence[] {
+  const engine = nlp();
+  const its = engine.its;
+  const doc = engine.readDoc(text);
+  const sentences: Sentence[] = [];
+  let cursor = 0;
+  doc.sentences().each((s: ItemSentence) => {
+    const tokens: Token[] = [];
+    const t = s.tokens();
+    const values = t.out(its.value) as string[];
+    const spaces = t.out(its.precedingSpaces) as string[];
+    const pos = t.out(its.pos) as string[];
+    const lemmas = t.out(its.lemma as unknown as ItsFunction<string>) as string[];
+    const negations = t.out(its.negationFlag) as unknown as boolean[];
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i] ?? "";
+      // Offsets come from locating each token in the text, so whitespace oddities cannot drift them.
+      const found = text.indexOf(value, cursor);
+      const start = found >= 0 && found - cursor <= (spaces[i]?.length ?? 0) + 2 ? found : cursor;
+      const end = found === start ? start + value.length : start;
+      if (found === start) cursor = end;
+      tokens.push({
+        value,
+        lower: value.toLowerCase(),
+        pos: pos[i] ?? "X",
+        lemma: (lemmas[i] ?? value).toLowerCase(),
+        space: spaces[i] ?? "",
+        start,
+        end,
+        negated: Boolean(negations[i]),
+      });
+    }
+    if (tokens.length === 0) return;
+    const start = tokens[0]!.start;
+    const end = tokens[tokens.length - 1]!.end;
+    sentences.push({ text: text.slice(start, end), start, end, tokens });
+  });
+  return sentences;
+}

@@ -1,0 +1,447 @@
+import { classify } from "./attributes.js";
+import { readContext } from "./context.js";
+import { type DateSpan, type DayRef, formatDay, parseDocumentDate, resolveDates } from "./dates.js";
+import { analyse, type Token } from "./nlp.js";
+import type { ExtractedFact, ExtractionInput, Extractor } from "./types.js";
+
+/**
+ * The offline default: no model. Each statement of a turn or sentence becomes one fact, told in the
+ * third person with the speaker named, relative dates made absolute against the document date,
+ * greetings, thanks, small talk and questions left out.
+ */
+export class OfflineExtractor implements Extractor {
+  readonly name = "offline";
+  async extract(input: ExtractionInput, signal?: AbortSignal): Promise<ExtractedFact[]> {
+    signal?.throwIfAborted();
+    return extractFacts(input, signal);
+  }
+}
+
+interface Turn {
+  speaker: string | null;
+  text: string;
+  offset: number;
+}
+
+const TURN = /^[ \t]*([^:\n]{1,60}?)[ \t]*:[ \t]*(.*\S)[ \t]*$/gm;
+// Speakers whose turns carry no facts about the people in the conversation.
+const AGENT = new Set(["assistant", "system", "ai", "bot", "model", "tool"]);
+const USER = new Set(["user", "human", "me"]);
+
+// Nouns that carry no fact: greetings, thanks, small talk.
+const SMALL_TALK = new Set([
+  "thanks",
+  "thank",
+  "lol",
+  "haha",
+  "wow",
+  "hey",
+  "hi",
+  "hello",
+  "congrats",
+  "congratulation",
+  "bye",
+  "luck",
+  "care",
+  "chat",
+  "talk",
+  "idea",
+  "lot",
+  "thing",
+  "stuff",
+  "way",
+  "time",
+  "day",
+  "news",
+  "word",
+  "pleasure",
+  "hug",
+  "update",
+  "question",
+  "sound",
+  "yeah",
+  "yes",
+  "omg",
+  "bit",
+  "kind",
+  "sort",
+  "look",
+  "love",
+]);
+const LIGHT_VERBS = new Set([
+  "be",
+  "have",
+  "do",
+  "get",
+  "say",
+  "know",
+  "think",
+  "see",
+  "sound",
+  "look",
+  "seem",
+  "let",
+  "make",
+  "feel",
+  "hope",
+  "mean",
+  "guess",
+  "thank",
+  "hear",
+  "tell",
+  "wish",
+  "appreciate",
+  "care",
+  "want",
+  "keep",
+  "glad",
+  "catch",
+]);
+const FILLER = new Set([
+  "yeah",
+  "yes",
+  "oh",
+  "well",
+  "so",
+  "and",
+  "but",
+  "also",
+  "haha",
+  "lol",
+  "wow",
+  "hey",
+  "um",
+  "ah",
+  "ok",
+  "okay",
+  "btw",
+  "anyway",
+  "totally",
+  "absolutely",
+  "definitely",
+  "sure",
+]);
+const INTENSIFIERS = new Set([
+  "really",
+  "so",
+  "super",
+  "just",
+  "pretty",
+  "totally",
+  "very",
+  "actually",
+  "truly",
+  "absolutely",
+  "definitely",
+]);
+const MODAL = /^(will|would|should|can|could|might|may|must|shall)$/;
+
+/** Parses "Speaker: text" lines; content before the first turn and lines without a speaker join the last turn. */
+function turnsOf(input: ExtractionInput): Turn[] {
+  if (input.format !== "conversation") return [{ speaker: null, text: input.text, offset: 0 }];
+  const turns: Turn[] = [];
+  for (const m of input.text.matchAll(TURN)) {
+    const speaker = m[1]!.trim();
+    const text = m[2]!;
+    turns.push({ speaker, text, offset: m.index + m[0].indexOf(text) });
+  }
+  return turns.length > 0 ? turns : [{ speaker: null, text: input.text, offset: 0 }];
+}
+
+function thirdPersonSingular(verb: string): string {
+  if (/(s|sh|ch|x|z|o)$/i.test(verb)) return `${verb}es`;
+  if (/[^aeiou]y$/i.test(verb)) return `${verb.slice(0, -1)}ies`;
+  return `${verb}s`;
+}
+
+interface Voices {
+  /** Who "I", "me", "my" are. */
+  self: string;
+  /** Who "you" is, when the conversation has exactly one other person. */
+  other: string | null;
+}
+
+interface Rewritten {
+  text: string;
+  namesPerson: boolean;
+  /** The text starts with a proper noun (keeps its capital after "X said"). */
+  proper: boolean;
+  /** The speaker was added as the unstated subject. */
+  impliedSubject: boolean;
+}
+
+/** Rewrites a sentence in the third person with absolute dates. */
+function rewrite(
+  tokens: Token[],
+  spans: DateSpan[],
+  voices: Voices,
+  names: Set<string>,
+  past: boolean,
+): Rewritten {
+  const out: string[] = [];
+  let agree = false;
+  let namesPerson = false;
+  let proper = false;
+  let impliedSubject = false;
+  let selfNamed = false;
+  let otherNamed = false;
+  let lastSpan: DateSpan | null = null;
+  let started = false;
+  const { self, other } = voices;
+  const emit = (space: string, word: string) => {
+    out.push(
+      out.length === 0 ? word : `${space || (/^[.,!?;:)]|^n['’]t$|^['’]/.test(word) ? "" : " ")}${word}`,
+    );
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const l = t.lower;
+    // Leading fillers ("Yeah, ...", "Oh wow!") are dropped.
+    if (!started) {
+      if (FILLER.has(l) || t.pos === "INTJ" || t.pos === "PUNCT" || t.pos === "CCONJ") continue;
+      // A vocative ("Caroline, ...") addresses the listener; it is not part of the fact.
+      if (t.pos === "PROPN" && names.has(l) && tokens[i + 1]?.value === ",") {
+        i++;
+        continue;
+      }
+      started = true;
+      proper = t.pos === "PROPN";
+      // "Dyed my hair last week!": the speaker is the unstated subject of a past-tense verb.
+      if (t.pos === "VERB" && l !== t.lemma && !/(ing|s)$/.test(l)) {
+        out.push(self);
+        namesPerson = true;
+        selfNamed = true;
+        impliedSubject = true;
+        emit(" ", l);
+        continue;
+      }
+    }
+    // Intensifiers add length, not facts: memories are read under a character budget.
+    if (t.pos === "ADV" && INTENSIFIERS.has(l)) continue;
+    const span = spans.find((s) => t.start >= s.start && t.start < s.end);
+    if (span) {
+      if (span !== lastSpan) {
+        let word = span.replacement;
+        const prev = out[out.length - 1]?.trim().toLowerCase();
+        if ((prev === "on" || prev === "in") && /^(on|in) /.test(word)) word = word.slice(3);
+        emit(t.space, word);
+        lastSpan = span;
+      }
+      continue;
+    }
+    const next = tokens.slice(i + 1).find((n) => n.pos !== "ADV");
+    const asSubject = next !== undefined && (next.pos === "AUX" || next.pos === "VERB");
+    const afterAnd = /^(and|or)$/.test(tokens[i - 1]?.lower ?? "");
+    const short = selfNamed && !otherNamed;
+    let word: string | null = null;
+    // "me-time" is a compound, not a pronoun.
+    const compound = tokens[i + 1]?.value === "-" && tokens[i + 1]?.space === "";
+    if (compound) {
+      // fall through: kept as written
+    } else if (
+      short &&
+      (l === "me" || l === "myself" || l === "my" || l === "mine" || l === "our" || l === "ours")
+    ) {
+      // Once the speaker is named, "their"/"them" refer back to them: shorter, still unambiguous.
+      word = { me: "them", myself: "themselves", my: "their", mine: "theirs", our: "their", ours: "theirs" }[
+        l
+      ]!;
+    } else if (l === "i" || l === "me" || l === "myself") {
+      word = self;
+      agree = l === "i" && asSubject && !afterAnd && !/^(and|or)$/.test(next?.lower ?? "");
+    } else if (l === "i'm" || l === "i’m") {
+      word = `${self} is`;
+    } else if (l === "my" || l === "mine") {
+      word = `${self}'s`;
+    } else if (l === "we" || l === "us") {
+      word = `${self} and others`;
+    } else if (l === "our" || l === "ours") {
+      word = `${self}'s`;
+    } else if (l === "ourselves") {
+      word = "themselves";
+    } else if (other !== null && (l === "you" || l === "yourself")) {
+      word = other;
+      agree = l === "you" && asSubject && !afterAnd;
+    } else if (other !== null && (l === "your" || l === "yours")) {
+      word = `${other}'s`;
+    }
+    if (word !== null) {
+      if (word.startsWith(self)) selfNamed = true;
+      if (other !== null && word.startsWith(other)) otherNamed = true;
+      namesPerson = true;
+      emit(t.space, word);
+      continue;
+    }
+    if (t.pos === "PROPN" && names.has(l)) namesPerson = true;
+    // Contractions are spelled out so the third-person verb reads right.
+    let value = t.value;
+    if (/^['’](m|re|ve|d|ll)$/.test(l)) {
+      const full: Record<string, string> = { m: "am", re: "are", ve: "have", d: "would", ll: "will" };
+      value = full[l.slice(1)]!;
+      if (l.endsWith("d") && t.lemma === "have") value = "had";
+      emit(" ", agree ? conjugate(value, t, past) : value);
+      if (agree) agree = false;
+      continue;
+    }
+    if (agree && (t.pos === "AUX" || t.pos === "VERB")) {
+      value = conjugate(value, t, past);
+      agree = false;
+    } else if (agree && t.pos !== "ADV" && t.pos !== "PART") {
+      agree = false;
+    }
+    emit(t.space, value);
+  }
+  let text = out.join("").trim();
+  text = text.replace(/\s*[!.…~]+$/u, "").replace(/\s+/g, " ");
+  if (text.length > 0) text = `${text[0]!.toUpperCase()}${text.slice(1)}.`;
+  return { text, namesPerson, proper, impliedSubject };
+}
+
+/**
+ * The tagger reads a capitalized first word as a proper noun ("Dyed my hair"); tagged again in
+ * lower case, a verb shows as one. Names of the conversation's people are left alone.
+ */
+function retagOpening(tokens: Token[], names: Set<string>): Token[] {
+  const first = tokens[0];
+  if (first === undefined || first.pos !== "PROPN" || names.has(first.lower) || tokens.length < 2)
+    return tokens;
+  const again = analyse(
+    `${first.lower} ${tokens
+      .slice(1, 4)
+      .map((t) => t.value)
+      .join(" ")}`,
+  )[0]?.tokens[0];
+  if (again?.pos !== "VERB") return tokens;
+  return [{ ...first, pos: "VERB", lemma: again.lemma }, ...tokens.slice(1)];
+}
+
+/** Third person singular of a finite verb after "I" or "you" became a name. */
+function conjugate(value: string, t: Token, past: boolean): string {
+  const l = value.toLowerCase();
+  const map: Record<string, string> = { am: "is", are: "is", were: "was", have: "has", do: "does" };
+  if (map[l] !== undefined) return map[l]!;
+  // "I read it last year": a verb whose past looks like its base stays as it is in a past sentence.
+  if (past) return value;
+  if (t.pos === "VERB" && l === t.lemma && !MODAL.test(l) && l !== "be") return thirdPersonSingular(value);
+  return value;
+}
+
+/** True when the sentence carries a fact: something named or done, not only feelings or politeness. */
+function carriesFact(tokens: Token[], speakerNames: string[], keywords: Set<string>): boolean {
+  if (tokens.some((t) => t.value === "?")) return false;
+  let nouns = 0;
+  let other = 0;
+  let keyword = false;
+  for (const t of tokens) {
+    if (keywords.has(t.lemma)) keyword = true;
+    if (t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "NUM") {
+      if (SMALL_TALK.has(t.lemma)) continue;
+      // A vocative ("Hey Mel!") names the listener, not a fact.
+      if (t.pos === "PROPN" && speakerNames.some((n) => n.startsWith(t.lower))) continue;
+      nouns++;
+    } else if (t.pos === "VERB" && !LIGHT_VERBS.has(t.lemma)) {
+      other++;
+    } else if (t.pos === "ADJ") {
+      other++;
+    }
+  }
+  if (keyword && nouns + other >= 1) return true;
+  return nouns >= 2 || (nouns >= 1 && other >= 1);
+}
+
+function isoOf(ref: DayRef): string {
+  return `${ref.year}-${String(ref.month).padStart(2, "0")}-${String(ref.day).padStart(2, "0")}`;
+}
+
+function normalized(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
+}
+
+export interface OfflineOptions {
+  /** Append the document date to dated-less event facts, so "when" questions find them (default true). */
+  dateEvents?: boolean;
+}
+
+export function extractFacts(
+  input: ExtractionInput,
+  signal?: AbortSignal,
+  opts: OfflineOptions = {},
+): ExtractedFact[] {
+  const dateEvents = opts.dateEvents ?? true;
+  const ref = parseDocumentDate(input.documentDate);
+  const context = readContext(input);
+  const turns = turnsOf(input);
+  const userLabel = context.userName ?? "The user";
+  const nameOf = (speaker: string | null): string =>
+    speaker === null || USER.has(speaker.toLowerCase()) ? userLabel : speaker;
+  const people = [
+    ...new Set(
+      turns.map((t) => t.speaker).filter((s): s is string => s !== null && !AGENT.has(s.toLowerCase())),
+    ),
+  ];
+  const speakerNames = people.map((p) => nameOf(p).toLowerCase());
+  const names = new Set(speakerNames.flatMap((n) => n.split(/\s+/)));
+  const seen = new Set((input.existing ?? []).map((m) => normalized(m.memory)));
+  const facts: ExtractedFact[] = [];
+
+  for (const turn of turns) {
+    signal?.throwIfAborted();
+    if (turn.speaker !== null && AGENT.has(turn.speaker.toLowerCase())) continue;
+    const self = nameOf(turn.speaker);
+    const others = people.filter((p) => p !== turn.speaker);
+    const voices: Voices = { self, other: others.length === 1 ? nameOf(others[0]!) : null };
+    const selfKey = self.toLowerCase();
+    const owner = new Map<string, string>();
+    for (const w of ["i", "me", "my", "mine", "myself", "we", "us", "our", "ours"]) owner.set(w, selfKey);
+    if (voices.other !== null)
+      for (const w of ["you", "your", "yours", "yourself"]) owner.set(w, voices.other.toLowerCase());
+
+    for (const sentence of analyse(turn.text)) {
+      const tokens = retagOpening(sentence.tokens, names);
+      if (!carriesFact(tokens, speakerNames, context.keywords)) continue;
+      const spans = ref
+        ? resolveDates(sentence.text, ref).map((s) => ({
+            ...s,
+            start: s.start + sentence.start,
+            end: s.end + sentence.start,
+          }))
+        : [];
+      const { text, namesPerson, proper, impliedSubject } = rewrite(
+        tokens,
+        spans,
+        voices,
+        names,
+        ref !== null && spans.some((sp) => sp.date < isoOf(ref)),
+      );
+      if (text.length < 12) continue;
+      const kind = classify(tokens, owner, spans.length > 0);
+      let memory =
+        namesPerson || turn.speaker === null
+          ? text
+          : `${self} said ${proper ? text[0] : text[0]!.toLowerCase()}${text.slice(1)}`;
+      if (turn.speaker === null && !namesPerson && context.userName === null) memory = text;
+      let eventDate = spans[0]?.date ?? null;
+      if (!kind.isStatic && ref !== null) {
+        if (eventDate === null && dateEvents)
+          memory = `${memory.slice(0, -1)} (${formatDay(ref.year, ref.month, ref.day)}).`;
+        eventDate ??= isoOf(ref);
+      }
+      const key = normalized(memory);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      facts.push({
+        memory,
+        isStatic: kind.isStatic,
+        subject: impliedSubject ? selfKey : (kind.subject ?? (namesPerson ? null : selfKey)),
+        attribute: kind.attribute,
+        eventDate,
+        isInference: false,
+        source: { start: turn.offset + sentence.start, end: turn.offset + sentence.end },
+      });
+    }
+  }
+  return facts;
+}

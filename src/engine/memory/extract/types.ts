@@ -1,0 +1,35 @@
+/** Memory extraction ("dreaming"): turns a document's text into short, self-contained facts. */
+
+export interface ExtractionInput {
+  text: string;
+  format: "plain" | "conversation";
+  /** ISO date or timestamp the content is from; relative dates are resolved against it. */
+  documentDate: string | null;
+  entityContext?: string | null;
+  supportingContext?: string | null;
+  organizationalContext?: string | null;
+  /** Context memories (already filtered by filterByMetadata). */
+  existing?: { id: string; memory: string }[];
+}
+
+export interface ExtractedFact {
+  /** Self-contained fact: subject named, dates absolute ("Caroline moved to Berlin on 7 May 2023"). */
+  memory: string;
+  /** Identity, preferences, relationships, work, home (true) vs events, plans, recent states (false). */
+  isStatic: boolean;
+  /** Normalized subject ("caroline"). */
+  subject: string | null;
+  /** Normalized attribute key for update detection ("home"), null if none. */
+  attribute: string | null;
+  /** YYYY-MM-DD the fact is about, when known. */
+  eventDate: string | null;
+  /** Derived, not stated. */
+  isInference?: boolean;
+  /** Span in text. */
+  source?: { start: number; end: number };
+}
+
+export interface Extractor {
+  readonly name: string;
+  extract(input: ExtractionInput, signal?: AbortSignal): Promise<ExtractedFact[]>;
+}

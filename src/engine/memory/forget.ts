@@ -1,0 +1,77 @@
+import type { ForgetResponse } from "../../api/memories.js";
+import type { Embedder } from "../models/embedder.js";
+import { search } from "../search/search.js";
+import { type Db, transaction } from "../store/db.js";
+import { markForgotten } from "./repository.js";
+
+/**
+ * Forgetting a memory hides it from lists, search and the profile; a direct read still answers it
+ * with `isForgotten: true`. A memory past its `forget_after` counts as forgotten the same way
+ * without being written (see LIVE_MEMORY_SQL).
+ */
+
+/** Most memories one forget-by-meaning matches. */
+export const FORGET_SEMANTIC_LIMIT = 100;
+/**
+ * Similarity (search's fused score in [0, 1]) a memory needs to be forgotten by meaning. Stricter
+ * than search's default 0.3 because forgetting is destructive: lexically, a memory must hold about
+ * half of the query's information (its idf mass: tanh⁻¹ 0.45 ≈ 0.48, see search/fusion.ts).
+ */
+export const FORGET_SEMANTIC_THRESHOLD = 0.45;
+
+/** Forgets memories of one namespace by exact id; unknown ids (or another namespace's) are reported. */
+export function forgetByIds(
+  db: Db,
+  namespaceId: string | null,
+  ids: readonly string[],
+  reason = "forgotten by id",
+): ForgetResponse {
+  return transaction(db, () => {
+    const matches: ForgetResponse["matches"] = [];
+    const errors: ForgetResponse["errors"] = [];
+    const find = db.prepare("SELECT id, memory FROM memories WHERE id = ? AND namespace_id = ?");
+    for (const id of new Set(ids)) {
+      const row = namespaceId
+        ? (find.get(id, namespaceId) as { id: string; memory: string } | undefined)
+        : undefined;
+      if (!row) {
+        errors.push({ id, error: "memory not found" });
+        continue;
+      }
+      // Forgetting a forgotten memory is a success: it stays forgotten.
+      markForgotten(db, row.id, reason);
+      matches.push({ id: row.id, memory: row.memory });
+    }
+    return { count: matches.length, matches, errors };
+  });
+}
+
+/**
+ * Forgets the namespace's live, latest memories that match `query` by meaning: the search
+ * service's own scoring (lexical, plus vectors when an embedder is configured) over memories, at
+ * FORGET_SEMANTIC_THRESHOLD. A dry run returns the matches, forgets nothing and counts 0.
+ */
+export async function forgetByMeaning(
+  deps: { db: Db; embedder?: Embedder | null; log?: (m: string) => void },
+  namespaceId: string | null,
+  query: string,
+  dryRun: boolean,
+  signal?: AbortSignal,
+): Promise<ForgetResponse> {
+  const found = await search(
+    deps,
+    namespaceId,
+    { query, searchMode: "memories", limit: FORGET_SEMANTIC_LIMIT, threshold: FORGET_SEMANTIC_THRESHOLD },
+    signal,
+  );
+  const matches = found.results
+    .filter((h): h is typeof h & { memory: string } => typeof h.memory === "string")
+    .map((h) => ({ id: h.id, memory: h.memory }));
+  if (dryRun || !namespaceId || matches.length === 0) return { count: 0, matches, errors: [] };
+  return forgetByIds(
+    deps.db,
+    namespaceId,
+    matches.map((m) => m.id),
+    `forgotten by meaning: ${query}`,
+  );
+}

@@ -1,0 +1,170 @@
+import type { SQLInputValue } from "node:sqlite";
+import type { Filter } from "../../api/filter.js";
+import type { Profile } from "../../api/profile.js";
+import { compileFilter } from "../search/filter.js";
+import { MEMORY_FILTER_TARGET } from "../search/scope.js";
+import { matchExpression, type QueryTerm, queryTerms, stemTexts } from "../search/terms.js";
+import type { Db } from "../store/db.js";
+import { type BucketDefinition, effectiveBuckets } from "../store/profile.js";
+
+/** Static facts in a profile: the newest first, at most this many. */
+export const PROFILE_STATIC_MAX = 100;
+/** Dynamic facts in a profile: the most recent, at most this many. */
+export const PROFILE_DYNAMIC_MAX = 20;
+/** Memories per bucket. */
+export const PROFILE_BUCKET_MAX = 20;
+
+/** A profile request narrowed to a bucket the namespace does not have (the route answers 400). */
+export class UnknownBucketError extends Error {
+  constructor(
+    readonly bucket: string,
+    readonly known: string[],
+  ) {
+    super(`buckets: unknown bucket '${bucket}' (effective buckets: ${known.join(", ") || "none"})`);
+    this.name = "UnknownBucketError";
+  }
+}
+
+export interface ProfileRequest {
+  filter?: Filter | undefined;
+  /** Narrows the bucket section to these names; every one must be an effective bucket. */
+  buckets?: readonly string[] | undefined;
+}
+
+type Ref = { id: string; memory: string };
+
+/**
+ * The namespace's profile: `static` (latest, live static memories: identity, preferences,
+ * relationships, work, home), `dynamic` (latest, live dynamic memories, most recent first) and
+ * one list per effective bucket. Forgotten memories, those past `forget_after` and superseded
+ * versions never appear; `filter` applies to every section. `namespaceId` null: nothing stored yet.
+ */
+export function buildProfile(
+  db: Db,
+  organizationId: string,
+  namespaceId: string | null,
+  req: ProfileRequest = {},
+): Profile {
+  const defined = effectiveBuckets(db, organizationId, namespaceId);
+  let chosen = defined;
+  if (req.buckets) {
+    const byName = new Map(defined.map((b) => [b.name, b]));
+    const unknown = req.buckets.find((n) => !byName.has(n));
+    if (unknown !== undefined) throw new UnknownBucketError(unknown, [...byName.keys()]);
+    chosen = req.buckets.map((n) => byName.get(n)!);
+  }
+  if (!namespaceId) {
+    return { static: [], dynamic: [], buckets: Object.fromEntries(chosen.map((b) => [b.name, []])) };
+  }
+  const scope = liveScope(namespaceId, req.filter);
+  const section = (isStatic: boolean, limit: number) =>
+    db
+      .prepare(
+        `SELECT m.id, m.memory FROM memories m WHERE ${scope.sql} AND m.is_static = ?
+         ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
+      )
+      .all(...scope.params, isStatic ? 1 : 0, limit) as Ref[];
+  return {
+    static: section(true, PROFILE_STATIC_MAX),
+    dynamic: section(false, PROFILE_DYNAMIC_MAX),
+    buckets: Object.fromEntries(chosen.map((b) => [b.name, bucketMemories(db, scope, b)])),
+  };
+}
+
+/** Latest, live memories of the namespace that pass the filter, over alias `m`. */
+function liveScope(
+  namespaceId: string,
+  filter: Filter | undefined,
+): { sql: string; params: SQLInputValue[] } {
+  const f = compileFilter(filter, MEMORY_FILTER_TARGET);
+  return {
+    sql: `m.namespace_id = ? AND m.is_latest = 1 AND m.is_forgotten = 0
+          AND (m.forget_after IS NULL OR m.forget_after > ?) AND ${f.sql}`,
+    params: [namespaceId, new Date().toISOString(), ...f.params],
+  };
+}
+
+// Words of bucket descriptions that say nothing about a topic.
+const GENERIC = new Set(
+  (
+    "user users person people memory memories fact facts thing things information info about related relate " +
+    "include includes including etc any all kind kinds type types detail details way ways also other " +
+    "something anything everything stuff their them they his her he she"
+  ).split(" "),
+);
+
+/**
+ * Topic words a bucket's name brings with it: a bucket named like one of a group's words matches
+ * memories holding any of them ("preferences" holds "loves jazz").
+ */
+const TOPICS: readonly string[] = [
+  "preference prefer like love enjoy favorite favourite dislike hate fan adore",
+  "work job career employer company colleague office profession manager hire",
+  "home live city house apartment move neighborhood hometown",
+  "family wife husband partner child children kid daughter son mother father sister brother parent married",
+  "relationship friend partner boyfriend girlfriend date married engaged",
+  "health doctor allergy allergic diet medication illness sick injury",
+  "hobby hobbies sport music painting reading hiking play game",
+  "goal plan intend aspire ambition",
+  "education school university college degree study student graduate",
+  "food eat cuisine restaurant cook meal dish vegetarian vegan",
+  "travel trip visit vacation flight fly journey abroad",
+  "project launch deadline milestone",
+  "pet dog cat puppy kitten",
+];
+
+interface Topic {
+  terms: QueryTerm[];
+  stems: Set<string>;
+}
+
+let topicList: Topic[] | null = null;
+const topics = (): Topic[] => {
+  topicList ??= TOPICS.map((words) => {
+    const terms = queryTerms(words);
+    return { terms, stems: new Set(terms.map((t) => t.stems.join(" "))) };
+  });
+  return topicList;
+};
+
+const stemKey = (t: QueryTerm) => t.stems.join(" ");
+
+/**
+ * Lexical classification, deterministic: a memory belongs to a bucket when it holds one of the
+ * topic words of the bucket's name, or enough of its description's words (one for a description of
+ * at most three informative words, else two). Best FTS5 rank first.
+ */
+function bucketMemories(
+  db: Db,
+  scope: { sql: string; params: SQLInputValue[] },
+  bucket: BucketDefinition,
+): Ref[] {
+  const nameTerms = queryTerms(bucket.name.split(/[_-]+/).filter(Boolean).join(" "));
+  const strongTerms = [...nameTerms];
+  for (const topic of topics()) {
+    if (nameTerms.some((t) => topic.stems.has(stemKey(t)))) strongTerms.push(...topic.terms);
+  }
+  const strong = new Set(strongTerms.map(stemKey));
+  const described = queryTerms(bucket.description).filter((t) => !GENERIC.has(t.text));
+  const weak = new Set(described.map(stemKey));
+  const needed = weak.size <= 3 ? 1 : 2;
+
+  const match = matchExpression([...strongTerms, ...described]);
+  if (!match) return [];
+  const rows = db
+    .prepare(
+      `SELECT m.id, m.memory FROM memories_fts f JOIN memories m ON m.rowid = f.rowid
+       WHERE memories_fts MATCH ? AND ${scope.sql} ORDER BY f.rank, m.rowid LIMIT 500`,
+    )
+    .all(match, ...scope.params) as Ref[];
+  const stems = stemTexts(rows.map((r) => r.memory));
+  const out: Ref[] = [];
+  rows.forEach((r, i) => {
+    if (out.length >= PROFILE_BUCKET_MAX) return;
+    const held = new Set(stems[i] ?? []);
+    const strongHit = [...strong].some((s) => held.has(s));
+    const weakHits = [...weak].filter((s) => held.has(s)).length;
+    if (strongHit || weakHits >= needed) out.push({ id: r.id, memory: r.memory });
+  });
+  return out;
+}

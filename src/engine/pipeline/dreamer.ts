@@ -1,0 +1,41 @@
+import type { Db } from "../store/db.js";
+import { setDreamingStatus } from "../store/documents.js";
+import type { JobQueue } from "./queue.js";
+
+export interface DreamContext {
+  db: Db;
+  /** To queue deferred work (for example a 'dream' job that batches a namespace's documents). */
+  queue: JobQueue;
+  signal: AbortSignal;
+}
+
+/**
+ * Memory generation ("dreaming"), called by the pipeline once documents are indexed (`status:
+ * done`). It owns `dreaming_status` from there: it sets `done` when memories exist (instant), or
+ * queues its own work and sets `done` later (dynamic). It may throw: the document stays indexed,
+ * the error is logged and its dreaming status is left to the dreamer's retries.
+ */
+export interface Dreamer {
+  /**
+   * Optional, for instant dreaming: called before a document is marked `done`; the function it
+   * returns runs inside the transaction that swaps the chunks and marks it, so `done` can mean
+   * "its memories are there". Throwing fails the processing attempt (it is retried).
+   */
+  beforeIndexed?(doc: IndexingDocument, ctx: DreamContext): Promise<(() => void) | undefined>;
+  dream(documentIds: string[], ctx: DreamContext): Promise<void>;
+}
+
+/** What the pipeline hands to beforeIndexed: the resolved text of one generation of a document. */
+export interface IndexingDocument {
+  id: string;
+  generation: number;
+  text: string;
+  format: "plain" | "conversation";
+}
+
+/** Until memory extraction plugs in: nothing to generate, so dreaming is done at once. */
+export const noDreaming: Dreamer = {
+  async dream(documentIds, ctx) {
+    setDreamingStatus(ctx.db, documentIds, "done");
+  },
+};

@@ -1,0 +1,122 @@
+import type { DocumentType } from "../../api/index.js";
+import type { EngineContext } from "../context.js";
+import { chunkText } from "../ingest/chunk.js";
+import { resolveContent } from "../ingest/content.js";
+import { FetchFailedError, FetchRefusedError } from "../ingest/fetch.js";
+import { parseJson } from "../store/db.js";
+import {
+  type DocumentJobPayload,
+  getDocumentRow,
+  indexDocument,
+  setDocumentStatus,
+} from "../store/documents.js";
+import type { JobRow } from "../store/jobs.js";
+import { PermanentJobError } from "./worker.js";
+
+/** Texts per embedder call: large documents are embedded in slices. */
+const EMBED_BATCH = 64;
+/** Above these sizes chunking and indexing take long enough to be shown as states. */
+const LARGE_TEXT = 100_000;
+const LARGE_CHUNKS = 100;
+
+/**
+ * One document through the stages: extracting (fetch + convert), chunking, embedding (only with an
+ * embedder), indexing (swap chunks, `done`), then dreaming. Each stage first checks that the
+ * document was not changed since the job was queued; stale work is dropped, the newer job does it.
+ */
+export function documentJobHandler(ctx: EngineContext) {
+  return async (job: JobRow, signal: AbortSignal): Promise<void> => {
+    const { generation } = parseJson<DocumentJobPayload>(job.payload, { generation: 0 });
+    const id = job.document_id!;
+    const stage = (status: "extracting" | "chunking" | "embedding" | "indexing") =>
+      setDocumentStatus(ctx.db, id, generation, status);
+
+    const doc = getDocumentRow(ctx.db, id);
+    if (!doc || doc.generation !== generation) return;
+    if (!stage("extracting")) return;
+    let resolved: Awaited<ReturnType<typeof resolveContent>>;
+    try {
+      // A connector already fetched and converted its item: its text, type and URL are final
+      // (a page whose text is one URL line must not be fetched again).
+      resolved = doc.connector_id
+        ? {
+            text: doc.content,
+            type: doc.type as DocumentType,
+            format: "plain",
+            title: doc.title,
+            url: doc.url,
+          }
+        : await resolveContent(doc.content, { allowPrivateNetwork: ctx.allowPrivateNetwork, signal });
+    } catch (err) {
+      throw permanentIfHopeless(err);
+    }
+    signal.throwIfAborted();
+
+    // Short stages of small documents are not worth a write each; large ones show their stage.
+    if (resolved.text.length > LARGE_TEXT && !stage("chunking")) return;
+    const chunks = chunkText(resolved.text, { format: resolved.format });
+
+    let vectors: { model: string; embeddings: Float32Array[] } | undefined;
+    if (ctx.embedder && chunks.length) {
+      if (!stage("embedding")) return;
+      const embeddings: Float32Array[] = [];
+      for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
+        const slice = chunks.slice(i, i + EMBED_BATCH).map((c) => c.content);
+        embeddings.push(...(await ctx.embedder.embed(slice, signal)));
+      }
+      vectors = { model: ctx.embedder.model, embeddings };
+    }
+    signal.throwIfAborted();
+
+    const dctx = { db: ctx.db, queue: ctx.queue, signal };
+    const alsoInTransaction = await ctx.dreamer.beforeIndexed?.(
+      { id, generation, text: resolved.text, format: resolved.format },
+      dctx,
+    );
+    signal.throwIfAborted();
+
+    if ((chunks.length > LARGE_CHUNKS || vectors) && !stage("indexing")) return;
+    const indexed = indexDocument(ctx.db, id, generation, {
+      alsoInTransaction,
+      text: resolved.text,
+      format: resolved.format,
+      title: resolved.title,
+      type: resolved.type,
+      url: resolved.url,
+      chunks,
+      vectors,
+    });
+    if (!indexed) return;
+
+    try {
+      await ctx.dreamer.dream([id], dctx);
+    } catch (err) {
+      // The document is indexed and searchable; memory generation retries on its own terms.
+      ctx.log(`dreaming failed for ${id}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+}
+
+/** A document whose job failed for good shows `failed` with the message. */
+export function documentJobFailed(ctx: EngineContext) {
+  return (job: JobRow, message: string) => {
+    const { generation } = parseJson<DocumentJobPayload>(job.payload, { generation: 0 });
+    setDocumentStatus(ctx.db, job.document_id!, generation, "failed", message);
+  };
+}
+
+/** A refused URL or a client error (404, 403...) will not change on retry. */
+function permanentIfHopeless(err: unknown): unknown {
+  if (err instanceof FetchRefusedError) return new PermanentJobError(err.message);
+  if (
+    err instanceof FetchFailedError &&
+    err.status !== null &&
+    err.status >= 400 &&
+    err.status < 500 &&
+    err.status !== 408 &&
+    err.status !== 429
+  ) {
+    return new PermanentJobError(err.message);
+  }
+  return err;
+}

@@ -1,0 +1,120 @@
+import { hostname } from "node:os";
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import type { Db } from "../store/db.js";
+import { claimJob, completeJob, failJob, type JobRow, releaseJob, renewLease } from "../store/jobs.js";
+import type { JobQueue } from "./queue.js";
+
+/** Thrown by a handler for an error that another attempt cannot fix (bad input, refused URL). */
+export class PermanentJobError extends Error {
+  override name = "PermanentJobError";
+}
+
+/** Handles one claimed job. Throwing fails the attempt (retried unless PermanentJobError). */
+export type JobHandler = (job: JobRow, signal: AbortSignal) => Promise<void>;
+/** Called once a job has failed for good, to record the failure where readers look. */
+export type JobFailureHandler = (job: JobRow, message: string) => void;
+
+export interface WorkerPoolOptions {
+  db: Db;
+  queue: JobQueue;
+  workers: number;
+  /** A job is claimed again this long after its worker stopped renewing it. */
+  leaseMs: number;
+  /** How often an idle worker looks for jobs written by other processes. */
+  pollMs?: number;
+  log: (message: string) => void;
+}
+
+interface Registration {
+  handle: JobHandler;
+  onFailed?: JobFailureHandler;
+}
+
+/**
+ * Background loops that claim jobs from the shared table and run them. Each job runs under a
+ * lease renewed while it works; between jobs the loop yields to the event loop.
+ */
+export class WorkerPool {
+  private readonly handlers = new Map<string, Registration>();
+  private readonly abort = new AbortController();
+  private readonly loops: Promise<void>[] = [];
+  readonly owner = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+
+  constructor(private readonly o: WorkerPoolOptions) {}
+
+  register(kind: string, handle: JobHandler, onFailed?: JobFailureHandler): void {
+    this.handlers.set(kind, { handle, onFailed });
+  }
+
+  start(): void {
+    for (let i = 0; i < this.o.workers; i++) this.loops.push(this.loop());
+  }
+
+  /** Stops claiming, aborts running jobs and waits for the loops; their jobs are claimed again later. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    this.o.queue.wake();
+    await Promise.allSettled(this.loops);
+  }
+
+  private async loop(): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      let job: JobRow | undefined;
+      try {
+        job = claimJob(this.o.db, [...this.handlers.keys()], this.owner, this.o.leaseMs);
+      } catch (err) {
+        // SQLITE_BUSY beyond the busy timeout, for example: try again shortly.
+        this.o.log(`job claim failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (!job) {
+        await this.o.queue.idle(this.o.pollMs ?? 500, signal);
+        continue;
+      }
+      try {
+        await this.run(job, signal);
+      } catch (err) {
+        // Bookkeeping failed (a busy database beyond its timeout): the lease runs out and the job is
+        // claimed again; this loop goes on.
+        this.o.log(`job ${job.id} (${job.kind}): ${err instanceof Error ? err.message : String(err)}`);
+      }
+      await yieldToEventLoop();
+    }
+  }
+
+  private async run(job: JobRow, signal: AbortSignal): Promise<void> {
+    const reg = this.handlers.get(job.kind)!;
+    const jobAbort = new AbortController();
+    const onStop = () => jobAbort.abort();
+    signal.addEventListener("abort", onStop, { once: true });
+    const renew = setInterval(
+      () => {
+        try {
+          if (!renewLease(this.o.db, job.id, this.owner, this.o.leaseMs)) jobAbort.abort();
+        } catch {
+          // a busy database: the next renewal tries again, well within the lease
+        }
+      },
+      Math.max(50, Math.floor(this.o.leaseMs / 3)),
+    );
+    try {
+      await reg.handle(job, jobAbort.signal);
+      completeJob(this.o.db, job.id, this.owner);
+    } catch (err) {
+      // Shutting down: give the job back for the next start. Lost the lease: it is someone else's.
+      if (signal.aborted) return releaseJob(this.o.db, job.id, this.owner);
+      if (jobAbort.signal.aborted) return;
+      const message = err instanceof Error ? err.message : String(err);
+      const outcome = failJob(this.o.db, job, this.owner, message, !(err instanceof PermanentJobError));
+      if (outcome === "failed") {
+        this.o.log(`job ${job.id} (${job.kind}) failed: ${message}`);
+        reg.onFailed?.(job, message);
+      } else if (!(err instanceof Error && err.name === "FetchFailedError")) {
+        this.o.log(`job ${job.id} (${job.kind}) attempt ${job.attempts} failed, will retry: ${message}`);
+      }
+    } finally {
+      clearInterval(renew);
+      signal.removeEventListener("abort", onStop);
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { BatchAddBody, BatchDocument, type BatchResult } from "../../../api/documents.js";
+import { endpoints } from "../../../api/endpoints.js";
+import { describeIssues } from "../../../api/errors.js";
+import { BATCH_MAX_DOCUMENTS, BATCH_MIN_DOCUMENTS } from "../../../api/limits.js";
+import type { EngineContext } from "../../context.js";
+import { isUrlContent } from "../../ingest/content.js";
+import { transaction } from "../../store/db.js";
+import { addDocument } from "../../store/documents.js";
+import { ensureNamespace } from "../../store/namespaces.js";
+import { type EngineApp, route } from "../route.js";
+
+/** The namespace of a batch item that names none (v3 had no default; ours). */
+export const BATCH_DEFAULT_NAMESPACE = "default";
+
+/**
+ * The contract's batch body, except that items are checked one by one below: one bad item fails
+ * alone, with its own error, while the others are added.
+ */
+const BatchEnvelope = BatchAddBody.extend({
+  documents: z
+    .array(z.unknown(), { error: "documents must be an array of strings or of objects with content" })
+    .min(BATCH_MIN_DOCUMENTS, `documents needs at least ${BATCH_MIN_DOCUMENTS} item`)
+    .max(BATCH_MAX_DOCUMENTS, `documents takes at most ${BATCH_MAX_DOCUMENTS} items`),
+});
+
+const batchAdd = { ...endpoints.batchAdd, body: BatchEnvelope };
+
+export function batchRoutes(app: EngineApp, ctx: EngineContext): void {
+  route(app, batchAdd, ({ body }, c) => {
+    const principal = c.get("principal");
+    const results: BatchResult[] = [];
+    transaction(ctx.db, () => {
+      for (const [i, raw] of body.documents.entries()) {
+        const item = BatchDocument.safeParse(typeof raw === "string" ? { content: raw } : raw);
+        const fail = (error: string, details?: string): void => {
+          const r = raw as { customId?: unknown; content?: unknown } | null;
+          const id = typeof r === "object" && r && typeof r.customId === "string" ? r.customId : "unknown";
+          const content =
+            typeof raw === "string" ? raw : typeof r?.content === "string" ? r.content : undefined;
+          results.push({
+            id,
+            status: "error",
+            error,
+            ...(details ? { details } : {}),
+            ...(content && isUrlContent(content) ? { url: content.trim() } : {}),
+          });
+        };
+        if (!item.success) {
+          fail("Invalid document", describeIssues(`documents.${i}`, item.error.issues));
+          continue;
+        }
+        const d = item.data;
+        if (d.content.trim() === "") {
+          fail("Invalid document", `documents.${i}.content: must not be empty`);
+          continue;
+        }
+        const namespace =
+          d.containerTag ??
+          d.containerTags?.[0] ??
+          body.containerTag ??
+          body.containerTags?.[0] ??
+          BATCH_DEFAULT_NAMESPACE;
+        if (principal.namespaces && !principal.namespaces.includes(namespace)) {
+          fail("Namespace not allowed", `this API key may not use namespace '${namespace}'`);
+          continue;
+        }
+        const metadata = body.metadata || d.metadata ? { ...body.metadata, ...d.metadata } : undefined;
+        const added = addDocument(ctx.db, ensureNamespace(ctx.db, principal.organization.id, namespace), {
+          content: d.content,
+          customId: d.customId,
+          metadata,
+          date: d.documentDate ?? body.documentDate,
+          supportingContext: d.entityContext ?? body.entityContext,
+          filterByMetadata: d.filterByMetadata ?? body.filterByMetadata,
+          taskType: d.taskType ?? body.taskType,
+          dreaming: d.dreaming ?? body.dreaming,
+        });
+        results.push({ id: added.id, status: added.status });
+      }
+    });
+    ctx.queue.wake();
+    const failed = results.filter((r) => r.status === "error").length;
+    return { results, failed, success: results.length - failed };
+  });
+}

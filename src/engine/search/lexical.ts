@@ -1,0 +1,299 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { type Corpus, type Scope, visibleRowids } from "./scope.js";
+import { matchExpression, type QueryTerm, stemWords, termFrequency } from "./terms.js";
+
+/** A row that matched the query's terms, with its BM25 score made positive (higher is better). */
+export interface LexicalCandidate {
+  rowid: number;
+  bm25: number;
+}
+
+export interface LexicalResult {
+  candidates: LexicalCandidate[];
+  /**
+   * The sum over the query's terms of FTS5's own idf: the BM25 score of a row of average length
+   * holding every term once. Fusion divides by it (see fusion.ts).
+   */
+  idfSum: number;
+  /** FTS5's idf of each query term, in the order of the terms. */
+  termIdf: number[];
+}
+
+/** Below this, a term's part of a score (at most 2.2 · idf) is left out of corrections. */
+const NEGLIGIBLE_IDF = 1e-3;
+
+/** FTS5's bm25() constants. */
+const K1 = 1.2;
+const B = 0.75;
+/** BM25's k1 + 1: the most one term can add to a row's score, in units of its idf (tf → ∞). */
+const MAX_TERM_WEIGHT = K1 + 1;
+
+const FTS: Record<Corpus, string> = { chunks: "chunks_fts", memories: "memories_fts" };
+const CONTENT: Record<Corpus, { table: string; column: string }> = {
+  chunks: { table: "chunks", column: "content" },
+  memories: { table: "memories", column: "memory" },
+};
+
+interface Statements {
+  match: StatementSync;
+  averages: StatementSync;
+  docFrequency: StatementSync;
+  /** Text and token count of candidate rows (rowids as a JSON array). */
+  rowsToCorrect: StatementSync;
+  version: StatementSync;
+  changes: StatementSync;
+  /** Document frequency of stems, valid while `cachedAt` is the data version. */
+  frequencies: Map<string, number>;
+  cachedAt: string;
+}
+
+const statements = new WeakMap<DatabaseSync, Map<Corpus, Statements>>();
+
+function prepared(db: DatabaseSync, corpus: Corpus): Statements {
+  let perDb = statements.get(db);
+  if (!perDb) {
+    perDb = new Map();
+    statements.set(db, perDb);
+  }
+  let s = perDb.get(corpus);
+  if (!s) {
+    const fts = FTS[corpus];
+    // A per-connection vocabulary view of the index (temp: nothing is added to the file).
+    db.exec(
+      `CREATE VIRTUAL TABLE IF NOT EXISTS temp.memctx_${fts}_rows USING fts5vocab(main, ${fts}, 'row')`,
+    );
+    s = {
+      // bm25() ordered by SQLite's sorter with a LIMIT (a bounded heap): measured a third faster
+      // than FTS5's own ORDER BY rank path.
+      match: db.prepare(
+        `SELECT rowid, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rank LIMIT ?`,
+      ),
+      // FTS5's "averages" record: a varint row count, then the token count of each column.
+      averages: db.prepare(`SELECT block FROM ${fts}_data WHERE id = 1`),
+      docFrequency: db.prepare(`SELECT doc FROM temp.memctx_${fts}_rows WHERE term = ?`),
+      rowsToCorrect: db.prepare(
+        `SELECT j.value AS rowid, t.${CONTENT[corpus].column} AS text, z.sz AS size
+         FROM json_each(?) j CROSS JOIN ${CONTENT[corpus].table} t ON t.rowid = j.value
+         LEFT JOIN ${fts}_docsize z ON z.id = j.value`,
+      ),
+      version: db.prepare("PRAGMA data_version"),
+      changes: db.prepare("SELECT total_changes() AS n"),
+      frequencies: new Map(),
+      cachedAt: "",
+    };
+    perDb.set(corpus, s);
+  }
+  return s;
+}
+
+/** SQLite's varints (big-endian groups of 7 bits, a 9th byte of 8), as FTS5 writes its records. */
+function readVarints(bytes: Uint8Array, count: number): number[] {
+  const out: number[] = [];
+  let i = 0;
+  while (out.length < count && i < bytes.length) {
+    let v = 0;
+    for (let n = 0; i < bytes.length; n++) {
+      const b = bytes[i++]!;
+      if (n === 8) {
+        v = v * 256 + b;
+        break;
+      }
+      v = v * 128 + (b & 0x7f);
+      if ((b & 0x80) === 0) break;
+    }
+    out.push(v);
+  }
+  return out;
+}
+
+/** Rows in the index and their average length in tokens, as FTS5's bm25() counts them. */
+function indexAverages(s: Statements): { rows: number; averageLength: number } {
+  const row = s.averages.get() as { block: Uint8Array } | undefined;
+  const [rows = 0, tokens = 0] = row?.block ? readVarints(row.block, 2) : [];
+  return { rows, averageLength: rows > 0 ? tokens / rows : 0 };
+}
+
+/** FTS5's idf: ln((N - n + 0.5) / (n + 0.5)), floored at 1e-6 as bm25() floors it. */
+export function fts5Idf(rows: number, hits: number): number {
+  const idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
+  return idf > 0 ? idf : 1e-6;
+}
+
+/**
+ * FTS5's idf and the rows of each term. fts5vocab counts a stem's rows by walking its posting list, so
+ * are kept until the database changes (another connection's commit or a write on this one).
+ */
+function termStats(s: Statements, terms: readonly QueryTerm[]): { idf: number; rows: number }[] {
+  const version = `${(s.version.get() as { data_version: number }).data_version}:${(s.changes.get() as { n: number }).n}`;
+  if (version !== s.cachedAt || s.frequencies.size > 50_000) {
+    s.frequencies.clear();
+    s.cachedAt = version;
+  }
+  const docFrequency = (stem: string) => {
+    let df = s.frequencies.get(stem);
+    if (df === undefined) {
+      df = (s.docFrequency.get(stem) as { doc: number } | undefined)?.doc ?? 0;
+      s.frequencies.set(stem, df);
+    }
+    return df;
+  };
+  const { rows } = indexAverages(s);
+  return terms.map((t) => {
+    // A term the tokenizer splits in two is a phrase: its rarest part bounds its idf and rows.
+    const dfs = t.stems.map(docFrequency);
+    const df = Math.min(...dfs);
+    return { idf: fts5Idf(rows, df), rows: df };
+  });
+}
+
+/**
+ * Adds to each candidate's score the part of the terms left out of MATCH, with bm25()'s own
+ * formula (the row's token count from FTS5's docsize record), so a row's score does not depend on
+ * which terms FTS5 was asked to match.
+ */
+function addLeftOutTerms(
+  s: Statements,
+  candidates: LexicalCandidate[],
+  leftOut: readonly { term: QueryTerm; idf: number }[],
+): void {
+  const { averageLength } = indexAverages(s);
+  const rows = s.rowsToCorrect.all(JSON.stringify(candidates.map((c) => c.rowid))) as {
+    rowid: number;
+    text: string;
+    size: Uint8Array | null;
+  }[];
+  const stems = stemWords(
+    rows.map((r) => r.text),
+    leftOut.map((l) => l.term),
+  );
+  const extra = new Map<number, number>();
+  rows.forEach((r, i) => {
+    const length = r.size ? (readVarints(r.size, 1)[0] ?? 0) : (stems[i]?.length ?? 0);
+    const norm = K1 * (1 - B + (B * length) / (averageLength || 1));
+    let add = 0;
+    for (const l of leftOut) {
+      const tf = termFrequency(stems[i] ?? [], l.term);
+      if (tf > 0) add += (l.idf * tf * (K1 + 1)) / (tf + norm);
+    }
+    extra.set(r.rowid, add);
+  });
+  for (const c of candidates) c.bm25 += extra.get(c.rowid) ?? 0;
+  candidates.sort((a, b) => b.bm25 - a.bm25 || a.rowid - b.rowid);
+}
+
+/**
+ * Rows a query lets FTS5 score: bm25() costs about a microsecond per matching row (a row only
+ * matched costs twenty times less), so under 10 ms on one core.
+ */
+export const SCORED_ROWS_BUDGET = 8_000;
+
+export interface LexicalOptions {
+  /** The similarity a hit needs (see fusion.ts); terms that cannot matter for it are not matched. */
+  threshold?: number;
+  /** Rows FTS5 may score; SCORED_ROWS_BUDGET by default. */
+  budget?: number;
+}
+
+/**
+ * The best `want` rows of `corpus` visible in `scope` for the query's terms, by BM25 over all of
+ * them.
+ *
+ * FTS5 scores every row a MATCH yields, and an OR of common words yields much of the index, so:
+ * 1. Terms that cannot lift a row to the threshold are not matched. A row gains at most 2.2 · idf
+ *    from a term (k1 + 1, tf → ∞), and a hit's similarity is at most 2.2 · sqrt(score share)
+ *    (fusion.ts), so the commonest terms holding less than (threshold / 2.2)² of the query's idf
+ *    cannot make a hit alone (in practice: words in most rows, whose idf FTS5 floors at 1e-6).
+ * 2. Of the rest, the rarest are matched while their rows (document frequencies) fit the budget
+ *    (at least one term; more while too few rows are found). A row holding only terms left out
+ *    here can be missed; rows holding any matched term are ranked exactly. This is the one
+ *    approximation, and only for queries whose terms hold more rows than the budget.
+ * The parts of the terms left out are then added to the fetched rows (addLeftOutTerms), so each
+ * returned score is the BM25 that FTS5 gives for the whole query.
+ */
+export function lexicalSearch(
+  db: DatabaseSync,
+  corpus: Corpus,
+  terms: readonly QueryTerm[],
+  scope: Scope,
+  want: number,
+  opts: LexicalOptions = {},
+): LexicalResult {
+  if (terms.length === 0 || want <= 0) return { candidates: [], idfSum: 0, termIdf: terms.map(() => 0) };
+  const s = prepared(db, corpus);
+  const stats = termStats(s, terms);
+  const idf = stats.map((t) => t.idf);
+  const total = idf.reduce((a, b) => a + b, 0);
+  const result = (candidates: LexicalCandidate[]): LexicalResult => ({
+    candidates: candidates.slice(0, want),
+    idfSum: total,
+    termIdf: idf,
+  });
+  const rarestFirst = terms.map((_, i) => i).sort((a, b) => idf[b]! - idf[a]! || a - b);
+  // 1. The commonest terms that together cannot make a hit.
+  const needed = ((opts.threshold ?? 0) / MAX_TERM_WEIGHT) ** 2 * total;
+  let worth = rarestFirst.length;
+  let mass = 0;
+  while (worth > 1 && mass + idf[rarestFirst[worth - 1]!]! < needed) mass += idf[rarestFirst[--worth]!]!;
+  // 2. The rarest of the others, within the budget.
+  const budget = opts.budget ?? SCORED_ROWS_BUDGET;
+  let matched = 0;
+  let rows = 0;
+  while (matched < worth && (matched === 0 || rows + stats[rarestFirst[matched]!]!.rows <= budget)) {
+    rows += stats[rarestFirst[matched++]!]!.rows;
+  }
+  // Rows fetched for the left-out terms' parts to reorder.
+  const window = Math.max(4 * want, 60);
+  for (;;) {
+    const candidates = topVisible(
+      db,
+      s,
+      corpus,
+      rarestFirst.slice(0, matched).map((i) => terms[i]!),
+      scope,
+      window,
+    );
+    if (candidates.length < want && matched < worth) {
+      matched++;
+      continue;
+    }
+    // A term in over half the rows has idf floored at 1e-6: its part is nothing worth reading text for.
+    const leftOut = rarestFirst
+      .slice(matched)
+      .map((i) => ({ term: terms[i]!, idf: idf[i]! }))
+      .filter((l) => l.idf > NEGLIGIBLE_IDF);
+    if (leftOut.length > 0 && candidates.length > 0) addLeftOutTerms(s, candidates, leftOut);
+    return result(candidates);
+  }
+}
+
+/** The best visible rows for a MATCH of `terms` alone, up to `count`, by their partial BM25. */
+function topVisible(
+  db: DatabaseSync,
+  s: Statements,
+  corpus: Corpus,
+  terms: readonly QueryTerm[],
+  scope: Scope,
+  count: number,
+): LexicalCandidate[] {
+  const match = matchExpression(terms);
+  if (!match) return [];
+  // FTS5 ranks the whole index (all namespaces share it): fetch the top rows, keep the visible
+  // ones, and widen the window while too few are visible and the index had more.
+  let window = count;
+  for (;;) {
+    const rows = s.match.all(match, window) as { rowid: number; rank: number }[];
+    const visible = visibleRowids(
+      db,
+      corpus,
+      rows.map((r) => r.rowid),
+      scope,
+    );
+    const out: LexicalCandidate[] = [];
+    for (const r of rows) {
+      if (visible.has(r.rowid)) out.push({ rowid: r.rowid, bm25: -r.rank });
+      if (out.length >= count) break;
+    }
+    if (out.length >= count || rows.length < window) return out;
+    window *= 8;
+  }
+}

@@ -1,0 +1,111 @@
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import type { Filter } from "../../api/filter.js";
+import { compileFilter, type FilterTarget } from "./filter.js";
+
+/** What search ranks: document chunks or memories. */
+export type Corpus = "chunks" | "memories";
+
+/** Which rows one search may see. */
+export interface Scope {
+  namespaceId: string;
+  filter?: Filter | undefined;
+  /** Memories: also forgotten ones and those past `forget_after`. */
+  includeForgotten?: boolean | undefined;
+  /** ISO time that `forget_after` is compared with; now by default. */
+  now?: string | undefined;
+}
+
+/** The filter target of a chunk row `c` joined with its document `d`. */
+export const CHUNK_FILTER_TARGET: FilterTarget = {
+  metadata: "d.metadata",
+  source: "d.source",
+  type: "d.type",
+  // A caller may name a document by the service id or by its own id.
+  documentId: ["d.id", "d.custom_id"],
+};
+
+/** The filter target of a memory row `m`: its metadata is the source document's. */
+export const MEMORY_FILTER_TARGET: FilterTarget = {
+  metadata: "m.metadata",
+  source: "(SELECT sd.source FROM documents sd WHERE sd.id = m.document_id)",
+  type: "(SELECT sd.type FROM documents sd WHERE sd.id = m.document_id)",
+  documentId: ["m.document_id", "(SELECT sd.custom_id FROM documents sd WHERE sd.id = m.document_id)"],
+};
+
+/**
+ * The conditions that make a row visible to a search in this scope, over the aliases `c`/`d`
+ * (chunks) or `m` (memories): namespace, document status `done`, latest and live memories, filter.
+ */
+export function scopeSql(corpus: Corpus, scope: Scope): { sql: string; params: SQLInputValue[] } {
+  if (corpus === "chunks") {
+    const f = compileFilter(scope.filter, CHUNK_FILTER_TARGET);
+    return {
+      sql: `c.namespace_id = ? AND d.status = 'done' AND ${f.sql}`,
+      params: [scope.namespaceId, ...f.params],
+    };
+  }
+  const f = compileFilter(scope.filter, MEMORY_FILTER_TARGET);
+  const live = scope.includeForgotten
+    ? { sql: "1", params: [] }
+    : {
+        sql: "m.is_forgotten = 0 AND (m.forget_after IS NULL OR m.forget_after > ?)",
+        params: [scope.now ?? new Date().toISOString()],
+      };
+  return {
+    sql: `m.namespace_id = ? AND m.is_latest = 1 AND ${live.sql} AND ${f.sql}`,
+    params: [scope.namespaceId, ...live.params, ...f.params],
+  };
+}
+
+/** FROM clause over the candidates' rowids (a JSON array in the first parameter). */
+// CROSS JOIN pins json_each as the outer loop: otherwise the planner may walk the namespace's
+// rows by index and probe the candidate list for each.
+const FROM: Record<Corpus, string> = {
+  chunks:
+    "json_each(?) AS j CROSS JOIN chunks c ON c.rowid = j.value CROSS JOIN documents d ON d.id = c.document_id",
+  memories: "json_each(?) AS j CROSS JOIN memories m ON m.rowid = j.value",
+};
+const ROWID: Record<Corpus, string> = { chunks: "c.rowid", memories: "m.rowid" };
+
+/** The subset of `rowids` visible in `scope`. */
+export function visibleRowids(
+  db: DatabaseSync,
+  corpus: Corpus,
+  rowids: readonly number[],
+  scope: Scope,
+): Set<number> {
+  if (rowids.length === 0) return new Set();
+  const where = scopeSql(corpus, scope);
+  const rows = cachedStatement(
+    db,
+    `SELECT ${ROWID[corpus]} AS rowid FROM ${FROM[corpus]} WHERE ${where.sql}`,
+  ).all(JSON.stringify(rowids), ...where.params) as { rowid: number }[];
+  return new Set(rows.map((r) => r.rowid));
+}
+
+const statements = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
+
+/** A prepared statement per SQL text and connection (a search prepares the same few again and again). */
+export function cachedStatement(db: DatabaseSync, sql: string): StatementSync {
+  let perDb = statements.get(db);
+  if (!perDb) {
+    perDb = new Map();
+    statements.set(db, perDb);
+  }
+  let st = perDb.get(sql);
+  if (!st) {
+    st = db.prepare(sql);
+    // Filters make many texts; keep the most recent ones.
+    if (perDb.size >= 200) perDb.delete(perDb.keys().next().value!);
+    perDb.set(sql, st);
+  }
+  return st;
+}
+
+/** Whether the namespace holds any memory (hybrid search falls back to chunks without one). */
+export function hasMemories(db: DatabaseSync, namespaceId: string): boolean {
+  return (
+    cachedStatement(db, "SELECT 1 FROM memories WHERE namespace_id = ? LIMIT 1").get(namespaceId) !==
+    undefined
+  );
+}

@@ -1,0 +1,250 @@
+import type { DatabaseSync } from "node:sqlite";
+import type { z } from "zod";
+import type { Metadata } from "../../api/common.js";
+import { RELATED_LIMIT_DEFAULT } from "../../api/limits.js";
+import { SEARCH_DEFAULTS, type SearchBody, type SearchHit, type SearchResponse } from "../../api/search.js";
+import type { Embedder } from "../models/embedder.js";
+import { fuseCorpus, type Scored, selectHits } from "./fusion.js";
+import { type LexicalResult, lexicalSearch } from "./lexical.js";
+import { relatedMemories } from "./related.js";
+import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
+import { type Corpus, cachedStatement, hasMemories, type Scope } from "./scope.js";
+import { queryTerms } from "./terms.js";
+import { type VectorCandidate, vectorSearch } from "./vector.js";
+
+/** What a search needs from the open engine. */
+export interface SearchDeps {
+  db: DatabaseSync;
+  embedder?: Embedder | null | undefined;
+  /** Where a failed query embedding is reported (search then goes on lexically). */
+  log?: ((message: string) => void) | undefined;
+}
+
+/** A validated search body (defaults not yet applied). */
+export type SearchRequest = z.output<typeof SearchBody>;
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+/** Weight of chunk hits against memory hits in hybrid search (bench/locomo/RECIPE.md, step 6). */
+export const HYBRID_CHUNK_WEIGHT = 0.35;
+
+/**
+ * Searches one namespace: lexical (FTS5 BM25) and, with an embedder, vector candidates over
+ * chunks, memories or both, fused into one similarity in [0, 1] (see fusion.ts), thresholded,
+ * optionally reranked, limited. `namespaceId` null (a namespace never written) finds nothing.
+ */
+export async function search(
+  deps: SearchDeps,
+  namespaceId: string | null,
+  req: SearchRequest,
+  signal?: AbortSignal,
+): Promise<SearchResponse> {
+  const started = performance.now();
+  const done = (results: SearchHit[]): SearchResponse => ({
+    results,
+    searchTime: round(performance.now() - started),
+  });
+  if (!namespaceId) return done([]);
+  const { db } = deps;
+  const mode = req.searchMode ?? SEARCH_DEFAULTS.searchMode;
+  const limit = req.limit ?? SEARCH_DEFAULTS.limit;
+  const threshold = req.threshold ?? SEARCH_DEFAULTS.threshold;
+  const rerank = req.rerank ?? "none";
+  const scope: Scope = {
+    namespaceId,
+    filter: req.filter,
+    includeForgotten: req.include?.forgotten === true,
+    now: new Date().toISOString(),
+  };
+
+  const corpora: Corpus[] = [];
+  if (mode !== "memories") corpora.push("chunks");
+  // Hybrid answers from chunks alone while the namespace has no memory yet.
+  if (mode === "memories" || (mode === "hybrid" && hasMemories(db, namespaceId))) corpora.push("memories");
+
+  // Rerankers look at more candidates than they return.
+  const pool = rerank === "none" ? limit : Math.min(100, rerank === "aggregate" ? limit * 5 : limit * 3);
+  // With vectors, fusion reorders the two lists: each brings more than the pool.
+  const want = deps.embedder ? Math.max(2 * pool, 20) : pool;
+  const terms = queryTerms(req.query);
+  const queryVector = await embedQuery(deps, req.query, signal);
+
+  const lexical = new Map<Corpus, LexicalResult>();
+  const lists: Scored[][] = [];
+  for (const corpus of corpora) {
+    const lex = lexicalSearch(db, corpus, terms, scope, want, { threshold });
+    lexical.set(corpus, lex);
+    const vec: VectorCandidate[] =
+      queryVector && deps.embedder
+        ? vectorSearch(db, corpus, queryVector, deps.embedder.model, scope, want)
+        : [];
+    // Beside memories, chunks rank lower (RECIPE.md: 0.35 measured best on LoCoMo).
+    const weight = corpus === "chunks" && corpora.includes("memories") ? HYBRID_CHUNK_WEIGHT : 1;
+    lists.push(fuseCorpus(corpus, lex, vec, weight));
+  }
+  const selected = selectHits(lists, threshold, pool);
+  let items = hydrate(db, selected);
+  if (rerank === "order") {
+    items = rerankOrder(items, terms, (i) => lexical.get(i.scored.corpus)?.termIdf ?? []);
+  } else if (rerank === "aggregate") {
+    items = rerankAggregate(items);
+  }
+  items = items.slice(0, limit);
+  return done(items.map((item) => toHit(db, item, namespaceId, req)));
+}
+
+async function embedQuery(
+  deps: SearchDeps,
+  query: string,
+  signal?: AbortSignal,
+): Promise<Float32Array | null> {
+  if (!deps.embedder) return null;
+  try {
+    const [v] = await deps.embedder.embed([query], signal);
+    return v ?? null;
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    deps.log?.(`search: query embedding failed, searching lexically: ${(err as Error).message}`);
+    return null;
+  }
+}
+
+interface ChunkRow {
+  rowid: number;
+  id: string;
+  document_id: string;
+  position: number;
+  content: string;
+  created_at: string;
+  metadata: string;
+}
+
+interface MemoryRow {
+  rowid: number;
+  id: string;
+  memory: string;
+  metadata: string;
+  is_latest: number;
+  is_inference: number;
+  document_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A hit candidate with its row. */
+type Item = RerankItem & { row: ChunkRow | MemoryRow };
+
+/** Loads the rows of the selected candidates, in the candidates' order. */
+function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
+  const ids = (corpus: Corpus) =>
+    JSON.stringify(selected.filter((s) => s.corpus === corpus).map((s) => s.rowid));
+  const chunks = new Map<number, ChunkRow>();
+  const memories = new Map<number, MemoryRow>();
+  if (selected.some((s) => s.corpus === "chunks")) {
+    const rows = cachedStatement(
+      db,
+      `SELECT c.rowid, c.id, c.document_id, c.position, c.content, c.created_at, d.metadata
+         FROM json_each(?) j CROSS JOIN chunks c ON c.rowid = j.value CROSS JOIN documents d ON d.id = c.document_id`,
+    ).all(ids("chunks")) as unknown as ChunkRow[];
+    for (const r of rows) chunks.set(r.rowid, r);
+  }
+  if (selected.some((s) => s.corpus === "memories")) {
+    const rows = cachedStatement(
+      db,
+      `SELECT m.rowid, m.id, m.memory, m.metadata, m.is_latest, m.is_inference, m.document_id,
+              m.created_at, m.updated_at
+       FROM json_each(?) j CROSS JOIN memories m ON m.rowid = j.value`,
+    ).all(ids("memories")) as unknown as MemoryRow[];
+    for (const r of rows) memories.set(r.rowid, r);
+  }
+  const items: Item[] = [];
+  for (const scored of selected) {
+    if (scored.corpus === "chunks") {
+      const row = chunks.get(scored.rowid);
+      if (row)
+        items.push({ scored, row, text: row.content, documentId: row.document_id, position: row.position });
+    } else {
+      const row = memories.get(scored.rowid);
+      if (row) items.push({ scored, row, text: row.memory, documentId: row.document_id });
+    }
+  }
+  return items;
+}
+
+const parseMetadata = (text: string): Metadata => {
+  try {
+    return JSON.parse(text) as Metadata;
+  } catch {
+    return {};
+  }
+};
+
+function toHit(db: DatabaseSync, item: RerankItem, namespaceId: string, req: SearchRequest): SearchHit {
+  const { row } = item as Item;
+  const similarity = Math.min(1, Math.max(0, item.scored.similarity));
+  const included: NonNullable<SearchHit["included"]> = {};
+  if (item.scored.corpus === "chunks") {
+    const c = row as ChunkRow;
+    if (req.include?.documents) {
+      const doc = documentSummary(db, c.document_id);
+      if (doc) included.document = doc;
+    }
+    return {
+      id: c.id,
+      chunk: item.text,
+      documentId: c.document_id,
+      similarity,
+      metadata: parseMetadata(c.metadata),
+      system: { createdAt: c.created_at, updatedAt: c.created_at },
+      ...(Object.keys(included).length > 0 ? { included } : {}),
+    };
+  }
+  const m = row as MemoryRow;
+  if (req.include?.documents && m.document_id) {
+    const doc = documentSummary(db, m.document_id);
+    if (doc) included.document = doc;
+  }
+  if (req.include?.related) included.related = relatedMemories(db, m.id, namespaceId, RELATED_LIMIT_DEFAULT);
+  return {
+    id: m.id,
+    memory: m.memory,
+    documentId: m.document_id,
+    similarity,
+    metadata: parseMetadata(m.metadata),
+    isLatest: m.is_latest === 1,
+    isInference: m.is_inference === 1,
+    system: { createdAt: m.created_at, updatedAt: m.updated_at },
+    ...(Object.keys(included).length > 0 ? { included } : {}),
+  };
+}
+
+/** `included.document`: what a reader needs to cite the source. */
+function documentSummary(db: DatabaseSync, documentId: string): Record<string, unknown> | undefined {
+  const d = db
+    .prepare(
+      "SELECT id, custom_id, title, type, url, source, metadata, document_date FROM documents WHERE id = ?",
+    )
+    .get(documentId) as
+    | {
+        id: string;
+        custom_id: string | null;
+        title: string | null;
+        type: string;
+        url: string | null;
+        source: string | null;
+        metadata: string;
+        document_date: string | null;
+      }
+    | undefined;
+  if (!d) return undefined;
+  return {
+    id: d.id,
+    customId: d.custom_id,
+    title: d.title,
+    type: d.type,
+    url: d.url,
+    source: d.source,
+    metadata: parseMetadata(d.metadata),
+    date: d.document_date,
+  };
+}

@@ -1,0 +1,162 @@
+import type { DatabaseSync } from "node:sqlite";
+import { type Corpus, type Scope, visibleRowids } from "./scope.js";
+
+/** A row near the query vector, by cosine similarity in [-1, 1]. */
+export interface VectorCandidate {
+  rowid: number;
+  cosine: number;
+}
+
+/** One namespace's vectors of one model, packed: row i of `matrix` is `rowids[i]`'s unit vector. */
+interface PackedVectors {
+  version: string;
+  dimensions: number;
+  rowids: Float64Array;
+  matrix: Float32Array;
+}
+
+/** Namespaces kept packed per connection; the least recently searched one is dropped first. */
+const MAX_CACHED = 16;
+
+const caches = new WeakMap<DatabaseSync, Map<string, PackedVectors>>();
+
+const VECTORS_SQL: Record<Corpus, string> = {
+  chunks: `SELECT v.chunk_rowid AS rowid, v.embedding AS embedding
+           FROM chunks c JOIN chunk_vectors v ON v.chunk_rowid = c.rowid
+           WHERE c.namespace_id = ? AND v.model = ?`,
+  memories: `SELECT v.memory_rowid AS rowid, v.embedding AS embedding
+             FROM memories m JOIN memory_vectors v ON v.memory_rowid = m.rowid
+             WHERE m.namespace_id = ? AND v.model = ?`,
+};
+
+/**
+ * What the packed copy was built from. `data_version` moves when another connection (another
+ * process) commits; `total_changes()` when this one writes. Either one rebuilds the namespace's
+ * copy on its next search, so a search never sees stale vectors.
+ */
+function dataVersion(db: DatabaseSync): string {
+  const v = db.prepare("PRAGMA data_version").get() as { data_version: number };
+  const c = db.prepare("SELECT total_changes() AS n").get() as { n: number };
+  return `${v.data_version}:${c.n}`;
+}
+
+/** Drops every packed copy of this connection (for callers that know they changed vectors). */
+export function invalidateVectors(db: DatabaseSync): void {
+  caches.delete(db);
+}
+
+function packed(db: DatabaseSync, corpus: Corpus, namespaceId: string, model: string, dims: number) {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new Map();
+    caches.set(db, cache);
+  }
+  const key = `${corpus}\u0000${namespaceId}\u0000${model}`;
+  const version = dataVersion(db);
+  const hit = cache.get(key);
+  if (hit && hit.version === version && hit.dimensions === dims) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const rows = db.prepare(VECTORS_SQL[corpus]).all(namespaceId, model) as {
+    rowid: number;
+    embedding: Uint8Array;
+  }[];
+  const matrix = new Float32Array(rows.length * dims);
+  const rowids = new Float64Array(rows.length);
+  let n = 0;
+  for (const r of rows) {
+    // A vector of another size (a model changed its output) cannot be compared: skip it.
+    if (r.embedding.byteLength !== dims * 4) continue;
+    const v = new Float32Array(
+      r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + dims * 4),
+    );
+    let norm = 0;
+    for (let i = 0; i < dims; i++) norm += v[i]! * v[i]!;
+    norm = Math.sqrt(norm) || 1;
+    const base = n * dims;
+    for (let i = 0; i < dims; i++) matrix[base + i] = v[i]! / norm;
+    rowids[n++] = r.rowid;
+  }
+  const entry: PackedVectors = {
+    version,
+    dimensions: dims,
+    rowids: rowids.subarray(0, n),
+    matrix: matrix.subarray(0, n * dims),
+  };
+  cache.delete(key);
+  cache.set(key, entry);
+  while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
+  return entry;
+}
+
+/** The `k` best (index, score) pairs of `scores`, best first. */
+function topK(scores: Float32Array, k: number): number[] {
+  if (k >= scores.length) {
+    return [...scores.keys()].sort((a, b) => scores[b]! - scores[a]!);
+  }
+  // A small min-heap would do; k is at most a few hundred, so keep a sorted window instead.
+  const best: number[] = [];
+  let floor = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < scores.length; i++) {
+    const s = scores[i]!;
+    if (best.length === k && s <= floor) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (scores[best[mid]!]! >= s) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, i);
+    if (best.length > k) best.pop();
+    if (best.length === k) floor = scores[best[k - 1]!]!;
+  }
+  return best;
+}
+
+/**
+ * The best `want` rows of `corpus` in `scope` by cosine similarity to `query`: a scan over the
+ * namespace's packed unit vectors, then the same visibility check as the lexical path.
+ */
+export function vectorSearch(
+  db: DatabaseSync,
+  corpus: Corpus,
+  query: Float32Array,
+  model: string,
+  scope: Scope,
+  want: number,
+): VectorCandidate[] {
+  const dims = query.length;
+  if (dims === 0 || want <= 0) return [];
+  const p = packed(db, corpus, scope.namespaceId, model, dims);
+  const count = p.rowids.length;
+  if (count === 0) return [];
+  let qn = 0;
+  for (let i = 0; i < dims; i++) qn += query[i]! * query[i]!;
+  qn = Math.sqrt(qn) || 1;
+  const q = new Float32Array(dims);
+  for (let i = 0; i < dims; i++) q[i] = query[i]! / qn;
+  const scores = new Float32Array(count);
+  const m = p.matrix;
+  for (let r = 0, base = 0; r < count; r++, base += dims) {
+    let dot = 0;
+    for (let i = 0; i < dims; i++) dot += m[base + i]! * q[i]!;
+    scores[r] = dot;
+  }
+  let window = Math.max(4 * want, 200);
+  for (;;) {
+    const order = topK(scores, Math.min(window, count));
+    const rowids = order.map((i) => p.rowids[i]!);
+    const visible = visibleRowids(db, corpus, rowids, scope);
+    const out: VectorCandidate[] = [];
+    for (const i of order) {
+      const rowid = p.rowids[i]!;
+      if (visible.has(rowid)) out.push({ rowid, cosine: scores[i]! });
+      if (out.length >= want) break;
+    }
+    if (out.length >= want || order.length >= count) return out;
+    window *= 8;
+  }
+}

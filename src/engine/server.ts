@@ -1,0 +1,51 @@
+import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
+import { type Engine, type EngineOptions, openEngine } from "./index.js";
+
+export interface ServeOptions extends EngineOptions {
+  port: number;
+  host: string;
+}
+
+export interface RunningServer {
+  engine: Engine;
+  /** http://host:port, with the port actually bound (port 0 picks a free one). */
+  url: string;
+  /** Stops accepting, ends open connections, stops the workers and closes the database. */
+  close(): Promise<void>;
+}
+
+/** The engine on an HTTP socket (what `memctx serve` runs; tests start it in-process on port 0). */
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const engine = await openEngine(opts);
+  const server = createAdaptorServer({ fetch: engine.fetch, hostname: opts.host });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(opts.port, opts.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+  let closing: Promise<void> | undefined;
+  return {
+    engine,
+    url: `http://${host}:${port}`,
+    close: () => {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          if ("closeAllConnections" in server) server.closeAllConnections();
+        });
+        await engine.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,388 @@
+import type { Metadata } from "../../api/common.js";
+import type { Chunk, Document, DocumentStatus } from "../../api/documents.js";
+import type { Filter } from "../../api/filter.js";
+import type { Memory } from "../../api/memories.js";
+import { compileFilter } from "../search/filter.js";
+import { type Db, newId, now, parseJson, sha256, transaction } from "./db.js";
+import { enqueueDocumentJob } from "./jobs.js";
+import type { NamespaceRow } from "./namespaces.js";
+import { orderBy, type Page, type PageRequest } from "./pages.js";
+
+export interface DocumentRow {
+  rowid: number;
+  id: string;
+  namespace_id: string;
+  custom_id: string | null;
+  content: string;
+  content_hash: string;
+  text: string | null;
+  format: "plain" | "conversation";
+  title: string | null;
+  type: string;
+  url: string | null;
+  source: string | null;
+  summary: string | null;
+  metadata: string;
+  document_date: string | null;
+  supporting_context: string | null;
+  filter_by_metadata: string | null;
+  task_type: "memory" | "superrag";
+  dreaming: "dynamic" | "instant";
+  status: DocumentStatus;
+  dreaming_status: "dreaming" | "done";
+  error: string | null;
+  generation: number;
+  connector_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChunkRow {
+  rowid: number;
+  id: string;
+  document_id: string;
+  namespace_id: string;
+  position: number;
+  content: string;
+  type: string;
+  start_offset: number;
+  end_offset: number;
+  created_at: string;
+}
+
+/** A document as the engine receives it, whatever the route (v5, batch, connector). */
+export interface NewDocument {
+  content: string;
+  customId?: string | null;
+  metadata?: Metadata;
+  date?: string | null;
+  supportingContext?: string | null;
+  filterByMetadata?: Metadata | null;
+  taskType?: "memory" | "superrag";
+  dreaming?: "dynamic" | "instant";
+  source?: string;
+  title?: string | null;
+  connectorId?: string | null;
+}
+
+/** Payload of a 'document' job: the generation it processes (an upsert makes older ones stale). */
+export interface DocumentJobPayload {
+  generation: number;
+}
+
+/**
+ * Stores a document and queues its processing in one transaction (acknowledged means kept).
+ * Re-sending a caller id upserts: identical content answers the current status and queues
+ * nothing (unless it failed); new content bumps the generation and queues it again.
+ */
+export function addDocument(
+  db: Db,
+  ns: NamespaceRow,
+  doc: NewDocument,
+): { id: string; status: DocumentStatus } {
+  const hash = sha256(doc.content);
+  const t = now();
+  const fields = {
+    metadata: JSON.stringify(doc.metadata ?? {}),
+    date: doc.date ?? null,
+    supportingContext: doc.supportingContext ?? null,
+    filterByMetadata: doc.filterByMetadata ? JSON.stringify(doc.filterByMetadata) : null,
+    taskType: doc.taskType ?? "memory",
+    dreaming: doc.dreaming ?? "dynamic",
+  };
+  return transaction(db, () => {
+    const existing = doc.customId
+      ? (db
+          .prepare("SELECT * FROM documents WHERE namespace_id = ? AND custom_id = ?")
+          .get(ns.id, doc.customId) as DocumentRow | undefined)
+      : undefined;
+    if (existing && existing.content_hash === hash && existing.status !== "failed") {
+      // Same content: keep its processing; options that need no reprocessing still apply.
+      db.prepare(
+        `UPDATE documents SET metadata = ?, document_date = ?, supporting_context = ?, filter_by_metadata = ?,
+           task_type = ?, dreaming = ?, updated_at = ? WHERE id = ?`,
+      ).run(
+        fields.metadata,
+        fields.date,
+        fields.supportingContext,
+        fields.filterByMetadata,
+        fields.taskType,
+        fields.dreaming,
+        t,
+        existing.id,
+      );
+      return { id: existing.id, status: existing.status };
+    }
+    let id: string;
+    let generation: number;
+    if (existing) {
+      id = existing.id;
+      generation = existing.generation + 1;
+      db.prepare(
+        `UPDATE documents SET content = ?, content_hash = ?, metadata = ?, document_date = ?, supporting_context = ?,
+           filter_by_metadata = ?, task_type = ?, dreaming = ?, source = COALESCE(?, source),
+           title = COALESCE(?, title), connector_id = COALESCE(?, connector_id), status = 'queued',
+           dreaming_status = 'dreaming', error = NULL, generation = ?, updated_at = ?
+         WHERE id = ?`,
+      ).run(
+        doc.content,
+        hash,
+        fields.metadata,
+        fields.date,
+        fields.supportingContext,
+        fields.filterByMetadata,
+        fields.taskType,
+        fields.dreaming,
+        doc.source ?? null,
+        doc.title ?? null,
+        doc.connectorId ?? null,
+        generation,
+        t,
+        id,
+      );
+    } else {
+      id = newId("doc");
+      generation = 1;
+      db.prepare(
+        `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, metadata, document_date,
+           supporting_context, filter_by_metadata, task_type, dreaming, source, title, connector_id, status,
+           dreaming_status, generation, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 'dreaming', 1, ?, ?)`,
+      ).run(
+        id,
+        ns.id,
+        doc.customId ?? null,
+        doc.content,
+        hash,
+        fields.metadata,
+        fields.date,
+        fields.supportingContext,
+        fields.filterByMetadata,
+        fields.taskType,
+        fields.dreaming,
+        doc.source ?? "api",
+        doc.title ?? null,
+        doc.connectorId ?? null,
+        t,
+        t,
+      );
+    }
+    enqueueDocumentJob(db, id, ns.id, { generation } satisfies DocumentJobPayload);
+    return { id, status: "queued" as const };
+  });
+}
+
+/** A document of the namespace by service id or caller id (a service id wins a tie). */
+export function findDocument(db: Db, namespaceId: string, idOrCustomId: string): DocumentRow | undefined {
+  return db
+    .prepare(
+      `SELECT * FROM documents WHERE namespace_id = ? AND (id = ? OR custom_id = ?)
+       ORDER BY id = ? DESC LIMIT 1`,
+    )
+    .get(namespaceId, idOrCustomId, idOrCustomId, idOrCustomId) as DocumentRow | undefined;
+}
+
+export function getDocumentRow(db: Db, id: string): DocumentRow | undefined {
+  return db.prepare("SELECT * FROM documents WHERE id = ?").get(id) as DocumentRow | undefined;
+}
+
+export function toDocument(d: DocumentRow, extra?: { chunks?: Chunk[]; memories?: Memory[] }): Document {
+  return {
+    id: d.id,
+    customId: d.custom_id,
+    title: d.title,
+    type: d.type,
+    summary: d.summary,
+    content: d.content,
+    url: d.url,
+    source: d.source,
+    date: d.document_date,
+    metadata: parseJson<Metadata>(d.metadata, {}),
+    ...(d.error ? { error: d.error } : {}),
+    system: {
+      status: d.status,
+      dreamingStatus: d.dreaming_status,
+      createdAt: d.created_at,
+      updatedAt: d.updated_at,
+    },
+    ...(extra?.chunks ? { chunks: extra.chunks } : {}),
+    ...(extra?.memories ? { memories: extra.memories } : {}),
+  };
+}
+
+export function toChunk(c: ChunkRow, metadata: Metadata): Chunk {
+  return {
+    id: c.id,
+    documentId: c.document_id,
+    position: c.position,
+    content: c.content,
+    type: c.type,
+    metadata,
+    system: { createdAt: c.created_at },
+  };
+}
+
+export function chunksOfDocument(db: Db, doc: DocumentRow): Chunk[] {
+  const metadata = parseJson<Metadata>(doc.metadata, {});
+  const rows = db
+    .prepare("SELECT * FROM chunks WHERE document_id = ? ORDER BY position")
+    .all(doc.id) as unknown as ChunkRow[];
+  return rows.map((r) => toChunk(r, metadata));
+}
+
+const documentTarget = { metadata: "d.metadata", source: "d.source", type: "d.type", documentId: "d.id" };
+
+export function listDocuments(
+  db: Db,
+  namespaceId: string,
+  page: PageRequest,
+  filter: Filter | undefined,
+): Page<Document> {
+  const f = compileFilter(filter, documentTarget);
+  const from = `FROM documents d WHERE d.namespace_id = ? AND ${f.sql}`;
+  const params = [namespaceId, ...f.params];
+  const total = (db.prepare(`SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
+  const rows = db
+    .prepare(`SELECT d.* ${from} ORDER BY ${orderBy("d", page)} LIMIT ? OFFSET ?`)
+    .all(...params, page.limit, (page.page - 1) * page.limit) as unknown as DocumentRow[];
+  return { items: rows.map((r) => toDocument(r)), total };
+}
+
+/** Chunks of the namespace's indexed documents; the filter applies to their document. */
+export function listChunks(
+  db: Db,
+  namespaceId: string,
+  page: PageRequest,
+  filter: Filter | undefined,
+): Page<Chunk> {
+  const f = compileFilter(filter, documentTarget);
+  const from = `FROM chunks c JOIN documents d ON d.id = c.document_id
+    WHERE c.namespace_id = ? AND d.status = 'done' AND ${f.sql}`;
+  const params = [namespaceId, ...f.params];
+  const total = (db.prepare(`SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
+  // Chunks have no updated_at: they are replaced, never changed.
+  const rows = db
+    .prepare(
+      `SELECT c.*, d.metadata AS document_metadata ${from} ORDER BY ${orderBy("c", page, false)} LIMIT ? OFFSET ?`,
+    )
+    .all(...params, page.limit, (page.page - 1) * page.limit) as unknown as (ChunkRow & {
+    document_metadata: string;
+  })[];
+  return { items: rows.map((r) => toChunk(r, parseJson<Metadata>(r.document_metadata, {}))), total };
+}
+
+/**
+ * Deletes documents of one namespace by service or caller id, with their chunks, vectors and
+ * jobs, and the memories left without any source. Unknown ids are reported, not fatal.
+ */
+export function deleteDocuments(
+  db: Db,
+  namespaceId: string,
+  ids: readonly string[],
+): { count: number; errors: { id: string; error: string }[] } {
+  return transaction(db, () => {
+    let count = 0;
+    const errors: { id: string; error: string }[] = [];
+    for (const id of ids) {
+      const doc = findDocument(db, namespaceId, id);
+      if (!doc) {
+        errors.push({ id, error: "document not found" });
+        continue;
+      }
+      db.prepare(
+        `DELETE FROM memories WHERE namespace_id = ?
+           AND (document_id = ? OR id IN (SELECT memory_id FROM memory_sources WHERE document_id = ?))
+           AND NOT EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = memories.id AND s.document_id != ?)`,
+      ).run(namespaceId, doc.id, doc.id, doc.id);
+      db.prepare("DELETE FROM documents WHERE id = ?").run(doc.id);
+      count++;
+    }
+    return { count, errors };
+  });
+}
+
+/**
+ * Sets a processing state, unless the document was changed (upserted) or deleted since this
+ * generation: then the caller's work is stale and it gets false.
+ */
+export function setDocumentStatus(
+  db: Db,
+  id: string,
+  generation: number,
+  status: DocumentStatus,
+  error: string | null = null,
+): boolean {
+  const extra = status === "failed" ? ", dreaming_status = 'done'" : "";
+  const r = db
+    .prepare(
+      `UPDATE documents SET status = ?, error = ?, updated_at = ?${extra} WHERE id = ? AND generation = ?`,
+    )
+    .run(status, error, now(), id, generation);
+  return r.changes > 0;
+}
+
+export function setDreamingStatus(db: Db, ids: readonly string[], status: "dreaming" | "done"): void {
+  db.prepare(
+    "UPDATE documents SET dreaming_status = ?, updated_at = ? WHERE id IN (SELECT value FROM json_each(?))",
+  ).run(status, now(), JSON.stringify(ids));
+}
+
+export interface IndexedDocument {
+  text: string;
+  format: "plain" | "conversation";
+  title: string | null;
+  type: string;
+  url: string | null;
+  chunks: { content: string; position: number; start: number; end: number }[];
+  /** One vector per chunk when an embedder is configured. */
+  vectors?: { model: string; embeddings: Float32Array[] };
+  /** Runs inside the same transaction, after the swap (e.g. storing instantly dreamed memories). */
+  alsoInTransaction?: () => void;
+}
+
+/**
+ * Swaps a document's chunks (and vectors) for new ones and marks it `done`, in one transaction:
+ * a search sees the old chunks or the new ones, never a mix. False when the generation is stale.
+ */
+export function indexDocument(db: Db, id: string, generation: number, ix: IndexedDocument): boolean {
+  return transaction(db, () => {
+    const doc = db.prepare("SELECT namespace_id, generation FROM documents WHERE id = ?").get(id) as
+      | { namespace_id: string; generation: number }
+      | undefined;
+    if (!doc || doc.generation !== generation) return false;
+    db.prepare("DELETE FROM chunks WHERE document_id = ?").run(id);
+    const t = now();
+    const insert = db.prepare(
+      `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid`,
+    );
+    const insertVector = db.prepare(
+      "INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES (?, ?, ?)",
+    );
+    ix.chunks.forEach((c, i) => {
+      const row = insert.get(
+        newId("chk"),
+        id,
+        doc.namespace_id,
+        c.position,
+        c.content,
+        ix.type,
+        c.start,
+        c.end,
+        t,
+      ) as {
+        rowid: number;
+      };
+      const v = ix.vectors?.embeddings[i];
+      if (v && ix.vectors) {
+        insertVector.run(row.rowid, ix.vectors.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+      }
+    });
+    db.prepare(
+      `UPDATE documents SET text = ?, format = ?, title = COALESCE(?, title), type = ?, url = ?, status = 'done',
+         error = NULL, updated_at = ? WHERE id = ?`,
+    ).run(ix.text, ix.format, ix.title, ix.type, ix.url, t, id);
+    ix.alsoInTransaction?.();
+    return true;
+  });
+}

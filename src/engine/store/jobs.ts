@@ -1,0 +1,157 @@
+import type { Db } from "./db.js";
+import { now, transaction } from "./db.js";
+
+/**
+ * The durable job queue: rows in `jobs`, shared by every process on the data directory. A job is
+ * claimed atomically with a lease; a worker that dies stops renewing it, and once the lease has
+ * expired any process claims the job again. Finished jobs are deleted; failed ones stay for a look.
+ */
+export interface JobRow {
+  id: number;
+  kind: string;
+  document_id: string | null;
+  namespace_id: string | null;
+  payload: string;
+  state: "queued" | "running" | "failed";
+  attempts: number;
+  max_attempts: number;
+  run_after: string;
+  lease_until: string | null;
+  lease_owner: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NewJob {
+  kind: string;
+  documentId?: string | null;
+  namespaceId?: string | null;
+  payload?: unknown;
+  maxAttempts?: number;
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function enqueueJob(db: Db, job: NewJob): number {
+  const t = now();
+  const r = db
+    .prepare(
+      `INSERT INTO jobs (kind, document_id, namespace_id, payload, max_attempts, run_after, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      job.kind,
+      job.documentId ?? null,
+      job.namespaceId ?? null,
+      JSON.stringify(job.payload ?? {}),
+      job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      t,
+      t,
+      t,
+    );
+  return Number(r.lastInsertRowid);
+}
+
+/**
+ * (Re)queues the processing of a document: a job still waiting takes the new payload; one being
+ * worked on is left to notice that its generation is stale, and a new job is added.
+ */
+export function enqueueDocumentJob(db: Db, documentId: string, namespaceId: string, payload: unknown): void {
+  const t = now();
+  db.prepare("DELETE FROM jobs WHERE kind = 'document' AND document_id = ? AND state = 'failed'").run(
+    documentId,
+  );
+  const updated = db
+    .prepare(
+      `UPDATE jobs SET payload = ?, attempts = 0, run_after = ?, error = NULL, updated_at = ?
+       WHERE kind = 'document' AND document_id = ? AND state = 'queued'`,
+    )
+    .run(JSON.stringify(payload), t, t, documentId);
+  if (!updated.changes) enqueueJob(db, { kind: "document", documentId, namespaceId, payload });
+}
+
+/** Claims the oldest ready job of one of `kinds` (or one whose lease expired), or undefined. */
+export function claimJob(
+  db: Db,
+  kinds: readonly string[],
+  owner: string,
+  leaseMs: number,
+): JobRow | undefined {
+  const t = Date.now();
+  const kindList = JSON.stringify(kinds);
+  return transaction(db, () => {
+    // Two indexed lookups rather than one OR: the queue can hold many thousands of rows.
+    const ready =
+      (db
+        .prepare(
+          `SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ?
+             AND kind IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT 1`,
+        )
+        .get(iso(t), kindList) as { id: number } | undefined) ??
+      (db
+        .prepare(
+          `SELECT id FROM jobs WHERE state = 'running' AND lease_until < ?
+             AND kind IN (SELECT value FROM json_each(?)) ORDER BY lease_until LIMIT 1`,
+        )
+        .get(iso(t), kindList) as { id: number } | undefined);
+    if (!ready) return undefined;
+    return db
+      .prepare(
+        `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
+         WHERE id = ? RETURNING *`,
+      )
+      .get(owner, iso(t + leaseMs), iso(t), ready.id) as JobRow | undefined;
+  });
+}
+
+/** Extends the lease; false when the job is no longer ours (expired and claimed elsewhere, or gone). */
+export function renewLease(db: Db, id: number, owner: string, leaseMs: number): boolean {
+  const r = db
+    .prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND state = 'running'")
+    .run(iso(Date.now() + leaseMs), id, owner);
+  return r.changes > 0;
+}
+
+/** Gives a job back untouched (its worker is shutting down): claimable at once, the attempt not counted. */
+export function releaseJob(db: Db, id: number, owner: string): void {
+  db.prepare(
+    `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1),
+       updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
+  ).run(now(), id, owner);
+}
+
+export function completeJob(db: Db, id: number, owner: string): void {
+  db.prepare("DELETE FROM jobs WHERE id = ? AND lease_owner = ?").run(id, owner);
+}
+
+/**
+ * Records a failed attempt: retried later with exponential backoff while attempts remain and the
+ * error is retryable, otherwise `failed`. Returns what happened.
+ */
+export function failJob(
+  db: Db,
+  job: JobRow,
+  owner: string,
+  message: string,
+  retryable: boolean,
+): "retry" | "failed" {
+  const retry = retryable && job.attempts < job.max_attempts;
+  const backoff = Math.min(60_000, 1000 * 2 ** Math.max(0, job.attempts - 1));
+  db.prepare(
+    `UPDATE jobs SET state = ?, error = ?, run_after = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
+     WHERE id = ? AND lease_owner = ?`,
+  ).run(retry ? "queued" : "failed", message, iso(Date.now() + backoff), now(), job.id, owner);
+  return retry ? "retry" : "failed";
+}
+
+/** Counts of jobs per state (diagnostics, tests, bench). */
+export function jobCounts(db: Db): Record<string, number> {
+  const rows = db.prepare("SELECT state, count(*) AS n FROM jobs GROUP BY state").all() as {
+    state: string;
+    n: number;
+  }[];
+  return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+}

@@ -1,0 +1,120 @@
+import type { NamespaceRecord, NamespaceSummary } from "../../api/namespaces.js";
+import { type Db, newId, now, transaction } from "./db.js";
+import { LIVE_MEMORY_SQL } from "./memories.js";
+
+export interface NamespaceRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  supporting_context: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function findNamespace(db: Db, organizationId: string, name: string): NamespaceRow | undefined {
+  return db
+    .prepare("SELECT * FROM namespaces WHERE organization_id = ? AND name = ?")
+    .get(organizationId, name) as NamespaceRow | undefined;
+}
+
+/** Namespaces come into being on their first write. */
+export function ensureNamespace(db: Db, organizationId: string, name: string): NamespaceRow {
+  const existing = findNamespace(db, organizationId, name);
+  if (existing) return existing;
+  const t = now();
+  db.prepare(
+    `INSERT INTO namespaces (id, organization_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT(organization_id, name) DO NOTHING`,
+  ).run(newId("ns"), organizationId, name, t, t);
+  return findNamespace(db, organizationId, name)!;
+}
+
+const counts = (db: Db, namespaceId: string) => {
+  const d = db.prepare("SELECT count(*) AS n FROM documents WHERE namespace_id = ?").get(namespaceId) as {
+    n: number;
+  };
+  const m = db
+    .prepare(
+      `SELECT count(*) AS n FROM memories m WHERE m.namespace_id = ? AND m.is_latest = 1 AND ${LIVE_MEMORY_SQL}`,
+    )
+    .get(namespaceId, new Date().toISOString()) as { n: number };
+  return { documentCount: d.n, memoryCount: m.n };
+};
+
+export function toNamespaceRecord(db: Db, row: NamespaceRow): NamespaceRecord {
+  return {
+    namespace: row.name,
+    supportingContext: row.supporting_context,
+    ...counts(db, row.id),
+    system: { createdAt: row.created_at, updatedAt: row.updated_at },
+  };
+}
+
+/** A page of the organization's namespaces (by name), restricted to `allowed` when given. */
+export function listNamespaces(
+  db: Db,
+  organizationId: string,
+  page: number,
+  limit: number,
+  allowed: string[] | null,
+): { namespaces: NamespaceSummary[]; total: number } {
+  const filter = allowed ? `AND name IN (SELECT value FROM json_each(?))` : "";
+  const args = allowed ? [organizationId, JSON.stringify(allowed)] : [organizationId];
+  const total = (
+    db.prepare(`SELECT count(*) AS n FROM namespaces WHERE organization_id = ? ${filter}`).get(...args) as {
+      n: number;
+    }
+  ).n;
+  const rows = db
+    .prepare(`SELECT * FROM namespaces WHERE organization_id = ? ${filter} ORDER BY name LIMIT ? OFFSET ?`)
+    .all(...args, limit, (page - 1) * limit) as unknown as NamespaceRow[];
+  return {
+    namespaces: rows.map((r) => ({
+      id: r.id,
+      namespace: r.name,
+      ...counts(db, r.id),
+      description: r.supporting_context,
+      system: { createdAt: r.created_at, updatedAt: r.updated_at },
+    })),
+    total,
+  };
+}
+
+export function setSupportingContext(db: Db, organizationId: string, name: string, context: string | null) {
+  return transaction(db, () => {
+    const ns = ensureNamespace(db, organizationId, name);
+    db.prepare("UPDATE namespaces SET supporting_context = ?, updated_at = ? WHERE id = ?").run(
+      context,
+      now(),
+      ns.id,
+    );
+    return findNamespace(db, organizationId, name)!;
+  });
+}
+
+/**
+ * Deletes a namespace and everything in it (foreign keys cascade to documents, chunks, vectors,
+ * memories, buckets, connectors and jobs). With `moveTo`, its content first moves to that
+ * namespace of the same organization; a moved document replaces a target document with the same
+ * caller id.
+ */
+export function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string): void {
+  transaction(db, () => {
+    if (moveTo && moveTo !== ns.name) {
+      const target = ensureNamespace(db, ns.organization_id, moveTo);
+      db.prepare(
+        `DELETE FROM documents WHERE namespace_id = ? AND custom_id IN
+           (SELECT custom_id FROM documents WHERE namespace_id = ? AND custom_id IS NOT NULL)`,
+      ).run(target.id, ns.id);
+      for (const table of ["documents", "chunks", "memories", "jobs", "connectors"]) {
+        db.prepare(`UPDATE ${table} SET namespace_id = ? WHERE namespace_id = ?`).run(target.id, ns.id);
+      }
+      db.prepare(`UPDATE OR IGNORE profile_buckets SET namespace_id = ? WHERE namespace_id = ?`).run(
+        target.id,
+        ns.id,
+      );
+      db.prepare("UPDATE namespaces SET updated_at = ? WHERE id = ?").run(now(), target.id);
+    }
+    db.prepare("DELETE FROM namespaces WHERE id = ?").run(ns.id);
+  });
+}

@@ -1,0 +1,155 @@
+import { randomBytes } from "node:crypto";
+import { ORGANIZATION_BUCKET_PREFERENCES } from "../../api/limits.js";
+import { type Db, newId, now, parseJson, sha256, transaction } from "./db.js";
+
+/** The organization of the embedded engine and of keys created without --org. */
+export const LOCAL_ORGANIZATION = "local";
+
+const PREFERENCES_DESCRIPTION =
+  "Preferences: likes and dislikes, habits, tools and ways of working the user prefers.";
+
+export interface OrganizationRow {
+  id: string;
+  name: string;
+  organizational_context: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  organization_id: string;
+  organization: string;
+  prefix: string;
+  namespaces: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** What a valid key grants: its organization, and the namespaces it may use (null: all). */
+export interface Principal {
+  keyId: string;
+  organization: OrganizationRow;
+  namespaces: string[] | null;
+}
+
+export function getOrganization(db: Db, id: string): OrganizationRow | undefined {
+  return db.prepare("SELECT * FROM organizations WHERE id = ?").get(id) as OrganizationRow | undefined;
+}
+
+/** The organization named `name`, created (with its `preferences` bucket) when missing. */
+export function ensureOrganization(db: Db, name: string): OrganizationRow {
+  const existing = db.prepare("SELECT * FROM organizations WHERE name = ?").get(name) as
+    | OrganizationRow
+    | undefined;
+  if (existing) return existing;
+  return transaction(db, () => {
+    const t = now();
+    const id = newId("org");
+    const inserted = db
+      .prepare(
+        "INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
+      )
+      .run(id, name, t, t);
+    if (inserted.changes) {
+      db.prepare(
+        `INSERT INTO profile_buckets (organization_id, namespace_id, name, description, created_at, updated_at)
+         VALUES (?, NULL, ?, ?, ?, ?)`,
+      ).run(id, ORGANIZATION_BUCKET_PREFERENCES, PREFERENCES_DESCRIPTION, t, t);
+    }
+    return db.prepare("SELECT * FROM organizations WHERE name = ?").get(name) as unknown as OrganizationRow;
+  });
+}
+
+export function setOrganizationalContext(db: Db, id: string, context: string | null): void {
+  db.prepare("UPDATE organizations SET organizational_context = ?, updated_at = ? WHERE id = ?").run(
+    context,
+    now(),
+    id,
+  );
+}
+
+const KEY_PREFIX_LENGTH = 11; // "mk_" + 8 characters: enough to name a key, useless to guess it
+
+/** A fresh bearer key for `organization`; only its hash is stored. */
+export function createKey(db: Db, organization: string, namespaces: string[] | null = null): string {
+  const key = `mk_${randomBytes(24).toString("base64url")}`;
+  registerKey(db, key, organization, namespaces);
+  return key;
+}
+
+/**
+ * Makes `key` valid for `organization` (idempotent: a known key is re-enabled, and moved to the
+ * organization it is registered for).
+ */
+export function registerKey(db: Db, key: string, organization: string, namespaces: string[] | null = null) {
+  if (key.length < 8) throw new Error("an API key must be at least 8 characters");
+  const org = ensureOrganization(db, organization);
+  db.prepare(
+    `INSERT INTO api_keys (id, organization_id, key_hash, prefix, namespaces, created_at)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT(key_hash) DO UPDATE SET organization_id = excluded.organization_id,
+       namespaces = excluded.namespaces, revoked_at = NULL`,
+  ).run(
+    newId("key"),
+    org.id,
+    sha256(key),
+    key.slice(0, KEY_PREFIX_LENGTH),
+    namespaces ? JSON.stringify(namespaces) : null,
+    now(),
+  );
+}
+
+/** The principal of a valid, unrevoked key; undefined for anything else. */
+export function authenticate(db: Db, key: string): Principal | undefined {
+  const row = db
+    .prepare(
+      `SELECT k.id AS key_id, k.namespaces, o.* FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+       WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+    )
+    .get(sha256(key)) as (OrganizationRow & { key_id: string; namespaces: string | null }) | undefined;
+  if (!row) return undefined;
+  const { key_id, namespaces, ...organization } = row;
+  return { keyId: key_id, organization, namespaces: parseJson<string[] | null>(namespaces, null) };
+}
+
+export function listKeys(db: Db): ApiKeyRow[] {
+  return db
+    .prepare(
+      `SELECT k.id, k.organization_id, o.name AS organization, k.prefix, k.namespaces, k.created_at,
+              k.last_used_at, k.revoked_at
+       FROM api_keys k JOIN organizations o ON o.id = k.organization_id ORDER BY k.created_at`,
+    )
+    .all() as unknown as ApiKeyRow[];
+}
+
+export function countKeys(db: Db, organization: string): number {
+  const row = db
+    .prepare(
+      `SELECT count(*) AS n FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+       WHERE o.name = ? AND k.revoked_at IS NULL`,
+    )
+    .get(organization) as { n: number };
+  return row.n;
+}
+
+/**
+ * Revokes the key given in full, or the one key whose prefix is given. Returns the revoked key's
+ * prefix; throws when nothing or more than one key matches.
+ */
+export function revokeKey(db: Db, prefixOrKey: string): string {
+  const byHash = db.prepare("SELECT id, prefix FROM api_keys WHERE key_hash = ?").get(sha256(prefixOrKey)) as
+    | { id: string; prefix: string }
+    | undefined;
+  const matches = byHash
+    ? [byHash]
+    : (db
+        .prepare("SELECT id, prefix FROM api_keys WHERE revoked_at IS NULL AND substr(prefix, 1, ?) = ?")
+        .all(prefixOrKey.length, prefixOrKey) as { id: string; prefix: string }[]);
+  if (matches.length === 0) throw new Error(`no active key matches '${prefixOrKey}'`);
+  if (matches.length > 1) throw new Error(`'${prefixOrKey}' matches ${matches.length} keys; give more of it`);
+  const m = matches[0]!;
+  db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(now(), m.id);
+  return m.prefix;
+}

@@ -1,0 +1,26 @@
+/** Pagination and sort of list endpoints, as the contract's ListQuery parses them. */
+export interface PageRequest {
+  page: number;
+  limit: number;
+  sort: "createdAt" | "updatedAt";
+  order: "asc" | "desc";
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/** ORDER BY for table alias `a`; rowid breaks ties so pages never overlap. */
+export function orderBy(alias: string, p: Pick<PageRequest, "sort" | "order">, hasUpdatedAt = true): string {
+  const col = p.sort === "updatedAt" && hasUpdatedAt ? "updated_at" : "created_at";
+  const dir = p.order === "asc" ? "ASC" : "DESC";
+  return `${alias}.${col} ${dir}, ${alias}.rowid ${dir}`;
+}
+
+export const pagination = (page: number, limit: number, total: number) => ({
+  currentPage: page,
+  totalPages: Math.ceil(total / limit),
+  totalItems: total,
+  limit,
+});

@@ -1,0 +1,109 @@
+import { type Db, now, transaction } from "./db.js";
+
+/**
+ * Profile bucket definitions. Organization-owned buckets (namespace_id NULL; every organization
+ * starts with `preferences`) appear in every namespace's effective map and cannot be changed or
+ * removed through a namespace; namespace-owned ones belong to one namespace.
+ */
+export interface BucketDefinition {
+  name: string;
+  description: string;
+  owner: "organization" | "namespace";
+}
+
+/** A change through a namespace touched an organization-owned bucket (the route answers 403). */
+export class OrganizationBucketError extends Error {
+  constructor(readonly bucket: string) {
+    super(
+      `bucket '${bucket}' is owned by the organization and cannot be changed or removed through a namespace`,
+    );
+    this.name = "OrganizationBucketError";
+  }
+}
+
+/**
+ * The effective buckets of a namespace (null: one never written, so only the organization's),
+ * by name. On a name clash the organization's bucket wins.
+ */
+export function effectiveBuckets(
+  db: Db,
+  organizationId: string,
+  namespaceId: string | null,
+): BucketDefinition[] {
+  const rows = db
+    .prepare(
+      `SELECT name, description, namespace_id IS NULL AS org FROM profile_buckets
+       WHERE organization_id = ? AND (namespace_id IS NULL OR namespace_id = ?)
+       ORDER BY name, org DESC`,
+    )
+    .all(organizationId, namespaceId) as { name: string; description: string; org: number }[];
+  const out = new Map<string, BucketDefinition>();
+  for (const r of rows) {
+    if (!out.has(r.name)) {
+      out.set(r.name, {
+        name: r.name,
+        description: r.description,
+        owner: r.org ? "organization" : "namespace",
+      });
+    }
+  }
+  return [...out.values()];
+}
+
+export const bucketMap = (buckets: readonly BucketDefinition[]): Record<string, string> =>
+  Object.fromEntries(buckets.map((b) => [b.name, b.description]));
+
+function organizationBucketNames(db: Db, organizationId: string): Set<string> {
+  const rows = db
+    .prepare("SELECT name FROM profile_buckets WHERE organization_id = ? AND namespace_id IS NULL")
+    .all(organizationId) as { name: string }[];
+  return new Set(rows.map((r) => r.name));
+}
+
+/**
+ * Adds or updates namespace buckets; the others stay. Throws OrganizationBucketError, changing
+ * nothing, when any name is an organization-owned bucket.
+ */
+export function putBuckets(
+  db: Db,
+  organizationId: string,
+  namespaceId: string,
+  buckets: Record<string, string>,
+): void {
+  transaction(db, () => {
+    const owned = organizationBucketNames(db, organizationId);
+    const clash = Object.keys(buckets).find((n) => owned.has(n));
+    if (clash !== undefined) throw new OrganizationBucketError(clash);
+    const t = now();
+    const upsert = db.prepare(
+      `INSERT INTO profile_buckets (organization_id, namespace_id, name, description, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT(namespace_id, name) WHERE namespace_id IS NOT NULL
+       DO UPDATE SET description = excluded.description, updated_at = excluded.updated_at`,
+    );
+    for (const [name, description] of Object.entries(buckets)) {
+      upsert.run(organizationId, namespaceId, name, description, t, t);
+    }
+  });
+}
+
+/**
+ * Removes namespace buckets by name (names the namespace does not have are no error). Throws
+ * OrganizationBucketError, changing nothing, when any name is an organization-owned bucket.
+ */
+export function deleteBuckets(
+  db: Db,
+  organizationId: string,
+  namespaceId: string | null,
+  names: readonly string[],
+) {
+  transaction(db, () => {
+    const owned = organizationBucketNames(db, organizationId);
+    const clash = names.find((n) => owned.has(n));
+    if (clash !== undefined) throw new OrganizationBucketError(clash);
+    if (!namespaceId) return;
+    db.prepare(
+      "DELETE FROM profile_buckets WHERE namespace_id = ? AND name IN (SELECT value FROM json_each(?))",
+    ).run(namespaceId, JSON.stringify(names));
+  });
+}

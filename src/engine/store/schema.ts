@@ -1,0 +1,298 @@
+import type { DatabaseSync } from "node:sqlite";
+
+/**
+ * The engine's SQLite schema as a `user_version` ladder: migration N (1-based) moves the file from
+ * version N-1 to N. Append new steps; never edit a step that has shipped.
+ *
+ * Conventions every store module follows (the search, memory and connector code relies on them):
+ * - service ids are prefixed random strings (doc_, chk_, mem_, ns_, org_, key_, con_, run_);
+ *   times are ISO strings from `new Date().toISOString()` (they sort as text);
+ * - tables searched by FTS5 declare `rowid INTEGER PRIMARY KEY` explicitly, so rowids survive
+ *   VACUUM; the FTS tables are external-content and kept in sync by the triggers below;
+ * - vectors are Float32 BLOBs keyed by the owner's rowid and deleted with it;
+ * - every content row carries `namespace_id`: every query of content is scoped by it;
+ * - a document's chunks are visible to search only while `documents.status = 'done'`.
+ */
+export const migrations: readonly string[] = [
+  // 1: the whole v5 model
+  `
+  CREATE TABLE organizations (
+    id                     TEXT PRIMARY KEY,            -- org_...
+    name                   TEXT NOT NULL UNIQUE,        -- 'local' for the embedded engine's own organization
+    organizational_context TEXT,
+    created_at             TEXT NOT NULL,
+    updated_at             TEXT NOT NULL
+  );
+
+  -- Bearer keys: only the sha256 (hex) of a key is stored. 'prefix' is the key's first characters,
+  -- shown by 'memctx keys list' and accepted by 'memctx keys revoke'.
+  CREATE TABLE api_keys (
+    id              TEXT PRIMARY KEY,                   -- key_...
+    organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    key_hash        TEXT NOT NULL UNIQUE,
+    prefix          TEXT NOT NULL,
+    namespaces      TEXT,                               -- JSON array of allowed namespace names; NULL = all
+    created_at      TEXT NOT NULL,
+    last_used_at    TEXT,
+    revoked_at      TEXT
+  );
+
+  CREATE TABLE namespaces (
+    id                 TEXT PRIMARY KEY,                -- ns_...
+    organization_id    TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    name               TEXT NOT NULL,
+    supporting_context TEXT,
+    created_at         TEXT NOT NULL,
+    updated_at         TEXT NOT NULL,
+    UNIQUE (organization_id, name)
+  );
+
+  CREATE TABLE documents (
+    rowid              INTEGER PRIMARY KEY,
+    id                 TEXT NOT NULL UNIQUE,            -- doc_...
+    namespace_id       TEXT NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
+    custom_id          TEXT,                            -- caller id, unique per namespace
+    content            TEXT NOT NULL,                   -- as sent (text or a URL)
+    content_hash       TEXT NOT NULL,                   -- sha256 of content: identical re-sends are not reprocessed
+    text               TEXT,                            -- resolved text (after fetching / conversion)
+    format             TEXT NOT NULL DEFAULT 'plain',   -- 'plain' | 'conversation'
+    title              TEXT,
+    type               TEXT NOT NULL DEFAULT 'text',    -- DocumentType
+    url                TEXT,
+    source             TEXT,                            -- 'api', or a connector provider name
+    summary            TEXT,
+    metadata           TEXT NOT NULL DEFAULT '{}',      -- JSON, flat
+    document_date      TEXT,                            -- 'date' / 'documentDate' as sent
+    supporting_context TEXT,                            -- 'supportingContext' / 'entityContext'
+    filter_by_metadata TEXT,                            -- JSON or NULL
+    task_type          TEXT NOT NULL DEFAULT 'memory',  -- 'memory' | 'superrag'
+    dreaming           TEXT NOT NULL DEFAULT 'dynamic', -- 'dynamic' | 'instant'
+    status             TEXT NOT NULL,                   -- DocumentStatus
+    dreaming_status    TEXT NOT NULL,                   -- 'dreaming' | 'done'
+    error              TEXT,
+    generation         INTEGER NOT NULL DEFAULT 1,      -- bumped by each upsert; stale jobs check it
+    connector_id       TEXT,                            -- set when a connector imported it
+    created_at         TEXT NOT NULL,
+    updated_at         TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX documents_custom_id ON documents(namespace_id, custom_id) WHERE custom_id IS NOT NULL;
+  CREATE INDEX documents_namespace_created ON documents(namespace_id, created_at);
+  CREATE INDEX documents_namespace_updated ON documents(namespace_id, updated_at);
+  CREATE INDEX documents_connector ON documents(connector_id) WHERE connector_id IS NOT NULL;
+
+  CREATE TABLE chunks (
+    rowid        INTEGER PRIMARY KEY,
+    id           TEXT NOT NULL UNIQUE,                  -- chk_...
+    document_id  TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    namespace_id TEXT NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
+    position     INTEGER NOT NULL,
+    content      TEXT NOT NULL,
+    type         TEXT NOT NULL DEFAULT 'text',
+    start_offset INTEGER NOT NULL,
+    end_offset   INTEGER NOT NULL,
+    created_at   TEXT NOT NULL
+  );
+  CREATE INDEX chunks_document ON chunks(document_id, position);
+  CREATE INDEX chunks_namespace_created ON chunks(namespace_id, created_at);
+
+  CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    content, content='chunks', content_rowid='rowid', tokenize='porter unicode61'
+  );
+  CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, content) VALUES (new.rowid, new.content);
+  END;
+  CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+  END;
+  CREATE TRIGGER chunks_fts_update AFTER UPDATE OF content ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+    INSERT INTO chunks_fts(rowid, content) VALUES (new.rowid, new.content);
+  END;
+
+  CREATE TABLE chunk_vectors (
+    chunk_rowid INTEGER PRIMARY KEY REFERENCES chunks(rowid) ON DELETE CASCADE,
+    model       TEXT NOT NULL,
+    embedding   BLOB NOT NULL                           -- Float32Array bytes
+  );
+
+  CREATE TABLE memories (
+    rowid            INTEGER PRIMARY KEY,
+    id               TEXT NOT NULL UNIQUE,              -- mem_...
+    namespace_id     TEXT NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
+    memory           TEXT NOT NULL,
+    metadata         TEXT NOT NULL DEFAULT '{}',        -- JSON: the source document's metadata
+    is_static        INTEGER NOT NULL DEFAULT 0,
+    is_inference     INTEGER NOT NULL DEFAULT 0,
+    is_latest        INTEGER NOT NULL DEFAULT 1,
+    is_forgotten     INTEGER NOT NULL DEFAULT 0,
+    version          INTEGER NOT NULL DEFAULT 1,
+    parent_memory_id TEXT,
+    root_memory_id   TEXT,
+    forget_after     TEXT,
+    forget_reason    TEXT,
+    subject          TEXT,
+    attribute        TEXT,
+    event_date       TEXT,
+    document_id      TEXT,                              -- latest source document (no FK: see memory_sources)
+    created_at       TEXT NOT NULL,
+    updated_at       TEXT NOT NULL
+  );
+  CREATE INDEX memories_namespace_created ON memories(namespace_id, created_at);
+  CREATE INDEX memories_namespace_subject ON memories(namespace_id, subject, attribute);
+  CREATE INDEX memories_document ON memories(document_id);
+
+  CREATE VIRTUAL TABLE memories_fts USING fts5(
+    memory, content='memories', content_rowid='rowid', tokenize='porter unicode61'
+  );
+  CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts(rowid, memory) VALUES (new.rowid, new.memory);
+  END;
+  CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, memory) VALUES ('delete', old.rowid, old.memory);
+  END;
+  CREATE TRIGGER memories_fts_update AFTER UPDATE OF memory ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, memory) VALUES ('delete', old.rowid, old.memory);
+    INSERT INTO memories_fts(rowid, memory) VALUES (new.rowid, new.memory);
+  END;
+
+  CREATE TABLE memory_vectors (
+    memory_rowid INTEGER PRIMARY KEY REFERENCES memories(rowid) ON DELETE CASCADE,
+    model        TEXT NOT NULL,
+    embedding    BLOB NOT NULL
+  );
+
+  -- from_id (newer) updates | extends | derives to_id (older).
+  CREATE TABLE memory_relations (
+    from_id    TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+    to_id      TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+    relation   TEXT NOT NULL CHECK (relation IN ('updates', 'extends', 'derives')),
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (from_id, to_id, relation)
+  );
+  CREATE INDEX memory_relations_to ON memory_relations(to_id);
+
+  -- Every document a memory came from. Deleting a document deletes the memories left without a source.
+  CREATE TABLE memory_sources (
+    memory_id   TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    start_offset INTEGER,
+    end_offset   INTEGER,
+    created_at  TEXT NOT NULL,
+    PRIMARY KEY (memory_id, document_id)
+  );
+  CREATE INDEX memory_sources_document ON memory_sources(document_id);
+
+  -- The durable job queue, shared by every process on this data directory. A worker claims a job
+  -- atomically (state 'running' + lease_until); a job whose lease expired is claimed again.
+  CREATE TABLE jobs (
+    id           INTEGER PRIMARY KEY,
+    kind         TEXT NOT NULL,                         -- 'document' (process one document), others by owners
+    document_id  TEXT REFERENCES documents(id) ON DELETE CASCADE,
+    namespace_id TEXT REFERENCES namespaces(id) ON DELETE CASCADE,
+    payload      TEXT NOT NULL DEFAULT '{}',            -- JSON
+    state        TEXT NOT NULL DEFAULT 'queued',        -- 'queued' | 'running' | 'failed' (done jobs are deleted)
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    max_attempts INTEGER NOT NULL DEFAULT 3,
+    run_after    TEXT NOT NULL,                         -- not before (retry backoff)
+    lease_until  TEXT,
+    lease_owner  TEXT,
+    error        TEXT,
+    created_at   TEXT NOT NULL,
+    updated_at   TEXT NOT NULL
+  );
+  CREATE INDEX jobs_ready ON jobs(state, id);
+  CREATE INDEX jobs_lease ON jobs(state, lease_until);
+  CREATE INDEX jobs_document ON jobs(document_id);
+
+  -- Organization-owned buckets have namespace_id NULL; every organization starts with 'preferences'.
+  CREATE TABLE profile_buckets (
+    id              INTEGER PRIMARY KEY,
+    organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    namespace_id    TEXT REFERENCES namespaces(id) ON DELETE CASCADE,
+    name            TEXT NOT NULL,
+    description     TEXT NOT NULL,
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX profile_buckets_organization ON profile_buckets(organization_id, name)
+    WHERE namespace_id IS NULL;
+  CREATE UNIQUE INDEX profile_buckets_namespace ON profile_buckets(namespace_id, name)
+    WHERE namespace_id IS NOT NULL;
+
+  CREATE TABLE connectors (
+    id                       TEXT PRIMARY KEY,          -- con_...
+    organization_id          TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    namespace_id             TEXT NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
+    provider                 TEXT NOT NULL,
+    state                    TEXT NOT NULL,             -- 'pending' | 'connected' | 'expired'
+    account                  TEXT,
+    config                   TEXT,                      -- JSON
+    selection                TEXT,                      -- JSON
+    document_limit           INTEGER,
+    credentials              TEXT,                      -- JSON OAuth tokens
+    oauth_state              TEXT UNIQUE,
+    code_verifier            TEXT,
+    redirect_url             TEXT,
+    authorization_url        TEXT,
+    authorization_expires_at TEXT,
+    created_at               TEXT NOT NULL,
+    updated_at               TEXT NOT NULL
+  );
+  CREATE INDEX connectors_namespace ON connectors(namespace_id);
+  CREATE INDEX connectors_organization ON connectors(organization_id);
+
+  CREATE TABLE sync_runs (
+    id           TEXT PRIMARY KEY,                      -- run_...
+    connector_id TEXT NOT NULL REFERENCES connectors(id) ON DELETE CASCADE,
+    status       TEXT NOT NULL,                         -- 'queued' | 'running' | 'done' | 'failed'
+    error        TEXT,
+    counts       TEXT,                                  -- JSON
+    failed_items TEXT,                                  -- JSON array of {item, reason}
+    started_at   TEXT,
+    finished_at  TEXT,
+    created_at   TEXT NOT NULL
+  );
+  CREATE INDEX sync_runs_connector ON sync_runs(connector_id, created_at);
+  -- At most one active run per connector: a second trigger is a 409.
+  CREATE UNIQUE INDEX sync_runs_active ON sync_runs(connector_id) WHERE status IN ('queued', 'running');
+
+  CREATE TABLE connector_items (
+    connector_id TEXT NOT NULL REFERENCES connectors(id) ON DELETE CASCADE,
+    external_id  TEXT NOT NULL,
+    document_id  TEXT REFERENCES documents(id) ON DELETE SET NULL,
+    version      TEXT NOT NULL,
+    updated_at   TEXT NOT NULL,
+    PRIMARY KEY (connector_id, external_id)
+  );
+  CREATE INDEX connector_items_document ON connector_items(document_id);
+  `,
+];
+
+export const SCHEMA_VERSION = migrations.length;
+
+/**
+ * Brings the file up to SCHEMA_VERSION. Safe when several processes open the same file at once:
+ * each step re-reads the version inside its write transaction.
+ */
+export function migrate(db: DatabaseSync): void {
+  const version = () => (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
+  if (version() > SCHEMA_VERSION) {
+    throw new Error(
+      `this data directory was written by a newer memctx (schema ${version()} > ${SCHEMA_VERSION}); upgrade memctx`,
+    );
+  }
+  while (version() < SCHEMA_VERSION) {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const v = version();
+      if (v < SCHEMA_VERSION) {
+        db.exec(migrations[v]!);
+        db.exec(`PRAGMA user_version = ${v + 1}`);
+      }
+      db.exec("COMMIT");
+    } catch (err) {
+      db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+}

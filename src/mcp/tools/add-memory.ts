@@ -1,0 +1,210 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { DateString, DocumentStatus, DreamingStatus, Metadata } from "../../api/index.js";
+import { type DocumentState, NotFoundError, WaitTimeoutError } from "../../client/index.js";
+import { defineTool, type ToolContext } from "./define.js";
+
+/** A conversation's turns live in one document with this id, so the session stays one document. */
+export const conversationDocumentId = (conversationId: string) => `conv-${conversationId}`;
+/** Plain content gets an id from its text: adding the same text twice upserts, never duplicates. */
+export const contentDocumentId = (content: string) =>
+  `note-${createHash("sha256").update(content).digest("hex").slice(0, 24)}`;
+
+/** How long `wait: true` waits for memories before answering with the state so far. */
+export const ADD_WAIT_TIMEOUT_MS = 120_000;
+
+const inputSchema = z.strictObject({
+  content: z
+    .string()
+    .trim()
+    .min(1, "content must not be empty")
+    .describe(
+      "What to remember: text, a single http(s) URL (the page or PDF is fetched), or one conversation turn.",
+    ),
+  conversationId: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,200}$/, "conversationId must be 1 to 200 letters, digits or _ . : -")
+    .optional()
+    .describe(
+      "Groups turns of one conversation into one document. Use the same value for every turn of a conversation; requires role.",
+    ),
+  role: z
+    .string()
+    .regex(/^[^\s:][^:\n\r]{0,39}$/, "role must be 1 to 40 characters without ':' or line breaks")
+    .optional()
+    .describe('Speaker of this turn, e.g. "user", "assistant" or a person\'s name; requires conversationId.'),
+  metadata: Metadata.optional().describe(
+    'Flat key/value tags (string, number, boolean or string array) to filter on later, e.g. {"project": "atlas"}.',
+  ),
+  date: DateString.optional().describe(
+    "When the content is from (YYYY-MM-DD or ISO timestamp); relative dates in it are read against this. Default: now.",
+  ),
+  wait: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Wait until the memories are extracted (up to 2 minutes) and report progress; default false returns at once.",
+    ),
+});
+
+const outputSchema = z.object({
+  id: z.string().describe("The document id."),
+  status: DocumentStatus,
+  dreamingStatus: DreamingStatus.optional(),
+  conversationId: z.string().optional(),
+  turns: z.number().int().optional().describe("Turns in the conversation's transcript so far."),
+  memoriesReady: z.boolean().describe("True when the memories of this content can be searched now."),
+});
+
+/** One turn per line, "role: text": line breaks inside a turn would split it into two turns. */
+const turnLine = (role: string, text: string) => `${role.trim()}: ${text.replace(/\s*[\r\n]+\s*/g, " ")}`;
+
+/** Turns of the same conversation are appended one at a time in this process (read, append, upsert). */
+const conversationLocks = new Map<string, Promise<unknown>>();
+function serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const previous = conversationLocks.get(key) ?? Promise.resolve();
+  const next = previous.then(fn, fn);
+  const settled = next.catch(() => {});
+  conversationLocks.set(key, settled);
+  void settled.then(() => {
+    if (conversationLocks.get(key) === settled) conversationLocks.delete(key);
+  });
+  return next;
+}
+
+/** Reads the stored transcript back through the API, so turns survive a restart of this server. */
+async function appendTurn(ctx: ToolContext, id: string, line: string, opts: AddOptions) {
+  let transcript = "";
+  try {
+    const doc = await ctx.ns.documents.get(id, undefined, { signal: ctx.extra.signal });
+    transcript = doc.content ?? "";
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+  }
+  const content = transcript ? `${transcript.replace(/\s+$/, "")}\n${line}` : line;
+  const res = await ctx.ns.documents.add({ content, id, ...opts }, { signal: ctx.extra.signal });
+  return { res, turns: content.split("\n").filter((l) => l.trim()).length };
+}
+
+interface AddOptions {
+  metadata?: Metadata;
+  date?: string;
+  dreaming?: "instant";
+}
+
+const STEPS: Record<DocumentState["status"], number> = {
+  unknown: 0,
+  queued: 1,
+  extracting: 2,
+  chunking: 3,
+  embedding: 4,
+  indexing: 5,
+  done: 6,
+  failed: 6,
+};
+const TOTAL_STEPS = 7;
+
+export const addMemory = defineTool({
+  name: "add_memory",
+  title: "Add memory",
+  description: [
+    "Store something in long-term memory: a fact, a note, a decision, a URL to read, or a turn of the current conversation.",
+    "Call it when the user shares something worth remembering later (preferences, facts about people and projects, decisions), or to log each conversation turn.",
+    "For conversation turns pass conversationId (the same for the whole conversation) and role: each turn is appended to one transcript document.",
+    "Returns the document id and its processing status. Memories are extracted in the background; search finds the text within seconds and the extracted memories a little later. Pass wait: true to wait until the memories are ready.",
+    "Adding the same text again does not duplicate it. On an error, the message says which field to fix.",
+  ].join(" "),
+  inputSchema,
+  outputSchema,
+  annotations: {
+    title: "Add memory",
+    readOnlyHint: false,
+    // Only ever adds: plain content upserts under an id taken from its text, turns are appended.
+    destructiveHint: false,
+    // Plain content is idempotent, but a repeated conversation turn is appended twice.
+    idempotentHint: false,
+    // A URL is fetched from the web.
+    openWorldHint: true,
+  },
+  async handler(args, ctx) {
+    const { content, conversationId, role, wait } = args;
+    if ((conversationId === undefined) !== (role === undefined)) {
+      return {
+        isError: true,
+        content: [
+          {
+            type: "text",
+            text: `${conversationId === undefined ? "role" : "conversationId"} was given without ${conversationId === undefined ? "conversationId" : "role"}: a conversation turn needs both (conversationId groups the turns, role names the speaker). Pass both, or neither for plain content.`,
+          },
+        ],
+      };
+    }
+    const opts: AddOptions = {};
+    if (args.metadata) opts.metadata = args.metadata;
+    if (args.date) opts.date = args.date;
+    // Whoever waits wants the memories now: instant dreaming skips the batching delay.
+    if (wait) opts.dreaming = "instant";
+
+    let id: string;
+    let status: DocumentState["status"];
+    let turns: number | undefined;
+    if (conversationId !== undefined && role !== undefined) {
+      id = conversationDocumentId(conversationId);
+      const out = await serialize(`${ctx.namespace}\0${id}`, () =>
+        appendTurn(ctx, id, turnLine(role, content), opts),
+      );
+      status = out.res.status;
+      turns = out.turns;
+    } else {
+      id = contentDocumentId(content);
+      const res = await ctx.ns.documents.add({ content, id, ...opts }, { signal: ctx.extra.signal });
+      status = res.status;
+    }
+    await ctx.profileChanged();
+
+    let dreamingStatus: DocumentState["dreamingStatus"] | undefined;
+    let memoriesReady = false;
+    if (wait) {
+      await ctx.progress(STEPS[status], TOTAL_STEPS, `document ${id}: ${status}`);
+      try {
+        const doc = await ctx.ns.documents.waitFor(id, {
+          until: "memories",
+          signal: ctx.extra.signal,
+          timeoutMs: ADD_WAIT_TIMEOUT_MS,
+          onProgress: (s) => {
+            const step = s.status === "done" && s.dreamingStatus === "done" ? TOTAL_STEPS : STEPS[s.status];
+            void ctx.progress(step, TOTAL_STEPS, `document ${id}: ${s.status}, memories ${s.dreamingStatus}`);
+          },
+        });
+        status = doc.system.status;
+        dreamingStatus = doc.system.dreamingStatus;
+        memoriesReady = true;
+        await ctx.profileChanged();
+      } catch (err) {
+        if (!(err instanceof WaitTimeoutError)) throw err;
+        const last = err.lastState as DocumentState | undefined;
+        if (last) {
+          status = last.status;
+          dreamingStatus = last.dreamingStatus;
+        }
+      }
+    } else {
+      ctx.watchDreaming(id);
+    }
+
+    const structured = {
+      id,
+      status,
+      ...(dreamingStatus ? { dreamingStatus } : {}),
+      ...(conversationId !== undefined ? { conversationId, turns } : {}),
+      memoriesReady,
+    };
+    const what = conversationId !== undefined ? `Turn ${turns} of conversation ${conversationId}` : "Content";
+    const text = memoriesReady
+      ? `${what} stored as document ${id}; its memories are ready to search.`
+      : wait
+        ? `${what} stored as document ${id} (status ${status}); memories are still being extracted, search again in a little while.`
+        : `${what} stored as document ${id} (status ${status}). Memories are extracted in the background.`;
+    return { structured, text };
+  },
+});

@@ -1,0 +1,74 @@
+import { z } from "zod";
+import {
+  Authorization,
+  Connector,
+  CreateConnectorBody,
+  isOAuthProvider,
+  Provider,
+  SyncRun,
+} from "../../api/index.js";
+import { defineTool } from "./define.js";
+
+/** The contract's create body, each field described for a model. */
+const body = CreateConnectorBody.shape;
+const inputSchema = z.strictObject({
+  provider: body.provider.describe(
+    "notion, google-drive, onedrive, gmail, github (the user signs in) or web-crawler, s3, granola (configured by config).",
+  ),
+  redirectUrl: body.redirectUrl.describe(
+    "OAuth providers: where the provider sends the user back; must match the OAuth app's redirect exactly.",
+  ),
+  config: body.config.describe(
+    'Configuration providers: e.g. web-crawler {"startUrl": "https://docs.example.com"}.',
+  ),
+  documentLimit: body.documentLimit.describe("Most documents to sync (500 to 1000 is a good start)."),
+});
+
+const outputSchema = z.object({
+  id: z.string(),
+  provider: Provider,
+  authorization: Authorization.nullable().describe(
+    "OAuth providers: the link the user opens to connect, and its expiry.",
+  ),
+  connector: Connector.optional().describe("Configuration providers: the connector as created."),
+  run: SyncRun.nullable().optional().describe("Configuration providers: the sync run that started."),
+});
+
+export const connectSource = defineTool({
+  name: "connect_source",
+  title: "Connect a source",
+  description: [
+    "Sync an external source into this memory: notion, google-drive, onedrive, gmail or github (the user signs in: pass redirectUrl), or web-crawler (config: {startUrl}), s3 or granola (configuration in config).",
+    "For OAuth providers it returns an authorization link: give it to the user to open; it expires after one hour, then call again.",
+    "For configuration providers the first sync starts at once and the result shows the connector and its run; the synced documents become searchable as they are processed.",
+    "Call it only when the user asks to connect a source. On an error, the message names the field to fix (for example a missing startUrl).",
+  ].join(" "),
+  inputSchema,
+  outputSchema,
+  annotations: {
+    title: "Connect a source",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+  async handler(args, ctx) {
+    const opts = { signal: ctx.extra.signal };
+    const created = await ctx.ns.connectors.create(args, opts);
+    if (isOAuthProvider(args.provider) || created.authorization) {
+      const auth = created.authorization;
+      return {
+        structured: { id: created.id, provider: args.provider, authorization: auth ?? null },
+        text: auth
+          ? `Ask the user to open this link to connect ${args.provider} (it expires ${auth.expiresAt}): ${auth.url}\nThe connector (${created.id}) appears once they finish.`
+          : `Connector ${created.id} for ${args.provider} was created.`,
+      };
+    }
+    const connector = await ctx.ns.connectors.get(created.id, { include: ["syncs"] }, opts);
+    const run = connector.latestRun ?? connector.syncs?.[0] ?? null;
+    return {
+      structured: { id: created.id, provider: args.provider, authorization: null, connector, run },
+      text: `Connected ${args.provider} as ${created.id}; ${run ? `sync ${run.id} is ${run.system.status}` : "the first sync is starting"}. Synced documents become searchable as they are processed (list shows their status).`,
+    };
+  },
+});

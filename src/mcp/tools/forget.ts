@@ -1,0 +1,162 @@
+import { z } from "zod";
+import { FORGET_MEMORY_IDS_MAX, ItemError, MemoryRef } from "../../api/index.js";
+import { defineTool, type ToolContext } from "./define.js";
+
+const inputSchema = z.strictObject({
+  ids: z
+    .array(z.string().min(1))
+    .min(1)
+    .max(FORGET_MEMORY_IDS_MAX)
+    .optional()
+    .describe("Exact memory ids to forget (from search, list or an earlier forget by query)."),
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe("Forget by meaning: memories matching this are shown first and forgotten only once confirmed."),
+});
+
+const outputSchema = z.object({
+  forgotten: z.number().int().describe("How many memories were forgotten by this call."),
+  matches: z.array(MemoryRef).describe("The memories concerned."),
+  errors: z.array(ItemError),
+  needsConfirmation: z
+    .boolean()
+    .describe("True when nothing was forgotten yet: confirm with the user, then call again with ids."),
+});
+
+const list = (matches: { id: string; memory: string }[]) => matches.map((m) => `- ${m.id}: ${m.memory}`);
+
+/** How long the user may take to answer the confirmation (the SDK's default is 60 s). */
+export const CONFIRM_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Asks the user through elicitation: true (accepted and confirmed), false (declined, cancelled or
+ * not confirmed), or undefined when the client cannot ask or the question failed: then the
+ * agent confirms instead.
+ */
+async function confirmWithUser(ctx: ToolContext, query: string, matches: { id: string; memory: string }[]) {
+  if (!ctx.server.server.getClientCapabilities()?.elicitation) return undefined;
+  const count = `${matches.length} memor${matches.length === 1 ? "y" : "ies"}`;
+  try {
+    const res = await ctx.server.server.elicitInput(
+      {
+        mode: "form",
+        message: [`Forget ${count} matching "${query}"?`, ...list(matches)].join("\n"),
+        requestedSchema: {
+          type: "object",
+          properties: {
+            confirm: {
+              type: "boolean",
+              title: "Forget them",
+              description: "Forget the memories listed above",
+              default: false,
+            },
+          },
+          required: ["confirm"],
+        },
+      },
+      { signal: ctx.extra.signal, timeout: CONFIRM_TIMEOUT_MS },
+    );
+    return res.action === "accept" && res.content?.confirm === true;
+  } catch {
+    if (ctx.extra.signal.aborted) throw ctx.extra.signal.reason;
+    return undefined;
+  }
+}
+
+export const forget = defineTool({
+  name: "forget",
+  title: "Forget memories",
+  description: [
+    "Forget memories that are wrong, outdated or that the user wants removed. Forgotten memories no longer appear in search or the profile.",
+    "Pass ids to forget exact memories, or query to forget by meaning.",
+    "By meaning, the matching memories are shown first: where the client can ask the user, the user confirms there; otherwise nothing is forgotten and the result lists the matches (needsConfirmation: true): show them to the user and, once confirmed, call forget again with their ids.",
+    "Only forget what the user asked to forget.",
+  ].join(" "),
+  inputSchema,
+  outputSchema,
+  annotations: {
+    title: "Forget memories",
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  async handler(args, ctx) {
+    if ((args.ids === undefined) === (args.query === undefined)) {
+      return {
+        isError: true,
+        content: [
+          {
+            type: "text",
+            text: "Pass either ids (exact memory ids) or query (forget by meaning), not both and not neither.",
+          },
+        ],
+      };
+    }
+    const opts = { signal: ctx.extra.signal };
+    if (args.ids) {
+      const res = await ctx.ns.memories.forget(args.ids, opts);
+      await ctx.profileChanged();
+      const errors = res.errors.map((e) => `- ${e.id}: ${e.error}`);
+      return {
+        structured: {
+          forgotten: res.count,
+          matches: res.matches,
+          errors: res.errors,
+          needsConfirmation: false,
+        },
+        text: [
+          `Forgot ${res.count} memor${res.count === 1 ? "y" : "ies"}.`,
+          ...list(res.matches),
+          ...(errors.length ? ["Not forgotten:", ...errors] : []),
+        ].join("\n"),
+      };
+    }
+    const query = args.query as string;
+    const dry = await ctx.ns.memories.forgetSemantic({ query, dryRun: true }, opts);
+    if (dry.matches.length === 0) {
+      return {
+        structured: { forgotten: 0, matches: [], errors: dry.errors, needsConfirmation: false },
+        text: `No memory matches "${query}"; nothing was forgotten. Try search to find the memories and forget them by id.`,
+      };
+    }
+    const confirmed = await confirmWithUser(ctx, query, dry.matches);
+    if (confirmed === undefined) {
+      return {
+        structured: { forgotten: 0, matches: dry.matches, errors: dry.errors, needsConfirmation: true },
+        text: [
+          `Nothing was forgotten yet. ${dry.matches.length} memor${dry.matches.length === 1 ? "y matches" : "ies match"} "${query}":`,
+          ...list(dry.matches),
+          `Show these to the user. Once they confirm, call forget with ids: ${JSON.stringify(dry.matches.map((m) => m.id))}.`,
+        ].join("\n"),
+      };
+    }
+    if (!confirmed) {
+      return {
+        structured: { forgotten: 0, matches: dry.matches, errors: [], needsConfirmation: false },
+        text: "The user did not confirm; nothing was forgotten.",
+      };
+    }
+    // Forget exactly what the user saw, not whatever matches the query by now.
+    const res = await ctx.ns.memories.forget(
+      dry.matches.map((m) => m.id),
+      opts,
+    );
+    await ctx.profileChanged();
+    return {
+      structured: {
+        forgotten: res.count,
+        matches: res.matches.length ? res.matches : dry.matches,
+        errors: res.errors,
+        needsConfirmation: false,
+      },
+      text: [
+        `The user confirmed; forgot ${res.count} memor${res.count === 1 ? "y" : "ies"}.`,
+        ...list(dry.matches),
+      ].join("\n"),
+    };
+  },
+});

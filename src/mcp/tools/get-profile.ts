@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { BucketName, PROFILE_BUCKETS_MAX, Profile } from "../../api/index.js";
+import { defineTool } from "./define.js";
+
+const inputSchema = z.strictObject({
+  buckets: z
+    .array(BucketName)
+    .max(PROFILE_BUCKETS_MAX)
+    .optional()
+    .describe(
+      'Only these custom buckets (e.g. ["preferences"]); default: every bucket. Static and dynamic facts always come back.',
+    ),
+});
+
+const outputSchema = z.object({
+  namespace: z.string(),
+  profile: Profile,
+});
+
+type MemoryRefs = { id: string; memory: string }[];
+const section = (title: string, facts: MemoryRefs) =>
+  facts.length ? [`${title}:`, ...facts.map((f) => `- ${f.memory}`)] : [`${title}: (none yet)`];
+
+export const getProfile = defineTool({
+  name: "get_profile",
+  title: "Get profile",
+  description: [
+    "The always-on summary of what is known in this memory: static facts (identity, preferences, relationships, work), dynamic facts (recent events, plans, current state) and custom buckets.",
+    "Call it at the start of a conversation to personalise answers, or when you need the big picture rather than an answer to one question (use search for that).",
+    "A fresh memory can show an empty profile for a while: memories are extracted in the background after content is added.",
+  ].join(" "),
+  inputSchema,
+  outputSchema,
+  annotations: { title: "Get profile", readOnlyHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    const { profile } = await ctx.ns.profile.get(args.buckets ? { buckets: args.buckets } : undefined, {
+      signal: ctx.extra.signal,
+    });
+    const lines = [
+      `Profile of namespace ${ctx.namespace}`,
+      ...section("Static facts", profile.static),
+      ...section("Dynamic facts", profile.dynamic),
+      ...Object.entries(profile.buckets).flatMap(([name, facts]) => section(`Bucket ${name}`, facts)),
+    ];
+    return { structured: { namespace: ctx.namespace, profile }, text: lines.join("\n") };
+  },
+});

@@ -1,0 +1,92 @@
+import { z } from "zod";
+import {
+  Chunk,
+  Document,
+  Filter,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  ListOrder,
+  ListType,
+  Memory,
+  Pagination,
+} from "../../api/index.js";
+import { age, truncate } from "../format.js";
+import { defineTool } from "./define.js";
+
+const inputSchema = z.strictObject({
+  type: ListType.default("documents").describe("documents (default), memories or chunks."),
+  page: z.number().int().min(1).default(1).describe("Page number, from 1."),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(LIST_LIMIT_MAX)
+    .default(LIST_LIMIT_DEFAULT)
+    .describe(`Items per page (1 to ${LIST_LIMIT_MAX}).`),
+  order: ListOrder.default("desc").describe("desc (newest first, default) or asc."),
+  includeForgotten: z.boolean().default(false).describe("Memories only: also list forgotten ones."),
+  filter: Filter.optional().describe("Metadata filter, as in search."),
+});
+
+/** A document without its full text: lists stay small; read a document's passages with search. */
+const DocumentSummary = Document.omit({ content: true, chunks: true, memories: true });
+
+const outputSchema = z.object({
+  type: ListType,
+  documents: z.array(DocumentSummary).optional(),
+  memories: z.array(Memory).optional(),
+  chunks: z.array(Chunk).optional(),
+  pagination: Pagination,
+});
+
+const when = (iso: string | undefined) => (iso ? ` (${age(iso)})` : "");
+
+export const list = defineTool({
+  name: "list",
+  title: "List memory contents",
+  description: [
+    "Browse what is stored, page by page: documents (with their processing status), extracted memories, or text chunks, newest first.",
+    "Call it to see what exists, to check whether added content has finished processing (status done, dreamingStatus done), or to find ids for forget.",
+    "Returns one page and pagination (currentPage, totalPages); ask for the next page while currentPage < totalPages.",
+  ].join(" "),
+  inputSchema,
+  outputSchema,
+  annotations: { title: "List memory contents", readOnlyHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    const query = { page: args.page, limit: args.limit, order: args.order };
+    const body = {
+      ...(args.filter ? { filter: args.filter } : {}),
+      ...(args.type === "memories" && args.includeForgotten ? { include: { forgotten: true } } : {}),
+    };
+    const opts = { signal: ctx.extra.signal };
+    const res =
+      args.type === "documents"
+        ? await ctx.ns.documents.list(query, body, opts)
+        : args.type === "memories"
+          ? await ctx.ns.memories.list(query, body, opts)
+          : await ctx.ns.chunks.list(query, body, opts);
+    const { pagination } = res;
+    let lines: string[];
+    let structured: z.input<typeof outputSchema>;
+    if (args.type === "documents") {
+      const documents = res.documents.map(({ content: _c, chunks: _k, memories: _m, ...d }) => d);
+      structured = { type: "documents", documents, pagination };
+      lines = documents.map(
+        (d) =>
+          `- ${d.id}: ${d.title ?? d.url ?? d.type} [${d.system.status}, memories ${d.system.dreamingStatus}]${when(d.system.createdAt)}`,
+      );
+    } else if (args.type === "memories") {
+      structured = { type: "memories", memories: res.memories, pagination };
+      lines = res.memories.map(
+        (m) => `- ${m.id}: ${m.memory}${m.isForgotten ? " [forgotten]" : ""}${when(m.system?.createdAt)}`,
+      );
+    } else {
+      structured = { type: "chunks", chunks: res.chunks, pagination };
+      lines = res.chunks.map(
+        (c) => `- ${c.id} (document ${c.documentId} #${c.position}): ${truncate(c.content, 200)}`,
+      );
+    }
+    const header = `${args.type}, page ${pagination.currentPage} of ${pagination.totalPages}${lines.length ? ":" : ": none"}`;
+    return { structured, text: [header, ...lines].join("\n") };
+  },
+});

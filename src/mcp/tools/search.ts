@@ -1,0 +1,143 @@
+import { z } from "zod";
+import {
+  Filter,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  type SearchHit,
+  SearchMode,
+} from "../../api/index.js";
+import { age, fitToBudget, truncate } from "../format.js";
+import { defineTool } from "./define.js";
+
+const inputSchema = z.strictObject({
+  query: z.string().trim().min(1, "query must not be empty").describe("What to recall, in natural language."),
+  mode: SearchMode.default("hybrid").describe(
+    "hybrid (default): extracted memories and raw text chunks together; memories: only extracted facts; chunks: only passages of stored documents.",
+  ),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(SEARCH_LIMIT_MAX)
+    .default(SEARCH_LIMIT_DEFAULT)
+    .describe(`Maximum results (1 to ${SEARCH_LIMIT_MAX}).`),
+  threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe("Minimum similarity in [0, 1] (default 0.3); lower it when nothing comes back."),
+  filter: Filter.optional().describe(
+    'Metadata filter: {field, operator, value} (operators eq, neq, gt, gte, lt, lte, contains, notContains, arrayContains, arrayNotContains) or {operator: "and"|"or", operands: [...]}. Fields name metadata keys, or source, type, documentId.',
+  ),
+  maxTokens: z
+    .number()
+    .int()
+    .min(20)
+    .max(100_000)
+    .optional()
+    .describe("Token budget for the answer (about 4 characters a token); results are cut to fit."),
+});
+
+const Source = z.object({
+  documentId: z.string().nullable(),
+  title: z.string().nullable(),
+  url: z.string().nullable(),
+});
+
+const Result = z.object({
+  kind: z.enum(["memory", "chunk"]),
+  id: z.string(),
+  text: z.string(),
+  similarity: z.number(),
+  age: z.string().nullable().describe('How old the content is, e.g. "3 days ago".'),
+  date: z.string().nullable().describe("The content's date, else when it was stored (ISO)."),
+  source: Source,
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+});
+type Result = z.infer<typeof Result>;
+
+const outputSchema = z.object({
+  results: z.array(Result),
+  found: z.number().int().describe("Results the search returned before the token budget."),
+  truncated: z.boolean().describe("True when maxTokens cut results."),
+  searchTimeMs: z.number(),
+});
+
+const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
+
+function toResult(hit: SearchHit, now: number): Result {
+  const doc = hit.included?.document as Record<string, unknown> | undefined;
+  const date = str(doc?.date) ?? str(hit.system?.createdAt);
+  return {
+    kind: hit.memory !== undefined ? "memory" : "chunk",
+    id: hit.id,
+    text: hit.memory ?? hit.chunk ?? "",
+    similarity: Math.round(hit.similarity * 1000) / 1000,
+    age: age(date, now) ?? null,
+    date,
+    source: {
+      // The id the caller chose (conv-…, note-…) reads better than the service's; both work in paths.
+      documentId: str(doc?.customId) ?? hit.documentId ?? str(doc?.id),
+      title: str(doc?.title),
+      url: str(doc?.url),
+    },
+    metadata: hit.metadata ?? null,
+  };
+}
+
+export function renderResult(r: Result, i: number): string {
+  const from = r.source.title
+    ? `"${r.source.title}"${r.source.url ? ` <${r.source.url}>` : ""}`
+    : (r.source.url ?? r.source.documentId);
+  const when = r.age ? `, ${r.age}` : "";
+  // One result per line: line breaks inside a chunk would read as separate results.
+  const body = r.text.replace(/\s*\n\s*/g, " ");
+  return `${i + 1}. [${r.kind} ${r.similarity.toFixed(2)}${when}] ${body}${from ? ` (from ${from})` : ""}`;
+}
+
+export const search = defineTool({
+  name: "search",
+  title: "Search memory",
+  description: [
+    "Recall what was stored before: facts about the user, people, projects and decisions, and passages of stored documents.",
+    "Call it before answering anything that may depend on earlier conversations or stored knowledge.",
+    "Returns results ordered by similarity, each with its text, how old it is and where it came from (document title, URL or id).",
+    "Use maxTokens to bound the size of the answer. If nothing comes back, rephrase the query or lower threshold; a just-added document can take a few seconds to become searchable.",
+  ].join(" "),
+  inputSchema,
+  outputSchema,
+  annotations: { title: "Search memory", readOnlyHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    const res = await ctx.ns.search(
+      {
+        query: args.query,
+        searchMode: args.mode,
+        limit: args.limit,
+        ...(args.threshold !== undefined ? { threshold: args.threshold } : {}),
+        ...(args.filter ? { filter: args.filter } : {}),
+        include: { documents: true },
+      },
+      { signal: ctx.extra.signal },
+    );
+    const now = Date.now();
+    const all = res.results.map((h) => toResult(h, now));
+    const { kept, truncated } = fitToBudget(
+      all,
+      (r) => renderResult(r, all.length),
+      (r, max) => ({ ...r, text: truncate(r.text, max) }),
+      // The header line takes a few tokens of the budget too.
+      args.maxTokens === undefined ? undefined : Math.max(0, args.maxTokens - 20),
+    );
+    const lines = kept.map(renderResult);
+    const header =
+      kept.length === 0
+        ? `Nothing found for "${args.query}". Try other words, mode "hybrid", or a lower threshold.`
+        : `${kept.length} result${kept.length === 1 ? "" : "s"}${truncated ? ` (of ${all.length}; cut to fit ${args.maxTokens} tokens)` : ""}:`;
+    const text = [header, ...lines].join("\n");
+    return {
+      structured: { results: kept, found: all.length, truncated, searchTimeMs: res.searchTime },
+      text,
+    };
+  },
+});

@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type Engine, openEngine } from "../../src/engine/index.js";
+import { TEST_KEY, tempDir } from "./harness.js";
+
+let dir: ReturnType<typeof tempDir>;
+let engine: Engine | undefined;
+afterEach(async () => {
+  await engine?.close().catch(() => {});
+  dir?.remove();
+});
+
+const req = (path: string, init: RequestInit = {}) =>
+  new Request(`http://in-process${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json", ...init.headers },
+  });
+
+describe("the engine's fetch handler", () => {
+  it("answers an unexpected failure with 500 and a generic message, and logs the stack", async () => {
+    dir = tempDir();
+    const logged: string[] = [];
+    engine = await openEngine({
+      dataDir: dir.path,
+      apiKey: TEST_KEY,
+      workers: 0,
+      log: (m) => logged.push(m),
+    });
+    // Break the store underneath the routes: every query now throws.
+    engine.context.db.exec("DROP TABLE namespaces");
+    const res = await engine.fetch(req("/ns/x", { method: "GET" }));
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ error: "Internal server error" });
+    expect(logged.join("\n")).toMatch(/no such table: namespaces/);
+  });
+
+  it("serves the API in-process, without a socket", async () => {
+    dir = tempDir();
+    engine = await openEngine({ dataDir: dir.path, apiKey: TEST_KEY, workers: 0 });
+    const add = await engine.fetch(
+      req("/ns/inproc/document", { method: "POST", body: JSON.stringify({ content: "hi" }) }),
+    );
+    expect(add.status).toBe(200);
+    expect(await add.json()).toMatchObject({ status: "queued" });
+    const ns = await engine.fetch(req("/ns/inproc"));
+    expect(await ns.json()).toMatchObject({ namespace: "inproc", documentCount: 1 });
+  });
+
+  it("accepts dreaming and taskType in the query or the body, the body winning", async () => {
+    dir = tempDir();
+    engine = await openEngine({ dataDir: dir.path, apiKey: TEST_KEY, workers: 0 });
+    const add = async (query: string, body: object) =>
+      (await (
+        await engine!.fetch(req(`/ns/opts/document${query}`, { method: "POST", body: JSON.stringify(body) }))
+      ).json()) as { id: string };
+    const a = await add("?dreaming=instant&taskType=superrag", { content: "a" });
+    const b = await add("?dreaming=instant", { content: "b", dreaming: "dynamic", taskType: "memory" });
+    const row = (id: string) =>
+      engine!.context.db.prepare("SELECT dreaming, task_type FROM documents WHERE id = ?").get(id);
+    expect(row(a.id)).toEqual({ dreaming: "instant", task_type: "superrag" });
+    expect(row(b.id)).toEqual({ dreaming: "dynamic", task_type: "memory" });
+  });
+});
+
+describe("deleting documents", () => {
+  it("deletes the memories left without a source, and keeps those another document still supports", async () => {
+    dir = tempDir();
+    engine = await openEngine({ dataDir: dir.path, apiKey: TEST_KEY, workers: 0 });
+    const db = engine.context.db;
+    const add = async (content: string) =>
+      (
+        (await (
+          await engine!.fetch(req("/ns/m/document", { method: "POST", body: JSON.stringify({ content }) }))
+        ).json()) as { id: string }
+      ).id;
+    const a = await add("Doc A");
+    const b = await add("Doc B");
+    const ns = (db.prepare("SELECT namespace_id AS id FROM documents WHERE id = ?").get(a) as { id: string })
+      .id;
+    const t = new Date().toISOString();
+    const memory = (id: string, doc: string, sources: string[]) => {
+      db.prepare(
+        "INSERT INTO memories (id, namespace_id, memory, document_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+      ).run(id, ns, `fact ${id}`, doc, t, t);
+      for (const s of sources) {
+        db.prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES (?, ?, ?)").run(
+          id,
+          s,
+          t,
+        );
+      }
+    };
+    memory("mem_only_a", a, [a]);
+    memory("mem_both", b, [a, b]);
+    const res = await engine.fetch(
+      req("/ns/m/document", { method: "DELETE", body: JSON.stringify({ ids: [a] }) }),
+    );
+    expect(await res.json()).toEqual({ count: 1, errors: [] });
+    const left = db.prepare("SELECT id FROM memories ORDER BY id").all() as { id: string }[];
+    expect(left.map((m) => m.id)).toEqual(["mem_both"]);
+    // the full-text index followed: only the kept memory still matches
+    expect(
+      db.prepare("SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH 'fact'").get(),
+    ).toEqual({ n: 1 });
+  });
+});

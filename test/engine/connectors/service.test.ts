@@ -1,0 +1,234 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { connectorService } from "../../../src/engine/connectors/service.js";
+import { getRun } from "../../../src/engine/connectors/store.js";
+import { HttpError } from "../../../src/engine/errors.js";
+import { type Engine, openEngine } from "../../../src/engine/index.js";
+import { ensureOrganization } from "../../../src/engine/store/organizations.js";
+import { startServer, type TestServer } from "./helpers.js";
+import { type AuthServer, startAuthServer } from "./oauth-server.js";
+
+let dir: string;
+let engines: Engine[];
+let site: TestServer;
+let pages: Map<string, { body: string; etag: string }>;
+
+const page = (title: string, text: string, links: string[] = []) =>
+  `<html><head><title>${title}</title></head><body><p>${text}</p>${links.map((l) => `<a href="${l}">x</a>`).join("")}</body></html>`;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), "memctx-connectors-"));
+  engines = [];
+  pages = new Map([
+    ["/", { body: page("Home", "Welcome home.", ["/one", "/two"]), etag: '"h1"' }],
+    ["/one", { body: page("One", "First page."), etag: '"o1"' }],
+    ["/two", { body: page("Two", "Second page."), etag: '"t1"' }],
+  ]);
+  site = await startServer((req, res) => {
+    const p = pages.get(req.url ?? "/");
+    if (!p) {
+      res.writeHead(404);
+      return res.end();
+    }
+    if (req.headers["if-none-match"] === p.etag) {
+      res.writeHead(304);
+      return res.end();
+    }
+    res.writeHead(200, { "content-type": "text/html", etag: p.etag });
+    res.end(p.body);
+  });
+});
+
+afterEach(async () => {
+  for (const engine of engines) await engine.close();
+  await site.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function engine(workers: number): Promise<Engine> {
+  const e = await openEngine({
+    dataDir: dir,
+    workers,
+    allowPrivateNetwork: true,
+    embedder: null,
+    log: () => {},
+  });
+  engines.push(e);
+  return e;
+}
+
+async function finished(e: Engine, runId: string) {
+  for (let i = 0; i < 400; i++) {
+    const run = getRun(e.context.db, runId)!;
+    if (run.status === "done" || run.status === "failed") return run;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`run ${runId} did not finish`);
+}
+
+const connectorDocs = (e: Engine, id: string) =>
+  e.context.db
+    .prepare(
+      "SELECT custom_id, source, title, content, metadata FROM documents WHERE connector_id = ? ORDER BY custom_id",
+    )
+    .all(id) as { custom_id: string; source: string; title: string; content: string; metadata: string }[];
+
+describe("connector service", () => {
+  it("syncs a web-crawler connector into documents, then updates, keeps and deletes on the next run", async () => {
+    const e = await engine(1);
+    const service = connectorService(e.context);
+    const org = ensureOrganization(e.context.db, "local");
+    const created = service.create(org, "team", {
+      provider: "web-crawler",
+      config: { startUrl: site.url },
+      documentLimit: 10,
+    });
+    expect(created.authorization).toBeNull();
+
+    const first = service.get(org, "team", created.id, ["syncs"]);
+    const run1 = await finished(e, first.latestRun!.id);
+    expect(run1.status).toBe("done");
+    expect(JSON.parse(run1.counts!)).toEqual({
+      added: 3,
+      updated: 0,
+      unchanged: 0,
+      deleted: 0,
+      skipped: 0,
+      failed: 0,
+    });
+    const docs = connectorDocs(e, created.id);
+    expect(docs.map((d) => d.custom_id)).toEqual([
+      `connector:${created.id}:${site.url}/`,
+      `connector:${created.id}:${site.url}/one`,
+      `connector:${created.id}:${site.url}/two`,
+    ]);
+    expect(docs[1]).toMatchObject({ source: "web-crawler", title: "One", content: "First page." });
+    expect(JSON.parse(docs[1]!.metadata)).toMatchObject({
+      externalId: `${site.url}/one`,
+      connectorId: created.id,
+    });
+
+    pages.delete("/two");
+    pages.set("/one", { body: page("One", "First page, edited."), etag: '"o2"' });
+    const { runId } = service.sync(org, "team", created.id);
+    const run2 = await finished(e, runId);
+    expect(JSON.parse(run2.counts!)).toEqual({
+      added: 0,
+      updated: 1,
+      unchanged: 1,
+      deleted: 1,
+      skipped: 0,
+      failed: 0,
+    });
+    const after = connectorDocs(e, created.id);
+    expect(after.map((d) => d.custom_id)).toEqual([
+      `connector:${created.id}:${site.url}/`,
+      `connector:${created.id}:${site.url}/one`,
+    ]);
+    expect(after[1]!.content).toBe("First page, edited.");
+
+    const read = service.get(org, "team", created.id, ["syncs"]);
+    expect(read.syncs).toHaveLength(2);
+    expect(read.latestRun).toMatchObject({ id: runId, system: { status: "done" } });
+  });
+
+  it("answers 409 to a second sync while one is queued or running", async () => {
+    // No workers: the first run stays queued.
+    const e = await engine(0);
+    const service = connectorService(e.context);
+    const org = ensureOrganization(e.context.db, "local");
+    const { id } = service.create(org, "team", { provider: "web-crawler", config: { startUrl: site.url } });
+    const second = (() => {
+      try {
+        service.sync(org, "team", id);
+      } catch (error) {
+        return error as HttpError;
+      }
+    })();
+    expect(second).toBeInstanceOf(HttpError);
+    expect(second!.status).toBe(409);
+  });
+
+  it("refuses bad config with a 400 naming the field, and hides secrets when reading a connector", async () => {
+    const e = await engine(0);
+    const service = connectorService(e.context);
+    const org = ensureOrganization(e.context.db, "local");
+    expect(() => service.create(org, "team", { provider: "web-crawler", config: {} })).toThrow(
+      expect.objectContaining({ status: 400, details: expect.stringContaining("config.startUrl") }),
+    );
+    expect(() => service.create(org, "team", { provider: "github" })).toThrow(
+      expect.objectContaining({ status: 400, details: expect.stringContaining("redirectUrl") }),
+    );
+    const { id } = service.create(org, "team", {
+      provider: "s3",
+      config: { bucket: "notes", accessKeyId: "AKID", secretAccessKey: "very-secret", endpoint: site.url },
+    });
+    const read = service.get(org, "team", id);
+    expect(read.config).toMatchObject({
+      bucket: "notes",
+      accessKeyId: "AKID",
+      secretAccessKey: "[redacted]",
+    });
+    expect(JSON.stringify(read)).not.toContain("very-secret");
+  });
+
+  it("deletes a connector with or without its documents", async () => {
+    const e = await engine(1);
+    const service = connectorService(e.context);
+    const org = ensureOrganization(e.context.db, "local");
+    const a = service.create(org, "team", { provider: "web-crawler", config: { startUrl: site.url } });
+    await finished(e, service.get(org, "team", a.id).latestRun!.id);
+    expect(service.remove(org, "team", a.id, true)).toEqual({ id: a.id, deleted: true, documentsDeleted: 3 });
+    expect(connectorDocs(e, a.id)).toEqual([]);
+    expect(() => service.get(org, "team", a.id)).toThrow(expect.objectContaining({ status: 404 }));
+  });
+});
+
+describe("connector service OAuth", () => {
+  let auth: AuthServer;
+  const saved = { ...process.env };
+  beforeEach(async () => {
+    auth = await startAuthServer();
+  });
+  afterEach(async () => {
+    process.env = { ...saved };
+    await auth.close();
+  });
+
+  it("keeps a pending connector out of reads until the callback exchanges the code, then syncs it", async () => {
+    Object.assign(process.env, {
+      MEMCTX_GITHUB_CLIENT_ID: auth.clientId,
+      MEMCTX_GITHUB_CLIENT_SECRET: auth.clientSecret,
+      MEMCTX_GITHUB_AUTHORIZE_URL: `${auth.url}/authorize`,
+      MEMCTX_GITHUB_TOKEN_URL: `${auth.url}/token`,
+      MEMCTX_GITHUB_API_URL: auth.url,
+    });
+    const e = await engine(0);
+    const service = connectorService(e.context);
+    const org = ensureOrganization(e.context.db, "local");
+    const redirectUrl = "http://127.0.0.1:8787/connectors/oauth/callback";
+    const created = service.create(org, "team", { provider: "github", redirectUrl });
+    expect(created.authorization!.url.startsWith(`${auth.url}/authorize?`)).toBe(true);
+    expect(Date.parse(created.authorization!.expiresAt) - Date.now()).toBeGreaterThan(59 * 60_000);
+    expect(service.list(org, "team")).toEqual([]);
+    expect(() => service.get(org, "team", created.id)).toThrow(expect.objectContaining({ status: 404 }));
+
+    const answer = await fetch(created.authorization!.url, { redirect: "manual" });
+    const back = new URL(answer.headers.get("location")!);
+    const connector = await service.completeAuthorization({
+      state: back.searchParams.get("state")!,
+      code: back.searchParams.get("code")!,
+    });
+    expect(connector).toMatchObject({ id: created.id, provider: "github", account: "octo-user" });
+    expect(service.list(org, "team").map((c) => c.id)).toEqual([created.id]);
+    expect(service.get(org, "team", created.id).latestRun?.system.status).toBe("queued");
+    // The state is single-use.
+    await expect(
+      service.completeAuthorization({ state: back.searchParams.get("state")!, code: "x" }),
+    ).rejects.toMatchObject({
+      status: 400,
+    });
+  });
+});

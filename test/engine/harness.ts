@@ -1,0 +1,139 @@
+/**
+ * Shared by the engine's tests: temp data directories, an in-process server on a real socket,
+ * and `memctx serve` as a child process.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { MemoryClient } from "../../src/client/index.js";
+import { type RunningServer, startServer } from "../../src/engine/server.js";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+
+export function tempDir(prefix = "memctx-test-"): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export const TEST_KEY = "mk_test_local_organization_key";
+
+export interface TestServer extends RunningServer {
+  key: string;
+  client(key?: string): MemoryClient;
+  /** A raw request with the key (or `key: null` for none): for what the client refuses to send. */
+  call(
+    method: string,
+    path: string,
+    init?: { body?: unknown; key?: string | null; headers?: Record<string, string> },
+  ): Promise<Response>;
+}
+
+/** The engine on 127.0.0.1, port 0, in this process. */
+export async function startTestServer(dataDir: string, opts: { workers?: number } = {}): Promise<TestServer> {
+  const server = await startServer({
+    dataDir,
+    port: 0,
+    host: "127.0.0.1",
+    apiKey: TEST_KEY,
+    log: () => {},
+    ...opts,
+  });
+  const clients: MemoryClient[] = [];
+  return {
+    ...server,
+    key: TEST_KEY,
+    client(key = TEST_KEY) {
+      const c = new MemoryClient({ baseUrl: server.url, apiKey: key, maxRetries: 0 });
+      clients.push(c);
+      return c;
+    },
+    call(method, path, init = {}) {
+      const headers: Record<string, string> = { ...init.headers };
+      const key = init.key === undefined ? TEST_KEY : init.key;
+      if (key) headers.authorization = `Bearer ${key}`;
+      let body: string | undefined;
+      if (init.body !== undefined) {
+        body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+        headers["content-type"] ??= "application/json";
+      }
+      return fetch(`${server.url}${path}`, { method, headers, body });
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close()));
+      await server.close();
+    },
+  };
+}
+
+export interface ServeChild {
+  child: ChildProcess;
+  url: string;
+  stdout(): string;
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  exited: Promise<number | NodeJS.Signals | null>;
+}
+
+/** `memctx serve` as a child process (the pinned node running the TypeScript sources through tsx). */
+export async function spawnServe(
+  dataDir: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): Promise<ServeChild> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(ROOT, "src/cli/main.ts"),
+      "serve",
+      "--port",
+      "0",
+      "--data-dir",
+      dataDir,
+      ...args,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, MEMCTX_API_KEY: TEST_KEY, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr!.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  const exited = new Promise<number | NodeJS.Signals | null>((res) => {
+    child.once("exit", (code, signal) => res(signal ?? code));
+  });
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`memctx serve did not start: ${out}${err}`)), 20_000);
+    const onData = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout!.off("data", onData);
+        res(m[1]!);
+      }
+    };
+    child.stdout!.on("data", onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      rej(new Error(`memctx serve exited (${code}) before listening: ${out}${err}`));
+    });
+  });
+  return { child, url, stdout: () => out + err, exited };
+}
+
+/** Stops a child for good (SIGKILL if it does not exit on SIGTERM). */
+export async function stopChild(c: ServeChild): Promise<void> {
+  if (c.child.exitCode !== null || c.child.signalCode !== null) return;
+  c.child.kill("SIGTERM");
+  const timer = setTimeout(() => c.child.kill("SIGKILL"), 5000);
+  await c.exited;
+  clearTimeout(timer);
+}

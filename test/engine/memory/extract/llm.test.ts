@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { LlmExtractor } from "../../../../src/engine/memory/extract/llm.js";
+import { OpenAICompatibleChatModel } from "../../../../src/engine/models/chat.js";
+import { chatReply, type FakeModelServer, startFakeModelServer } from "../../models/openai-server.js";
+
+// A real HTTP server on 127.0.0.1 speaking the OpenAI chat-completions wire format.
+let server: FakeModelServer;
+beforeAll(async () => {
+  server = await startFakeModelServer();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.requests.length = 0;
+  server.queue.length = 0;
+});
+
+function extractor(): LlmExtractor {
+  return new LlmExtractor(
+    new OpenAICompatibleChatModel({ baseUrl: server.baseUrl, model: "gpt-test", retries: 0, retryBaseMs: 1 }),
+  );
+}
+
+const conversation = "Caroline: I went to a support group yesterday.\nMelanie: Wow! I live in Boston now.";
+
+function messages(i = 0): { role: string; content: string }[] {
+  return server.requests[i]!.body.messages as { role: string; content: string }[];
+}
+
+describe("LLM extractor", () => {
+  it("sends the document date, the contexts, known memories and the text, and asks for structured JSON", async () => {
+    server.queue.push(() => chatReply(JSON.stringify({ facts: [] })));
+    await extractor().extract({
+      text: conversation,
+      format: "conversation",
+      documentDate: "2023-05-08T13:56:00",
+      supportingContext: "Caroline and Melanie are old friends.",
+      entityContext: "A catch-up chat.",
+      organizationalContext: "Remember where people live.",
+      existing: [{ id: "m1", memory: "Melanie lives in Berlin." }],
+    });
+    expect(server.requests).toHaveLength(1);
+    const req = server.requests[0]!;
+    expect(req.path).toBe("/v1/chat/completions");
+    expect(req.body.model).toBe("gpt-test");
+    expect(req.body.response_format).toMatchObject({ type: "json_schema", json_schema: { strict: true } });
+    const user = messages().find((m) => m.role === "user")!.content;
+    expect(user).toContain("Document date: 8 May 2023");
+    expect(user).toContain("Caroline and Melanie are old friends.");
+    expect(user).toContain("A catch-up chat.");
+    expect(user).toContain("Remember where people live.");
+    expect(user).toContain("- Melanie lives in Berlin.");
+    expect(user).toContain(conversation);
+    const system = messages().find((m) => m.role === "system")!.content;
+    expect(system).toMatch(/absolute/);
+    expect(system).toMatch(/attribute/);
+  });
+
+  it("returns the model's facts with normalized keys, dropping known ones and malformed dates", async () => {
+    server.queue.push(() =>
+      chatReply(
+        JSON.stringify({
+          facts: [
+            {
+              memory: "Caroline went to a support group on 7 May 2023.",
+              isStatic: false,
+              subject: "Caroline",
+              attribute: null,
+              eventDate: "2023-05-07",
+              isInference: false,
+            },
+            {
+              memory: "Melanie lives in Boston.",
+              isStatic: true,
+              subject: "Melanie",
+              attribute: "Home City",
+              eventDate: "May 2023",
+              isInference: false,
+            },
+            {
+              memory: "Melanie lives in Berlin.",
+              isStatic: true,
+              subject: "melanie",
+              attribute: "home_city",
+              eventDate: null,
+              isInference: false,
+            },
+          ],
+        }),
+      ),
+    );
+    const facts = await extractor().extract({
+      text: conversation,
+      format: "conversation",
+      documentDate: "2023-05-08",
+      existing: [{ id: "m1", memory: "Melanie lives in Berlin." }],
+    });
+    expect(facts).toEqual([
+      {
+        memory: "Caroline went to a support group on 7 May 2023.",
+        isStatic: false,
+        subject: "caroline",
+        attribute: null,
+        eventDate: "2023-05-07",
+        isInference: false,
+      },
+      {
+        memory: "Melanie lives in Boston.",
+        isStatic: true,
+        subject: "melanie",
+        attribute: "home_city",
+        eventDate: null,
+        isInference: false,
+      },
+    ]);
+  });
+
+  it("asks again when the answer does not fit the schema, and fails clearly when it never does", async () => {
+    const bad = () => chatReply(JSON.stringify({ facts: [{ memory: "" }] }));
+    server.queue.push(bad, bad);
+    await expect(
+      extractor().extract({ text: conversation, format: "conversation", documentDate: null }),
+    ).rejects.toThrow(/facts/);
+    expect(server.requests).toHaveLength(2);
+    expect(messages(0).find((m) => m.role === "user")!.content).toContain("Document date: unknown");
+  });
+
+  it("sends a long document in parts cut at line ends", async () => {
+    const line = `Caroline: ${"I walked the dog in the park. ".repeat(20)}`;
+    const text = Array.from({ length: 40 }, () => line).join("\n");
+    for (let i = 0; i < 5; i++) server.queue.push(() => chatReply(JSON.stringify({ facts: [] })));
+    await extractor().extract({ text, format: "conversation", documentDate: "2023-05-08" });
+    expect(server.requests.length).toBeGreaterThan(1);
+    for (let i = 0; i < server.requests.length; i++) {
+      const user = messages(i).find((m) => m.role === "user")!.content;
+      const doc = user.slice(user.indexOf("<<<\n") + 4, user.lastIndexOf("\n>>>"));
+      expect(doc.split("\n").every((l) => l === line)).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,203 @@
+import { describe, expect, it } from "vitest";
+import { OfflineExtractor } from "../../../../src/engine/memory/extract/offline.js";
+import type { ExtractedFact, ExtractionInput } from "../../../../src/engine/memory/extract/types.js";
+
+const extractor = new OfflineExtractor();
+
+function extract(input: Partial<ExtractionInput> & { text: string }): Promise<ExtractedFact[]> {
+  return extractor.extract({ format: "conversation", documentDate: "2023-05-08T13:56:00", ...input });
+}
+
+function find(facts: ExtractedFact[], needle: string): ExtractedFact {
+  const fact = facts.find((f) => f.memory.includes(needle));
+  if (!fact) throw new Error(`no fact contains "${needle}" in ${JSON.stringify(facts.map((f) => f.memory))}`);
+  return fact;
+}
+
+describe("offline extractor", () => {
+  it("attributes first-person statements to the speaker", async () => {
+    const facts = await extract({
+      text: "Caroline: I moved to Berlin in 2021.\nMelanie: My son plays the violin.",
+    });
+    expect(find(facts, "Caroline moved to Berlin").subject).toBe("caroline");
+    expect(find(facts, "Melanie's son plays the violin").subject).toBe("melanie's son");
+    expect(facts.some((f) => /\b(I|my|me)\b/.test(f.memory))).toBe(false);
+  });
+
+  it("names the speaker as the subject of a statement that leaves it out", async () => {
+    const facts = await extract({
+      text: "Nate: Dyed my hair last week - come see!",
+      documentDate: "2022-04-15",
+    });
+    expect(facts[0]).toMatchObject({ subject: "nate", eventDate: "2022-04-08" });
+    expect(facts[0]?.memory).toMatch(/^Nate dyed their hair the week before 15 April 2022/);
+  });
+
+  it("resolves 'you' to the other speaker of a two-person conversation", async () => {
+    const facts = await extract({ text: "Caroline: Hi!\nMelanie: You told me your sister lives in Denver." });
+    expect(find(facts, "Caroline told Melanie Caroline's sister lives in Denver")).toBeDefined();
+  });
+
+  it("resolves relative dates against the document date", async () => {
+    const facts = await extract({
+      text: [
+        "Caroline: I went to a LGBTQ support group yesterday.",
+        "Melanie: I ran a charity race last Friday.",
+        "Caroline: I gave a talk at a school last week.",
+        "Melanie: My son broke his arm two days ago.",
+        "Melanie: We're going camping next month.",
+        "Caroline: I painted that lake sunrise last year.",
+      ].join("\n"),
+    });
+    expect(find(facts, "support group on 7 May 2023").eventDate).toBe("2023-05-07");
+    expect(find(facts, "charity race the Friday before 8 May 2023").eventDate).toBe("2023-05-05");
+    expect(find(facts, "talk at a school the week before 8 May 2023").eventDate).toBe("2023-05-01");
+    expect(find(facts, "broke his arm on 6 May 2023").eventDate).toBe("2023-05-06");
+    expect(find(facts, "camping in June 2023").eventDate).toBe("2023-06-01");
+    expect(find(facts, "lake sunrise in 2022").eventDate).toBe("2022-01-01");
+  });
+
+  it("does not mistake durations for dates, and dates seasons", async () => {
+    const facts = await extract({
+      text: "Caroline: I've known these friends for 4 years.\nMelanie: We went camping at the beach last summer.",
+      documentDate: "2023-06-09",
+    });
+    expect(find(facts, "Caroline has known these friends for 4 years")).toBeDefined();
+    expect(find(facts, "went camping at the beach in the summer of 2022").eventDate).toBe("2022-06-01");
+  });
+
+  it("leaves dates alone when the document has none", async () => {
+    const facts = await extract({
+      text: "Caroline: I went to a support group yesterday.",
+      documentDate: null,
+    });
+    expect(find(facts, "Caroline went to a support group yesterday").eventDate).toBeNull();
+  });
+
+  it("drops greetings, thanks, compliments and questions", async () => {
+    const facts = await extract({
+      text: [
+        "Caroline: Hey Mel! Good to see you!",
+        "Melanie: Thanks so much! How have you been?",
+        "Caroline: That's awesome!",
+        "Melanie: Did you go to the concert in the park?",
+        "Caroline: You're so sweet, thanks!",
+        "Melanie: Wow, congrats! Bye!",
+      ].join("\n"),
+    });
+    expect(facts).toEqual([]);
+  });
+
+  it("keeps the fact and drops the chit-chat within one turn", async () => {
+    const facts = await extract({
+      text: "Caroline: Hey Melanie! Great to hear from you. I adopted a rescue dog named Oscar! What have you been up to?",
+    });
+    expect(facts.map((f) => f.memory)).toEqual(["Caroline adopted a rescue dog named Oscar."]);
+  });
+
+  it("tells static facts from dynamic ones in a realistic conversation", async () => {
+    const facts = await extract({
+      text: [
+        "Caroline: I work as a nurse at the city hospital.",
+        "Melanie: That's great! We went camping at the lake yesterday.",
+        "Caroline: I love hiking in the mountains.",
+        "Melanie: I'm going to run a marathon next month.",
+        "Melanie: I have two kids and a dog named Max.",
+        "Caroline: My favorite book is Dune.",
+      ].join("\n"),
+    });
+    expect(find(facts, "Caroline works as a nurse")).toMatchObject({
+      isStatic: true,
+      attribute: "work",
+      eventDate: null,
+    });
+    expect(find(facts, "Caroline loves hiking")).toMatchObject({ isStatic: true, attribute: "likes_hiking" });
+    expect(find(facts, "Melanie has two kids and a dog named Max").isStatic).toBe(true);
+    expect(find(facts, "favorite book is Dune")).toMatchObject({
+      isStatic: true,
+      attribute: "favorite_book",
+    });
+    expect(find(facts, "went camping at the lake on 7 May 2023").isStatic).toBe(false);
+    expect(find(facts, "run a marathon in June 2023").isStatic).toBe(false);
+  });
+
+  it("gives an update pair the same subject and attribute", async () => {
+    const [berlin] = await extract({ text: "Caroline: I live in Berlin.", documentDate: "2023-01-10" });
+    const [boston] = await extract({ text: "Caroline: I live in Boston now.", documentDate: "2024-03-02" });
+    const [moved] = await extract({
+      text: "Caroline: I moved to Boston last month.",
+      documentDate: "2024-03-02",
+    });
+    expect(berlin).toMatchObject({
+      memory: "Caroline lives in Berlin.",
+      subject: "caroline",
+      attribute: "home",
+    });
+    expect(boston).toMatchObject({
+      memory: "Caroline lives in Boston now.",
+      subject: "caroline",
+      attribute: "home",
+    });
+    expect(moved).toMatchObject({
+      memory: "Caroline moved to Boston in February 2024.",
+      subject: "caroline",
+      attribute: "home",
+    });
+  });
+
+  it("names the user of plain-text notes from the namespace's context", async () => {
+    const withContext = await extract({
+      format: "plain",
+      text: "I prefer tea over coffee.",
+      supportingContext: "The user is Alice Chen, a data engineer in Leeds.",
+    });
+    expect(withContext[0]).toMatchObject({
+      memory: "Alice Chen prefers tea over coffee.",
+      subject: "alice chen",
+    });
+    const without = await extract({ format: "plain", text: "I prefer tea over coffee." });
+    expect(without[0]?.memory).toBe("The user prefers tea over coffee.");
+  });
+
+  it("names the 'user' of a chat from the document's context and skips the assistant's turns", async () => {
+    const facts = await extract({
+      text: "user: I adopted a cat named Luna.\nassistant: Cats are great companions and need regular vet visits.",
+      entityContext: "A chat with the user, whose name is Priya.",
+    });
+    expect(facts.map((f) => f.memory)).toEqual(["Priya adopted a cat named Luna."]);
+  });
+
+  it("keeps a minor statement when the organization's context says it matters", async () => {
+    const text = "We finally migrated!";
+    expect(await extract({ format: "plain", text })).toEqual([]);
+    const facts = await extract({
+      format: "plain",
+      text,
+      organizationalContext: "The team is migrating its services to Kubernetes.",
+    });
+    expect(facts.map((f) => f.memory)).toEqual(["The user and others finally migrated (8 May 2023)."]);
+  });
+
+  it("does not repeat a memory that already exists", async () => {
+    const facts = await extract({
+      text: "Caroline: I live in Berlin. I work at a bakery.",
+      existing: [{ id: "m1", memory: "Caroline lives in Berlin." }],
+    });
+    expect(facts.map((f) => f.memory)).toEqual(["Caroline works at a bakery."]);
+  });
+
+  it("points each fact at its span in the text", async () => {
+    const text = "Caroline: Hi!\nMelanie: I started pottery classes in March.";
+    const [fact] = await extract({ text });
+    expect(text.slice(fact!.source!.start, fact!.source!.end)).toBe("I started pottery classes in March.");
+  });
+
+  it("stops when aborted", async () => {
+    await expect(
+      extractor.extract(
+        { text: "Caroline: I live in Berlin.", format: "conversation", documentDate: null },
+        AbortSignal.abort(),
+      ),
+    ).rejects.toThrow();
+  });
+});

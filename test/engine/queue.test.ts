@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type Db, openDatabase } from "../../src/engine/store/db.js";
+import {
+  claimJob,
+  completeJob,
+  enqueueJob,
+  failJob,
+  jobCounts,
+  renewLease,
+} from "../../src/engine/store/jobs.js";
+import { tempDir } from "./harness.js";
+
+let dir: ReturnType<typeof tempDir>;
+const open: Db[] = [];
+const db = () => {
+  const d = openDatabase(dir.path);
+  open.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of open.splice(0)) d.close();
+  dir?.remove();
+});
+
+describe("the durable job queue", () => {
+  it("gives each job to exactly one of two connections claiming at once", () => {
+    dir = tempDir();
+    const a = db();
+    const b = db();
+    for (let i = 0; i < 50; i++) enqueueJob(a, { kind: "k", payload: { i } });
+    const seen = new Set<number>();
+    for (;;) {
+      const ja = claimJob(a, ["k"], "A", 30_000);
+      const jb = claimJob(b, ["k"], "B", 30_000);
+      if (!ja && !jb) break;
+      for (const j of [ja, jb]) {
+        if (!j) continue;
+        expect(seen.has(j.id)).toBe(false);
+        seen.add(j.id);
+      }
+    }
+    expect(seen.size).toBe(50);
+  });
+
+  it("claims only the kinds asked for, oldest first", () => {
+    dir = tempDir();
+    const a = db();
+    const first = enqueueJob(a, { kind: "x" });
+    enqueueJob(a, { kind: "y" });
+    enqueueJob(a, { kind: "x" });
+    expect(claimJob(a, ["x"], "A", 30_000)?.id).toBe(first);
+    expect(claimJob(a, ["y"], "A", 30_000)?.kind).toBe("y");
+    expect(claimJob(a, ["y"], "A", 30_000)).toBeUndefined();
+  });
+
+  it("hands a job whose lease expired to another worker, and the old owner can no longer finish it", () => {
+    dir = tempDir();
+    const a = db();
+    enqueueJob(a, { kind: "k" });
+    const job = claimJob(a, ["k"], "dead", 1)!;
+    // wait past the lease without timers: the lease is compared with the clock
+    const until = Date.now() + 5;
+    while (Date.now() < until) {}
+    const again = claimJob(a, ["k"], "B", 30_000)!;
+    expect(again.id).toBe(job.id);
+    expect(again.attempts).toBe(2);
+    expect(renewLease(a, job.id, "dead", 30_000)).toBe(false);
+    completeJob(a, job.id, "dead");
+    expect(jobCounts(a)).toEqual({ running: 1 });
+    completeJob(a, job.id, "B");
+    expect(jobCounts(a)).toEqual({});
+  });
+
+  it("retries a failed attempt later, then marks the job failed after its last attempt", () => {
+    dir = tempDir();
+    const a = db();
+    enqueueJob(a, { kind: "k", maxAttempts: 2 });
+    const j1 = claimJob(a, ["k"], "A", 30_000)!;
+    expect(failJob(a, j1, "A", "boom", true)).toBe("retry");
+    // backoff: not claimable at once
+    expect(claimJob(a, ["k"], "A", 30_000)).toBeUndefined();
+    a.prepare("UPDATE jobs SET run_after = ?").run(new Date(0).toISOString());
+    const j2 = claimJob(a, ["k"], "A", 30_000)!;
+    expect(j2.attempts).toBe(2);
+    expect(failJob(a, j2, "A", "boom again", true)).toBe("failed");
+    const row = a.prepare("SELECT state, error FROM jobs").get();
+    expect(row).toEqual({ state: "failed", error: "boom again" });
+  });
+
+  it("fails a permanent error at once, whatever attempts remain", () => {
+    dir = tempDir();
+    const a = db();
+    enqueueJob(a, { kind: "k", maxAttempts: 5 });
+    const j = claimJob(a, ["k"], "A", 30_000)!;
+    expect(failJob(a, j, "A", "refused", false)).toBe("failed");
+  });
+});

@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Filter } from "../../../src/api/filter.js";
+import { compileFilter } from "../../../src/engine/search/filter.js";
+import { TestStore } from "./store.js";
+
+let store: TestStore;
+const ids: Record<string, string> = {};
+
+beforeAll(() => {
+  store = new TestStore();
+  const ns = store.namespace("filters");
+  ids.a = store.document(ns, ["a"], {
+    metadata: {
+      topic: "Travel",
+      "a.b": "dotted",
+      n: 5,
+      flag: true,
+      tags: ["work", "home"],
+      note: "Trip to Berlin",
+    },
+    source: "notion",
+    customId: "my-a",
+  }).id;
+  ids.b = store.document(ns, ["b"], {
+    metadata: { topic: "travel", n: 10.5, flag: false, tags: ["home"], note: "trip to paris" },
+    source: "api",
+    type: "webpage",
+  }).id;
+  // "5" is a string and 1 is a number that a boolean filter must not take for true.
+  ids.c = store.document(ns, ["c"], { metadata: { n: "5", one: 1, tags: "work" } }).id;
+});
+afterAll(() => store.close());
+
+/** The documents a (validated) filter selects, as letters. */
+function select(filter: unknown): string[] {
+  const parsed = Filter.parse(filter);
+  const f = compileFilter(parsed, {
+    metadata: "d.metadata",
+    source: "d.source",
+    type: "d.type",
+    documentId: ["d.id", "d.custom_id"],
+  });
+  const rows = store.db.prepare(`SELECT d.id FROM documents d WHERE ${f.sql}`).all(...f.params) as {
+    id: string;
+  }[];
+  const byId = Object.fromEntries(Object.entries(ids).map(([k, v]) => [v, k]));
+  return rows.map((r) => byId[r.id]!).sort();
+}
+
+describe("compileFilter", () => {
+  it("matches no filter as everything", () => {
+    const f = compileFilter(undefined, { metadata: "d.metadata" });
+    expect(f).toEqual({ sql: "1", params: [] });
+  });
+
+  it("compares strings case-sensitively by default", () => {
+    expect(select({ field: "topic", operator: "eq", value: "travel" })).toEqual(["b"]);
+    expect(select({ field: "topic", operator: "eq", value: "Travel" })).toEqual(["a"]);
+  });
+
+  it("compares strings case-insensitively with caseSensitive: false", () => {
+    expect(select({ field: "topic", operator: "eq", value: "TRAVEL", caseSensitive: false })).toEqual([
+      "a",
+      "b",
+    ]);
+    expect(select({ field: "topic", operator: "neq", value: "TRAVEL", caseSensitive: false })).toEqual(["c"]);
+  });
+
+  it("treats neq as the exact negation of eq, so rows without the key match it", () => {
+    expect(select({ field: "topic", operator: "neq", value: "travel" })).toEqual(["a", "c"]);
+  });
+
+  it("compares numbers by JSON type: a numeric string is not a number", () => {
+    expect(select({ field: "n", operator: "eq", value: 5 })).toEqual(["a"]);
+    expect(select({ field: "n", operator: "eq", value: "5" })).toEqual(["c"]);
+    expect(select({ field: "n", operator: "eq", value: 10.5 })).toEqual(["b"]);
+  });
+
+  it("compares booleans as JSON true/false, never as 1/0", () => {
+    expect(select({ field: "flag", operator: "eq", value: true })).toEqual(["a"]);
+    expect(select({ field: "flag", operator: "eq", value: false })).toEqual(["b"]);
+    expect(select({ field: "one", operator: "eq", value: true })).toEqual([]);
+    expect(select({ field: "flag", operator: "neq", value: true })).toEqual(["b", "c"]);
+  });
+
+  it("applies gt, gte, lt and lte to numbers only", () => {
+    expect(select({ field: "n", operator: "gt", value: 5 })).toEqual(["b"]);
+    expect(select({ field: "n", operator: "gte", value: 5 })).toEqual(["a", "b"]);
+    expect(select({ field: "n", operator: "lt", value: 10.5 })).toEqual(["a"]);
+    expect(select({ field: "n", operator: "lte", value: 10.5 })).toEqual(["a", "b"]);
+    expect(select({ field: "n", operator: "lt", value: 100 })).not.toContain("c");
+  });
+
+  it("tests substrings with contains and notContains, with the case option", () => {
+    expect(select({ field: "note", operator: "contains", value: "trip" })).toEqual(["b"]);
+    expect(select({ field: "note", operator: "contains", value: "TRIP", caseSensitive: false })).toEqual([
+      "a",
+      "b",
+    ]);
+    expect(select({ field: "note", operator: "notContains", value: "Berlin" })).toEqual(["b", "c"]);
+    expect(select({ field: "note", operator: "notContains", value: "TRIP", caseSensitive: false })).toEqual([
+      "c",
+    ]);
+  });
+
+  it("treats % and _ in a contains value literally", () => {
+    expect(select({ field: "note", operator: "contains", value: "%" })).toEqual([]);
+    expect(select({ field: "note", operator: "contains", value: "_" })).toEqual([]);
+  });
+
+  it("tests membership of string arrays, a plain string counting as one element", () => {
+    expect(select({ field: "tags", operator: "arrayContains", value: "home" })).toEqual(["a", "b"]);
+    expect(select({ field: "tags", operator: "arrayContains", value: "work" })).toEqual(["a", "c"]);
+    expect(select({ field: "tags", operator: "arrayNotContains", value: "work" })).toEqual(["b"]);
+    expect(select({ field: "tags", operator: "arrayContains", value: "wor" })).toEqual([]);
+  });
+
+  it("reads a period as part of the key, not as a path", () => {
+    expect(select({ field: "a.b", operator: "eq", value: "dotted" })).toEqual(["a"]);
+  });
+
+  it("maps source, type and documentId to the document's fields", () => {
+    expect(select({ field: "source", operator: "eq", value: "notion" })).toEqual(["a"]);
+    expect(select({ field: "type", operator: "eq", value: "webpage" })).toEqual(["b"]);
+    expect(select({ field: "type", operator: "neq", value: "webpage" })).toEqual(["a", "c"]);
+    expect(select({ field: "documentId", operator: "eq", value: ids.b })).toEqual(["b"]);
+    expect(select({ field: "documentId", operator: "eq", value: "my-a" })).toEqual(["a"]);
+    expect(select({ field: "documentId", operator: "neq", value: "my-a" })).toEqual(["b", "c"]);
+  });
+
+  it("combines and/or groups, nested", () => {
+    expect(
+      select({
+        operator: "or",
+        operands: [
+          {
+            operator: "and",
+            operands: [
+              { field: "topic", operator: "eq", value: "travel", caseSensitive: false },
+              { field: "n", operator: "gt", value: 6 },
+            ],
+          },
+          { field: "one", operator: "eq", value: 1 },
+        ],
+      }),
+    ).toEqual(["b", "c"]);
+    expect(
+      select({
+        operator: "and",
+        operands: [
+          { field: "tags", operator: "arrayContains", value: "home" },
+          {
+            operator: "or",
+            operands: [
+              { field: "flag", operator: "eq", value: true },
+              { field: "n", operator: "lt", value: 0 },
+            ],
+          },
+        ],
+      }),
+    ).toEqual(["a"]);
+  });
+
+  it("passes every value as a parameter, never in the SQL text", () => {
+    const hostile = "x' OR 1=1 --";
+    const f = compileFilter(
+      {
+        operator: "or",
+        operands: [
+          { field: "topic", operator: "eq", value: hostile },
+          { field: "note", operator: "contains", value: hostile },
+        ],
+      },
+      { metadata: "d.metadata" },
+    );
+    expect(f.sql).not.toContain(hostile);
+    expect(f.params).toContain(hostile);
+    expect(select({ field: "topic", operator: "eq", value: hostile })).toEqual([]);
+  });
+});

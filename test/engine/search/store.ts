@@ -1,0 +1,168 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Metadata } from "../../../src/api/common.js";
+import type { Embedder } from "../../../src/engine/models/embedder.js";
+import { type Db, newId, openDatabase } from "../../../src/engine/store/db.js";
+import { ensureNamespace } from "../../../src/engine/store/namespaces.js";
+import { ensureOrganization } from "../../../src/engine/store/organizations.js";
+
+/** A real store in a temp dir, with rows written straight through SQL to test search alone. */
+export class TestStore {
+  readonly dir = mkdtempSync(join(tmpdir(), "memctx-search-"));
+  readonly db: Db = openDatabase(this.dir);
+  readonly organizationId = ensureOrganization(this.db, "test").id;
+
+  namespace(name: string): string {
+    return ensureNamespace(this.db, this.organizationId, name).id;
+  }
+
+  /** A document with one chunk per text; `status` other than done hides its chunks from search. */
+  document(
+    namespaceId: string,
+    chunks: string[],
+    opts: {
+      metadata?: Metadata;
+      status?: string;
+      source?: string;
+      type?: string;
+      customId?: string;
+      title?: string;
+      date?: string;
+      embedder?: { model: string; vectors: Float32Array[] };
+    } = {},
+  ): { id: string; chunkIds: string[] } {
+    const id = newId("doc");
+    const t = new Date().toISOString();
+    const text = chunks.join("\n");
+    this.db
+      .prepare(
+        `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, text, title, type, source, metadata,
+           document_date, status, dreaming_status, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'done', ?, ?)`,
+      )
+      .run(
+        id,
+        namespaceId,
+        opts.customId ?? null,
+        text,
+        id,
+        text,
+        opts.title ?? null,
+        opts.type ?? "text",
+        opts.source ?? "api",
+        JSON.stringify(opts.metadata ?? {}),
+        opts.date ?? null,
+        opts.status ?? "done",
+        t,
+        t,
+      );
+    const chunkIds: string[] = [];
+    let offset = 0;
+    chunks.forEach((content, position) => {
+      const chunkId = newId("chk");
+      const row = this.db
+        .prepare(
+          `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, created_at)
+           VALUES (?, ?, ?, ?, ?, 'text', ?, ?, ?) RETURNING rowid`,
+        )
+        .get(chunkId, id, namespaceId, position, content, offset, offset + content.length, t) as {
+        rowid: number;
+      };
+      offset += content.length + 1;
+      const v = opts.embedder?.vectors[position];
+      if (v) {
+        this.db
+          .prepare("INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES (?, ?, ?)")
+          .run(row.rowid, opts.embedder!.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+      }
+      chunkIds.push(chunkId);
+    });
+    return { id, chunkIds };
+  }
+
+  memory(
+    namespaceId: string,
+    memory: string,
+    opts: {
+      metadata?: Metadata;
+      isLatest?: boolean;
+      isForgotten?: boolean;
+      isInference?: boolean;
+      forgetAfter?: string;
+      parentMemoryId?: string;
+      documentId?: string;
+      version?: number;
+    } = {},
+  ): string {
+    const id = newId("mem");
+    const t = new Date().toISOString();
+    this.db
+      .prepare(
+        `INSERT INTO memories (id, namespace_id, memory, metadata, is_inference, is_latest, is_forgotten, version,
+           parent_memory_id, forget_after, document_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        namespaceId,
+        memory,
+        JSON.stringify(opts.metadata ?? {}),
+        opts.isInference ? 1 : 0,
+        opts.isLatest === false ? 0 : 1,
+        opts.isForgotten ? 1 : 0,
+        opts.version ?? 1,
+        opts.parentMemoryId ?? null,
+        opts.forgetAfter ?? null,
+        opts.documentId ?? null,
+        t,
+        t,
+      );
+    return id;
+  }
+
+  relate(fromId: string, toId: string, relation: "updates" | "extends" | "derives"): void {
+    this.db
+      .prepare("INSERT INTO memory_relations (from_id, to_id, relation, created_at) VALUES (?, ?, ?, ?)")
+      .run(fromId, toId, relation, new Date().toISOString());
+  }
+
+  close(): void {
+    this.db.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A deterministic embedder for tests: words are mapped to concepts (so "car" and "automobile" share
+ * one) and the concepts hashed into 64 dimensions, bag-of-words. A real implementation of the
+ * Embedder interface, with a tiny built-in synonym table instead of a learned model.
+ */
+export class ConceptEmbedder implements Embedder {
+  readonly model = "test-concepts-64";
+  readonly dimensions = 64;
+  static readonly SYNONYMS: Record<string, string> = {
+    automobile: "car",
+    vehicle: "car",
+    sedan: "car",
+    physician: "doctor",
+    medic: "doctor",
+    canine: "dog",
+    puppy: "dog",
+  };
+
+  embedSync(text: string): Float32Array {
+    const v = new Float32Array(this.dimensions);
+    for (const raw of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+      const word = ConceptEmbedder.SYNONYMS[raw] ?? raw;
+      let h = 2166136261;
+      for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
+      v[(h >>> 0) % this.dimensions]! += 1;
+    }
+    return v;
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return texts.map((t) => this.embedSync(t));
+  }
+}

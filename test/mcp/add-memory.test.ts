@@ -1,0 +1,140 @@
+import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, connect, startEngine, structured, type TestEngine, text } from "./helpers.js";
+
+describe("add_memory", () => {
+  let t: TestEngine;
+  beforeAll(async () => {
+    t = await startEngine();
+  });
+  afterAll(() => t.close());
+
+  it("keeps one conversation as one document, one turn per line", async () => {
+    const s = await connect({ client: t.client, namespace: "conv" });
+    try {
+      const first = structured(
+        await call(s.mcp, "add_memory", { content: "I moved to Berlin", conversationId: "c1", role: "user" }),
+      );
+      const second = structured(
+        await call(s.mcp, "add_memory", {
+          content: "Nice!\nHow is it?",
+          conversationId: "c1",
+          role: "assistant",
+        }),
+      );
+      expect(first.id).toBe("conv-c1");
+      expect(second).toMatchObject({ id: "conv-c1", conversationId: "c1", turns: 2 });
+      const doc = await t.client.ns("conv").documents.get("conv-c1");
+      expect(doc.content).toBe("user: I moved to Berlin\nassistant: Nice! How is it?");
+      const { documents } = await t.client.ns("conv").documents.list();
+      expect(documents.map((d) => d.customId ?? d.id)).toEqual(["conv-c1"]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("appends to the stored transcript after the server restarts", async () => {
+    const before = await connect({ client: t.client, namespace: "restart" });
+    await call(before.mcp, "add_memory", { content: "first turn", conversationId: "c2", role: "user" });
+    await before.close();
+    const after = await connect({ client: t.client, namespace: "restart" });
+    try {
+      const res = structured(
+        await call(after.mcp, "add_memory", { content: "second turn", conversationId: "c2", role: "user" }),
+      );
+      expect(res.turns).toBe(2);
+      const doc = await t.client.ns("restart").documents.get("conv-c2");
+      expect(doc.content).toBe("user: first turn\nuser: second turn");
+    } finally {
+      await after.close();
+    }
+  });
+
+  it("keeps turns sent at the same time, none lost", async () => {
+    const s = await connect({ client: t.client, namespace: "parallel" });
+    try {
+      await Promise.all(
+        ["one", "two", "three", "four"].map((w) =>
+          call(s.mcp, "add_memory", { content: w, conversationId: "c3", role: "user" }),
+        ),
+      );
+      const doc = await t.client.ns("parallel").documents.get("conv-c3");
+      expect(doc.content?.split("\n").sort()).toEqual([
+        "user: four",
+        "user: one",
+        "user: three",
+        "user: two",
+      ]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("stores the same text once, however often it is added", async () => {
+    const s = await connect({ client: t.client, namespace: "dedupe" });
+    try {
+      const a = structured(
+        await call(s.mcp, "add_memory", { content: "Alice prefers tea", metadata: { topic: "drinks" } }),
+      );
+      const b = structured(
+        await call(s.mcp, "add_memory", { content: "Alice prefers tea", metadata: { topic: "drinks" } }),
+      );
+      expect(a.id).toBe(b.id);
+      const { documents } = await t.client.ns("dedupe").documents.list();
+      expect(documents).toHaveLength(1);
+      expect(documents[0]?.metadata).toEqual({ topic: "drinks" });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("reports progress while it waits for the memories, then says they are ready", async () => {
+    const s = await connect({ client: t.client, namespace: "progress" });
+    try {
+      const seen: Progress[] = [];
+      const res = await s.mcp.callTool(
+        { name: "add_memory", arguments: { content: "Bob's birthday is on 3 March", wait: true } },
+        CallToolResultSchema,
+        { onprogress: (p) => seen.push(p) },
+      );
+      expect(structured(res as CallToolResult)).toMatchObject({
+        status: "done",
+        dreamingStatus: "done",
+        memoriesReady: true,
+      });
+      expect(seen.length).toBeGreaterThan(0);
+      const values = seen.map((p) => p.progress);
+      expect(values).toEqual([...values].sort((x, y) => x - y));
+      expect(new Set(values).size).toBe(values.length);
+      expect(seen.at(-1)).toMatchObject({ progress: 7, total: 7 });
+      expect(seen.every((p) => typeof p.message === "string")).toBe(true);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("asks for both conversationId and role, and changes nothing", async () => {
+    const s = await connect({ client: t.client, namespace: "half" });
+    try {
+      const res = await call(s.mcp, "add_memory", { content: "hello", role: "user" });
+      expect(res.isError).toBe(true);
+      expect(text(res)).toMatch(/needs both/);
+      const { documents } = await t.client.ns("half").documents.list();
+      expect(documents).toHaveLength(0);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("names the field when metadata breaks the rule", async () => {
+    const s = await connect({ client: t.client, namespace: "badmeta" });
+    try {
+      const res = await call(s.mcp, "add_memory", { content: "x", metadata: { nested: { a: 1 } } });
+      expect(res.isError).toBe(true);
+      expect(text(res)).toMatch(/metadata/);
+    } finally {
+      await s.close();
+    }
+  });
+});

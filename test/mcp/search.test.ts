@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, connect, type Session, startEngine, structured, type TestEngine, text } from "./helpers.js";
+
+interface SearchOut {
+  results: {
+    kind: string;
+    id: string;
+    text: string;
+    age: string | null;
+    date: string | null;
+    source: { documentId: string | null; title: string | null; url: string | null };
+  }[];
+  found: number;
+  truncated: boolean;
+}
+
+describe("search", () => {
+  let t: TestEngine;
+  let s: Session;
+  beforeAll(async () => {
+    t = await startEngine();
+    s = await connect({ client: t.client, namespace: "atlas" });
+    const facts = [
+      {
+        content: "The Atlas project launches on 12 May with the Berlin team.",
+        metadata: { project: "atlas" },
+      },
+      {
+        content: "The Zephyr project was cancelled after the budget review.",
+        metadata: { project: "zephyr" },
+      },
+    ];
+    for (const f of facts) await call(s.mcp, "add_memory", { ...f, wait: true });
+    for (let i = 0; i < 12; i++) {
+      await call(s.mcp, "add_memory", {
+        content: `Launch checklist item ${i}: verify the launch runbook section ${i} with the release captain before the launch window opens.`,
+        metadata: { project: "atlas" },
+      });
+    }
+    await call(s.mcp, "add_memory", { content: "Final launch rehearsal is booked.", wait: true });
+  });
+  afterAll(async () => {
+    await s.close();
+    await t.close();
+  });
+
+  it("finds what was added, saying how old it is and where it came from", async () => {
+    const out = structured<SearchOut>(
+      await call(s.mcp, "search", { query: "When does Atlas launch?", mode: "chunks" }),
+    );
+    expect(out.results.length).toBeGreaterThan(0);
+    const hit = out.results.find((r) => r.text.includes("Atlas project launches"));
+    expect(hit).toBeDefined();
+    expect(hit?.age).toMatch(/just now|ago/);
+    expect(hit?.source.documentId).toBeTruthy();
+  });
+
+  it("renders each result as a line with its age and source", async () => {
+    const res = await call(s.mcp, "search", { query: "Atlas launch", mode: "chunks", limit: 3 });
+    expect(text(res)).toMatch(/^\d+ results?:/);
+    expect(text(res)).toMatch(/\n1\. \[chunk \d\.\d\d, (just now|.+ ago)\] .+\(from .+\)/);
+  });
+
+  it("cuts results to the token budget and says so", async () => {
+    const full = structured<SearchOut>(
+      await call(s.mcp, "search", { query: "launch runbook", mode: "chunks", limit: 20, threshold: 0 }),
+    );
+    expect(full.results.length).toBeGreaterThan(3);
+    const res = await call(s.mcp, "search", {
+      query: "launch runbook",
+      mode: "chunks",
+      limit: 20,
+      threshold: 0,
+      maxTokens: 80,
+    });
+    const cut = structured<SearchOut>(res);
+    expect(cut.truncated).toBe(true);
+    expect(cut.results.length).toBeGreaterThanOrEqual(1);
+    expect(cut.results.length).toBeLessThan(full.results.length);
+    expect(text(res).length).toBeLessThanOrEqual(80 * 4);
+  });
+
+  it("narrows results with a metadata filter", async () => {
+    const out = structured<SearchOut>(
+      await call(s.mcp, "search", {
+        query: "project",
+        mode: "chunks",
+        threshold: 0,
+        filter: { field: "project", operator: "eq", value: "zephyr" },
+      }),
+    );
+    expect(out.results.length).toBeGreaterThan(0);
+    for (const r of out.results) expect(r.text).toContain("Zephyr");
+  });
+
+  it("keeps another namespace's content out of this session's search", async () => {
+    const other = await connect({ client: t.client, namespace: "elsewhere" });
+    try {
+      const out = structured<SearchOut>(
+        await call(other.mcp, "search", { query: "Atlas launch", threshold: 0 }),
+      );
+      expect(out.results).toEqual([]);
+      expect(text(await call(other.mcp, "search", { query: "Atlas launch" }))).toMatch(/Nothing found/);
+    } finally {
+      await other.close();
+    }
+  });
+});

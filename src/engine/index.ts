@@ -2,6 +2,7 @@ import { createApp } from "./app.js";
 import type { EngineContext } from "./context.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
 import { installDreaming } from "./memory/dreamer.js";
+import { extractorFromEnv } from "./memory/extract/index.js";
 import type { Extractor } from "./memory/extract/types.js";
 import { type Embedder, embedderFromEnv } from "./models/embedder.js";
 import { type Dreamer, noDreaming } from "./pipeline/dreamer.js";
@@ -70,7 +71,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     workers,
     allowPrivateNetwork: opts.allowPrivateNetwork ?? allowPrivateNetworkFromEnv(),
     embedder: opts.embedder === undefined ? embedderFromEnv() : opts.embedder,
-    extractor: opts.extractor,
+    extractor: opts.extractor ?? extractorFromEnv(),
     dreamer: noDreaming,
     log,
   };

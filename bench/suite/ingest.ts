@@ -1,0 +1,85 @@
+/**
+ * Ingest throughput through the public API in process (MemoryClient over engine.fetch), default
+ * engine settings (2 workers, offline extractor, dynamic dreaming with its debounce): documents per
+ * second accepted, to `done` (chunks searchable) and to memories ready (dreamingStatus done).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemoryClient } from "../../src/client/index.js";
+import { openEngine } from "../../src/engine/index.js";
+import { API_KEY, type Budget, round } from "./common.js";
+import { Corpus } from "./corpus.js";
+
+export interface IngestResult {
+  documents: number;
+  charsPerDocument: number;
+  concurrency: number;
+  acceptedPerSecond: number | null;
+  donePerSecond: number | null;
+  memoriesPerSecond: number | null;
+  secondsToDone: number | null;
+  secondsToMemories: number | null;
+  memories: number;
+  chunks: number;
+  stopped: boolean;
+}
+
+export async function benchIngest(documents: number, budget: Budget): Promise<IngestResult> {
+  const dir = mkdtempSync(join(tmpdir(), "memctx-bench-ingest-"));
+  const engine = await openEngine({ dataDir: dir, apiKey: API_KEY, embedder: null, log: () => {} });
+  const client = new MemoryClient({ apiKey: API_KEY, fetch: (r) => engine.fetch(r), maxRetries: 0 });
+  const corpus = new Corpus();
+  const docs = Array.from({ length: documents }, (_, i) => corpus.document(i));
+  const ns = client.ns("ingest");
+  const db = engine.context.db;
+  const count = (where: string) =>
+    (db.prepare(`SELECT count(*) AS n FROM documents WHERE ${where}`).get() as { n: number }).n;
+  const concurrency = 8;
+  let accepted = 0;
+  let secondsToDone: number | null = null;
+  let secondsToMemories: number | null = null;
+  let acceptedAt = 0;
+  const t0 = performance.now();
+  try {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < docs.length && !budget.spent()) {
+          const d = docs[next++]!;
+          await ns.documents.add({ content: d.text, date: d.date });
+          accepted++;
+        }
+      }),
+    );
+    acceptedAt = (performance.now() - t0) / 1000;
+    while (!budget.spent()) {
+      const elapsed = (performance.now() - t0) / 1000;
+      if (secondsToDone === null && count("status = 'done'") >= accepted) secondsToDone = elapsed;
+      if (secondsToMemories === null && count("dreaming_status = 'done'") >= accepted)
+        secondsToMemories = elapsed;
+      if (secondsToDone !== null && secondsToMemories !== null) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const rows = (table: string) =>
+      (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const rate = (s: number | null) => (s ? round(accepted / s, 1) : null);
+    return {
+      documents: accepted,
+      charsPerDocument: Math.round(docs.reduce((a, d) => a + d.text.length, 0) / docs.length),
+      concurrency,
+      acceptedPerSecond: rate(acceptedAt),
+      donePerSecond: rate(secondsToDone),
+      memoriesPerSecond: rate(secondsToMemories),
+      secondsToDone: round(secondsToDone, 2),
+      secondsToMemories: round(secondsToMemories, 2),
+      memories: rows("memories"),
+      chunks: rows("chunks"),
+      stopped: budget.stopped,
+    };
+  } finally {
+    await client.close();
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -46,7 +46,8 @@ export function createMcpServer(opts: CreateMcpServerOptions): McpServer {
   const server = new McpServer(
     { name: "memctx", title: "memctx memory", version: VERSION },
     {
-      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } },
+      // logging: background work (dreaming) is reported as notifications/message at the client's level.
+      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true }, logging: {} },
       instructions: SERVER_INSTRUCTIONS,
     },
   );
@@ -81,7 +82,19 @@ export function createMcpServer(opts: CreateMcpServerOptions): McpServer {
         signal: closed.signal,
         timeoutMs: opts.dreamingWatchTimeoutMs ?? DREAMING_WATCH_TIMEOUT_MS,
       })
-      .then(profileChanged, () => {})
+      .then(
+        async () => {
+          await server
+            .sendLoggingMessage({
+              level: "info",
+              logger: "memctx",
+              data: `memories of document ${documentId} are ready; the profile was updated`,
+            })
+            .catch(() => {});
+          await profileChanged();
+        },
+        () => {},
+      )
       .finally(() => watches.delete(documentId));
   };
 

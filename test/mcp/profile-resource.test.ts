@@ -1,4 +1,7 @@
-import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { call, connect, type Session, startEngine, structured, type TestEngine } from "./helpers.js";
 
@@ -6,13 +9,17 @@ describe("the profile resource", () => {
   let t: TestEngine;
   let s: Session;
   const updates: string[] = [];
+  const logs: string[] = [];
   beforeAll(async () => {
     t = await startEngine();
-    s = await connect({ client: t.client, namespace: "alice" }, {}, (c) =>
+    s = await connect({ client: t.client, namespace: "alice" }, {}, (c) => {
       c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
         updates.push(n.params.uri);
-      }),
-    );
+      });
+      c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        logs.push(String(n.params.data));
+      });
+    });
   });
   afterAll(async () => {
     await s.close();
@@ -61,6 +68,8 @@ describe("the profile resource", () => {
     expect(new Set(updates)).toEqual(new Set(["memctx://profile/alice"]));
     const doc = await t.client.ns("alice").documents.get(added.id as string);
     expect(doc.system.dreamingStatus).toBe("done");
+    // The background work is also told as a log message.
+    expect(logs).toContain(`memories of document ${added.id} are ready; the profile was updated`);
   });
 
   it("stops telling after unsubscribe", async () => {

@@ -21,9 +21,12 @@ export function isRetryable(err: unknown): boolean {
 
 /**
  * Repeating the request cannot do anything twice: the endpoint is idempotent, an add names its
- * document `id` (an upsert), or every item of a batch has a `customId`.
+ * document `id` (an upsert), or every item of a batch has a `customId`. A forget by meaning is
+ * repeated only as a dry run: otherwise a repeat forgets whatever matches by then, which may be
+ * more than the first attempt forgot.
  */
 export function isRetrySafe(name: EndpointName, body: unknown): boolean {
+  if (name === "forgetSemantic") return (body as { dryRun?: unknown } | undefined)?.dryRun === true;
   if (name === "addDocument") return typeof (body as { id?: unknown } | undefined)?.id === "string";
   if (name === "batchAdd") {
     const docs = (body as { documents?: unknown } | undefined)?.documents;

@@ -60,6 +60,8 @@ export class FetchFailedError extends Error {
 
 export const FETCH_TIMEOUT_MS_DEFAULT = 30_000;
 export const FETCH_MAX_REDIRECTS = 5;
+/** Headers that carry credentials (S3 signs with x-amz-*): dropped when a redirect leaves the origin. */
+const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|x-amz-.*|x-api-key|private-token)$/i;
 /** How much of an error answer's body goes into the error message. */
 const ERROR_BODY_BYTES = 2048;
 const PRIVATE_NETWORK_HINT = "set MEMCTX_ALLOW_PRIVATE_NETWORK=1 to allow private network targets";
@@ -106,8 +108,9 @@ export async function safeFetch(url: string, opts: FetchOptions): Promise<Fetche
           const next = parseTarget(new URL(location, current).href);
           // Credentials meant for one origin never travel to another.
           if (next.origin !== current.origin) {
-            delete headers.authorization;
-            delete headers.cookie;
+            for (const name of Object.keys(headers)) {
+              if (CREDENTIAL_HEADER.test(name)) delete headers[name];
+            }
           }
           if (
             response.status === 303 ||

@@ -84,6 +84,15 @@ export class WorkerPool {
 
   private async run(job: JobRow, signal: AbortSignal): Promise<void> {
     const reg = this.handlers.get(job.kind)!;
+    // Claimed again after its lease ran out on every attempt: its worker died each time (a crash,
+    // an OOM kill). Running it again would only kill this process too.
+    if (job.reclaimed && job.attempts > job.max_attempts) {
+      const message = `gave up after ${job.max_attempts} attempts: the process working on it stopped each time`;
+      failJob(this.o.db, job, this.owner, message, false);
+      this.o.log(`job ${job.id} (${job.kind}) failed: ${message}`);
+      reg.onFailed?.(job, message);
+      return;
+    }
     const jobAbort = new AbortController();
     const onStop = () => jobAbort.abort();
     signal.addEventListener("abort", onStop, { once: true });

@@ -28,7 +28,16 @@ export function connectorRoutes(app: EngineApp, ctx: EngineContext): void {
   route(app, endpoints.deleteConnector, ({ params, query }, c) =>
     connectors.remove(org(c), params.namespace, params.id, query.deleteDocuments === true),
   );
-  route(app, endpoints.listAllConnectors, (_input, c) => ({ connectors: connectors.list(org(c)) }));
+  // A key restricted to some namespaces sees only their connectors (config names private sources).
+  route(app, endpoints.listAllConnectors, (_input, c) => {
+    const allowed = c.get("principal").namespaces;
+    const all = connectors.list(org(c));
+    return {
+      connectors: allowed
+        ? all.filter((x) => x.namespace !== undefined && allowed.includes(x.namespace))
+        : all,
+    };
+  });
 }
 
 /**

@@ -21,6 +21,8 @@ export interface JobRow {
   error: string | null;
   created_at: string;
   updated_at: string;
+  /** Set by claimJob when the job was taken over from a worker whose lease ran out (it died). */
+  reclaimed?: boolean;
 }
 
 export interface NewJob {
@@ -84,26 +86,29 @@ export function claimJob(
   const kindList = JSON.stringify(kinds);
   return transaction(db, () => {
     // Two indexed lookups rather than one OR: the queue can hold many thousands of rows.
-    const ready =
-      (db
-        .prepare(
-          `SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ?
-             AND kind IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT 1`,
-        )
-        .get(iso(t), kindList) as { id: number } | undefined) ??
-      (db
-        .prepare(
-          `SELECT id FROM jobs WHERE state = 'running' AND lease_until < ?
-             AND kind IN (SELECT value FROM json_each(?)) ORDER BY lease_until LIMIT 1`,
-        )
-        .get(iso(t), kindList) as { id: number } | undefined);
+    const queued = db
+      .prepare(
+        `SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ?
+           AND kind IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT 1`,
+      )
+      .get(iso(t), kindList) as { id: number } | undefined;
+    const expired = queued
+      ? undefined
+      : (db
+          .prepare(
+            `SELECT id FROM jobs WHERE state = 'running' AND lease_until < ?
+               AND kind IN (SELECT value FROM json_each(?)) ORDER BY lease_until LIMIT 1`,
+          )
+          .get(iso(t), kindList) as { id: number } | undefined);
+    const ready = queued ?? expired;
     if (!ready) return undefined;
-    return db
+    const job = db
       .prepare(
         `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
          WHERE id = ? RETURNING *`,
       )
       .get(owner, iso(t + leaseMs), iso(t), ready.id) as JobRow | undefined;
+    return job && expired ? { ...job, reclaimed: true } : job;
   });
 }
 

@@ -1,5 +1,6 @@
 import type { NamespaceRecord, NamespaceSummary } from "../../api/namespaces.js";
 import { type Db, newId, now, transaction } from "./db.js";
+import { deleteDocuments } from "./documents.js";
 import { LIVE_MEMORY_SQL } from "./memories.js";
 
 export interface NamespaceRow {
@@ -102,10 +103,18 @@ export function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string): void
   transaction(db, () => {
     if (moveTo && moveTo !== ns.name) {
       const target = ensureNamespace(db, ns.organization_id, moveTo);
-      db.prepare(
-        `DELETE FROM documents WHERE namespace_id = ? AND custom_id IN
-           (SELECT custom_id FROM documents WHERE namespace_id = ? AND custom_id IS NOT NULL)`,
-      ).run(target.id, ns.id);
+      // Replaced target documents go as a delete does: with the memories only they were the source of.
+      const replaced = db
+        .prepare(
+          `SELECT id FROM documents WHERE namespace_id = ? AND custom_id IN
+             (SELECT custom_id FROM documents WHERE namespace_id = ? AND custom_id IS NOT NULL)`,
+        )
+        .all(target.id, ns.id) as { id: string }[];
+      deleteDocuments(
+        db,
+        target.id,
+        replaced.map((d) => d.id),
+      );
       for (const table of ["documents", "chunks", "memories", "jobs", "connectors"]) {
         db.prepare(`UPDATE ${table} SET namespace_id = ? WHERE namespace_id = ?`).run(target.id, ns.id);
       }

@@ -80,8 +80,9 @@ export function createKey(db: Db, organization: string, namespaces: string[] | n
 }
 
 /**
- * Makes `key` valid for `organization` (idempotent: a known key is re-enabled, and moved to the
- * organization it is registered for).
+ * Makes a new `key` valid for `organization`. Idempotent: a key already known keeps its
+ * organization, its namespace restriction and its revocation (a restart with MEMCTX_API_KEY must
+ * not undo `memctx keys revoke`, nor widen a restricted key).
  */
 export function registerKey(db: Db, key: string, organization: string, namespaces: string[] | null = null) {
   if (key.length < 8) throw new Error("an API key must be at least 8 characters");
@@ -89,8 +90,7 @@ export function registerKey(db: Db, key: string, organization: string, namespace
   db.prepare(
     `INSERT INTO api_keys (id, organization_id, key_hash, prefix, namespaces, created_at)
      VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT(key_hash) DO UPDATE SET organization_id = excluded.organization_id,
-       namespaces = excluded.namespaces, revoked_at = NULL`,
+     ON CONFLICT(key_hash) DO NOTHING`,
   ).run(
     newId("key"),
     org.id,

@@ -17,7 +17,9 @@ beforeAll(async () => {
     switch (url.pathname) {
       case "/hello":
         res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
-        res.end(`hello ${req.headers.host} auth=${req.headers.authorization ?? "none"}`);
+        res.end(
+          `hello ${req.headers.host} auth=${req.headers.authorization ?? "none"} amz=${req.headers["x-amz-security-token"] ?? "none"} accept=${req.headers.accept ?? "none"}`,
+        );
         return;
       case "/echo": {
         let received = "";
@@ -178,17 +180,19 @@ describe("safeFetch redirects", () => {
     }
   });
 
-  it("drops the Authorization header when a redirect leaves the origin", async () => {
+  it("drops credential headers (Authorization, x-amz-*) when a redirect leaves the origin", async () => {
+    const headers = { Authorization: "Bearer secret", "X-Amz-Security-Token": "tok", Accept: "text/html" };
     const sameOrigin = await safeFetch(`${server.origin}/redirect?to=/hello`, {
       allowPrivateNetwork: true,
-      headers: { Authorization: "Bearer secret" },
+      headers,
     });
-    expect(text(sameOrigin.body)).toContain("auth=Bearer secret");
+    expect(text(sameOrigin.body)).toContain("auth=Bearer secret amz=tok");
     const otherOrigin = await safeFetch(
       `${server.origin}/redirect?to=${encodeURIComponent(`http://localhost:${server.port}/hello`)}`,
-      { allowPrivateNetwork: true, headers: { Authorization: "Bearer secret" } },
+      { allowPrivateNetwork: true, headers },
     );
-    expect(text(otherOrigin.body)).toContain("auth=none");
+    // Credentials stay behind; ordinary headers travel on.
+    expect(text(otherOrigin.body)).toContain("auth=none amz=none accept=text/html");
   });
 
   it("sends a POST body, and continues a 303 as a GET without it", async () => {

@@ -6,7 +6,18 @@ export interface TextChunk {
   position: number;
   start: number;
   end: number;
+  /** Conversations: the role of the turn the chunk is (or is a piece of), as written. */
+  speaker?: string;
+  /**
+   * Conversations: the turns around the chunk's turn (CONTEXT_TURNS each side, one per line),
+   * which search indexes beside the chunk at a lower weight: the question a turn answers is
+   * usually the turn before it.
+   */
+  context?: string;
 }
+
+/** Turns each side of a conversation chunk's turn that make its context. */
+export const CONTEXT_TURNS = 3;
 
 export const CHUNK_MAX_CHARS_DEFAULT = 800;
 
@@ -21,16 +32,19 @@ interface Piece {
 /**
  * Splits text into chunks of at most maxChars (one piece longer than that cannot happen: a
  * paragraph or turn is split on sentences, a sentence on words, a word by characters).
- * Conversation turns stay whole unless a single turn is longer than maxChars; paragraph
- * boundaries are preferred over sentence boundaries when a chunk is at least half full.
- * Chunks never start or end in whitespace; text that fits in maxChars is one chunk; whitespace-only text gives none.
+ * A conversation is one chunk per turn (a turn longer than maxChars is split on sentences, never
+ * joined with the next), each with its speaker and context: short whole turns are what a search
+ * under a character budget should return. Plain text packs paragraphs; paragraph boundaries are
+ * preferred over sentence boundaries when a chunk is at least half full, and text that fits in
+ * maxChars is one chunk. Chunks never start or end in whitespace; whitespace-only text gives none.
  */
 export function chunkText(
   text: string,
   opts: { format: "plain" | "conversation"; maxChars?: number },
 ): TextChunk[] {
   const maxChars = Math.max(1, Math.floor(opts.maxChars ?? CHUNK_MAX_CHARS_DEFAULT));
-  const units = opts.format === "conversation" ? conversationTurns(text) : paragraphs(text);
+  if (opts.format === "conversation") return turnChunks(text, maxChars);
+  const units = paragraphs(text);
   const first = units[0];
   const last = units.at(-1);
   if (first === undefined || last === undefined) return [];
@@ -39,6 +53,29 @@ export function chunkText(
   const pieces: Piece[] = [];
   for (const unit of units) splitUnit(text, unit.start, unit.end, maxChars, pieces);
   return pack(text, pieces, maxChars);
+}
+
+/** One chunk per turn (pieces of an over-long turn), with the turn's speaker and context. */
+function turnChunks(text: string, maxChars: number): TextChunk[] {
+  const turns = conversationTurns(text);
+  const lines = turns.map((t) => text.slice(t.start, t.end));
+  const chunks: TextChunk[] = [];
+  turns.forEach((turn, i) => {
+    const context = [
+      ...lines.slice(Math.max(0, i - CONTEXT_TURNS), i),
+      ...lines.slice(i + 1, i + 1 + CONTEXT_TURNS),
+    ].join("\n");
+    const pieces: Piece[] = [];
+    splitUnit(text, turn.start, turn.end, maxChars, pieces);
+    for (const c of pack(text, pieces, maxChars)) {
+      chunks.push({
+        ...makeChunk(text, chunks.length, c.start, c.end),
+        ...(turn.role ? { speaker: turn.role } : {}),
+        context,
+      });
+    }
+  });
+  return chunks;
 }
 
 function makeChunk(text: string, position: number, start: number, end: number): TextChunk {

@@ -1,5 +1,8 @@
 import type { Metadata } from "../../api/common.js";
 import type { EngineContext } from "../context.js";
+import { CONTEXT_TURNS, chunkText } from "../ingest/chunk.js";
+import { conversationTurns } from "../ingest/conversation.js";
+import { dayLabel } from "../ingest/label.js";
 import type { DreamContext, Dreamer, IndexingDocument } from "../pipeline/dreamer.js";
 import { type Db, now, parseJson, transaction } from "../store/db.js";
 import { type DocumentRow, getDocumentRow, setDreamingStatus } from "../store/documents.js";
@@ -75,7 +78,7 @@ export class MemoryDreamer implements Dreamer {
       return () => setDreamingStatus(dctx.db, [doc.id], "done");
     }
     if (row.dreaming !== "instant") return undefined;
-    let facts: Fact[];
+    let facts: DreamedFact[];
     try {
       facts = await this.extract(row, doc.text, doc.format, dctx.signal);
     } catch (err) {
@@ -162,14 +165,14 @@ export class MemoryDreamer implements Dreamer {
     text: string,
     format: "plain" | "conversation",
     signal: AbortSignal,
-  ): Promise<Fact[]> {
+  ): Promise<DreamedFact[]> {
     const input = extractionInput(this.ctx.db, doc, text, format);
     const facts = (await this.ctx.extractor.extract(input, signal)) as Fact[];
-    return this.embed(facts, signal);
+    return this.embed(withSourceContext(facts, text, format, doc.document_date), signal);
   }
 
   /** Adds each fact's vector when an embedder is configured; without one (or when it fails) memories stay lexical. */
-  private async embed(facts: Fact[], signal: AbortSignal): Promise<Fact[]> {
+  private async embed(facts: DreamedFact[], signal: AbortSignal): Promise<DreamedFact[]> {
     const embedder = this.ctx.embedder;
     if (!embedder || facts.length === 0) return facts;
     try {
@@ -189,6 +192,50 @@ export class MemoryDreamer implements Dreamer {
   }
 }
 
+/** A fact with what search indexes beside it (set by withSourceContext). */
+export type DreamedFact = Fact & {
+  /** `[day]` and the source turn with CONTEXT_TURNS turns each side (plain text: its chunk). */
+  context?: string;
+  /** Who said the source turn, lowercased. */
+  speaker?: string | null;
+};
+
+/**
+ * Gives each fact the text around its source (the memory's `context`, indexed for search at a
+ * lower weight: the turn before is usually the question the fact's turn answers) and the source
+ * turn's speaker (search's person factor).
+ */
+export function withSourceContext(
+  facts: readonly Fact[],
+  text: string,
+  format: "plain" | "conversation",
+  documentDate: string | null,
+): DreamedFact[] {
+  const label = dayLabel(documentDate);
+  const head = label ? `${label}\n` : "";
+  if (format === "conversation") {
+    const turns = conversationTurns(text);
+    return facts.map((f) => {
+      const at = f.source?.start;
+      if (at === undefined || turns.length === 0) return { ...f, context: label ?? "" };
+      let i = 0;
+      while (i + 1 < turns.length && turns[i + 1]!.start <= at) i++;
+      const around = turns
+        .slice(Math.max(0, i - CONTEXT_TURNS), i + CONTEXT_TURNS + 1)
+        .map((t) => text.slice(t.start, t.end));
+      const role = turns[i]!.role;
+      return { ...f, context: head + around.join("\n"), speaker: role ? role.toLowerCase() : null };
+    });
+  }
+  // Plain text: the chunk the fact was drawn from.
+  const chunks = facts.some((f) => f.source) ? chunkText(text, { format }) : [];
+  return facts.map((f) => {
+    const at = f.source?.start;
+    const chunk = at === undefined ? undefined : chunks.find((c) => c.start <= at && at < c.end);
+    return { ...f, context: head + (chunk?.content ?? "") };
+  });
+}
+
 /**
  * Stores a document's facts and marks it `dreamingStatus: done`, in one transaction; nothing when
  * the document changed (a newer generation dreams instead) or was deleted meanwhile.
@@ -197,7 +244,7 @@ export function commitFacts(
   db: Db,
   doc: DocumentRow,
   generation: number,
-  facts: readonly Fact[],
+  facts: readonly DreamedFact[],
 ): AppliedFact[] {
   return transaction(db, () => {
     const current = db
@@ -206,6 +253,8 @@ export function commitFacts(
     // Changed since (a newer generation dreams instead), deleted, or already dreamed by another worker.
     if (!current || current.generation !== generation || current.dreaming_status === "done") return [];
     const metadata = parseJson<Metadata>(doc.metadata, {});
+    // applyFacts skips empty facts: leave them out here so its results line up with `kept`.
+    const kept = facts.filter((f) => f.memory.trim() !== "");
     const applied = applyFacts(
       db,
       {
@@ -215,8 +264,14 @@ export function commitFacts(
         forgetAfter: normalizeExpiry(metadata.forgetAfter),
         filterByMetadata: parseJson<Metadata | null>(doc.filter_by_metadata, null),
       },
-      facts,
+      kept,
     );
+    // A new memory gets its source's context and speaker (a merged one keeps its first source's).
+    const setContext = db.prepare("UPDATE memories SET context = ?, speaker = ? WHERE id = ?");
+    applied.forEach((a, i) => {
+      const f = kept[i];
+      if (a.outcome !== "merged" && f?.context) setContext.run(f.context, f.speaker ?? null, a.memoryId);
+    });
     setDreamingStatus(db, [doc.id], "done");
     return applied;
   });

@@ -154,7 +154,7 @@ function bucketMemories(
   const rows = db
     .prepare(
       `SELECT m.id, m.memory FROM memories_fts f JOIN memories m ON m.rowid = f.rowid
-       WHERE memories_fts MATCH ? AND ${scope.sql} ORDER BY f.rank, m.rowid LIMIT 500`,
+       WHERE f.memory MATCH ? AND ${scope.sql} ORDER BY f.rank, m.rowid LIMIT 500`,
     )
     .all(match, ...scope.params) as Ref[];
   const stems = stemTexts(rows.map((r) => r.memory));

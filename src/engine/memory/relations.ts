@@ -1,17 +1,22 @@
 import type { Metadata } from "../../api/common.js";
-import { matchExpression, type QueryTerm, queryTerms, stemTexts } from "../search/terms.js";
+import { type QueryTerm, stemTexts } from "../search/terms.js";
 import { type Db, transaction } from "../store/db.js";
 import type { MemoryRow } from "../store/memories.js";
 import type { ExtractedFact } from "./extract/types.js";
 import { matchesFilterByMetadata } from "./filter-by-metadata.js";
 import {
   addRelation,
+  countTerms,
   insertMemory,
+  latestByKey,
+  latestBySubject,
   latestBySubjectAttribute,
   latestByText,
   memoryMetadata,
   memoryTermFrequency,
   mergeSource,
+  type NewMemoryRow,
+  normalizeMemory,
 } from "./repository.js";
 
 /**
@@ -51,32 +56,45 @@ export const EXTENDS_CONTAINMENT = 0.8;
 /** Share of words an inference shares with a fact it is derived from (when no subject links them). */
 const DERIVES_OVERLAP = 0.3;
 /** Candidates fetched by shared words, besides those of the same subject and attribute. */
-const TEXT_CANDIDATES = 40;
-/** A word in more than this share of all memories ("user", a name) is left out of the look-up. */
-const COMMON_SHARE = 0.05;
+const TEXT_CANDIDATES = 10;
+/** The rarest words of a fact that look up candidates by text (a repeated fact holds them). */
+const TEXT_TERMS = 3;
+/**
+ * Most index rows a look-up by words may rank (by the words' document frequencies): words are
+ * taken rarest first while they fit. A fact whose every word is this common is looked up by its
+ * exact text and its subject only.
+ */
+const TEXT_POSTINGS = 500;
+/** Most recent memories of the fact's subject it is compared with (a subject may hold thousands). */
+const SUBJECT_CANDIDATES = 64;
 
 /**
- * The query's words minus those too common to tell memories apart (as their idf says), so that
- * looking up candidates stays cheap as a namespace grows; the rarest word is always kept.
+ * An FTS5 expression of the fact's rarest words (document frequency, as the index counts it):
+ * what a repeated or near-identical fact shares with it, at a cost that does not grow with the
+ * namespace. Words no memory holds are left out; null when no word is left.
  */
-function selectiveTerms(db: Db, terms: QueryTerm[]): QueryTerm[] {
-  if (terms.length <= 1) return terms;
-  const { rows, df } = memoryTermFrequency(
+function rareTermsMatch(db: Db, terms: QueryTerm[]): string | null {
+  if (terms.length === 0) return null;
+  const df = memoryTermFrequency(
     db,
     terms.map((t) => t.stems[0] ?? ""),
   );
-  if (rows < 100) return terms;
-  const kept = terms.filter((_, i) => df[i]! <= rows * COMMON_SHARE);
-  if (kept.length > 0) return kept;
-  const rarest = df.indexOf(Math.min(...df));
-  return [terms[rarest]!];
+  const ranked = terms
+    .map((t, i) => ({ t, df: df[i]! }))
+    .filter((x) => x.df > 0)
+    .sort((a, b) => a.df - b.df);
+  const chosen: QueryTerm[] = [];
+  let postings = 0;
+  for (const x of ranked) {
+    if (chosen.length === TEXT_TERMS || postings + x.df > TEXT_POSTINGS) break;
+    chosen.push(x.t);
+    postings += x.df;
+  }
+  if (chosen.length === 0) return null;
+  return chosen.map((t) => `"${t.text.replaceAll('"', '""')}"`).join(" OR ");
 }
 
-const normalize = (s: string) =>
-  s
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, " ")
-    .trim();
+const normalize = normalizeMemory;
 
 const NEGATION = /\b(not|no|never|none|nobody|nothing|neither|nor|cannot)\b|n't\b|n’t\b/i;
 const isNegated = (s: string) => NEGATION.test(s);
@@ -88,11 +106,46 @@ const FUNCTION_WORDS =
   "there here then than so also just very s t";
 let functionStems: Set<string> | null = null;
 
-/** Content stems of each text, as the index stems them (function words dropped); one tokenizer pass. */
-function stemsOf(texts: readonly string[]): Set<string>[] {
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+/** Each word's stems as the index's tokenizer makes them (a word always stems the same way). */
+const wordStems = new Map<string, string[]>();
+
+/** Each text's words with their stems, in order; the tokenizer runs once, on words not seen before. */
+function wordsOf(texts: readonly string[]): { word: string; stems: string[] }[][] {
+  const words = texts.map((t) => t.toLowerCase().match(WORD) ?? []);
+  const missing = [...new Set(words.flat())].filter((w) => !wordStems.has(w));
+  if (missing.length > 0) {
+    if (wordStems.size + missing.length > 200_000) wordStems.clear();
+    const stems = stemTexts(missing);
+    for (const [i, w] of missing.entries()) wordStems.set(w, stems[i] ?? []);
+  }
+  return words.map((list) => list.map((word) => ({ word, stems: wordStems.get(word) ?? [] })));
+}
+
+function functionStemSet(): Set<string> {
   functionStems ??= new Set(stemTexts([FUNCTION_WORDS])[0] ?? []);
-  const stop = functionStems;
-  return stemTexts(texts).map((stems) => new Set(stems.filter((x) => !stop.has(x))));
+  return functionStems;
+}
+
+/** Content stems of each text, as the index stems them (function words dropped). */
+function stemsOf(texts: readonly string[]): Set<string>[] {
+  const stop = functionStemSet();
+  return wordsOf(texts).map((list) => new Set(list.flatMap((w) => w.stems).filter((x) => !stop.has(x))));
+}
+
+/** A fact's content words as look-up terms, one per distinct stem (at most 32). */
+function termsOf(text: string): QueryTerm[] {
+  const stop = functionStemSet();
+  const seen = new Set<string>();
+  const terms: QueryTerm[] = [];
+  for (const { word, stems } of wordsOf([text])[0]!) {
+    const key = stems.join(" ");
+    if (stems.length === 0 || stems.every((x) => stop.has(x)) || seen.has(key)) continue;
+    seen.add(key);
+    terms.push({ text: word, stems });
+    if (terms.length === 32) break;
+  }
+  return terms;
 }
 
 function overlap(a: Set<string>, b: Set<string>): number {
@@ -101,11 +154,37 @@ function overlap(a: Set<string>, b: Set<string>): number {
   return n;
 }
 
-interface Candidate {
-  row: MemoryRow;
+interface MemoryText {
   norm: string;
   stems: Set<string>;
   negated: boolean;
+}
+
+interface Candidate extends MemoryText {
+  row: MemoryRow;
+}
+
+/**
+ * A memory's text never changes, and its id is never reused: what relation detection derives from
+ * it is kept across documents (bounded, oldest entries dropped first).
+ */
+const memoryTexts = new Map<string, MemoryText>();
+const MEMORY_TEXTS = 50_000;
+
+function rememberText(id: string, text: MemoryText): void {
+  if (memoryTexts.size >= MEMORY_TEXTS) memoryTexts.delete(memoryTexts.keys().next().value!);
+  memoryTexts.set(id, text);
+}
+
+function textsOf(rows: readonly MemoryRow[]): MemoryText[] {
+  const missing = rows.filter((r) => !memoryTexts.has(r.id));
+  if (missing.length > 0) {
+    const stems = stemsOf(missing.map((r) => r.memory));
+    for (const [i, r] of missing.entries()) {
+      rememberText(r.id, { norm: normalize(r.memory), stems: stems[i]!, negated: isNegated(r.memory) });
+    }
+  }
+  return rows.map((r) => memoryTexts.get(r.id)!);
 }
 
 /**
@@ -124,12 +203,10 @@ export function applyFacts(db: Db, src: FactSource, facts: readonly Fact[]): App
   return transaction(db, () => {
     const at = new Date().toISOString();
     const out: AppliedFact[] = [];
-    const stems = new Map<string, Set<string>>();
-    for (const fact of facts) {
-      const text = fact.memory.trim();
-      if (!text) continue;
-      out.push(applyOne(db, src, { ...fact, memory: text }, out, at, stems));
-    }
+    const kept = facts.map((f) => ({ ...f, memory: f.memory.trim() })).filter((f) => f.memory !== "");
+    // One tokenizer pass for the whole document's facts.
+    const stems = stemsOf(kept.map((f) => f.memory));
+    for (const [i, fact] of kept.entries()) out.push(applyOne(db, src, fact, stems[i]!, out, at));
     return out;
   });
 }
@@ -138,17 +215,23 @@ function applyOne(
   db: Db,
   src: FactSource,
   fact: Fact,
+  stems: Set<string>,
   earlier: AppliedFact[],
   at: string,
-  stemCache: Map<string, Set<string>>,
 ): AppliedFact {
   const norm = normalize(fact.memory);
-  const stems = stemsOf([fact.memory])[0]!;
   const negated = isNegated(fact.memory);
   const subject = fact.subject?.trim().toLowerCase() || null;
   const forgetAfter = earliest(src.forgetAfter, normalizeExpiry(fact.forgetAfter));
   const attribute = fact.attribute?.trim().toLowerCase() || null;
-  const candidates = candidatesFor(db, src, fact.memory, subject, attribute, stemCache);
+  const candidates = candidatesFor(db, src, fact.memory, subject, attribute);
+  const insert = (m: NewMemoryRow): MemoryRow => {
+    const row = insertMemory(db, m);
+    // The next facts (of this document and later ones) compare with it without re-reading it.
+    rememberText(row.id, { norm, stems, negated });
+    countTerms(db, stems);
+    return row;
+  };
   // Expired (past forget_after) memories count as gone: they neither absorb nor anchor new facts.
   const usable = candidates.filter((c) => c.row.forget_after === null || c.row.forget_after > at);
   const live = usable.filter((c) => c.row.is_forgotten === 0);
@@ -187,7 +270,7 @@ function applyOne(
       .filter((x) => x.containment >= EXTENDS_CONTAINMENT && stems.size > x.c.stems.size)
       .sort((a, b) => b.containment - a.containment)[0];
     if (extended) {
-      const row = insertMemory(db, base);
+      const row = insert(base);
       addRelation(db, row.id, extended.c.row.id, "extends");
       return { memoryId: row.id, outcome: "extended", relatedTo: extended.c.row.id };
     }
@@ -195,7 +278,7 @@ function applyOne(
       // Candidates are newest first: the current value of the attribute is the first.
       const older = live.find((c) => c.row.subject === subject && c.row.attribute === base.attribute);
       if (older) {
-        const row = insertMemory(db, { ...base, parent: older.row });
+        const row = insert({ ...base, parent: older.row });
         return { memoryId: row.id, outcome: "updated", relatedTo: older.row.id };
       }
     }
@@ -205,26 +288,28 @@ function applyOne(
       (c) => c.negated === negated && c.norm.length > 0 && norm.includes(c.norm) && norm !== c.norm,
     );
     if (extended) {
-      const row = insertMemory(db, base);
+      const row = insert(base);
       addRelation(db, row.id, extended.row.id, "extends");
       return { memoryId: row.id, outcome: "extended", relatedTo: extended.row.id };
     }
   }
 
   if (base.isInference) {
-    const row = insertMemory(db, base);
+    const row = insert(base);
     const sources = derivationSources(db, live, earlier, subject, stems);
     for (const id of sources) addRelation(db, row.id, id, "derives");
     return { memoryId: row.id, outcome: "derived", relatedTo: sources[0] ?? null };
   }
 
-  const row = insertMemory(db, base);
+  const row = insert(base);
   return { memoryId: row.id, outcome: "created", relatedTo: null };
 }
 
 /**
- * The latest memories a fact may relate to: the same subject and attribute's, then those sharing its
- * informative words (filterByMetadata applied), newest first.
+ * The latest memories a fact may relate to (filterByMetadata applied), newest first: those of the
+ * same normalized text (repeats), the same subject and attribute's (updates), the subject's most recent (extends), and those sharing the
+ * fact's rarest words (repeats, and relations without a subject). Each look-up is bounded, so the
+ * cost of a fact does not grow with the namespace.
  */
 function candidatesFor(
   db: Db,
@@ -232,28 +317,24 @@ function candidatesFor(
   text: string,
   subject: string | null,
   attribute: string | null,
-  stemCache: Map<string, Set<string>>,
 ): Candidate[] {
   const rows = new Map<string, MemoryRow>();
-  if (subject && attribute) {
-    for (const r of latestBySubjectAttribute(db, src.namespaceId, subject, attribute)) rows.set(r.id, r);
-  }
-  const match = matchExpression(selectiveTerms(db, queryTerms(text)));
-  if (match) for (const r of latestByText(db, src.namespaceId, match, TEXT_CANDIDATES)) rows.set(r.id, r);
+  const add = (list: MemoryRow[]) => {
+    for (const r of list) rows.set(r.id, r);
+  };
+  add(latestByKey(db, src.namespaceId, text));
+  if (subject && attribute) add(latestBySubjectAttribute(db, src.namespaceId, subject, attribute));
+  if (subject) add(latestBySubject(db, src.namespaceId, subject, SUBJECT_CANDIDATES));
+  const match = rareTermsMatch(db, termsOf(text));
+  if (match) add(latestByText(db, src.namespaceId, match, TEXT_CANDIDATES));
+  const filter = src.filterByMetadata;
   const kept = [...rows.values()]
-    .filter((r) => matchesFilterByMetadata(memoryMetadata(r), src.filterByMetadata))
+    .filter((r) => !filter || matchesFilterByMetadata(memoryMetadata(r), filter))
     .sort((a, b) =>
       a.created_at === b.created_at ? b.rowid - a.rowid : a.created_at < b.created_at ? 1 : -1,
     );
-  const unstemmed = kept.filter((r) => !stemCache.has(r.id));
-  const fresh = stemsOf(unstemmed.map((r) => r.memory));
-  for (const [i, r] of unstemmed.entries()) stemCache.set(r.id, fresh[i]!);
-  return kept.map((row) => ({
-    row,
-    norm: normalize(row.memory),
-    stems: stemCache.get(row.id)!,
-    negated: isNegated(row.memory),
-  }));
+  const texts = textsOf(kept);
+  return kept.map((row, i) => ({ row, ...texts[i]! }));
 }
 
 /**

@@ -1,5 +1,6 @@
+import type { StatementSync } from "node:sqlite";
 import type { Metadata } from "../../api/common.js";
-import { type Db, newId, now, parseJson } from "../store/db.js";
+import { type Db, newId, now, parseJson, sha256 } from "../store/db.js";
 import { LIVE_MEMORY_SQL, type MemoryRow } from "../store/memories.js";
 
 /**
@@ -7,6 +8,33 @@ import { LIVE_MEMORY_SQL, type MemoryRow } from "../store/memories.js";
  * documents need). Every function is scoped by namespace and expects to run inside the caller's
  * transaction when it writes.
  */
+
+const statements = new WeakMap<Db, Map<string, StatementSync>>();
+
+/** A prepared statement, compiled once per connection: dreaming runs these several times per fact. */
+function stmt(db: Db, sql: string): StatementSync {
+  let cache = statements.get(db);
+  if (!cache) {
+    cache = new Map();
+    statements.set(db, cache);
+  }
+  let s = cache.get(sql);
+  if (!s) {
+    s = db.prepare(sql);
+    cache.set(sql, s);
+  }
+  return s;
+}
+
+/** A memory's text as repeats are compared: lowercase, punctuation and spacing ignored. */
+export const normalizeMemory = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+
+/** The `memory_key` column: equal for texts equal once normalized. */
+export const memoryKey = (text: string) => sha256(normalizeMemory(text)).slice(0, 32);
 
 export interface NewMemoryRow {
   namespaceId: string;
@@ -38,11 +66,12 @@ export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
   const id = newId("mem");
   const version = m.parent ? m.parent.version + 1 : 1;
   const root = m.parent ? (m.parent.root_memory_id ?? m.parent.id) : null;
-  db.prepare(
+  stmt(
+    db,
     `INSERT INTO memories (id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
        version, parent_memory_id, root_memory_id, forget_after, subject, attribute, event_date, document_id,
-       created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       memory_key, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     id,
     m.namespaceId,
@@ -58,18 +87,19 @@ export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
     m.attribute,
     m.eventDate,
     m.documentId,
+    memoryKey(m.memory),
     t,
     t,
   );
   if (m.parent) {
-    db.prepare("UPDATE memories SET is_latest = 0, updated_at = ? WHERE id = ?").run(t, m.parent.id);
+    stmt(db, "UPDATE memories SET is_latest = 0, updated_at = ? WHERE id = ?").run(t, m.parent.id);
     addRelation(db, id, m.parent.id, "updates");
   }
   addSource(db, id, m.documentId, m.source);
-  const row = db.prepare("SELECT * FROM memories WHERE id = ?").get(id) as unknown as MemoryRow;
+  const row = stmt(db, "SELECT * FROM memories WHERE id = ?").get(id) as unknown as MemoryRow;
   if (m.vector) {
     const v = m.vector.embedding;
-    db.prepare("INSERT INTO memory_vectors (memory_rowid, model, embedding) VALUES (?, ?, ?)").run(
+    stmt(db, "INSERT INTO memory_vectors (memory_rowid, model, embedding) VALUES (?, ?, ?)").run(
       row.rowid,
       m.vector.model,
       new Uint8Array(v.buffer, v.byteOffset, v.byteLength),
@@ -84,7 +114,8 @@ export function addRelation(
   toId: string,
   relation: "updates" | "extends" | "derives",
 ) {
-  db.prepare(
+  stmt(
+    db,
     "INSERT OR IGNORE INTO memory_relations (from_id, to_id, relation, created_at) VALUES (?, ?, ?, ?)",
   ).run(fromId, toId, relation, now());
 }
@@ -95,7 +126,8 @@ export function addSource(
   documentId: string,
   span?: { start: number; end: number },
 ) {
-  db.prepare(
+  stmt(
+    db,
     `INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(memory_id, document_id) DO UPDATE SET start_offset = excluded.start_offset,
        end_offset = excluded.end_offset`,
@@ -120,7 +152,8 @@ export function mergeSource(
       : existing.forget_after > forgetAfter
         ? existing.forget_after
         : forgetAfter;
-  db.prepare(
+  stmt(
+    db,
     "UPDATE memories SET document_id = ?, metadata = ?, forget_after = ?, updated_at = ? WHERE id = ?",
   ).run(documentId, JSON.stringify(metadata), expiry, now(), existing.id);
   addSource(db, existing.id, documentId, span);
@@ -133,45 +166,100 @@ export function latestBySubjectAttribute(
   subject: string,
   attribute: string,
 ): MemoryRow[] {
-  return db
-    .prepare(
-      `SELECT m.* FROM memories m WHERE m.namespace_id = ? AND m.subject = ? AND m.attribute = ? AND m.is_latest = 1
-       ORDER BY m.created_at DESC, m.rowid DESC LIMIT 20`,
-    )
-    .all(namespaceId, subject, attribute) as unknown as MemoryRow[];
-}
-
-/** Rows of the memories index holding each stem (FTS5's own document frequency). */
-export function memoryTermFrequency(db: Db, stems: readonly string[]): { rows: number; df: number[] } {
-  // A per-connection vocabulary view of the index (temp: nothing is added to the file).
-  db.exec(
-    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memctx_memory_terms USING fts5vocab(main, memories_fts, 'row')",
-  );
-  const df = db.prepare("SELECT doc FROM temp.memctx_memory_terms WHERE term = ?");
-  const rows = (db.prepare("SELECT count(*) AS n FROM memories").get() as { n: number }).n;
-  return { rows, df: stems.map((s) => (df.get(s) as { doc: number } | undefined)?.doc ?? 0) };
+  return stmt(
+    db,
+    `SELECT m.* FROM memories m WHERE m.namespace_id = ? AND m.subject = ? AND m.attribute = ? AND m.is_latest = 1
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT 20`,
+  ).all(namespaceId, subject, attribute) as unknown as MemoryRow[];
 }
 
 /**
- * Latest memories of the namespace among the index's best matches of `match` (an FTS5 expression),
- * best first. The index spans every namespace: ranking only its top `window` rows keeps this cheap
- * (FTS5 then keeps the best rows while scoring) at the cost of missing weak matches.
+ * The most recent latest memories about one subject (newest first), at most `limit`: a subject
+ * with thousands of memories ("user") is not scanned whole for each new fact.
+ */
+export function latestBySubject(db: Db, namespaceId: string, subject: string, limit: number): MemoryRow[] {
+  return stmt(
+    db,
+    `SELECT m.* FROM memories m
+     WHERE m.namespace_id = ? AND m.subject = ? AND m.is_latest = 1
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
+  ).all(namespaceId, subject, limit) as unknown as MemoryRow[];
+}
+
+/** Latest memories whose text equals `text` once normalized (a fact told again), newest first. */
+export function latestByKey(db: Db, namespaceId: string, text: string): MemoryRow[] {
+  return stmt(
+    db,
+    `SELECT m.* FROM memories m WHERE m.namespace_id = ? AND m.memory_key = ? AND m.is_latest = 1
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT 5`,
+  ).all(namespaceId, memoryKey(text)) as unknown as MemoryRow[];
+}
+
+const frequencies = new WeakMap<Db, Map<string, { df: number; at: number }>>();
+/** How long a counted document frequency is trusted (other processes write to the file too). */
+const FREQUENCY_TTL_MS = 30_000;
+
+/**
+ * Rows of the memories index whose memory text holds each stem (FTS5's own counts, over every
+ * namespace). Counting reads the stem's whole list of rows, so counts are remembered per
+ * connection for a while, and countTerms adds this connection's new memories to them: they only
+ * rank words by rarity, where a slightly stale count does no harm.
+ */
+export function memoryTermFrequency(db: Db, stems: readonly string[]): number[] {
+  let cache = frequencies.get(db);
+  if (!cache || cache.size > 100_000) {
+    cache = new Map();
+    frequencies.set(db, cache);
+  }
+  const t = Date.now();
+  return stems.map((s) => {
+    const known = cache.get(s);
+    if (known && t - known.at < FREQUENCY_TTL_MS) return known.df;
+    // A per-connection vocabulary view of the index (temp: nothing is added to the file).
+    db.exec(
+      "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memctx_memory_terms USING fts5vocab(main, memories_fts, 'col')",
+    );
+    const row = stmt(db, "SELECT doc FROM temp.memctx_memory_terms WHERE term = ? AND col = 'memory'").get(
+      s,
+    ) as { doc: number } | undefined;
+    const df = row?.doc ?? 0;
+    cache.set(s, { df, at: t });
+    return df;
+  });
+}
+
+/** A memory holding `stems` was just inserted: the remembered counts of those stems go up by one. */
+export function countTerms(db: Db, stems: Iterable<string>): void {
+  const cache = frequencies.get(db);
+  if (!cache) return;
+  for (const s of stems) {
+    const known = cache.get(s);
+    if (known) known.df++;
+  }
+}
+
+/**
+ * Latest memories of the namespace whose memory text matches `match` (an FTS5 expression over the
+ * `memory` column), best first. The index spans every namespace: only its `window` best rows are
+ * looked at, so keep `match` to rare words (a look-up ranks every row that matches).
  */
 export function latestByText(
   db: Db,
   namespaceId: string,
   match: string,
   limit: number,
-  window = 400,
+  window = 50,
 ): MemoryRow[] {
-  return db
-    .prepare(
-      `SELECT m.* FROM (SELECT rowid, rank FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) f
-       JOIN memories m ON m.rowid = f.rowid
-       WHERE m.namespace_id = ? AND m.is_latest = 1
-       ORDER BY f.rank LIMIT ?`,
-    )
-    .all(match, window, namespaceId, limit) as unknown as MemoryRow[];
+  return stmt(
+    db,
+    // CROSS JOIN keeps the index's matches the outer loop: left to itself, the planner may walk
+    // every memory of the namespace and probe the matches for each.
+    `SELECT m.* FROM (SELECT rowid, bm25(memories_fts) AS score FROM memories_fts WHERE memories_fts MATCH ?
+       ORDER BY score LIMIT ?) f
+     CROSS JOIN memories m ON m.rowid = f.rowid
+     WHERE m.namespace_id = ? AND m.is_latest = 1
+     ORDER BY f.score LIMIT ?`,
+  ).all(`{memory} : (${match})`, window, namespaceId, limit) as unknown as MemoryRow[];
 }
 
 /** The namespace's most recent live, latest memories (the extractor's context). */

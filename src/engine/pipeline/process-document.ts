@@ -3,6 +3,7 @@ import type { EngineContext } from "../context.js";
 import { chunkText } from "../ingest/chunk.js";
 import { resolveContent } from "../ingest/content.js";
 import { FetchFailedError, FetchRefusedError } from "../ingest/fetch.js";
+import { dayLabel } from "../ingest/label.js";
 import { parseJson } from "../store/db.js";
 import {
   type DocumentJobPayload,
@@ -83,6 +84,7 @@ export function documentJobHandler(ctx: EngineContext) {
       title: resolved.title,
       type: resolved.type,
       url: resolved.url,
+      label: dayLabel(doc.document_date),
       chunks,
       vectors,
     });

@@ -28,18 +28,27 @@ const B = 0.75;
 /** BM25's k1 + 1: the most one term can add to a row's score, in units of its idf (tf → ∞). */
 const MAX_TERM_WEIGHT = K1 + 1;
 
+/**
+ * BM25 weight of the context column (the turns around a unit) against the unit's own text (1):
+ * RECIPE.md step 3, measured best on LoCoMo.
+ */
+export const CONTEXT_WEIGHT = 0.3;
+
 const FTS: Record<Corpus, string> = { chunks: "chunks_fts", memories: "memories_fts" };
-const CONTENT: Record<Corpus, { table: string; column: string }> = {
-  chunks: { table: "chunks", column: "content" },
-  memories: { table: "memories", column: "memory" },
+/** The table behind each index and its two indexed columns. */
+const CONTENT: Record<Corpus, { table: string; text: string }> = {
+  chunks: { table: "chunks", text: "text" },
+  memories: { table: "memories", text: "memory" },
 };
 
 interface Statements {
   match: StatementSync;
   averages: StatementSync;
   docFrequency: StatementSync;
-  /** Text and token count of candidate rows (rowids as a JSON array). */
+  /** Text, context and token counts of candidate rows (rowids as a JSON array). */
   rowsToCorrect: StatementSync;
+  /** Speakers of candidate rows (rowids as a JSON array). */
+  speakers: StatementSync;
   version: StatementSync;
   changes: StatementSync;
   /** Document frequency of stems, valid while `cachedAt` is the data version. */
@@ -66,15 +75,19 @@ function prepared(db: DatabaseSync, corpus: Corpus): Statements {
       // bm25() ordered by SQLite's sorter with a LIMIT (a bounded heap): measured a third faster
       // than FTS5's own ORDER BY rank path.
       match: db.prepare(
-        `SELECT rowid, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rank LIMIT ?`,
+        `SELECT rowid, bm25(${fts}, 1.0, ${CONTEXT_WEIGHT}) AS rank FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rank LIMIT ?`,
       ),
       // FTS5's "averages" record: a varint row count, then the token count of each column.
       averages: db.prepare(`SELECT block FROM ${fts}_data WHERE id = 1`),
       docFrequency: db.prepare(`SELECT doc FROM temp.memctx_${fts}_rows WHERE term = ?`),
       rowsToCorrect: db.prepare(
-        `SELECT j.value AS rowid, t.${CONTENT[corpus].column} AS text, z.sz AS size
+        `SELECT j.value AS rowid, t.${CONTENT[corpus].text} AS text, t.context AS context, z.sz AS size
          FROM json_each(?) j CROSS JOIN ${CONTENT[corpus].table} t ON t.rowid = j.value
          LEFT JOIN ${fts}_docsize z ON z.id = j.value`,
+      ),
+      speakers: db.prepare(
+        `SELECT j.value AS rowid, t.speaker AS speaker
+         FROM json_each(?) j CROSS JOIN ${CONTENT[corpus].table} t ON t.rowid = j.value`,
       ),
       version: db.prepare("PRAGMA data_version"),
       changes: db.prepare("SELECT total_changes() AS n"),
@@ -106,11 +119,18 @@ function readVarints(bytes: Uint8Array, count: number): number[] {
   return out;
 }
 
-/** Rows in the index and their average length in tokens, as FTS5's bm25() counts them. */
+/** Columns of every search index (text, context). */
+const COLUMNS = 2;
+
+/**
+ * Rows in the index and their average length in tokens (all columns together), as FTS5's bm25()
+ * counts them.
+ */
 function indexAverages(s: Statements): { rows: number; averageLength: number } {
   const row = s.averages.get() as { block: Uint8Array } | undefined;
-  const [rows = 0, tokens = 0] = row?.block ? readVarints(row.block, 2) : [];
-  return { rows, averageLength: rows > 0 ? tokens / rows : 0 };
+  const [rows = 0, ...tokens] = row?.block ? readVarints(row.block, 1 + COLUMNS) : [];
+  const total = tokens.reduce((a, b) => a + b, 0);
+  return { rows, averageLength: rows > 0 ? total / rows : 0 };
 }
 
 /** FTS5's idf: ln((N - n + 0.5) / (n + 0.5)), floored at 1e-6 as bm25() floors it. */
@@ -148,8 +168,9 @@ function termStats(s: Statements, terms: readonly QueryTerm[]): { idf: number; r
 
 /**
  * Adds to each candidate's score the part of the terms left out of MATCH, with bm25()'s own
- * formula (the row's token count from FTS5's docsize record), so a row's score does not depend on
- * which terms FTS5 was asked to match.
+ * formula (the row's token count from FTS5's docsize record; a term's frequency is its count in
+ * the text plus CONTEXT_WEIGHT times its count in the context, as bm25() weighs columns), so a
+ * row's score does not depend on which terms FTS5 was asked to match.
  */
 function addLeftOutTerms(
   s: Statements,
@@ -160,19 +181,24 @@ function addLeftOutTerms(
   const rows = s.rowsToCorrect.all(JSON.stringify(candidates.map((c) => c.rowid))) as {
     rowid: number;
     text: string;
+    context: string;
     size: Uint8Array | null;
   }[];
   const stems = stemWords(
-    rows.map((r) => r.text),
+    rows.flatMap((r) => [r.text, r.context]),
     leftOut.map((l) => l.term),
   );
   const extra = new Map<number, number>();
   rows.forEach((r, i) => {
-    const length = r.size ? (readVarints(r.size, 1)[0] ?? 0) : (stems[i]?.length ?? 0);
+    const text = stems[2 * i] ?? [];
+    const context = stems[2 * i + 1] ?? [];
+    const length = r.size
+      ? readVarints(r.size, COLUMNS).reduce((a, b) => a + b, 0)
+      : text.length + context.length;
     const norm = K1 * (1 - B + (B * length) / (averageLength || 1));
     let add = 0;
     for (const l of leftOut) {
-      const tf = termFrequency(stems[i] ?? [], l.term);
+      const tf = termFrequency(text, l.term) + CONTEXT_WEIGHT * termFrequency(context, l.term);
       if (tf > 0) add += (l.idf * tf * (K1 + 1)) / (tf + norm);
     }
     extra.set(r.rowid, add);
@@ -192,6 +218,11 @@ export interface LexicalOptions {
   threshold?: number;
   /** Rows FTS5 may score; SCORED_ROWS_BUDGET by default. */
   budget?: number;
+  /**
+   * The people the query names (see person.ts): a row said by someone else (its `speaker` set and
+   * not among them) has its score multiplied by `factor` before the best rows are kept.
+   */
+  person?: { names: ReadonlySet<string>; factor: number } | undefined;
 }
 
 /**
@@ -262,8 +293,28 @@ export function lexicalSearch(
       .map((i) => ({ term: terms[i]!, idf: idf[i]! }))
       .filter((l) => l.idf > NEGLIGIBLE_IDF);
     if (leftOut.length > 0 && candidates.length > 0) addLeftOutTerms(s, candidates, leftOut);
+    if (opts.person && opts.person.names.size > 0 && candidates.length > 0) {
+      weighSpeakers(s, candidates, opts.person.names, opts.person.factor);
+    }
     return result(candidates);
   }
+}
+
+/** Multiplies by `factor` the score of each candidate said by someone not in `names`; re-sorts. */
+function weighSpeakers(
+  s: Statements,
+  candidates: LexicalCandidate[],
+  names: ReadonlySet<string>,
+  factor: number,
+): void {
+  const rows = s.speakers.all(JSON.stringify(candidates.map((c) => c.rowid))) as {
+    rowid: number;
+    speaker: string | null;
+  }[];
+  const other = new Set(rows.filter((r) => r.speaker !== null && !names.has(r.speaker)).map((r) => r.rowid));
+  if (other.size === 0) return;
+  for (const c of candidates) if (other.has(c.rowid)) c.bm25 *= factor;
+  candidates.sort((a, b) => b.bm25 - a.bm25 || a.rowid - b.rowid);
 }
 
 /** The best visible rows for a MATCH of `terms` alone, up to `count`, by their partial BM25. */

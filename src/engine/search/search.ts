@@ -4,12 +4,14 @@ import type { Metadata } from "../../api/common.js";
 import { RELATED_LIMIT_DEFAULT } from "../../api/limits.js";
 import { SEARCH_DEFAULTS, type SearchBody, type SearchHit, type SearchResponse } from "../../api/search.js";
 import type { Embedder } from "../models/embedder.js";
+import { dropRepeats } from "./dedup.js";
 import { fuseCorpus, type Scored, selectHits } from "./fusion.js";
 import { type LexicalResult, lexicalSearch } from "./lexical.js";
+import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
 import { relatedMemories } from "./related.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { type Corpus, cachedStatement, hasMemories, type Scope } from "./scope.js";
-import { queryTerms } from "./terms.js";
+import { queryTerms, STOP_WORDS } from "./terms.js";
 import { type VectorCandidate, vectorSearch } from "./vector.js";
 
 /** What a search needs from the open engine. */
@@ -25,13 +27,21 @@ export type SearchRequest = z.output<typeof SearchBody>;
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
-/** Weight of chunk hits against memory hits in hybrid search (bench/locomo/RECIPE.md, step 6). */
-export const HYBRID_CHUNK_WEIGHT = 0.35;
+/**
+ * Weight of chunk hits against memory hits in hybrid search (bench/locomo/RECIPE.md, step 6).
+ * The recipe measured 0.35 over every extracted fact; the engine's memories are fewer (relation
+ * detection merges repeats and retires updated facts), so its turn chunks carry more: LoCoMo hybrid
+ * at 3000 characters 0.781 / 0.795 / 0.794 / 0.796 / 0.788 at 0.35 / 0.55 / 0.6 / 0.7 / 0.85.
+ */
+export const HYBRID_CHUNK_WEIGHT = 0.6;
 
 /**
- * Searches one namespace: lexical (FTS5 BM25) and, with an embedder, vector candidates over
- * chunks, memories or both, fused into one similarity in [0, 1] (see fusion.ts), thresholded,
- * optionally reranked, limited. `namespaceId` null (a namespace never written) finds nothing.
+ * Searches one namespace: lexical (FTS5 BM25 over each unit's text and, weighed lower, the text
+ * around it) and, with an embedder, vector candidates over chunks, memories or both, fused into
+ * one similarity in [0, 1] (see fusion.ts), thresholded, optionally reranked, limited.
+ * A query that names a speaker of the namespace ("Mel" for Melanie) also searches the full name,
+ * and ranks what others said lower (person.ts). Hybrid search drops hits that repeat what ranks
+ * above them (dedup.ts). `namespaceId` null (a namespace never written) finds nothing.
  */
 export async function search(
   deps: SearchDeps,
@@ -66,24 +76,28 @@ export async function search(
   const pool = rerank === "none" ? limit : Math.min(100, rerank === "aggregate" ? limit * 5 : limit * 3);
   // With vectors, fusion reorders the two lists: each brings more than the pool.
   const want = deps.embedder ? Math.max(2 * pool, 20) : pool;
-  const terms = queryTerms(req.query);
+  const people = namedPeople(db, namespaceId, req.query, STOP_WORDS);
+  const terms = queryTerms([req.query, ...people.expansions].join(" "));
+  const person = people.names.size > 0 ? { names: people.names, factor: OTHER_PERSON_FACTOR } : undefined;
+  // Hybrid returns what both kinds say once (a memory and the turn it came from tell one thing).
+  const dedup = mode === "hybrid";
   const queryVector = await embedQuery(deps, req.query, signal);
 
   const lexical = new Map<Corpus, LexicalResult>();
   const lists: Scored[][] = [];
   for (const corpus of corpora) {
-    const lex = lexicalSearch(db, corpus, terms, scope, want, { threshold });
+    const lex = lexicalSearch(db, corpus, terms, scope, want, { threshold, person });
     lexical.set(corpus, lex);
     const vec: VectorCandidate[] =
       queryVector && deps.embedder
         ? vectorSearch(db, corpus, queryVector, deps.embedder.model, scope, want)
         : [];
-    // Beside memories, chunks rank lower (RECIPE.md: 0.35 measured best on LoCoMo).
+    // Beside memories, chunks rank lower (see HYBRID_CHUNK_WEIGHT).
     const weight = corpus === "chunks" && corpora.includes("memories") ? HYBRID_CHUNK_WEIGHT : 1;
     lists.push(fuseCorpus(corpus, lex, vec, weight));
   }
-  const selected = selectHits(lists, threshold, pool);
-  let items = hydrate(db, selected);
+  let items = hydrate(db, selectHits(lists, threshold, dedup ? Number.POSITIVE_INFINITY : pool));
+  if (dedup) items = dropRepeats(items).slice(0, pool);
   if (rerank === "order") {
     items = rerankOrder(items, terms, (i) => lexical.get(i.scored.corpus)?.termIdf ?? []);
   } else if (rerank === "aggregate") {
@@ -114,7 +128,10 @@ interface ChunkRow {
   id: string;
   document_id: string;
   position: number;
-  content: string;
+  /** The label and content (see the schema's chunks.text). */
+  text: string;
+  start_offset: number;
+  end_offset: number;
   created_at: string;
   metadata: string;
 }
@@ -131,8 +148,14 @@ interface MemoryRow {
   updated_at: string;
 }
 
-/** A hit candidate with its row. */
-type Item = RerankItem & { row: ChunkRow | MemoryRow };
+/** A hit candidate with its row (and what dedup reads). */
+type Item = RerankItem & {
+  row: ChunkRow | MemoryRow;
+  corpus: Corpus;
+  start?: number;
+  end?: number;
+  sources?: { documentId: string; start: number | null }[];
+};
 
 /** Loads the rows of the selected candidates, in the candidates' order. */
 function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
@@ -143,7 +166,7 @@ function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
   if (selected.some((s) => s.corpus === "chunks")) {
     const rows = cachedStatement(
       db,
-      `SELECT c.rowid, c.id, c.document_id, c.position, c.content, c.created_at, d.metadata
+      `SELECT c.rowid, c.id, c.document_id, c.position, c.text, c.start_offset, c.end_offset, c.created_at, d.metadata
          FROM json_each(?) j CROSS JOIN chunks c ON c.rowid = j.value CROSS JOIN documents d ON d.id = c.document_id`,
     ).all(ids("chunks")) as unknown as ChunkRow[];
     for (const r of rows) chunks.set(r.rowid, r);
@@ -157,15 +180,49 @@ function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
     ).all(ids("memories")) as unknown as MemoryRow[];
     for (const r of rows) memories.set(r.rowid, r);
   }
+  const sources = new Map<string, { documentId: string; start: number | null }[]>();
+  if (memories.size > 0) {
+    const rows = cachedStatement(
+      db,
+      `SELECT s.memory_id, s.document_id, s.start_offset FROM json_each(?) j
+         CROSS JOIN memory_sources s ON s.memory_id = j.value`,
+    ).all(JSON.stringify([...memories.values()].map((m) => m.id))) as {
+      memory_id: string;
+      document_id: string;
+      start_offset: number | null;
+    }[];
+    for (const r of rows) {
+      const list = sources.get(r.memory_id) ?? [];
+      list.push({ documentId: r.document_id, start: r.start_offset });
+      sources.set(r.memory_id, list);
+    }
+  }
   const items: Item[] = [];
   for (const scored of selected) {
     if (scored.corpus === "chunks") {
       const row = chunks.get(scored.rowid);
       if (row)
-        items.push({ scored, row, text: row.content, documentId: row.document_id, position: row.position });
+        items.push({
+          scored,
+          row,
+          corpus: "chunks",
+          text: row.text,
+          documentId: row.document_id,
+          position: row.position,
+          start: row.start_offset,
+          end: row.end_offset,
+        });
     } else {
       const row = memories.get(scored.rowid);
-      if (row) items.push({ scored, row, text: row.memory, documentId: row.document_id });
+      if (row)
+        items.push({
+          scored,
+          row,
+          corpus: "memories",
+          text: row.memory,
+          documentId: row.document_id,
+          sources: sources.get(row.id) ?? [],
+        });
     }
   }
   return items;

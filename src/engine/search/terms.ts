@@ -17,7 +17,7 @@ export const MAX_QUERY_TERMS = 32;
 
 // Function words and question words: they carry no topic, and FTS5's idf clamp already gives words
 // in more than half of the rows no weight. Dropped unless the query has nothing else.
-const STOP_WORDS = new Set(
+export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     "a about above after again against all also am an and any are as at be because been before being " +
     "below between both but by can could did do does doing done down during each else ever few for from " +

@@ -47,7 +47,15 @@ export interface ChunkRow {
   type: string;
   start_offset: number;
   end_offset: number;
+  /** `[8 May 2023]` for a dated document's chunks (see ingest/label.ts). */
+  label: string | null;
+  /** A conversation turn's role, lowercased. */
+  speaker: string | null;
+  /** The turns around it, indexed for search at a lower weight. */
+  context: string;
   created_at: string;
+  /** label + " " + content: what search indexes and returns. */
+  text: string;
 }
 
 /** A document as the engine receives it, whatever the route (v5, batch, connector). */
@@ -333,7 +341,16 @@ export interface IndexedDocument {
   title: string | null;
   type: string;
   url: string | null;
-  chunks: { content: string; position: number; start: number; end: number }[];
+  /** The document's day label (`[8 May 2023]`), put before each chunk's content in search. */
+  label?: string | null;
+  chunks: {
+    content: string;
+    position: number;
+    start: number;
+    end: number;
+    speaker?: string | undefined;
+    context?: string | undefined;
+  }[];
   /** One vector per chunk when an embedder is configured. */
   vectors?: { model: string; embeddings: Float32Array[] };
   /** Runs inside the same transaction, after the swap (e.g. storing instantly dreamed memories). */
@@ -353,8 +370,9 @@ export function indexDocument(db: Db, id: string, generation: number, ix: Indexe
     db.prepare("DELETE FROM chunks WHERE document_id = ?").run(id);
     const t = now();
     const insert = db.prepare(
-      `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid`,
+      `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, label,
+         speaker, context, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid`,
     );
     const insertVector = db.prepare(
       "INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES (?, ?, ?)",
@@ -369,6 +387,9 @@ export function indexDocument(db: Db, id: string, generation: number, ix: Indexe
         ix.type,
         c.start,
         c.end,
+        ix.label ?? null,
+        c.speaker?.toLowerCase() ?? null,
+        c.context ?? "",
         t,
       ) as {
         rowid: number;

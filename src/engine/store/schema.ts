@@ -8,7 +8,9 @@ import type { DatabaseSync } from "node:sqlite";
  * - service ids are prefixed random strings (doc_, chk_, mem_, ns_, org_, key_, con_, run_);
  *   times are ISO strings from `new Date().toISOString()` (they sort as text);
  * - tables searched by FTS5 declare `rowid INTEGER PRIMARY KEY` explicitly, so rowids survive
- *   VACUUM; the FTS tables are external-content and kept in sync by the triggers below;
+ *   VACUUM; the FTS tables are external-content and kept in sync by the triggers below; their
+ *   `context` column (the turns around a unit) is for search: other look-ups of a memory's words
+ *   name the column (`memory MATCH ?`);
  * - vectors are Float32 BLOBs keyed by the owner's rowid and deleted with it;
  * - every content row carries `namespace_id`: every query of content is scoped by it;
  * - a document's chunks are visible to search only while `documents.status = 'done'`.
@@ -86,27 +88,39 @@ export const migrations: readonly string[] = [
     document_id  TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     namespace_id TEXT NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
     position     INTEGER NOT NULL,
-    content      TEXT NOT NULL,
+    content      TEXT NOT NULL,                         -- exactly the document text's [start_offset, end_offset)
     type         TEXT NOT NULL DEFAULT 'text',
     start_offset INTEGER NOT NULL,
     end_offset   INTEGER NOT NULL,
-    created_at   TEXT NOT NULL
+    label        TEXT,                                  -- '[8 May 2023]': the document's day when it has a date
+    speaker      TEXT,                                  -- a conversation turn's role, lowercased; NULL otherwise
+    context      TEXT NOT NULL DEFAULT '',              -- the turns around it (3 each side), indexed at a lower weight
+    created_at   TEXT NOT NULL,
+    -- What a search hit returns and what the index holds: the content after its label.
+    text         TEXT GENERATED ALWAYS AS (CASE WHEN label IS NULL THEN content ELSE label || ' ' || content END) VIRTUAL
   );
   CREATE INDEX chunks_document ON chunks(document_id, position);
   CREATE INDEX chunks_namespace_created ON chunks(namespace_id, created_at);
+  -- The namespace's speakers, found by a prefix seek ("mel" names Melanie) when a query names one.
+  CREATE INDEX chunks_namespace_speaker ON chunks(namespace_id, speaker) WHERE speaker IS NOT NULL;
 
+  -- Search indexes (chunks and memories alike) have two columns: the unit's text, and the text
+  -- around it (its neighbouring turns), which search weighs lower (bm25(fts, 1.0, 0.3)).
+  -- External content: the index stores no second copy of the texts; the triggers hand it the
+  -- exact values they index (the delete command must repeat them), and 'rebuild' or
+  -- 'integrity-check' read them back from the table's columns of the same names.
   CREATE VIRTUAL TABLE chunks_fts USING fts5(
-    content, content='chunks', content_rowid='rowid', tokenize='porter unicode61'
+    text, context, content='chunks', content_rowid='rowid', tokenize='porter unicode61'
   );
   CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
-    INSERT INTO chunks_fts(rowid, content) VALUES (new.rowid, new.content);
+    INSERT INTO chunks_fts(rowid, text, context) VALUES (new.rowid, new.text, new.context);
   END;
   CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+    INSERT INTO chunks_fts(chunks_fts, rowid, text, context) VALUES ('delete', old.rowid, old.text, old.context);
   END;
-  CREATE TRIGGER chunks_fts_update AFTER UPDATE OF content ON chunks BEGIN
-    INSERT INTO chunks_fts(chunks_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
-    INSERT INTO chunks_fts(rowid, content) VALUES (new.rowid, new.content);
+  CREATE TRIGGER chunks_fts_update AFTER UPDATE OF content, label, context ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text, context) VALUES ('delete', old.rowid, old.text, old.context);
+    INSERT INTO chunks_fts(rowid, text, context) VALUES (new.rowid, new.text, new.context);
   END;
 
   CREATE TABLE chunk_vectors (
@@ -134,25 +148,32 @@ export const migrations: readonly string[] = [
     attribute        TEXT,
     event_date       TEXT,
     document_id      TEXT,                              -- latest source document (no FK: see memory_sources)
+    memory_key       TEXT,                              -- hash of the normalized text: a repeated fact is found by equality
+    speaker          TEXT,                              -- who said its source turn, lowercased; NULL outside conversations
+    context          TEXT NOT NULL DEFAULT '',          -- '[day]' and its source turn with 3 turns each side
     created_at       TEXT NOT NULL,
     updated_at       TEXT NOT NULL
   );
   CREATE INDEX memories_namespace_created ON memories(namespace_id, created_at);
   CREATE INDEX memories_namespace_subject ON memories(namespace_id, subject, attribute);
+  -- Relation detection's look-ups of the latest memories of a subject (and attribute), newest first.
+  CREATE INDEX memories_latest_subject ON memories(namespace_id, subject, created_at) WHERE is_latest = 1;
+  CREATE INDEX memories_latest_attribute ON memories(namespace_id, subject, attribute, created_at) WHERE is_latest = 1;
+  CREATE INDEX memories_latest_key ON memories(namespace_id, memory_key, created_at) WHERE is_latest = 1;
   CREATE INDEX memories_document ON memories(document_id);
 
   CREATE VIRTUAL TABLE memories_fts USING fts5(
-    memory, content='memories', content_rowid='rowid', tokenize='porter unicode61'
+    memory, context, content='memories', content_rowid='rowid', tokenize='porter unicode61'
   );
   CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
-    INSERT INTO memories_fts(rowid, memory) VALUES (new.rowid, new.memory);
+    INSERT INTO memories_fts(rowid, memory, context) VALUES (new.rowid, new.memory, new.context);
   END;
   CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
-    INSERT INTO memories_fts(memories_fts, rowid, memory) VALUES ('delete', old.rowid, old.memory);
+    INSERT INTO memories_fts(memories_fts, rowid, memory, context) VALUES ('delete', old.rowid, old.memory, old.context);
   END;
-  CREATE TRIGGER memories_fts_update AFTER UPDATE OF memory ON memories BEGIN
-    INSERT INTO memories_fts(memories_fts, rowid, memory) VALUES ('delete', old.rowid, old.memory);
-    INSERT INTO memories_fts(rowid, memory) VALUES (new.rowid, new.memory);
+  CREATE TRIGGER memories_fts_update AFTER UPDATE OF memory, context ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, memory, context) VALUES ('delete', old.rowid, old.memory, old.context);
+    INSERT INTO memories_fts(rowid, memory, context) VALUES (new.rowid, new.memory, new.context);
   END;
 
   CREATE TABLE memory_vectors (

@@ -127,7 +127,39 @@ describe("chunkText", () => {
     );
   });
 
-  it("keeps every conversation turn whole", () => {
+  it("makes each conversation turn one chunk, with exact offsets, its speaker and the turns around it", () => {
+    const text = [
+      "Caroline: I went to a support group yesterday.",
+      "Melanie: How was it?",
+      "  Caroline: Powerful. The stories were inspiring.",
+      "It made me want to study counseling.",
+      "",
+      "Melanie: That's great!",
+    ].join("\n");
+    const chunks = chunkText(text, { format: "conversation" });
+    expectWellFormed(text, chunks, CHUNK_MAX_CHARS_DEFAULT);
+    const turns = conversationTurns(text);
+    expect(chunks.map((c) => [c.start, c.end])).toEqual(turns.map((t) => [t.start, t.end]));
+    expect(chunks.map((c) => c.content)).toEqual([
+      "Caroline: I went to a support group yesterday.",
+      "Melanie: How was it?",
+      "Caroline: Powerful. The stories were inspiring.\nIt made me want to study counseling.",
+      "Melanie: That's great!",
+    ]);
+    expect(chunks.map((c) => c.speaker)).toEqual(["Caroline", "Melanie", "Caroline", "Melanie"]);
+    // Three turns each side, the chunk's own turn left out.
+    expect(chunks[1]!.context).toBe([chunks[0]!.content, chunks[2]!.content, chunks[3]!.content].join("\n"));
+    expect(chunks[3]!.context).toBe([0, 1, 2].map((i) => chunks[i]!.content).join("\n"));
+  });
+
+  it("takes at most three turns each side as a chunk's context", () => {
+    const lines = Array.from({ length: 9 }, (_, i) => `${i % 2 ? "Melanie" : "Caroline"}: turn ${i}.`);
+    const chunks = chunkText(lines.join("\n"), { format: "conversation" });
+    expect(chunks).toHaveLength(9);
+    expect(chunks[4]!.context).toBe([...lines.slice(1, 4), ...lines.slice(5, 8)].join("\n"));
+  });
+
+  it("keeps every conversation turn whole and never joins two turns", () => {
     const lines: string[] = [];
     for (let i = 0; i < 40; i++) {
       lines.push(
@@ -137,13 +169,8 @@ describe("chunkText", () => {
     const text = lines.join("\n");
     const chunks = chunkText(text, { format: "conversation", maxChars: 300 });
     expectWellFormed(text, chunks, 300);
-    expect(chunks.length).toBeGreaterThan(5);
-    const turns = conversationTurns(text);
-    for (const turn of turns) {
-      // Each turn lies inside exactly one chunk.
-      expect(chunks.filter((c) => c.start <= turn.start && turn.end <= c.end)).toHaveLength(1);
-    }
-    for (const chunk of chunks) expect(chunk.content).toMatch(/^(Caroline|Melanie): /);
+    expect(chunks).toHaveLength(40);
+    for (const chunk of chunks) expect(chunk.content).toMatch(/^(Caroline|Melanie): [^\n]*$/);
   });
 
   it("splits a turn longer than maxChars on its sentences, and only that turn", () => {
@@ -151,15 +178,19 @@ describe("chunkText", () => {
     const text = `Melanie: How was the group?\n${long}\nMelanie: Glad to hear it.`;
     const chunks = chunkText(text, { format: "conversation", maxChars: 120 });
     expectWellFormed(text, chunks, 120);
-    expect(chunks[0]!.content.startsWith("Melanie: How was the group?")).toBe(true);
-    expect(chunks.at(-1)!.content.endsWith("Melanie: Glad to hear it.")).toBe(true);
-    // The long turn is cut only between sentences: each chunk starts a turn or a sentence, and ends one.
-    for (const chunk of chunks) {
-      const startsTurn = /^(Caroline|Melanie): /.test(chunk.content);
-      expect(startsTurn || SENTENCES.some((s) => chunk.content.startsWith(s))).toBe(true);
-      const endsTurn = chunk.content.endsWith("Glad to hear it.");
-      expect(endsTurn || SENTENCES.some((s) => chunk.content.endsWith(s))).toBe(true);
+    expect(chunks[0]!.content).toBe("Melanie: How was the group?");
+    expect(chunks.at(-1)!.content).toBe("Melanie: Glad to hear it.");
+    const pieces = chunks.slice(1, -1);
+    expect(pieces.length).toBeGreaterThan(1);
+    // The long turn is cut only between sentences; every piece keeps the turn's speaker and context.
+    expect(pieces[0]!.content.startsWith("Caroline: ")).toBe(true);
+    for (const piece of pieces) {
+      expect(
+        piece.content.startsWith("Caroline: ") || SENTENCES.some((s) => piece.content.startsWith(s)),
+      ).toBe(true);
+      expect(SENTENCES.some((s) => piece.content.endsWith(s))).toBe(true);
+      expect(piece.speaker).toBe("Caroline");
+      expect(piece.context).toBe("Melanie: How was the group?\nMelanie: Glad to hear it.");
     }
-    expect(chunks.filter((c) => c.content.includes("Caroline: ")).length).toBe(1);
   });
 });

@@ -83,6 +83,29 @@ describe("relations between memories", () => {
     expect(doc.body.memories.map((m: { id: string }) => m.id)).toEqual(first.memoryIds);
   });
 
+  it("keeps a fact repeated across many documents one memory with every document as a source", async () => {
+    const ids = new Set<string>();
+    const documents: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const added = await addFacts(t, "alice", [
+        {
+          memory: `Alice read chapter ${i} of the guide on ${i % 2 ? "Monday" : "Friday"}.`,
+          subject: "alice",
+        },
+        { memory: i % 3 ? "Alice likes jazz." : "alice likes JAZZ", subject: "alice", isStatic: true },
+      ]);
+      ids.add(added.memoryIds[1]!);
+      documents.push(added.documentId);
+    }
+    expect(ids.size).toBe(1);
+    const [id] = [...ids];
+    const sources = t.engine.context.db
+      .prepare("SELECT document_id FROM memory_sources WHERE memory_id = ? ORDER BY rowid")
+      .all(id!) as { document_id: string }[];
+    expect(sources.map((s) => s.document_id).sort()).toEqual([...documents].sort());
+    expect((await listMemories("alice")).filter((m) => /jazz/i.test(m.memory))).toHaveLength(1);
+  });
+
   it("keeps a forgotten fact forgotten when a later document states it again", async () => {
     const [id] = (await addFacts(t, "alice", [{ memory: "Alice is afraid of spiders.", subject: "alice" }]))
       .memoryIds;

@@ -30,6 +30,10 @@ export class TestStore {
       title?: string;
       date?: string;
       embedder?: { model: string; vectors: Float32Array[] };
+      /** The chunks' label (`[8 May 2023]`), speakers (lowercased roles) and contexts, by position. */
+      label?: string;
+      speakers?: (string | null)[];
+      contexts?: string[];
     } = {},
   ): { id: string; chunkIds: string[] } {
     const id = newId("doc");
@@ -63,10 +67,23 @@ export class TestStore {
       const chunkId = newId("chk");
       const row = this.db
         .prepare(
-          `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, created_at)
-           VALUES (?, ?, ?, ?, ?, 'text', ?, ?, ?) RETURNING rowid`,
+          `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset,
+             label, speaker, context, created_at)
+           VALUES (?, ?, ?, ?, ?, 'text', ?, ?, ?, ?, ?, ?) RETURNING rowid`,
         )
-        .get(chunkId, id, namespaceId, position, content, offset, offset + content.length, t) as {
+        .get(
+          chunkId,
+          id,
+          namespaceId,
+          position,
+          content,
+          offset,
+          offset + content.length,
+          opts.label ?? null,
+          opts.speakers?.[position] ?? null,
+          opts.contexts?.[position] ?? "",
+          t,
+        ) as {
         rowid: number;
       };
       offset += content.length + 1;
@@ -93,6 +110,10 @@ export class TestStore {
       parentMemoryId?: string;
       documentId?: string;
       version?: number;
+      context?: string;
+      speaker?: string;
+      /** Where in its document's text it was said (a memory_sources row). */
+      sourceStart?: number;
     } = {},
   ): string {
     const id = newId("mem");
@@ -100,8 +121,8 @@ export class TestStore {
     this.db
       .prepare(
         `INSERT INTO memories (id, namespace_id, memory, metadata, is_inference, is_latest, is_forgotten, version,
-           parent_memory_id, forget_after, document_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           parent_memory_id, forget_after, document_id, context, speaker, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -115,9 +136,18 @@ export class TestStore {
         opts.parentMemoryId ?? null,
         opts.forgetAfter ?? null,
         opts.documentId ?? null,
+        opts.context ?? "",
+        opts.speaker ?? null,
         t,
         t,
       );
+    if (opts.documentId && opts.sourceStart !== undefined) {
+      this.db
+        .prepare(
+          "INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at) VALUES (?, ?, ?, ?, ?)",
+        )
+        .run(id, opts.documentId, opts.sourceStart, opts.sourceStart + 1, t);
+    }
     return id;
   }
 

@@ -1,0 +1,59 @@
+import type { DatabaseSync } from "node:sqlite";
+import { cachedStatement } from "./scope.js";
+
+/** Score factor of a unit said by someone else when the query names a person (RECIPE.md step 5). */
+export const OTHER_PERSON_FACTOR = 0.7;
+
+/** Shortest query word that names a person by a prefix ("mel" for Melanie). */
+const MIN_PREFIX = 3;
+/** Names one query word may stand for ("jo" is too short; "joa" may still be Joanna or Joan). */
+const MAX_NAMES_PER_WORD = 4;
+
+export interface NamedPeople {
+  /** The people the query names, lowercased as the store keeps speakers. */
+  names: Set<string>;
+  /** Full names the query only abbreviated, to be searched too ("mel" -> "melanie"). */
+  expansions: string[];
+}
+
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}.'_-]*/gu;
+
+/**
+ * The namespace's speakers (conversation turns' roles) that the query's words name, whole or by a
+ * prefix of at least three letters. Each word costs an index seek (chunks_namespace_speaker),
+ * however large the namespace. Memory subjects are not names: extractors also give things
+ * ("music", "caroline's art") as subjects.
+ */
+export function namedPeople(
+  db: DatabaseSync,
+  namespaceId: string,
+  query: string,
+  stopWords: ReadonlySet<string>,
+): NamedPeople {
+  const names = new Set<string>();
+  const expansions = new Set<string>();
+  const words = new Set((query.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/[.'_-]+$/, "")));
+  const next = cachedStatement(
+    db,
+    `SELECT speaker AS name FROM chunks WHERE namespace_id = ? AND speaker IS NOT NULL
+       AND speaker >= ? AND speaker < ? ORDER BY speaker LIMIT 1`,
+  );
+  for (const word of words) {
+    if (word.length < MIN_PREFIX || stopWords.has(word)) continue;
+    const end = `${word}\u{10ffff}`;
+    // Walk the distinct names that start with the word, one seek each.
+    let from = word;
+    for (let n = 0; n < MAX_NAMES_PER_WORD; n++) {
+      const row = next.get(namespaceId, from, end) as { name: string } | undefined;
+      if (!row) break;
+      // A name of several words is named by its first ("jon snow" by "jon").
+      const first = row.name.split(/\s+/)[0] ?? "";
+      if (first.startsWith(word)) {
+        names.add(row.name);
+        if (row.name !== word) expansions.add(row.name);
+      }
+      from = `${row.name}\u0000`;
+    }
+  }
+  return { names, expansions: [...expansions] };
+}

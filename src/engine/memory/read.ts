@@ -57,6 +57,22 @@ export function readMemory(
   return memory;
 }
 
+/**
+ * `included.related` of a search hit: the same walk as a memory read, each memory as `{id, memory}`.
+ */
+export function relatedMemoryRefs(
+  db: Db,
+  namespaceId: string,
+  id: string,
+  limit = RELATED_LIMIT_DEFAULT,
+): Record<Direction, { id: string; memory: string }[]> {
+  const row = getMemoryRow(db, namespaceId, id);
+  const at = new Date().toISOString();
+  const walk = (d: Direction) =>
+    row ? relatedRows(db, row, d, limit, at).map((r) => ({ id: r.id, memory: r.memory })) : [];
+  return { parents: walk("parents"), children: walk("children"), siblings: walk("siblings") };
+}
+
 function present(db: Db, row: MemoryRow, withDocument: boolean): Memory {
   const m = toMemory(row);
   if (withDocument) {

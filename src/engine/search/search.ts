@@ -1,14 +1,13 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { z } from "zod";
 import type { Metadata } from "../../api/common.js";
-import { RELATED_LIMIT_DEFAULT } from "../../api/limits.js";
 import { SEARCH_DEFAULTS, type SearchBody, type SearchHit, type SearchResponse } from "../../api/search.js";
+import { relatedMemoryRefs } from "../memory/read.js";
 import type { Embedder } from "../models/embedder.js";
 import { dropRepeats } from "./dedup.js";
 import { fuseCorpus, type Scored, selectHits } from "./fusion.js";
 import { type LexicalResult, lexicalSearch } from "./lexical.js";
 import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
-import { relatedMemories } from "./related.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { type Corpus, cachedStatement, hasMemories, type Scope } from "./scope.js";
 import { queryTerms, STOP_WORDS } from "./terms.js";
@@ -261,7 +260,7 @@ function toHit(db: DatabaseSync, item: RerankItem, namespaceId: string, req: Sea
     const doc = documentSummary(db, m.document_id);
     if (doc) included.document = doc;
   }
-  if (req.include?.related) included.related = relatedMemories(db, m.id, namespaceId, RELATED_LIMIT_DEFAULT);
+  if (req.include?.related) included.related = relatedMemoryRefs(db, namespaceId, m.id);
   return {
     id: m.id,
     memory: m.memory,

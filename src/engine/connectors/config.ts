@@ -73,6 +73,15 @@ export function apiBase(config: Record<string, unknown>, fallback: string): stri
   return given ? httpUrl(given, "config.apiUrl") : fallback;
 }
 
+/** validateConfig of a provider whose only setting is an optional `config.apiUrl`. */
+export const apiUrlConfig =
+  (fallback: string) =>
+  (config: unknown): Record<string, unknown> => {
+    const obj = asObject(config, "config");
+    apiBase(obj, fallback);
+    return obj;
+  };
+
 const SECRET_KEY = /secret|token|password|apikey|api_key|credential/i;
 
 /** The config as shown to API callers: secrets (keys, tokens, passwords) are never echoed back. */

@@ -42,6 +42,11 @@ export function envPrefix(provider: Provider): string {
   return `MEMCTX_${provider.toUpperCase().replace(/-/g, "_")}`;
 }
 
+/** The provider's API base: MEMCTX_<PROVIDER>_API_URL (self-hosted, tests), else its public one. */
+export function envApiUrl(provider: Provider, env: NodeJS.ProcessEnv, fallback: string): string {
+  return env[`${envPrefix(provider)}_API_URL`]?.trim() || fallback;
+}
+
 /** Client id and secret from MEMCTX_<PROVIDER>_CLIENT_ID / _CLIENT_SECRET, or a 400 naming them. */
 export function clientCredentials(provider: Provider, env: NodeJS.ProcessEnv): OAuthClientCredentials {
   const prefix = envPrefix(provider);

@@ -2,7 +2,7 @@ import { FILE_MAX_BYTES } from "../../../api/index.js";
 import { apiBase, asObject, optionalString, optionalStringArray } from "../config.js";
 import { ConnectorApiError, ConnectorInputError } from "../errors.js";
 import { defaultFetch, getJson, isClientError, nextLink } from "../http.js";
-import { clientCredentials, envPrefix, OAuthClient, oauthEndpoints } from "../oauth.js";
+import { clientCredentials, envApiUrl, OAuthClient, oauthEndpoints } from "../oauth.js";
 import type { ConnectorProvider, ProviderOptions, SyncContext, SyncItem } from "../types.js";
 import { unchangedDocument } from "../types.js";
 
@@ -42,7 +42,7 @@ export function createGitHub(opts: ProviderOptions = {}): ConnectorProvider {
     credentials: () => clientCredentials("github", env),
     fetch,
   });
-  const envApi = env[`${envPrefix("github")}_API_URL`]?.trim() || GITHUB_API_URL;
+  const envApi = envApiUrl("github", env, GITHUB_API_URL);
 
   return {
     provider: "github",

@@ -1,7 +1,7 @@
 import { htmlToText } from "../../ingest/html.js";
-import { apiBase, asObject, optionalString, optionalStringArray } from "../config.js";
+import { apiBase, apiUrlConfig, optionalString, optionalStringArray } from "../config.js";
 import { defaultFetch, getJson, isClientError } from "../http.js";
-import { bearer, envPrefix } from "../oauth.js";
+import { bearer, envApiUrl } from "../oauth.js";
 import type { ConnectorProvider, ProviderOptions, SyncContext, SyncItem } from "../types.js";
 import { unchangedDocument } from "../types.js";
 import { GMAIL_API_URL, googleOAuth } from "./google.js";
@@ -32,16 +32,12 @@ interface GmailMessage {
 export function createGmail(opts: ProviderOptions = {}): ConnectorProvider {
   const env = opts.env ?? process.env;
   const fetch = opts.fetch ?? defaultFetch();
-  const envApi = env[`${envPrefix("gmail")}_API_URL`]?.trim() || GMAIL_API_URL;
+  const envApi = envApiUrl("gmail", env, GMAIL_API_URL);
   const oauth = googleOAuth("gmail", ["https://www.googleapis.com/auth/gmail.readonly"], env, fetch);
   return {
     provider: "gmail",
     kind: "oauth",
-    validateConfig: (config) => {
-      const obj = asObject(config, "config");
-      apiBase(obj, envApi);
-      return obj;
-    },
+    validateConfig: apiUrlConfig(envApi),
     authorizationUrl: (p) => oauth.authorizationUrl(p),
     async exchangeCode(p) {
       const tokens = await oauth.exchangeCode(p);

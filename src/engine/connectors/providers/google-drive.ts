@@ -2,10 +2,10 @@ import type { DocumentType } from "../../../api/index.js";
 import { FILE_MAX_BYTES } from "../../../api/index.js";
 import { FetchRefusedError } from "../../ingest/fetch.js";
 import { pdfToText } from "../../ingest/pdf.js";
-import { apiBase, asObject, optionalString, optionalStringArray } from "../config.js";
+import { apiBase, apiUrlConfig, optionalString, optionalStringArray } from "../config.js";
 import { ConnectorApiError } from "../errors.js";
 import { defaultFetch, getJson, isClientError } from "../http.js";
-import { bearer, envPrefix } from "../oauth.js";
+import { bearer, envApiUrl } from "../oauth.js";
 import { decodeText, isTextLike } from "../text.js";
 import type { ConnectorProvider, ProviderOptions, SyncContext, SyncItem } from "../types.js";
 import { unchangedDocument } from "../types.js";
@@ -38,16 +38,12 @@ interface DriveFile {
 export function createGoogleDrive(opts: ProviderOptions = {}): ConnectorProvider {
   const env = opts.env ?? process.env;
   const fetch = opts.fetch ?? defaultFetch();
-  const envApi = env[`${envPrefix("google-drive")}_API_URL`]?.trim() || GOOGLE_API_URL;
+  const envApi = envApiUrl("google-drive", env, GOOGLE_API_URL);
   const oauth = googleOAuth("google-drive", ["https://www.googleapis.com/auth/drive.readonly"], env, fetch);
   return {
     provider: "google-drive",
     kind: "oauth",
-    validateConfig: (config) => {
-      const obj = asObject(config, "config");
-      apiBase(obj, envApi);
-      return obj;
-    },
+    validateConfig: apiUrlConfig(envApi),
     authorizationUrl: (p) => oauth.authorizationUrl(p),
     async exchangeCode(p) {
       const tokens = await oauth.exchangeCode(p);

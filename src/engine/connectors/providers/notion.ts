@@ -1,6 +1,6 @@
-import { apiBase, asObject, optionalStringArray } from "../config.js";
+import { apiBase, apiUrlConfig, optionalStringArray } from "../config.js";
 import { defaultFetch, getJson, isClientError, requestJson } from "../http.js";
-import { bearer, clientCredentials, envPrefix, OAuthClient, oauthEndpoints } from "../oauth.js";
+import { bearer, clientCredentials, envApiUrl, OAuthClient, oauthEndpoints } from "../oauth.js";
 import type { ConnectorProvider, ProviderOptions, SyncContext, SyncItem } from "../types.js";
 import { unchangedDocument } from "../types.js";
 
@@ -42,7 +42,7 @@ interface Listing<T> {
 export function createNotion(opts: ProviderOptions = {}): ConnectorProvider {
   const env = opts.env ?? process.env;
   const fetch = opts.fetch ?? defaultFetch();
-  const envApi = env[`${envPrefix("notion")}_API_URL`]?.trim() || NOTION_API_URL;
+  const envApi = envApiUrl("notion", env, NOTION_API_URL);
   const oauth = new OAuthClient({
     provider: "notion",
     ...oauthEndpoints("notion", env, {
@@ -59,11 +59,7 @@ export function createNotion(opts: ProviderOptions = {}): ConnectorProvider {
   return {
     provider: "notion",
     kind: "oauth",
-    validateConfig: (config) => {
-      const obj = asObject(config, "config");
-      apiBase(obj, envApi);
-      return obj;
-    },
+    validateConfig: apiUrlConfig(envApi),
     authorizationUrl: (p) => oauth.authorizationUrl(p),
     async exchangeCode(p) {
       // Notion's token answer names the workspace; there is nothing else to ask.

@@ -2,10 +2,10 @@ import type { DocumentType } from "../../../api/index.js";
 import { FILE_MAX_BYTES } from "../../../api/index.js";
 import { FetchRefusedError } from "../../ingest/fetch.js";
 import { pdfToText } from "../../ingest/pdf.js";
-import { apiBase, asObject, optionalStringArray } from "../config.js";
+import { apiBase, apiUrlConfig, optionalStringArray } from "../config.js";
 import { ConnectorApiError } from "../errors.js";
 import { defaultFetch, getJson, isClientError } from "../http.js";
-import { bearer, clientCredentials, envPrefix, OAuthClient, oauthEndpoints } from "../oauth.js";
+import { bearer, clientCredentials, envApiUrl, OAuthClient, oauthEndpoints } from "../oauth.js";
 import { decodeText, isPdf, isTextLike } from "../text.js";
 import type { ConnectorProvider, ProviderOptions, SyncContext, SyncItem } from "../types.js";
 import { unchangedDocument } from "../types.js";
@@ -41,7 +41,7 @@ interface Page {
 export function createOneDrive(opts: ProviderOptions = {}): ConnectorProvider {
   const env = opts.env ?? process.env;
   const fetch = opts.fetch ?? defaultFetch();
-  const envApi = env[`${envPrefix("onedrive")}_API_URL`]?.trim() || GRAPH_API_URL;
+  const envApi = envApiUrl("onedrive", env, GRAPH_API_URL);
   const oauth = new OAuthClient({
     provider: "onedrive",
     ...oauthEndpoints("onedrive", env, {
@@ -55,11 +55,7 @@ export function createOneDrive(opts: ProviderOptions = {}): ConnectorProvider {
   return {
     provider: "onedrive",
     kind: "oauth",
-    validateConfig: (config) => {
-      const obj = asObject(config, "config");
-      apiBase(obj, envApi);
-      return obj;
-    },
+    validateConfig: apiUrlConfig(envApi),
     authorizationUrl: (p) => oauth.authorizationUrl(p),
     async exchangeCode(p) {
       const tokens = await oauth.exchangeCode(p);

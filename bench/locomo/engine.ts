@@ -23,7 +23,8 @@ export async function engineRun(
 ): Promise<EngineRun> {
   const dir = mkdtempSync(join(tmpdir(), "memctx-locomo-"));
   const apiKey = "mk_locomo_bench_key";
-  const engine = await openEngine({ dataDir: dir, apiKey, embedder: null, log: () => {} });
+  // The engine's own default embedder (the built-in word vectors unless MEMCTX_EMBEDDINGS says otherwise).
+  const engine = await openEngine({ dataDir: dir, apiKey, log: () => {} });
   const client = new MemoryClient({ apiKey, fetch: (req) => engine.fetch(req), maxRetries: 0 });
   const t0 = performance.now();
   for (const sample of data) {

@@ -136,19 +136,29 @@ export class Corpus {
  * seeded 10k memories in 100 s here, so 100k would take most of an hour.
  * Call with the engine opened with `workers: 0`.
  */
-export function seedDocuments(
+const vectorOf = (model: string, embedding: Float32Array | undefined) =>
+  embedding ? { model, embedding } : undefined;
+
+export async function seedDocuments(
   engine: Engine,
   corpus: Corpus,
   namespace: string,
   from: number,
   to: number,
-): void {
+): Promise<void> {
   const db = engine.context.db;
+  const embedder = engine.context.embedder;
   const ns = ensureNamespace(db, ensureOrganization(db, LOCAL_ORGANIZATION).id, namespace);
   for (let start = from; start < to; start += 100) {
+    const docs = Array.from({ length: Math.min(to, start + 100) - start }, (_, k) =>
+      corpus.document(start + k),
+    );
+    // Each memory's vector, as the dreamer adds it with the engine's embedder.
+    const vectors = embedder ? await embedder.embed(docs.flatMap((d) => d.facts.map((f) => f.memory))) : [];
+    let v = 0;
     transaction(db, () => {
-      for (let i = start; i < Math.min(to, start + 100); i++) {
-        const d = corpus.document(i);
+      for (const [k, d] of docs.entries()) {
+        const i = start + k;
         const { id } = addDocument(db, ns, {
           content: d.text,
           customId: `seed-${i}`,
@@ -177,6 +187,7 @@ export function seedDocuments(
                 forgetAfter: null,
                 documentId: id,
                 source: f.source,
+                vector: embedder ? vectorOf(embedder.model, vectors[v++]) : undefined,
               });
             }
             setDreamingStatus(db, [id], "done");

@@ -27,7 +27,7 @@ export interface IngestResult {
 
 export async function benchIngest(documents: number, budget: Budget): Promise<IngestResult> {
   const dir = mkdtempSync(join(tmpdir(), "memctx-bench-ingest-"));
-  const engine = await openEngine({ dataDir: dir, apiKey: API_KEY, embedder: null, log: () => {} });
+  const engine = await openEngine({ dataDir: dir, apiKey: API_KEY, log: () => {} });
   const client = new MemoryClient({ apiKey: API_KEY, fetch: (r) => engine.fetch(r), maxRetries: 0 });
   const corpus = new Corpus();
   const docs = Array.from({ length: documents }, (_, i) => corpus.document(i));

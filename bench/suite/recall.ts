@@ -111,7 +111,7 @@ export async function ingestLocomo(samples: Sample[]): Promise<{
   chunks: number;
 }> {
   const dataDir = mkdtempSync(join(tmpdir(), "memctx-bench-locomo-"));
-  const engine = await openEngine({ dataDir, apiKey: API_KEY, embedder: null, log: () => {} });
+  const engine = await openEngine({ dataDir, apiKey: API_KEY, log: () => {} });
   const client = new MemoryClient({ apiKey: API_KEY, fetch: (r) => engine.fetch(r), maxRetries: 0 });
   let sessionCount = 0;
   let turns = 0;
@@ -181,7 +181,6 @@ export async function benchRecall(
     dataDir: ingest.store.dataDir,
     apiKey: API_KEY,
     workers: 0,
-    embedder: null,
     log: () => {},
   });
   const client = new MemoryClient({ apiKey: API_KEY, fetch: (r) => engine.fetch(r), maxRetries: 0 });

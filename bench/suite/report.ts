@@ -87,7 +87,7 @@ export function renderReport(
   md.push(`# memctx benchmarks, ${r.date}${r.quick ? " (quick)" : ""}`);
   md.push(
     `Node ${r.machine.node}, ${r.machine.cpus} CPUs (load ${r.machine.loadAverage.toFixed(1)} at start), ${r.machine.platform}; ` +
-      `no embedder, offline extractor. Child processes run ${r.children}. Produced by \`npm run bench${r.quick ? " -- --quick" : ""}\`; ` +
+      `offline defaults (built-in word vectors, offline extractor). Child processes run ${r.children}. Produced by \`npm run bench${r.quick ? " -- --quick" : ""}\`; ` +
       `raw figures in \`${stem}.json\`.`,
   );
   for (const [name, msg] of Object.entries(r.errors)) md.push(`> **${name} failed:** ${msg}`);

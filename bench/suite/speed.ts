@@ -89,7 +89,6 @@ export async function benchSpeed(
     dataDir: dir,
     apiKey: API_KEY,
     workers: 0,
-    embedder: null,
     log: () => {},
   });
   const client = new MemoryClient({ apiKey: API_KEY, fetch: (r) => engine.fetch(r), maxRetries: 0 });
@@ -102,7 +101,7 @@ export async function benchSpeed(
       if (budget.spent()) break;
       const t0 = performance.now();
       const target = Math.ceil(size / TURNS_PER_DOCUMENT);
-      seedDocuments(engine, corpus, NAMESPACE, documents, target);
+      await seedDocuments(engine, corpus, NAMESPACE, documents, target);
       documents = target;
       engine.context.db.exec("PRAGMA optimize");
       const seedSeconds = (performance.now() - t0) / 1000;

@@ -1,4 +1,5 @@
 import { OpenAICompatibleEmbedder } from "./openai-compatible.js";
+import { WordVectorEmbedder } from "./word-vectors.js";
 
 /** Turns texts into unit-length vectors, one per text, in order. */
 export interface Embedder {
@@ -9,10 +10,26 @@ export interface Embedder {
    */
   readonly dimensions: number;
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /**
+   * How far search trusts this embedder's cosine against lexical evidence, in (0, 1]: its vector
+   * similarity is scaled by it before fusion (search/fusion.ts). 1 when absent (a sentence-embedding
+   * model); a weak signal sits lower, so that it reorders what BM25 found more than it adds.
+   */
+  readonly weight?: number;
+  /**
+   * What it embeds: "all" units (chunks and memories; the default) or "memories" only, for an
+   * embedder whose vectors blur over a passage (an average of word vectors).
+   */
+  readonly units?: "all" | "memories";
 }
 
+/** Whether `embedder` embeds chunks (not only memories). */
+export const embedsChunks = (embedder: Embedder | null | undefined): embedder is Embedder =>
+  !!embedder && embedder.units !== "memories";
+
 /**
- * An embedder from the environment, or null when MEMCTX_EMBEDDINGS_URL is not set.
+ * The embedder the environment asks for. Without MEMCTX_EMBEDDINGS_URL: the built-in word vectors
+ * (word-vectors.ts, offline, no model), or none with MEMCTX_EMBEDDINGS=none.
  * MEMCTX_EMBEDDINGS_URL: base URL of an OpenAI-compatible server ("https://api.openai.com/v1",
  *   "http://localhost:11434/v1" for Ollama); "/embeddings" is appended.
  * MEMCTX_EMBEDDINGS_MODEL: required with the URL. MEMCTX_EMBEDDINGS_API_KEY: optional bearer key.
@@ -24,13 +41,17 @@ export function embedderFromEnv(env: NodeJS.ProcessEnv = process.env): Embedder 
   const model = env.MEMCTX_EMBEDDINGS_MODEL?.trim();
   const apiKey = env.MEMCTX_EMBEDDINGS_API_KEY?.trim() || null;
   const dimensionsText = env.MEMCTX_EMBEDDINGS_DIMENSIONS?.trim();
+  const builtIn = env.MEMCTX_EMBEDDINGS?.trim() || "word-vectors";
+  if (builtIn !== "word-vectors" && builtIn !== "none") {
+    throw new Error(`MEMCTX_EMBEDDINGS must be word-vectors or none, not ${builtIn}`);
+  }
   if (!url) {
     if (model || apiKey || dimensionsText) {
       throw new Error(
         "MEMCTX_EMBEDDINGS_URL must be set to use an embeddings model (for example https://api.openai.com/v1 or http://localhost:11434/v1)",
       );
     }
-    return null;
+    return builtIn === "none" ? null : new WordVectorEmbedder();
   }
   if (!model) throw new Error("MEMCTX_EMBEDDINGS_MODEL must be set when MEMCTX_EMBEDDINGS_URL is set");
   let dimensions: number | null = null;

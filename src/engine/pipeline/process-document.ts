@@ -4,6 +4,7 @@ import { chunkText } from "../ingest/chunk.js";
 import { resolveContent } from "../ingest/content.js";
 import { FetchFailedError, FetchRefusedError } from "../ingest/fetch.js";
 import { dayLabel } from "../ingest/label.js";
+import { embedsChunks } from "../models/embedder.js";
 import { parseJson } from "../store/db.js";
 import {
   type DocumentJobPayload,
@@ -58,7 +59,7 @@ export function documentJobHandler(ctx: EngineContext) {
     const chunks = chunkText(resolved.text, { format: resolved.format });
 
     let vectors: { model: string; embeddings: Float32Array[] } | undefined;
-    if (ctx.embedder && chunks.length) {
+    if (embedsChunks(ctx.embedder) && chunks.length) {
       if (!stage("embedding")) return;
       const embeddings: Float32Array[] = [];
       for (let i = 0; i < chunks.length; i += EMBED_BATCH) {

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Metadata } from "../../api/common.js";
 import { SEARCH_DEFAULTS, type SearchBody, type SearchHit, type SearchResponse } from "../../api/search.js";
 import { relatedMemoryRefs } from "../memory/read.js";
-import type { Embedder } from "../models/embedder.js";
+import { type Embedder, embedsChunks } from "../models/embedder.js";
 import { dropRepeats } from "./dedup.js";
 import { fuseCorpus, type Scored, selectHits } from "./fusion.js";
 import { type LexicalResult, lexicalSearch } from "./lexical.js";
@@ -11,7 +11,7 @@ import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { type Corpus, cachedStatement, hasMemories, type Scope } from "./scope.js";
 import { queryTerms, STOP_WORDS } from "./terms.js";
-import { type VectorCandidate, vectorSearch } from "./vector.js";
+import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
 
 /** What a search needs from the open engine. */
 export interface SearchDeps {
@@ -74,7 +74,9 @@ export async function search(
   // Rerankers look at more candidates than they return.
   const pool = rerank === "none" ? limit : Math.min(100, rerank === "aggregate" ? limit * 5 : limit * 3);
   // With vectors, fusion reorders the two lists: each brings more than the pool.
-  const want = deps.embedder ? Math.max(2 * pool, 20) : pool;
+  const embedder = deps.embedder ?? null;
+  const want = embedder ? Math.max(2 * pool, 20) : pool;
+  const vectorWeight = embedder?.weight ?? 1;
   const people = namedPeople(db, namespaceId, req.query, STOP_WORDS);
   const terms = queryTerms([req.query, ...people.expansions].join(" "));
   const person = people.names.size > 0 ? { names: people.names, factor: OTHER_PERSON_FACTOR } : undefined;
@@ -87,13 +89,24 @@ export async function search(
   for (const corpus of corpora) {
     const lex = lexicalSearch(db, corpus, terms, scope, want, { threshold, person });
     lexical.set(corpus, lex);
-    const vec: VectorCandidate[] =
-      queryVector && deps.embedder
-        ? vectorSearch(db, corpus, queryVector, deps.embedder.model, scope, want)
-        : [];
     // Beside memories, chunks rank lower (see HYBRID_CHUNK_WEIGHT).
     const weight = corpus === "chunks" && corpora.includes("memories") ? HYBRID_CHUNK_WEIGHT : 1;
-    lists.push(fuseCorpus(corpus, lex, vec, weight));
+    let vec: VectorCandidate[] = [];
+    if (queryVector && embedder && (corpus === "memories" || embedsChunks(embedder))) {
+      // A row found by its vector alone scores at most the vector weight: when that cannot pass
+      // the threshold, only the lexical candidates need their cosine.
+      vec =
+        vectorWeight * Math.sqrt(weight) < threshold
+          ? vectorScores(
+              db,
+              corpus,
+              queryVector,
+              embedder.model,
+              lex.candidates.map((c) => c.rowid),
+            )
+          : vectorSearch(db, corpus, queryVector, embedder.model, scope, want);
+    }
+    lists.push(fuseCorpus(corpus, lex, vec, weight, vectorWeight));
   }
   let items = hydrate(db, selectHits(lists, threshold, dedup ? Number.POSITIVE_INFINITY : pool));
   if (dedup) items = dropRepeats(items).slice(0, pool);

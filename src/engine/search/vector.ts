@@ -1,5 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
-import { type Corpus, type Scope, visibleRowids } from "./scope.js";
+import { type Corpus, cachedStatement, type Scope, visibleRowids } from "./scope.js";
 
 /** A row near the query vector, by cosine similarity in [-1, 1]. */
 export interface VectorCandidate {
@@ -159,4 +159,49 @@ export function vectorSearch(
     if (out.length >= want || order.length >= count) return out;
     window *= 8;
   }
+}
+
+const SCORE_SQL: Record<Corpus, string> = {
+  chunks: `SELECT v.chunk_rowid AS rowid, v.embedding AS embedding FROM json_each(?) j
+           CROSS JOIN chunk_vectors v ON v.chunk_rowid = j.value WHERE v.model = ?`,
+  memories: `SELECT v.memory_rowid AS rowid, v.embedding AS embedding FROM json_each(?) j
+             CROSS JOIN memory_vectors v ON v.memory_rowid = j.value WHERE v.model = ?`,
+};
+
+/**
+ * The cosine of `query` with each of `rowids` that has a vector of `model`: for a search whose
+ * vector-only candidates could not pass its threshold, the rows that lexical search found are all
+ * that needs a vector, and reading those is cheaper than scanning the namespace.
+ */
+export function vectorScores(
+  db: DatabaseSync,
+  corpus: Corpus,
+  query: Float32Array,
+  model: string,
+  rowids: readonly number[],
+): VectorCandidate[] {
+  const dims = query.length;
+  if (dims === 0 || rowids.length === 0) return [];
+  let qn = 0;
+  for (let i = 0; i < dims; i++) qn += query[i]! * query[i]!;
+  qn = Math.sqrt(qn) || 1;
+  const rows = cachedStatement(db, SCORE_SQL[corpus]).all(JSON.stringify(rowids), model) as {
+    rowid: number;
+    embedding: Uint8Array;
+  }[];
+  const out: VectorCandidate[] = [];
+  for (const r of rows) {
+    if (r.embedding.byteLength !== dims * 4) continue;
+    const v = new Float32Array(
+      r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + dims * 4),
+    );
+    let dot = 0;
+    let norm = 0;
+    for (let i = 0; i < dims; i++) {
+      dot += v[i]! * query[i]!;
+      norm += v[i]! * v[i]!;
+    }
+    out.push({ rowid: r.rowid, cosine: dot / ((Math.sqrt(norm) || 1) * qn) });
+  }
+  return out;
 }

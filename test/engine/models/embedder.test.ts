@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { embedderFromEnv } from "../../../src/engine/models/embedder.js";
 import { OpenAICompatibleEmbedder } from "../../../src/engine/models/openai-compatible.js";
 import { endpointUrl, ModelRequestError } from "../../../src/engine/models/openai-http.js";
+import { WordVectorEmbedder } from "../../../src/engine/models/word-vectors.js";
 import {
   embeddingsReply,
   errorReply,
@@ -191,8 +192,15 @@ describe("endpointUrl", () => {
 });
 
 describe("embedderFromEnv", () => {
-  it("is null when nothing is configured", () => {
-    expect(embedderFromEnv({})).toBeNull();
+  it("is the built-in word vectors when nothing is configured, and none with MEMCTX_EMBEDDINGS=none", () => {
+    const e = embedderFromEnv({});
+    expect(e).toBeInstanceOf(WordVectorEmbedder);
+    expect(e?.units).toBe("memories");
+    expect(embedderFromEnv({ MEMCTX_EMBEDDINGS: "none" })).toBeNull();
+    expect(embedderFromEnv({ MEMCTX_EMBEDDINGS: "word-vectors" })).toBeInstanceOf(WordVectorEmbedder);
+    expect(() => embedderFromEnv({ MEMCTX_EMBEDDINGS: "glove" })).toThrow(
+      "MEMCTX_EMBEDDINGS must be word-vectors or none",
+    );
   });
 
   it("builds an embedder from MEMCTX_EMBEDDINGS_* that reaches the configured server", async () => {

@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Embedder } from "../../../src/engine/models/embedder.js";
+import { WORD_VECTORS_MODEL, WordVectorEmbedder } from "../../../src/engine/models/word-vectors.js";
+import { eventually, openTestEngine, type TestEngine } from "../memory/harness.js";
+
+let t: TestEngine | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const OTHER_TURNS = [
+  "John: I cooked a big pot of pasta for dinner last night.",
+  "John: My sister moved to Denver for her new job.",
+  "John: I finally fixed the leaking kitchen sink.",
+  "John: We adopted a rescue dog named Biscuit.",
+].join("\n");
+
+/**
+ * Two turns that BM25 cannot tell apart for the query (the same words but one, of the same
+ * length), the one about knitting stored first: only the meaning of "taekwondo" against
+ * "martial arts" can put it first.
+ */
+async function ingest(embedder: Embedder | null) {
+  t = await openTestEngine({ workers: 1, embedder });
+  for (const [id, content] of [
+    // Other memories, so that "arts" is a rare word (BM25 gives a word in most rows no weight).
+    ["other", OTHER_TURNS],
+    ["knit", "John: I joined the arts center on Main Street for knitting classes."],
+    ["tkd", "John: I joined the arts center on Main Street for taekwondo classes."],
+  ] as const) {
+    const res = await t.call("POST", "/ns/john/document", { id, content, dreaming: "instant" });
+    expect(res.status).toBe(200);
+    await eventually(async () => {
+      const doc = await t!.call("GET", `/ns/john/document/${id}`);
+      return doc.body.system?.status === "done" ? true : undefined;
+    }, `document ${id} done`);
+  }
+  const found = await t.call("POST", "/ns/john/search", {
+    query: "What martial arts does John practise?",
+    searchMode: "memories",
+  });
+  expect(found.status).toBe(200);
+  return found.body.results as { memory: string; similarity: number }[];
+}
+
+describe("search with the built-in word vectors", () => {
+  it("ranks the memory that means what the query asks first when the words tie", async () => {
+    const results = await ingest(new WordVectorEmbedder());
+    expect(results.length).toBeGreaterThanOrEqual(2);
+    expect(results[0]!.memory).toMatch(/taekwondo/);
+    expect(results[1]!.memory).toMatch(/knitting/);
+    expect(results[0]!.similarity).toBeGreaterThan(results[1]!.similarity);
+
+    // Memories carry vectors of the model; chunks none (an average blurs over a passage).
+    const db = t!.engine.context.db;
+    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    expect(count(`SELECT count(*) AS n FROM memory_vectors WHERE model = '${WORD_VECTORS_MODEL}'`)).toBe(
+      count("SELECT count(*) AS n FROM memories"),
+    );
+    expect(count("SELECT count(*) AS n FROM chunk_vectors")).toBe(0);
+  });
+
+  it("without them the tie goes to the older memory (the control)", async () => {
+    const results = await ingest(null);
+    expect(results[0]!.memory).toMatch(/knitting/);
+    expect(results[0]!.similarity).toBeCloseTo(results[1]!.similarity, 6);
+  });
+
+  it("adds no hit that lexical search did not find at the default threshold", async () => {
+    t = await openTestEngine({ workers: 1, embedder: new WordVectorEmbedder() });
+    await t.call("POST", "/ns/john/document", {
+      id: "tkd",
+      content: `${OTHER_TURNS}\nJohn: I practise taekwondo every Monday.`,
+      dreaming: "instant",
+    });
+    await eventually(async () => {
+      const doc = await t!.call("GET", "/ns/john/document/tkd");
+      return doc.body.system?.status === "done" ? true : undefined;
+    }, "document done");
+    const res = await t.call("POST", "/ns/john/search", { query: "martial arts", searchMode: "memories" });
+    expect(res.body.results).toEqual([]);
+    // A caller who asks for weaker matches gets the vector's find, scored under its weight.
+    const loose = await t.call("POST", "/ns/john/search", {
+      query: "martial arts",
+      searchMode: "memories",
+      threshold: 0,
+    });
+    expect(loose.body.results.length).toBeGreaterThan(0);
+    expect(loose.body.results[0].memory).toMatch(/taekwondo/);
+    expect(loose.body.results[0].similarity).toBeLessThanOrEqual(0.3);
+  });
+});

@@ -55,6 +55,8 @@ describe("memctx serve and memctx keys", () => {
     expect((await get(s.url, created)).status).toBe(200);
     const listed = (await memctx("keys", "list", "--data-dir", dir.path)).stdout;
     expect(listed).toContain(`${created.slice(0, 11)}…  org=acme`);
+    // The server's use of the key, written by the serve process, read by this one.
+    expect(listed).toMatch(new RegExp(`${created.slice(0, 11)}….* last used \\d{4}-\\d\\d-\\d\\dT`));
     expect(listed).toContain("org=local");
     expect(listed).not.toContain(created);
     const revoked = (await memctx("keys", "revoke", created.slice(0, 11), "--data-dir", dir.path)).stdout;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Engine, openEngine } from "../../src/engine/index.js";
+import { LAST_USED_RESOLUTION_MS, listKeys } from "../../src/engine/store/organizations.js";
 import { TEST_KEY, tempDir } from "./harness.js";
 
 let dir: ReturnType<typeof tempDir>;
@@ -101,5 +102,39 @@ describe("deleting documents", () => {
     expect(
       db.prepare("SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH 'fact'").get(),
     ).toEqual({ n: 1 });
+  });
+});
+
+describe("API keys", () => {
+  it("records when a key was last used, at most once a minute, and only for that key", async () => {
+    dir = tempDir();
+    engine = await openEngine({ dataDir: dir.path, apiKey: TEST_KEY, workers: 0 });
+    const other = engine.createKey("other-org");
+    const db = engine.context.db;
+    const lastUsed = (prefixOf: string) =>
+      listKeys(db).find((k) => prefixOf.startsWith(k.prefix))?.last_used_at ?? null;
+    expect(lastUsed(TEST_KEY)).toBeNull();
+
+    expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
+    const first = lastUsed(TEST_KEY);
+    expect(first).not.toBeNull();
+    expect(lastUsed(other)).toBeNull();
+
+    // Within the minute: no write.
+    expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
+    expect(lastUsed(TEST_KEY)).toBe(first);
+
+    // Older than the resolution: written again.
+    const stale = new Date(Date.parse(first!) - LAST_USED_RESOLUTION_MS).toISOString();
+    db.prepare("UPDATE api_keys SET last_used_at = ?").run(stale);
+    expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
+    expect(Date.parse(lastUsed(TEST_KEY)!)).toBeGreaterThan(Date.parse(stale));
+    expect(lastUsed(other)).toBe(stale);
+
+    // A rejected key records nothing.
+    const bad = await engine.fetch(
+      new Request("http://in-process/ns/x", { headers: { authorization: "Bearer mk_unknown" } }),
+    );
+    expect(bad.status).toBe(401);
   });
 });

@@ -50,8 +50,9 @@ Options:
               ? ` namespaces=${(JSON.parse(k.namespaces) as string[]).join(",")}`
               : "";
             const state = k.revoked_at ? `revoked ${k.revoked_at}` : "active";
+            const used = k.last_used_at ? `last used ${k.last_used_at}` : "never used";
             process.stdout.write(
-              `${k.prefix}…  org=${k.organization}  created ${k.created_at}  ${state}${scope}\n`,
+              `${k.prefix}…  org=${k.organization}  created ${k.created_at}  ${used}  ${state}${scope}\n`,
             );
           }
           return 0;

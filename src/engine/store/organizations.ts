@@ -101,16 +101,33 @@ export function registerKey(db: Db, key: string, organization: string, namespace
   );
 }
 
-/** The principal of a valid, unrevoked key; undefined for anything else. */
+/**
+ * How stale a key's `last_used_at` may get: it is written at most once a minute per key, so that
+ * reads do not each cost a write (and a lock shared with the other processes on the file).
+ */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** The principal of a valid, unrevoked key; undefined for anything else. Records when it was used. */
 export function authenticate(db: Db, key: string): Principal | undefined {
   const row = db
     .prepare(
-      `SELECT k.id AS key_id, k.namespaces, o.* FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+      `SELECT k.id AS key_id, k.namespaces, k.last_used_at, o.* FROM api_keys k
+       JOIN organizations o ON o.id = k.organization_id
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     )
-    .get(sha256(key)) as (OrganizationRow & { key_id: string; namespaces: string | null }) | undefined;
+    .get(sha256(key)) as
+    | (OrganizationRow & { key_id: string; namespaces: string | null; last_used_at: string | null })
+    | undefined;
   if (!row) return undefined;
-  const { key_id, namespaces, ...organization } = row;
+  const { key_id, namespaces, last_used_at, ...organization } = row;
+  const at = now();
+  if (!last_used_at || Date.parse(at) - Date.parse(last_used_at) >= LAST_USED_RESOLUTION_MS) {
+    try {
+      db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, key_id);
+    } catch {
+      // Bookkeeping only: a busy database must not turn a valid key away.
+    }
+  }
   return { keyId: key_id, organization, namespaces: parseJson<string[] | null>(namespaces, null) };
 }
 

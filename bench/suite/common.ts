@@ -3,7 +3,7 @@
  * process, the power-law fit, and the memctx CLI as child processes (serve over HTTP, mcp over stdio).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -153,6 +153,8 @@ export async function memctxCommand(log: (s: string) => void): Promise<{ args: s
     ).catch(() => undefined); // type errors elsewhere in the tree still emit
     log(`compiled src/ for the child processes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
+  // The package's data files, where the compiled code looks for them (../assets from dist/).
+  cpSync(join(ROOT, "assets"), join(BUILD_DIR, "assets"), { recursive: true });
   if (existsSync(main)) return { args: [main], how: "compiled JavaScript (tsc of src/)" };
   return { args: ["--import", "tsx", join(ROOT, "src/cli/main.ts")], how: "tsx (compiling failed)" };
 }

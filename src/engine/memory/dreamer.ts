@@ -11,7 +11,7 @@ import { OfflineExtractor } from "./extract/offline.js";
 import type { ExtractionInput, Extractor } from "./extract/types.js";
 import { matchesFilterByMetadata } from "./filter-by-metadata.js";
 import { type AppliedFact, applyFacts, type Fact, normalizeExpiry } from "./relations.js";
-import { memoryMetadata, recentLiveMemories } from "./repository.js";
+import { documentMemoryIds, memoryMetadata, recentLiveMemories, releaseDocument } from "./repository.js";
 
 /** The job kind of a namespace's batched (dynamic) dreaming, in the shared `jobs` table. */
 export const DREAM_JOB = "dream";
@@ -74,9 +74,8 @@ export class MemoryDreamer implements Dreamer {
   async beforeIndexed(doc: IndexingDocument, dctx: DreamContext): Promise<(() => void) | undefined> {
     const row = getDocumentRow(dctx.db, doc.id);
     if (!row || row.generation !== doc.generation) return undefined;
-    if (row.task_type === "superrag") {
-      return () => setDreamingStatus(dctx.db, [doc.id], "done");
-    }
+    // No memories: commitFacts with none also takes away those an earlier version made.
+    if (row.task_type === "superrag") return () => commitFacts(dctx.db, row, doc.generation, []);
     if (row.dreaming !== "instant") return undefined;
     let facts: DreamedFact[];
     try {
@@ -99,7 +98,7 @@ export class MemoryDreamer implements Dreamer {
       const doc = getDocumentRow(dctx.db, id);
       if (!doc || doc.dreaming_status === "done") continue;
       if (doc.task_type === "superrag") {
-        setDreamingStatus(dctx.db, [id], "done");
+        commitFacts(dctx.db, doc, doc.generation, []);
       } else if (doc.dreaming === "instant") {
         // Reached only when beforeIndexed did not dream it (its extraction failed): once more now,
         // then in a dream job with retries.
@@ -125,7 +124,7 @@ export class MemoryDreamer implements Dreamer {
     const batch = pendingDocuments(this.ctx.db, ns, this.options.maxBatch);
     for (const doc of batch) {
       signal.throwIfAborted();
-      if (doc.task_type === "superrag") setDreamingStatus(this.ctx.db, [doc.id], "done");
+      if (doc.task_type === "superrag") commitFacts(this.ctx.db, doc, doc.generation, []);
       else await this.dreamIndexed(doc, signal);
     }
     if (batch.length === this.options.maxBatch && pendingDocuments(this.ctx.db, ns, 1).length > 0) {
@@ -272,6 +271,16 @@ export function commitFacts(
       const f = kept[i];
       if (a.outcome !== "merged" && f?.context) setContext.run(f.context, f.speaker ?? null, a.memoryId);
     });
+    // What an earlier version of the document said and this one no longer does loses it as a source.
+    const supported = new Set(
+      applied.flatMap((a) => (a.relatedTo ? [a.memoryId, a.relatedTo] : [a.memoryId])),
+    );
+    releaseDocument(
+      db,
+      doc.namespace_id,
+      doc.id,
+      documentMemoryIds(db, doc.id).filter((id) => !supported.has(id)),
+    );
     setDreamingStatus(db, [doc.id], "done");
     return applied;
   });
@@ -291,8 +300,11 @@ export function extractionInput(
     )
     .get(doc.namespace_id) as { ns_context: string | null; org_context: string | null } | undefined;
   const filter = parseJson<Metadata | null>(doc.filter_by_metadata, null);
+  // A re-sent document's own memories are not context: told again, its facts must come out again
+  // (to be merged into those memories, with its new metadata), not be skipped as known.
+  const own = new Set(documentMemoryIds(db, doc.id));
   const existing = recentLiveMemories(db, doc.namespace_id, CONTEXT_MEMORIES * 4)
-    .filter((m) => matchesFilterByMetadata(memoryMetadata(m), filter))
+    .filter((m) => !own.has(m.id) && matchesFilterByMetadata(memoryMetadata(m), filter))
     .slice(0, CONTEXT_MEMORIES)
     .map((m) => ({ id: m.id, memory: m.memory }));
   return {

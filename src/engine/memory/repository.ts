@@ -146,8 +146,15 @@ export function mergeSource(
   forgetAfter: string | null,
   span?: { start: number; end: number },
 ): void {
-  const expiry =
-    existing.forget_after === null || forgetAfter === null
+  // Told again by its only source (a re-sent document): that source's expiry now, whatever it was.
+  const onlyThisSource =
+    stmt(db, "SELECT 1 FROM memory_sources WHERE memory_id = ? AND document_id != ? LIMIT 1").get(
+      existing.id,
+      documentId,
+    ) === undefined;
+  const expiry = onlyThisSource
+    ? forgetAfter
+    : existing.forget_after === null || forgetAfter === null
       ? null
       : existing.forget_after > forgetAfter
         ? existing.forget_after
@@ -157,6 +164,45 @@ export function mergeSource(
     "UPDATE memories SET document_id = ?, metadata = ?, forget_after = ?, updated_at = ? WHERE id = ?",
   ).run(documentId, JSON.stringify(metadata), expiry, now(), existing.id);
   addSource(db, existing.id, documentId, span);
+}
+
+/** The memories a document is a source of. */
+export function documentMemoryIds(db: Db, documentId: string): string[] {
+  return (
+    stmt(
+      db,
+      `SELECT memory_id AS id FROM memory_sources WHERE document_id = ?
+       UNION SELECT id FROM memories WHERE document_id = ?`,
+    ).all(documentId, documentId) as { id: string }[]
+  ).map((r) => r.id);
+}
+
+/**
+ * Takes a document away as a source of `memoryIds` (it no longer says them): a memory left with
+ * no source is deleted, as deleting the document would; one that others still support points at
+ * its latest other source.
+ */
+export function releaseDocument(
+  db: Db,
+  namespaceId: string,
+  documentId: string,
+  memoryIds: readonly string[],
+) {
+  for (const id of memoryIds) {
+    stmt(db, "DELETE FROM memory_sources WHERE memory_id = ? AND document_id = ?").run(id, documentId);
+    const next = stmt(
+      db,
+      "SELECT document_id FROM memory_sources WHERE memory_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
+    ).get(id) as { document_id: string } | undefined;
+    if (!next) stmt(db, "DELETE FROM memories WHERE id = ? AND namespace_id = ?").run(id, namespaceId);
+    else
+      stmt(db, "UPDATE memories SET document_id = ?, updated_at = ? WHERE id = ? AND document_id = ?").run(
+        next.document_id,
+        now(),
+        id,
+        documentId,
+      );
+  }
 }
 
 /** Latest memories about one subject and attribute (newest first), live or explicitly forgotten. */

@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { Embedder } from "./embedder.js";
 
 /**
@@ -69,7 +70,14 @@ export class WordVectorEmbedder implements Embedder {
   readonly units = "memories";
   private table: Table | null = null;
 
-  constructor(private readonly path: URL | string = ASSET) {}
+  /** Checks that the table is there (reading it waits for the first text). */
+  constructor(private readonly path: URL | string = ASSET) {
+    if (!existsSync(path)) {
+      throw new Error(
+        `memctx's word-vector table is missing (${path instanceof URL ? fileURLToPath(path) : path}): reinstall memctx, or set MEMCTX_EMBEDDINGS=none to search without it`,
+      );
+    }
+  }
 
   get dimensions(): number {
     return this.load().dims;

@@ -79,9 +79,35 @@ export interface DocumentJobPayload {
 }
 
 /**
+ * Whether re-sent content would be processed into what is already stored: the date labels chunks
+ * and resolves relative dates in memories, the metadata becomes the memories' metadata (and their
+ * `forgetAfter` expiry), the supporting context and filterByMetadata shape extraction, the task
+ * type decides whether memories are made at all.
+ */
+function sameProcessingInputs(
+  existing: DocumentRow,
+  f: {
+    metadata: string;
+    date: string | null;
+    supportingContext: string | null;
+    filterByMetadata: string | null;
+    taskType: string;
+  },
+): boolean {
+  return (
+    existing.metadata === f.metadata &&
+    existing.document_date === f.date &&
+    existing.supporting_context === f.supportingContext &&
+    existing.filter_by_metadata === f.filterByMetadata &&
+    existing.task_type === f.taskType
+  );
+}
+
+/**
  * Stores a document and queues its processing in one transaction (acknowledged means kept).
- * Re-sending a caller id upserts: identical content answers the current status and queues
- * nothing (unless it failed); new content bumps the generation and queues it again.
+ * Re-sending a caller id upserts: the same content with the same date, metadata, context and task
+ * type answers the current status and queues nothing (unless it failed); anything else bumps the
+ * generation and queues it again (see sameProcessingInputs).
  */
 export function addDocument(
   db: Db,
@@ -104,17 +130,14 @@ export function addDocument(
           .prepare("SELECT * FROM documents WHERE namespace_id = ? AND custom_id = ?")
           .get(ns.id, doc.customId) as DocumentRow | undefined)
       : undefined;
-    if (existing && existing.content_hash === hash && existing.status !== "failed") {
-      // Same content: keep its processing; options that need no reprocessing still apply.
-      db.prepare(
-        `UPDATE documents SET metadata = ?, document_date = ?, supporting_context = ?, filter_by_metadata = ?,
-           task_type = ?, dreaming = ?, updated_at = ? WHERE id = ?`,
-      ).run(
-        fields.metadata,
-        fields.date,
-        fields.supportingContext,
-        fields.filterByMetadata,
-        fields.taskType,
+    if (
+      existing &&
+      existing.content_hash === hash &&
+      existing.status !== "failed" &&
+      sameProcessingInputs(existing, fields)
+    ) {
+      // The same document again: keep its processing (only the dreaming mode may differ).
+      db.prepare("UPDATE documents SET dreaming = ?, updated_at = ? WHERE id = ?").run(
         fields.dreaming,
         t,
         existing.id,

@@ -228,3 +228,113 @@ describe("dreaming", () => {
     }
   });
 });
+
+describe("re-sending a document by id", () => {
+  const content = "Melanie: How was your week?\nCaroline: Yesterday I went to an LGBTQ support group.";
+  type Full = Doc & { chunks?: { content: string }[]; memories?: { memory: string }[] };
+  const done = (t: TestEngine) =>
+    eventually(async () => {
+      const d = (await t.call("GET", "/ns/c/document/s1?include=memories,chunks")).body as Full;
+      return d.system.status === "done" && d.system.dreamingStatus === "done" ? d : undefined;
+    }, "status done");
+  const send = (t: TestEngine, body: Record<string, unknown>) =>
+    t.call("POST", "/ns/c/document", { id: "s1", content, dreaming: "instant", ...body });
+
+  it("with a new date reprocesses: chunk labels and resolved dates follow it; the same request again does nothing", async () => {
+    const t = await start();
+    const added = await send(t, { date: "2023-05-08" });
+    expect(added.body.status).toBe("queued");
+    const first = await done(t);
+    expect(first.memories!.map((m) => m.memory).join(" ")).toContain("7 May 2023");
+    const label = async () =>
+      (await t.call("POST", "/ns/c/search", { query: "support group", searchMode: "chunks" })).body.results
+        .map((r: { chunk: string }) => r.chunk)
+        .join(" ");
+    expect(await label()).toContain("[8 May 2023]");
+
+    expect((await send(t, { date: "2023-06-10" })).body.status).toBe("queued");
+    const second = await done(t);
+    expect(await label()).toContain("[10 June 2023]");
+    const memories = second.memories!.map((m) => m.memory).join(" ");
+    expect(memories).toContain("9 June 2023");
+    // The fact dated by the old date is no longer what the document says: it is gone.
+    expect(memories).not.toContain("7 May 2023");
+    const all = (await t.call("POST", "/ns/c/list/memories", { include: { forgotten: true } })).body.memories;
+    expect(all.map((m: { memory: string }) => m.memory).join(" ")).not.toContain("7 May 2023");
+
+    // Identical in every input: the current status, nothing queued.
+    expect((await send(t, { date: "2023-06-10" })).body).toEqual({ id: added.body.id, status: "done" });
+  });
+
+  it("with new metadata gives the memories that metadata (a past forgetAfter forgets them)", async () => {
+    const t = await start();
+    await send(t, { date: "2023-05-08" });
+    await done(t);
+    const live = async () =>
+      (await t.call("POST", "/ns/c/list/memories", {})).body.memories as {
+        metadata: Record<string, unknown>;
+      }[];
+    expect((await live()).length).toBeGreaterThan(0);
+
+    expect((await send(t, { date: "2023-05-08", metadata: { topic: "support" } })).body.status).toBe(
+      "queued",
+    );
+    await done(t);
+    const tagged = await live();
+    expect(tagged.length).toBeGreaterThan(0);
+    for (const m of tagged) expect(m.metadata).toMatchObject({ topic: "support" });
+
+    await send(t, { date: "2023-05-08", metadata: { topic: "support", forgetAfter: "2020-01-01" } });
+    await done(t);
+    expect(await live()).toEqual([]);
+  });
+
+  it("with new content keeps what it still says (same ids), drops what only it said, and leaves others' support", async () => {
+    const t = await start();
+    type Mem = { id: string; memory: string; documentId: string };
+    const memories = async () =>
+      (await t.call("POST", "/ns/c/list/memories?limit=100", { include: { forgotten: true } })).body
+        .memories as Mem[];
+    const sendAs = async (id: string, text: string) => {
+      const r = await t.call("POST", "/ns/c/document", { id, content: text, dreaming: "instant" });
+      expect(r.status).toBe(200);
+      await eventually(async () => {
+        const d = (await t.call("GET", `/ns/c/document/${id}`)).body as Doc;
+        return d.system.status === "done" && d.system.dreamingStatus === "done" ? d : undefined;
+      }, `${id} done`);
+      return r.body.id as string;
+    };
+    const first = await sendAs(
+      "a",
+      "user: I live in Lisbon.\nassistant: Nice!\nuser: I have a cat named Tom.\nassistant: Cute.\nuser: I play the cello.",
+    );
+    const second = await sendAs("b", "user: I play the cello.\nassistant: Lovely.");
+    const before = await memories();
+    const cat = before.find((m) => m.memory.includes("Tom"))!;
+    const cello = before.find((m) => m.memory.includes("cello"))!;
+    expect(cat && cello && before.some((m) => m.memory.includes("Lisbon"))).toBeTruthy();
+    expect(cello.documentId).toBe(second);
+
+    // "a" no longer mentions Lisbon or the cello.
+    await sendAs("a", "user: I have a cat named Tom.\nassistant: Cute.");
+    const after = await memories();
+    expect(after.some((m) => m.memory.includes("Lisbon"))).toBe(false);
+    expect(after.find((m) => m.memory.includes("Tom"))?.id).toBe(cat.id);
+    // Still said by "b": kept, and now only "b" is its source.
+    const stillCello = after.find((m) => m.memory.includes("cello"));
+    expect(stillCello?.id).toBe(cello.id);
+    expect(stillCello?.documentId).toBe(second);
+    const read = (await t.call("GET", `/ns/c/memories/${cello.id}?include=documents`)).body;
+    expect(JSON.stringify(read)).not.toContain(first);
+  });
+
+  it("as superrag takes away the memories its earlier version made", async () => {
+    const t = await start();
+    await send(t, { date: "2023-05-08" });
+    expect((await done(t)).memories!.length).toBeGreaterThan(0);
+    expect((await send(t, { date: "2023-05-08", taskType: "superrag" })).body.status).toBe("queued");
+    expect((await done(t)).memories).toEqual([]);
+    const all = (await t.call("POST", "/ns/c/list/memories", { include: { forgotten: true } })).body.memories;
+    expect(all).toEqual([]);
+  });
+});

@@ -48,6 +48,12 @@ describe("WordVectorEmbedder (the shipped table)", () => {
     expect(e.weight).toBeLessThan(0.5);
   });
 
+  it("says what to do when its table is missing, as soon as it is made", () => {
+    expect(() => new WordVectorEmbedder("/nonexistent/word-vectors.bin")).toThrow(
+      /word-vector table is missing \(\/nonexistent\/word-vectors\.bin\): reinstall memctx, or set MEMCTX_EMBEDDINGS=none/,
+    );
+  });
+
   it("refuses a file that is not its table, naming it", () => {
     const dir = mkdtempSync(join(tmpdir(), "memctx-wv-"));
     try {

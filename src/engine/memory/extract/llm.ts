@@ -34,7 +34,7 @@ Rules:
 - isStatic: true for lasting facts (identity, preferences, relationships, work, home, skills); false for events, plans and recent states.
 - subject: lowercase name of who the fact is about. attribute: a stable snake_case key for what the fact says about the subject, the same key for facts that replace each other ("home" for "lives in Berlin" and "lives in Boston"; "work", "relationship", "pet", "likes_<thing>", "favorite_<thing>"); null for one-off events.
 - isInference: true only for facts you derive rather than read.
-- Do not repeat facts already known (listed under "Known memories").
+- "Known memories" are context (who is who, what was said before). List a fact this document states even when it is already known: it is recorded as one more source of that memory.
 - Follow the organization's and namespace's guidance on what matters.`;
 
 // Long documents are sent in parts that fit a small model's context, cut at line ends.
@@ -97,7 +97,8 @@ export class LlmExtractor implements Extractor {
   }
 
   async extract(input: ExtractionInput, signal?: AbortSignal): Promise<ExtractedFact[]> {
-    const seen = new Set((input.existing ?? []).map((m) => m.memory.trim().toLowerCase()));
+    // Once per document; known facts pass (relation detection merges them into their memory).
+    const seen = new Set<string>();
     const facts: ExtractedFact[] = [];
     for (const part of parts(input.text)) {
       signal?.throwIfAborted();

@@ -384,7 +384,10 @@ export function extractFacts(
   ];
   const speakerNames = people.map((p) => nameOf(p).toLowerCase());
   const names = new Set(speakerNames.flatMap((n) => n.split(/\s+/)));
-  const seen = new Set((input.existing ?? []).map((m) => normalized(m.memory)));
+  // Facts this text states twice come out once. Facts already known are stated again: relation
+  // detection merges them, and this document becomes another source of the memory (deleting the
+  // first document then leaves it in place).
+  const seen = new Set<string>();
   const facts: ExtractedFact[] = [];
 
   for (const turn of turns) {

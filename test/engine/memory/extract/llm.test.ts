@@ -55,7 +55,7 @@ describe("LLM extractor", () => {
     expect(system).toMatch(/attribute/);
   });
 
-  it("returns the model's facts with normalized keys, dropping known ones and malformed dates", async () => {
+  it("returns the model's facts with normalized keys, known ones included (they are merged later), minus malformed dates", async () => {
     server.queue.push(() =>
       chatReply(
         JSON.stringify({
@@ -105,6 +105,14 @@ describe("LLM extractor", () => {
       },
       {
         memory: "Melanie lives in Boston.",
+        isStatic: true,
+        subject: "melanie",
+        attribute: "home_city",
+        eventDate: null,
+        isInference: false,
+      },
+      {
+        memory: "Melanie lives in Berlin.",
         isStatic: true,
         subject: "melanie",
         attribute: "home_city",

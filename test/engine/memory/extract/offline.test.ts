@@ -178,12 +178,12 @@ describe("offline extractor", () => {
     expect(facts.map((f) => f.memory)).toEqual(["The user and others finally migrated (8 May 2023)."]);
   });
 
-  it("does not repeat a memory that already exists", async () => {
+  it("states a known fact again (relation detection merges it, with this text as one more source), once per text", async () => {
     const facts = await extract({
-      text: "Caroline: I live in Berlin. I work at a bakery.",
+      text: "Caroline: I live in Berlin. I work at a bakery. I live in Berlin.",
       existing: [{ id: "m1", memory: "Caroline lives in Berlin." }],
     });
-    expect(facts.map((f) => f.memory)).toEqual(["Caroline works at a bakery."]);
+    expect(facts.map((f) => f.memory)).toEqual(["Caroline lives in Berlin.", "Caroline works at a bakery."]);
   });
 
   it("points each fact at its span in the text", async () => {

@@ -11,11 +11,11 @@ export interface Embedder {
   readonly dimensions: number;
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
   /**
-   * How far search trusts this embedder's cosine against lexical evidence, in (0, 1]: its vector
-   * similarity is scaled by it before fusion (search/fusion.ts). 1 when absent (a sentence-embedding
-   * model); a weak signal sits lower, so that it reorders what BM25 found more than it adds.
+   * What a cosine of this embedder's vectors says, as a similarity in [0, 1] for fusion
+   * (search/fusion.ts). Absent: the cosine itself, clamped (a sentence-embedding model). A weaker
+   * signal maps lower, so that it reorders what BM25 found more than it adds.
    */
-  readonly weight?: number;
+  similarity?(cosine: number): number;
   /**
    * What it embeds: "all" units (chunks and memories; the default) or "memories" only, for an
    * embedder whose vectors blur over a passage (an average of word vectors).

@@ -9,8 +9,8 @@ import type { Embedder } from "./embedder.js";
  * baseline for sentence embeddings"). No model runs: a table look-up per word gives search a sense
  * of words that mean alike ("martial arts" and "taekwondo", "counseling" and "therapy"), which BM25
  * cannot see. An average blurs over a passage, so it embeds memories (one fact each) and not chunks,
- * and search weighs it at 0.3: LoCoMo hybrid answer coverage at 3000 characters 0.794 -> 0.801
- * (bench/locomo: chunks too 0.799, weight 0.5 0.797, full weight 0.779).
+ * and search weighs it low (see `similarity`): LoCoMo hybrid answer coverage at 3000 characters
+ * 0.794 -> 0.802 (bench/locomo/RECIPE.md: full weight 0.779, chunks too 0.799).
  */
 export const WORD_VECTORS_MODEL = "glove-6b-100d-sif";
 
@@ -66,7 +66,13 @@ function readTable(path: URL | string): Table {
 
 export class WordVectorEmbedder implements Embedder {
   readonly model = WORD_VECTORS_MODEL;
-  readonly weight = 0.3;
+  /**
+   * Its cosine counts at 0.3, and not at all under 0.3, where unrelated texts reach (bench/locomo,
+   * hybrid at 3000: 0.799 without the floor, 0.802 with it at 0.3 or 0.4).
+   */
+  similarity(cosine: number): number {
+    return cosine < 0.3 ? 0 : 0.3 * Math.min(1, cosine);
+  }
   readonly units = "memories";
   private table: Table | null = null;
 

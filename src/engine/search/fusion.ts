@@ -68,22 +68,22 @@ export function fuseSignals(lexical: number, vector: number): number {
 
 /**
  * Fuses one corpus's lexical and vector candidates into one list, best first; `weight` scales the
- * corpus against the other one in hybrid (applied to both signals), `vectorWeight` the embedder's
- * cosine against lexical evidence (Embedder.weight).
+ * corpus against the other one in hybrid (applied to both signals); `similarity` turns a cosine
+ * into the vector signal (the embedder's own, Embedder.similarity, or the clamped cosine).
  */
 export function fuseCorpus(
   corpus: Corpus,
   lexical: LexicalResult,
   vector: readonly VectorCandidate[],
   weight = 1,
-  vectorWeight = 1,
+  similarity: (cosine: number) => number = vectorSimilarity,
 ): Scored[] {
   const byRow = new Map<number, Scored>();
   for (const [rowid, l] of lexicalSimilarities(lexical, weight)) {
     byRow.set(rowid, { corpus, rowid, similarity: l, lexical: l, vector: 0 });
   }
   for (const c of vector) {
-    const v = vectorWeight * Math.sqrt(weight) * vectorSimilarity(c.cosine);
+    const v = Math.sqrt(weight) * similarity(c.cosine);
     const s = byRow.get(c.rowid);
     if (s) s.vector = v;
     else byRow.set(c.rowid, { corpus, rowid: c.rowid, similarity: v, lexical: 0, vector: v });

@@ -5,7 +5,7 @@ import { SEARCH_DEFAULTS, type SearchBody, type SearchHit, type SearchResponse }
 import { relatedMemoryRefs } from "../memory/read.js";
 import { type Embedder, embedsChunks } from "../models/embedder.js";
 import { dropRepeats } from "./dedup.js";
-import { fuseCorpus, type Scored, selectHits } from "./fusion.js";
+import { fuseCorpus, type Scored, selectHits, vectorSimilarity } from "./fusion.js";
 import { type LexicalResult, lexicalSearch } from "./lexical.js";
 import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
@@ -76,7 +76,8 @@ export async function search(
   // With vectors, fusion reorders the two lists: each brings more than the pool.
   const embedder = deps.embedder ?? null;
   const want = embedder ? Math.max(2 * pool, 20) : pool;
-  const vectorWeight = embedder?.weight ?? 1;
+  const similarity = (cosine: number) =>
+    embedder?.similarity ? embedder.similarity(cosine) : vectorSimilarity(cosine);
   const people = namedPeople(db, namespaceId, req.query, STOP_WORDS);
   const terms = queryTerms([req.query, ...people.expansions].join(" "));
   const person = people.names.size > 0 ? { names: people.names, factor: OTHER_PERSON_FACTOR } : undefined;
@@ -93,10 +94,11 @@ export async function search(
     const weight = corpus === "chunks" && corpora.includes("memories") ? HYBRID_CHUNK_WEIGHT : 1;
     let vec: VectorCandidate[] = [];
     if (queryVector && embedder && (corpus === "memories" || embedsChunks(embedder))) {
-      // A row found by its vector alone scores at most the vector weight: when that cannot pass
-      // the threshold, only the lexical candidates need their cosine.
+      // A row found by its vector alone scores at most the similarity of a cosine of 1 (a text
+      // with the very words of the query, which lexical search finds anyway): when that is not
+      // above the threshold, only the lexical candidates need their cosine, not a namespace scan.
       vec =
-        vectorWeight * Math.sqrt(weight) < threshold
+        Math.sqrt(weight) * similarity(1) <= threshold
           ? vectorScores(
               db,
               corpus,
@@ -106,7 +108,7 @@ export async function search(
             )
           : vectorSearch(db, corpus, queryVector, embedder.model, scope, want);
     }
-    lists.push(fuseCorpus(corpus, lex, vec, weight, vectorWeight));
+    lists.push(fuseCorpus(corpus, lex, vec, weight, similarity));
   }
   let items = hydrate(db, selectHits(lists, threshold, dedup ? Number.POSITIVE_INFINITY : pool));
   if (dedup) items = dropRepeats(items).slice(0, pool);

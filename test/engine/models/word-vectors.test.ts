@@ -43,9 +43,11 @@ describe("WordVectorEmbedder (the shipped table)", () => {
     expect([...e.vector("Pottery CLASS!")]).toEqual([...e.vector("pottery class")]);
   });
 
-  it("embeds memories only, at a weight under the default threshold's reach", () => {
+  it("embeds memories only, and its cosine counts low: nothing under 0.3, at most the default threshold", () => {
     expect(e.units).toBe("memories");
-    expect(e.weight).toBeLessThan(0.5);
+    expect(e.similarity(0.29)).toBe(0);
+    expect(e.similarity(0.5)).toBeCloseTo(0.15, 6);
+    expect(e.similarity(1)).toBeLessThanOrEqual(0.3);
   });
 
   it("says what to do when its table is missing, as soon as it is made", () => {

@@ -4,7 +4,9 @@
  * Recipe knobs (defaults = RECIPE.md): --neighbours --context-weight --chunk-weight --memory-weight
  * --other-person --novelty --no-dedup --threshold --limit --window --tokenizer; --data PATH.
  * --check also reruns the README's BM25 dated-turns baseline through the ported metric (0.636/0.686/0.734).
- * --engine measures the real engine (src/engine, in process, offline defaults) instead of the in-bench recipe.
+ * --engine measures the real engine (src/engine, in process, offline defaults) instead of the in-bench recipe:
+ * one data directory holding one namespace per sample (the README's way), or with --store-per-sample one
+ * data directory per sample, so that no term statistic comes from another conversation (see RECIPE.md).
  */
 import { parseArgs } from "node:util";
 import { type ExtractedFact, OfflineExtractor } from "../../src/engine/memory/extract/index.js";
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     mode: { type: "string", default: "all" },
     check: { type: "boolean", default: false },
     engine: { type: "boolean", default: false },
+    "store-per-sample": { type: "boolean", default: false },
     data: { type: "string", default: DATA_PATH },
     window: { type: "string", default: "1" },
     neighbours: { type: "string", default: "3" },
@@ -128,7 +131,11 @@ function report(label: string, sums: Sums) {
 }
 
 if (values.engine) {
-  const run = await engineRun(data, { limit: recipe.limit, threshold: recipe.threshold });
+  const run = await engineRun(data, {
+    limit: recipe.limit,
+    threshold: recipe.threshold,
+    storePerSample: values["store-per-sample"],
+  });
   console.log(`engine: ingested ${turnCount} turns with memories in ${run.ingestSeconds.toFixed(1)} s`);
   for (const mode of modes) {
     const sums: Sums = new Map();

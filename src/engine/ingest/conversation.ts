@@ -39,8 +39,15 @@ export function turnRole(line: string): string | null {
 }
 
 /**
- * "conversation" when most non-empty lines open a turn, there are at least two turns, and the roles
- * recur the way speakers do (a header of distinct keys like "Title:", "Author:", "Date:" does not).
+ * Roles that name a chat's parties and nothing else: one line opened by one of them is a turn (the
+ * first turn an MCP client logs), where "Reminder: ..." or "Caroline: ..." alone may be a note.
+ */
+const CHAT_ROLES = new Set(["user", "human", "assistant", "ai"]);
+
+/**
+ * "conversation" when most non-empty lines open a turn, there are at least two turns (or one of a
+ * chat role), and the roles recur the way speakers do (a header of distinct keys like "Title:",
+ * "Author:", "Date:" does not).
  */
 export function detectFormat(text: string): "plain" | "conversation" {
   let lines = 0;
@@ -51,6 +58,7 @@ export function detectFormat(text: string): "plain" | "conversation" {
     const role = turnRole(line);
     if (role !== null) roles.push(role.toLowerCase());
   }
+  if (roles.length === 1 && lines === 1 && CHAT_ROLES.has(roles[0]!)) return "conversation";
   if (roles.length < 2 || roles.length * 2 <= lines) return "plain";
   const distinct = new Set(roles).size;
   return distinct <= Math.max(2, roles.length / 2) ? "conversation" : "plain";

@@ -14,6 +14,8 @@ describe("detectFormat", () => {
       "timestamps",
       "[2023-05-07 10:00] Caroline: hi\n[2023-05-07 10:01] Melanie: hey there\n[10:02] Caroline: ok",
     ],
+    ["a single turn of a chat role (an MCP client's first logged turn)", "user: I live in Paris."],
+    ["a single assistant turn", "Assistant: Noted, you live in Paris."],
     [
       "a turn continued on the next line, and blank lines",
       "user: here is my list\n- eggs\n\nassistant: noted.\nuser: thanks\nassistant: welcome",
@@ -24,7 +26,8 @@ describe("detectFormat", () => {
 
   it.each([
     ["prose", "I moved to Berlin in May. It was a big change.\nThe city is lovely."],
-    ["a single turn", "user: just one line"],
+    ["a single turn of another role (it may be a note)", "Reminder: I have a dentist appointment on Friday."],
+    ["a single chat-role line in prose", "user: is the table's first column.\nThe rest are settings."],
     [
       "a header of distinct keys",
       "Title: Trip report\nAuthor: Caroline\nDate: 2023-05-07\nSummary: We went hiking.",

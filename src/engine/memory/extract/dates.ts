@@ -90,6 +90,8 @@ export function resolveDates(sentence: string, ref: DayRef): DateSpan[] {
     const lower = text.toLowerCase();
     // "now" is the document date itself, and "for 4 years" a duration: neither is a date.
     if (/^(?:right |just )?now$/.test(lower) || /^for\b/.test(lower)) continue;
+    // "every Sunday", "each morning": a habit, not a day.
+    if (/\b(?:every|each)\s+(?:other\s+)?$/i.test(sentence.slice(0, r.index))) continue;
     const date = isoDay(year, month, day);
     let replacement: string;
     if (EXPLICIT.test(text) && !/\b(?:last|next|ago|this)\b/i.test(text)) {

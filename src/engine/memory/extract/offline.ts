@@ -231,7 +231,11 @@ function rewrite(
     }
     const next = tokens.slice(i + 1).find((n) => n.pos !== "ADV");
     const asSubject = next !== undefined && (next.pos === "AUX" || next.pos === "VERB");
-    const afterAnd = /^(and|or)$/.test(tokens[i - 1]?.lower ?? "");
+    // "Caroline and I go" is one plural subject; "I live here and I work there" opens a clause
+    // (a verb came before the "and"), whose "I" takes the third-person verb like any other.
+    const afterAnd =
+      /^(and|or)$/.test(tokens[i - 1]?.lower ?? "") &&
+      !tokens.slice(0, i - 1).some((p) => p.pos === "VERB" || p.pos === "AUX");
     const short = selfNamed && !otherNamed;
     let word: string | null = null;
     // "me-time" is a compound, not a pronoun.
@@ -268,6 +272,8 @@ function rewrite(
     if (word !== null) {
       if (word.startsWith(self)) selfNamed = true;
       if (other !== null && word.startsWith(other)) otherNamed = true;
+      // "The user" reads "the user" inside a sentence (the first letter is raised at the end).
+      if (out.length > 0 && word.startsWith("The ")) word = `the ${word.slice(4)}`;
       namesPerson = true;
       emit(t.space, word);
       continue;

@@ -200,4 +200,16 @@ describe("offline extractor", () => {
       ),
     ).rejects.toThrow();
   });
+
+  it("conjugates a second clause's 'I', keeps 'the user' lower case inside a sentence, and dates no habit", async () => {
+    const facts = await extract({ text: "user: I live in Paris and I work as a nurse.\nassistant: Nice!" });
+    expect(facts.map((f) => f.memory)).toContain("The user lives in Paris and the user works as a nurse.");
+    // A compound subject stays plural.
+    const [both] = await extract({
+      text: "Caroline: Melanie and I go hiking every Sunday.\nMelanie: We do!",
+    });
+    // "every Sunday" is a habit: no date is made of it.
+    expect(both!.memory).toMatch(/^Melanie and Caroline go hiking every Sunday\b/);
+    expect(both!.memory).not.toMatch(/the Sunday before/);
+  });
 });

@@ -65,6 +65,8 @@ describe("documents over a real socket", () => {
     const a = await ns.documents.add({ content: "Unchanged text.", id: "s1" });
     await ns.documents.waitFor(a.id, { timeoutMs: 20_000 });
     const before = await ns.documents.get("s1", { include: ["chunks"] });
+    // Text sent as is is titled by its first line.
+    expect(before.title).toBe("Unchanged text.");
     const b = await ns.documents.add({ content: "Unchanged text.", id: "s1" });
     expect(b).toEqual({ id: a.id, status: "done" });
     const after = await ns.documents.get("s1", { include: ["chunks"] });

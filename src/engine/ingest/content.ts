@@ -1,5 +1,5 @@
 import type { DocumentType } from "../../api/index.js";
-import { detectFormat } from "./conversation.js";
+import { conversationTurns, detectFormat } from "./conversation.js";
 import { type FetchedResource, type FetchOptions, FetchRefusedError, safeFetch } from "./fetch.js";
 import { htmlToText } from "./html.js";
 import { pdfToText } from "./pdf.js";
@@ -27,7 +27,8 @@ export function isUrlContent(content: string): boolean {
 
 export async function resolveContent(content: string, opts: FetchOptions): Promise<ResolvedContent> {
   if (!isUrlContent(content)) {
-    return { text: content, type: "text", format: detectFormat(content), title: null, url: null };
+    const format = detectFormat(content);
+    return { text: content, type: "text", format, title: textTitle(content, format), url: null };
   }
   const fetched = await safeFetch(content.trim(), opts);
   return resolveFetched(fetched);
@@ -120,6 +121,44 @@ function decodeText(body: Uint8Array, contentType: string): string {
     // An unknown charset label: UTF-8 is the best guess.
     return new TextDecoder("utf-8").decode(body);
   }
+}
+
+/** Longest title made from a text's first line; a longer line is cut at a word. */
+export const TEXT_TITLE_MAX = 80;
+
+/**
+ * A title for text sent as is, so that lists show something: a transcript's speakers
+ * ("Conversation: Caroline, Melanie"), else the first line without Markdown heading marks, cut
+ * at a word to TEXT_TITLE_MAX characters. Null for text with no words.
+ */
+export function textTitle(text: string, format: "plain" | "conversation"): string | null {
+  if (format === "conversation") {
+    const speakers = [
+      ...new Set(
+        conversationTurns(text)
+          .map((t) => t.role)
+          .filter((r) => r !== ""),
+      ),
+    ];
+    if (speakers.length > 0) {
+      const shown = speakers.slice(0, 3).join(", ");
+      return `Conversation: ${shown}${speakers.length > 3 ? ` and ${speakers.length - 3} more` : ""}`;
+    }
+  }
+  const line = text
+    .split("\n")
+    .map((l) =>
+      l
+        .replace(/^\s*#{1,6}\s+/, "")
+        .replace(/\s+/g, " ")
+        .trim(),
+    )
+    .find((l) => /[\p{L}\p{N}]/u.test(l));
+  if (line === undefined) return null;
+  if (line.length <= TEXT_TITLE_MAX) return line;
+  const cut = line.slice(0, TEXT_TITLE_MAX - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > TEXT_TITLE_MAX / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, "")}…`;
 }
 
 /** The last path segment of a URL, decoded ("report%202023.txt" -> "report 2023.txt"), or null. */

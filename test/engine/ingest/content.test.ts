@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveContent, UnsupportedContentError } from "../../../src/engine/ingest/content.js";
+import {
+  resolveContent,
+  TEXT_TITLE_MAX,
+  textTitle,
+  UnsupportedContentError,
+} from "../../../src/engine/ingest/content.js";
 import { FetchRefusedError } from "../../../src/engine/ingest/fetch.js";
 import { PDF_PAGE_BREAK } from "../../../src/engine/ingest/pdf.js";
 import { type LocalServer, startServer } from "./local-server.js";
@@ -154,9 +159,24 @@ describe("resolveContent for text", () => {
       text: "I like green tea.",
       type: "text",
       format: "plain",
-      title: null,
+      title: "I like green tea.",
       url: null,
     });
+  });
+
+  it("titles text by its first line (heading marks off, cut at a word) or a transcript by its speakers", () => {
+    expect(textTitle("\n\n## Trip report\nWe went hiking.", "plain")).toBe("Trip report");
+    const long = `${"word ".repeat(30)}end`;
+    const title = textTitle(long, "plain")!;
+    expect(title.length).toBeLessThanOrEqual(TEXT_TITLE_MAX);
+    expect(title).toMatch(/^word( word)+…$/);
+    expect(textTitle("Caroline: hi\nMelanie: hey\nCaroline: how are you?", "conversation")).toBe(
+      "Conversation: Caroline, Melanie",
+    );
+    expect(textTitle("a: 1\nb: 2\nc: 3\nd: 4\na: 5", "conversation")).toBe(
+      "Conversation: a, b, c and 1 more",
+    );
+    expect(textTitle("---\n***", "plain")).toBeNull();
   });
 
   it("treats a URL inside a sentence, or several lines, as text", async () => {

@@ -14,6 +14,33 @@ export interface EngineRun {
 }
 
 /**
+ * Adds a sample's sessions to its namespace as the data's README says (id `<sample_id>-s<n>`, one
+ * conversation document per session, its date as the document date, instant dreaming) and waits
+ * for their memories. Returns how many sessions and turns it added.
+ */
+export async function ingestSample(
+  client: MemoryClient,
+  sample: Sample,
+): Promise<{ sessions: number; turns: number }> {
+  const ns = client.ns(sample.sample_id);
+  const ids: string[] = [];
+  let turns = 0;
+  for (const s of sessions(sample)) {
+    const id = `${sample.sample_id}-s${s.key.replace("session_", "")}`;
+    await ns.documents.add({
+      id,
+      content: transcript(s),
+      ...(s.date ? { date: s.date } : {}),
+      dreaming: "instant",
+    });
+    ids.push(id);
+    turns += s.turns.length;
+  }
+  for (const id of ids) await ns.documents.waitFor(id, { until: "memories", timeoutMs: 600_000 });
+  return { sessions: ids.length, turns };
+}
+
+/**
  * Ingests every session as a user would (one conversation document per session, its date as the
  * document date, one namespace per sample, instant dreaming) and waits for the memories. With
  * `storePerSample`, each sample gets its own data directory (engine): the FTS indexes, and so BM25's
@@ -40,21 +67,7 @@ export async function engineRun(
     return client;
   };
   const t0 = performance.now();
-  for (const sample of data) {
-    const ns = (await clientFor(sample)).ns(sample.sample_id);
-    const ids: string[] = [];
-    for (const s of sessions(sample)) {
-      const id = `${sample.sample_id}-s${s.key.replace("session_", "")}`;
-      await ns.documents.add({
-        id,
-        content: transcript(s),
-        ...(s.date ? { date: s.date } : {}),
-        dreaming: "instant",
-      });
-      ids.push(id);
-    }
-    for (const id of ids) await ns.documents.waitFor(id, { until: "memories", timeoutMs: 600_000 });
-  }
+  for (const sample of data) await ingestSample(await clientFor(sample), sample);
   const ingestSeconds = (performance.now() - t0) / 1000;
   return {
     ingestSeconds,

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { MemoryClient } from "../../src/client/index.js";
 import { openEngine } from "../../src/engine/index.js";
 import { bm25Baseline } from "../locomo/baseline.js";
-import { DATA_PATH, type Question, type Sample, sessions, transcript } from "../locomo/data.js";
+import { DATA_PATH, type Question, type Sample } from "../locomo/data.js";
+import { ingestSample } from "../locomo/engine.js";
 import { coverage } from "../locomo/metric.js";
 import { API_KEY, type Budget, round } from "./common.js";
 
@@ -117,21 +118,9 @@ export async function ingestLocomo(samples: Sample[]): Promise<{
   let turns = 0;
   const t0 = performance.now();
   for (const sample of samples) {
-    const ns = client.ns(sample.sample_id);
-    const ids: string[] = [];
-    for (const s of sessions(sample)) {
-      const id = `${sample.sample_id}-s${s.key.replace("session_", "")}`;
-      await ns.documents.add({
-        id,
-        content: transcript(s),
-        ...(s.date ? { date: s.date } : {}),
-        dreaming: "instant",
-      });
-      ids.push(id);
-      sessionCount++;
-      turns += s.turns.length;
-    }
-    for (const id of ids) await ns.documents.waitFor(id, { until: "memories", timeoutMs: 600_000 });
+    const added = await ingestSample(client, sample);
+    sessionCount += added.sessions;
+    turns += added.turns;
   }
   const seconds = (performance.now() - t0) / 1000;
   const total = async (kind: "memories" | "chunks") => {

@@ -45,6 +45,26 @@ export function invalidateVectors(db: DatabaseSync): void {
   caches.delete(db);
 }
 
+/**
+ * A stored embedding as a unit vector, or null when it has another size (a model changed its
+ * output: it cannot be compared).
+ */
+function storedUnit(embedding: Uint8Array, dims: number): Float32Array | null {
+  if (embedding.byteLength !== dims * 4) return null;
+  return unit(
+    new Float32Array(embedding.buffer.slice(embedding.byteOffset, embedding.byteOffset + dims * 4)),
+  );
+}
+
+/** `v` scaled to length 1, in place (a zero vector stays zero). */
+function unit(v: Float32Array): Float32Array {
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < v.length; i++) v[i] = v[i]! / norm;
+  return v;
+}
+
 function packed(db: DatabaseSync, corpus: Corpus, namespaceId: string, model: string, dims: number) {
   let cache = caches.get(db);
   if (!cache) {
@@ -67,16 +87,9 @@ function packed(db: DatabaseSync, corpus: Corpus, namespaceId: string, model: st
   const rowids = new Float64Array(rows.length);
   let n = 0;
   for (const r of rows) {
-    // A vector of another size (a model changed its output) cannot be compared: skip it.
-    if (r.embedding.byteLength !== dims * 4) continue;
-    const v = new Float32Array(
-      r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + dims * 4),
-    );
-    let norm = 0;
-    for (let i = 0; i < dims; i++) norm += v[i]! * v[i]!;
-    norm = Math.sqrt(norm) || 1;
-    const base = n * dims;
-    for (let i = 0; i < dims; i++) matrix[base + i] = v[i]! / norm;
+    const v = storedUnit(r.embedding, dims);
+    if (!v) continue;
+    matrix.set(v, n * dims);
     rowids[n++] = r.rowid;
   }
   const entry: PackedVectors = {
@@ -133,11 +146,7 @@ export function vectorSearch(
   const p = packed(db, corpus, scope.namespaceId, model, dims);
   const count = p.rowids.length;
   if (count === 0) return [];
-  let qn = 0;
-  for (let i = 0; i < dims; i++) qn += query[i]! * query[i]!;
-  qn = Math.sqrt(qn) || 1;
-  const q = new Float32Array(dims);
-  for (let i = 0; i < dims; i++) q[i] = query[i]! / qn;
+  const q = unit(Float32Array.from(query));
   const scores = new Float32Array(count);
   const m = p.matrix;
   for (let r = 0, base = 0; r < count; r++, base += dims) {
@@ -182,26 +191,18 @@ export function vectorScores(
 ): VectorCandidate[] {
   const dims = query.length;
   if (dims === 0 || rowids.length === 0) return [];
-  let qn = 0;
-  for (let i = 0; i < dims; i++) qn += query[i]! * query[i]!;
-  qn = Math.sqrt(qn) || 1;
+  const q = unit(Float32Array.from(query));
   const rows = cachedStatement(db, SCORE_SQL[corpus]).all(JSON.stringify(rowids), model) as {
     rowid: number;
     embedding: Uint8Array;
   }[];
   const out: VectorCandidate[] = [];
   for (const r of rows) {
-    if (r.embedding.byteLength !== dims * 4) continue;
-    const v = new Float32Array(
-      r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + dims * 4),
-    );
+    const v = storedUnit(r.embedding, dims);
+    if (!v) continue;
     let dot = 0;
-    let norm = 0;
-    for (let i = 0; i < dims; i++) {
-      dot += v[i]! * query[i]!;
-      norm += v[i]! * v[i]!;
-    }
-    out.push({ rowid: r.rowid, cosine: dot / ((Math.sqrt(norm) || 1) * qn) });
+    for (let i = 0; i < dims; i++) dot += v[i]! * q[i]!;
+    out.push({ rowid: r.rowid, cosine: dot });
   }
   return out;
 }

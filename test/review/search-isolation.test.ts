@@ -1,11 +1,8 @@
 /**
  * Security review: what one organization stores must not change what another's searches answer.
- * The FTS5 indexes are shared by every namespace of every organization, and BM25's term
- * statistics (idf, average length) are read from the whole index: another tenant's content moves
- * this tenant's similarities, so a tenant can learn whether a word occurs in others' data.
- *
- * KNOWN DEFECT in src/engine/search/ (owned by the search helper): `it.fails` until term
- * statistics are per namespace. When it is fixed this test fails: turn `it.fails` into `it`.
+ * BM25's term statistics (idf, average length) are each namespace's own (store/search-index.ts):
+ * another tenant's content must not move this tenant's similarities, or a tenant could learn
+ * whether a word occurs in others' data.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { type Engine, openEngine } from "../../src/engine/index.js";
@@ -43,7 +40,7 @@ async function indexed(key: string, namespace: string, count: number): Promise<v
 }
 
 describe("search across organizations", () => {
-  it.fails("answers the same similarity whatever another organization stores", async () => {
+  it("answers the same similarity whatever another organization stores", async () => {
     dir = tempDir("memctx-review-");
     engine = await openEngine({
       dataDir: dir.path,
@@ -79,5 +76,38 @@ describe("search across organizations", () => {
     await indexed(other, "probe", 40);
 
     expect(await search()).toBe(before);
+  });
+
+  it("answers the same similarity whatever another namespace of the organization stores", async () => {
+    dir = tempDir("memctx-review-");
+    engine = await openEngine({
+      dataDir: dir.path,
+      apiKey: TEST_KEY,
+      workers: 1,
+      embedder: null,
+      dreamer: noDreaming,
+      log: () => {},
+    });
+    const docs = ["The quokka project ships in May.", "The billing pipeline needs a review."];
+    for (const content of docs) await call("POST", "/ns/team-a/document", TEST_KEY, { content });
+    await indexed(TEST_KEY, "team-a", docs.length);
+    const search = async () =>
+      (
+        (await call("POST", "/ns/team-a/search", TEST_KEY, {
+          query: "quokka billing review",
+          searchMode: "chunks",
+          threshold: 0,
+        })) as { results: { id: string; similarity: number }[] }
+      ).results.map((r) => [r.id, r.similarity]);
+    const before = await search();
+    expect(before.length).toBe(2);
+
+    for (let i = 0; i < 30; i++) {
+      await call("POST", "/ns/team-b/document", TEST_KEY, {
+        content: `quokka review ${i} of the billing pipeline`,
+      });
+    }
+    await indexed(TEST_KEY, "team-b", 30);
+    expect(await search()).toEqual(before);
   });
 });

@@ -3,9 +3,10 @@ import type { Filter } from "../../api/filter.js";
 import type { Profile } from "../../api/profile.js";
 import { compileFilter } from "../search/filter.js";
 import { MEMORY_FILTER_TARGET } from "../search/scope.js";
-import { matchExpression, type QueryTerm, queryTerms, stemTexts } from "../search/terms.js";
 import type { Db } from "../store/db.js";
 import { type BucketDefinition, effectiveBuckets } from "../store/profile.js";
+import { memoriesHolding } from "../store/search-index.js";
+import { type QueryTerm, queryTerms, stemTexts } from "../text/terms.js";
 
 /** Static facts in a profile: the newest first, at most this many. */
 export const PROFILE_STATIC_MAX = 100;
@@ -13,6 +14,8 @@ export const PROFILE_STATIC_MAX = 100;
 export const PROFILE_DYNAMIC_MAX = 20;
 /** Memories per bucket. */
 export const PROFILE_BUCKET_MAX = 20;
+/** Memories holding a bucket's words that are classified, at most. */
+const BUCKET_CANDIDATES = 500;
 
 /** A profile request narrowed to a bucket the namespace does not have (the route answers 400). */
 export class UnknownBucketError extends Error {
@@ -67,7 +70,7 @@ export function buildProfile(
   return {
     static: section(true, PROFILE_STATIC_MAX),
     dynamic: section(false, PROFILE_DYNAMIC_MAX),
-    buckets: Object.fromEntries(chosen.map((b) => [b.name, bucketMemories(db, scope, b)])),
+    buckets: Object.fromEntries(chosen.map((b) => [b.name, bucketMemories(db, namespaceId, scope, b)])),
   };
 }
 
@@ -132,10 +135,11 @@ const stemKey = (t: QueryTerm) => t.stems.join(" ");
 /**
  * Lexical classification, deterministic: a memory belongs to a bucket when it holds one of the
  * topic words of the bucket's name, or enough of its description's words (one for a description of
- * at most three informative words, else two). Best FTS5 rank first.
+ * at most three informative words, else two). Those holding the most of the words first.
  */
 function bucketMemories(
   db: Db,
+  namespaceId: string,
   scope: { sql: string; params: SQLInputValue[] },
   bucket: BucketDefinition,
 ): Ref[] {
@@ -149,14 +153,13 @@ function bucketMemories(
   const weak = new Set(described.map(stemKey));
   const needed = weak.size <= 3 ? 1 : 2;
 
-  const match = matchExpression([...strongTerms, ...described]);
-  if (!match) return [];
-  const rows = db
-    .prepare(
-      `SELECT m.id, m.memory FROM memories_fts f JOIN memories m ON m.rowid = f.rowid
-       WHERE f.memory MATCH ? AND ${scope.sql} ORDER BY f.rank, m.rowid LIMIT 500`,
-    )
-    .all(match, ...scope.params) as Ref[];
+  const rows = memoriesHolding(
+    db,
+    namespaceId,
+    [...strongTerms, ...described].flatMap((t) => t.stems),
+    scope,
+    BUCKET_CANDIDATES,
+  );
   const stems = stemTexts(rows.map((r) => r.memory));
   const out: Ref[] = [];
   rows.forEach((r, i) => {

@@ -1,12 +1,11 @@
 import type { Metadata } from "../../api/common.js";
-import { type QueryTerm, stemTexts } from "../search/terms.js";
 import { type Db, transaction } from "../store/db.js";
 import type { MemoryRow } from "../store/memories.js";
+import { type QueryTerm, stemTexts } from "../text/terms.js";
 import type { ExtractedFact } from "./extract/types.js";
 import { matchesFilterByMetadata } from "./filter-by-metadata.js";
 import {
   addRelation,
-  countTerms,
   insertMemory,
   latestByKey,
   latestBySubject,
@@ -69,14 +68,15 @@ const TEXT_POSTINGS = 500;
 const SUBJECT_CANDIDATES = 64;
 
 /**
- * An FTS5 expression of the fact's rarest words (document frequency, as the index counts it):
- * what a repeated or near-identical fact shares with it, at a cost that does not grow with the
- * namespace. Words no memory holds are left out; null when no word is left.
+ * The stems of the fact's rarest words (the namespace's document frequencies): what a repeated or
+ * near-identical fact shares with it, at a cost that does not grow with the namespace. Words no
+ * memory holds are left out.
  */
-function rareTermsMatch(db: Db, terms: QueryTerm[]): string | null {
-  if (terms.length === 0) return null;
+function rareTerms(db: Db, namespaceId: string, terms: QueryTerm[]): string[] {
+  if (terms.length === 0) return [];
   const df = memoryTermFrequency(
     db,
+    namespaceId,
     terms.map((t) => t.stems[0] ?? ""),
   );
   const ranked = terms
@@ -90,8 +90,7 @@ function rareTermsMatch(db: Db, terms: QueryTerm[]): string | null {
     chosen.push(x.t);
     postings += x.df;
   }
-  if (chosen.length === 0) return null;
-  return chosen.map((t) => `"${t.text.replaceAll('"', '""')}"`).join(" OR ");
+  return chosen.flatMap((t) => t.stems);
 }
 
 const normalize = normalizeMemory;
@@ -229,7 +228,6 @@ function applyOne(
     const row = insertMemory(db, m);
     // The next facts (of this document and later ones) compare with it without re-reading it.
     rememberText(row.id, { norm, stems, negated });
-    countTerms(db, stems);
     return row;
   };
   // Expired (past forget_after) memories count as gone: they neither absorb nor anchor new facts.
@@ -325,8 +323,8 @@ function candidatesFor(
   add(latestByKey(db, src.namespaceId, text));
   if (subject && attribute) add(latestBySubjectAttribute(db, src.namespaceId, subject, attribute));
   if (subject) add(latestBySubject(db, src.namespaceId, subject, SUBJECT_CANDIDATES));
-  const match = rareTermsMatch(db, termsOf(text));
-  if (match) add(latestByText(db, src.namespaceId, match, TEXT_CANDIDATES));
+  const rare = rareTerms(db, src.namespaceId, termsOf(text));
+  if (rare.length > 0) add(latestByText(db, src.namespaceId, rare, TEXT_CANDIDATES));
   const filter = src.filterByMetadata;
   const kept = [...rows.values()]
     .filter((r) => !filter || matchesFilterByMetadata(memoryMetadata(r), filter))

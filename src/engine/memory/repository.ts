@@ -2,6 +2,7 @@ import type { StatementSync } from "node:sqlite";
 import type { Metadata } from "../../api/common.js";
 import { type Db, newId, now, parseJson, sha256 } from "../store/db.js";
 import { LIVE_MEMORY_SQL, type MemoryRow } from "../store/memories.js";
+import { memoriesHolding, searchSpace, unitsHolding } from "../store/search-index.js";
 
 /**
  * Memory rows as the memory services need them (the shared store/memories.ts holds what lists and
@@ -241,71 +242,33 @@ export function latestByKey(db: Db, namespaceId: string, text: string): MemoryRo
   ).all(namespaceId, memoryKey(text)) as unknown as MemoryRow[];
 }
 
-const frequencies = new WeakMap<Db, Map<string, { df: number; at: number }>>();
-/** How long a counted document frequency is trusted (other processes write to the file too). */
-const FREQUENCY_TTL_MS = 30_000;
-
-/**
- * Rows of the memories index whose memory text holds each stem (FTS5's own counts, over every
- * namespace). Counting reads the stem's whole list of rows, so counts are remembered per
- * connection for a while, and countTerms adds this connection's new memories to them: they only
- * rank words by rarity, where a slightly stale count does no harm.
- */
-export function memoryTermFrequency(db: Db, stems: readonly string[]): number[] {
-  let cache = frequencies.get(db);
-  if (!cache || cache.size > 100_000) {
-    cache = new Map();
-    frequencies.set(db, cache);
-  }
-  const t = Date.now();
-  return stems.map((s) => {
-    const known = cache.get(s);
-    if (known && t - known.at < FREQUENCY_TTL_MS) return known.df;
-    // A per-connection vocabulary view of the index (temp: nothing is added to the file).
-    db.exec(
-      "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memctx_memory_terms USING fts5vocab(main, memories_fts, 'col')",
-    );
-    const row = stmt(db, "SELECT doc FROM temp.memctx_memory_terms WHERE term = ? AND col = 'memory'").get(
-      s,
-    ) as { doc: number } | undefined;
-    const df = row?.doc ?? 0;
-    cache.set(s, { df, at: t });
-    return df;
-  });
-}
-
-/** A memory holding `stems` was just inserted: the remembered counts of those stems go up by one. */
-export function countTerms(db: Db, stems: Iterable<string>): void {
-  const cache = frequencies.get(db);
-  if (!cache) return;
-  for (const s of stems) {
-    const known = cache.get(s);
-    if (known) known.df++;
-  }
+/** How many of the namespace's memories hold each stem in their own text. */
+export function memoryTermFrequency(db: Db, namespaceId: string, stems: readonly string[]): number[] {
+  const space = searchSpace(db, namespaceId, "memories");
+  if (!space) return stems.map(() => 0);
+  const counts = unitsHolding(db, space.id, stems, true);
+  return stems.map((s) => counts.get(s) ?? 0);
 }
 
 /**
- * Latest memories of the namespace whose memory text matches `match` (an FTS5 expression over the
- * `memory` column), best first. The index spans every namespace: only its `window` best rows are
- * looked at, so keep `match` to rare words (a look-up ranks every row that matches).
+ * Latest memories of the namespace whose text holds some of `stems`, those holding the most
+ * (rarer stems counting more) first. Reads the stems' postings in this namespace: keep them to
+ * rare words.
  */
 export function latestByText(
   db: Db,
   namespaceId: string,
-  match: string,
+  stems: readonly string[],
   limit: number,
-  window = 50,
 ): MemoryRow[] {
-  return stmt(
+  return memoriesHolding<MemoryRow>(
     db,
-    // CROSS JOIN keeps the index's matches the outer loop: left to itself, the planner may walk
-    // every memory of the namespace and probe the matches for each.
-    `SELECT m.* FROM (SELECT rowid, bm25(memories_fts) AS score FROM memories_fts WHERE memories_fts MATCH ?
-       ORDER BY score LIMIT ?) f
-     CROSS JOIN memories m ON m.rowid = f.rowid
-     WHERE m.namespace_id = ? AND m.is_latest = 1
-     ORDER BY f.score LIMIT ?`,
-  ).all(`{memory} : (${match})`, window, namespaceId, limit) as unknown as MemoryRow[];
+    namespaceId,
+    stems,
+    { sql: "m.namespace_id = ? AND m.is_latest = 1", params: [namespaceId] },
+    limit,
+    "m.*",
+  );
 }
 
 /** The namespace's most recent live, latest memories (the extractor's context). */

@@ -1,4 +1,4 @@
-import { STOP_WORDS } from "./terms.js";
+import { STOP_WORDS } from "../text/terms.js";
 
 /** A hit candidate as dedup sees it, in rank order. */
 export interface DedupItem {

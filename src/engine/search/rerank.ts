@@ -1,6 +1,6 @@
+import { type QueryTerm, stemWords } from "../text/terms.js";
 import type { Scored } from "./fusion.js";
 import { bySimilarity } from "./fusion.js";
-import { type QueryTerm, stemWords } from "./terms.js";
 
 /** A hit candidate with what the rerankers read. */
 export interface RerankItem {

@@ -1,9 +1,10 @@
-import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { Filter } from "../../api/filter.js";
+import type { Corpus } from "../store/search-index.js";
+import { statement } from "../store/statements.js";
 import { compileFilter, type FilterTarget } from "./filter.js";
 
-/** What search ranks: document chunks or memories. */
-export type Corpus = "chunks" | "memories";
+export type { Corpus };
 
 /** Which rows one search may see. */
 export interface Scope {
@@ -83,24 +84,8 @@ export function visibleRowids(
   return new Set(rows.map((r) => r.rowid));
 }
 
-const statements = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
-
-/** A prepared statement per SQL text and connection (a search prepares the same few again and again). */
-export function cachedStatement(db: DatabaseSync, sql: string): StatementSync {
-  let perDb = statements.get(db);
-  if (!perDb) {
-    perDb = new Map();
-    statements.set(db, perDb);
-  }
-  let st = perDb.get(sql);
-  if (!st) {
-    st = db.prepare(sql);
-    // Filters make many texts; keep the most recent ones.
-    if (perDb.size >= 200) perDb.delete(perDb.keys().next().value!);
-    perDb.set(sql, st);
-  }
-  return st;
-}
+/** A prepared statement per SQL text and connection (see store/statements.ts). */
+export const cachedStatement = statement;
 
 /** Whether the namespace holds any memory (hybrid search falls back to chunks without one). */
 export function hasMemories(db: DatabaseSync, namespaceId: string): boolean {

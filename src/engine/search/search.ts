@@ -4,13 +4,13 @@ import type { Metadata } from "../../api/common.js";
 import { SEARCH_DEFAULTS, type SearchBody, type SearchHit, type SearchResponse } from "../../api/search.js";
 import { relatedMemoryRefs } from "../memory/read.js";
 import { type Embedder, embedsChunks } from "../models/embedder.js";
+import { queryTerms, STOP_WORDS } from "../text/terms.js";
 import { dropRepeats } from "./dedup.js";
 import { fuseCorpus, type Scored, selectHits, vectorSimilarity } from "./fusion.js";
 import { type LexicalResult, lexicalSearch } from "./lexical.js";
 import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { type Corpus, cachedStatement, hasMemories, type Scope } from "./scope.js";
-import { queryTerms, STOP_WORDS } from "./terms.js";
 import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
 
 /** What a search needs from the open engine. */

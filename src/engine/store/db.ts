@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { migrate } from "./schema.js";
+import { registerSearchFunctions } from "./search-index.js";
 
 export type Db = DatabaseSync;
 
@@ -21,6 +22,7 @@ export function openDatabase(dataDir: string): Db {
   // loss can drop the last transactions. FULL costs an fsync per commit.
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
+  registerSearchFunctions(db);
   migrate(db);
   return db;
 }

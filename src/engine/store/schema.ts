@@ -7,10 +7,10 @@ import type { DatabaseSync } from "node:sqlite";
  * Conventions every store module follows (the search, memory and connector code relies on them):
  * - service ids are prefixed random strings (doc_, chk_, mem_, ns_, org_, key_, con_, run_);
  *   times are ISO strings from `new Date().toISOString()` (they sort as text);
- * - tables searched by FTS5 declare `rowid INTEGER PRIMARY KEY` explicitly, so rowids survive
- *   VACUUM; the FTS tables are external-content and kept in sync by the triggers below; their
- *   `context` column (the turns around a unit) is for search: other look-ups of a memory's words
- *   name the column (`memory MATCH ?`);
+ * - searched tables (chunks, memories) declare `rowid INTEGER PRIMARY KEY` explicitly, so rowids
+ *   survive VACUUM; the search index (search_*, migration 2) is kept in sync by triggers, one
+ *   space per namespace and corpus, so no statistic crosses namespaces; a unit's `context` (the
+ *   turns around it) is indexed apart from its own text;
  * - vectors are Float32 BLOBs keyed by the owner's rowid and deleted with it;
  * - every content row carries `namespace_id`: every query of content is scoped by it;
  * - a document's chunks are visible to search only while `documents.status = 'done'`.
@@ -287,7 +287,131 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX connector_items_document ON connector_items(document_id);
   `,
+  // 2: a search index per namespace (replaces the FTS5 tables, whose BM25 statistics were shared
+  // by every namespace of every organization: one tenant's words moved another's scores).
+  `
+  DROP TRIGGER chunks_fts_insert;
+  DROP TRIGGER chunks_fts_delete;
+  DROP TRIGGER chunks_fts_update;
+  DROP TABLE chunks_fts;
+  DROP TRIGGER memories_fts_insert;
+  DROP TRIGGER memories_fts_delete;
+  DROP TRIGGER memories_fts_update;
+  DROP TABLE memories_fts;
+
+  -- One space per namespace and corpus: the units (chunks or memories) indexed in it and their
+  -- total length in tokens, BM25's N and average length.
+  CREATE TABLE search_spaces (
+    id           INTEGER PRIMARY KEY,
+    namespace_id TEXT NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
+    corpus       TEXT NOT NULL CHECK (corpus IN ('chunks', 'memories')),
+    units        INTEGER NOT NULL DEFAULT 0,
+    length       INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (namespace_id, corpus)
+  );
+  -- A unit's length (tokens of its text and its context) and its stems with their counts, as JSON
+  -- {stem: [count in the text, count in the context]}: what deleting it must take back.
+  CREATE TABLE search_units (
+    space  INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
+    unit   INTEGER NOT NULL,                            -- the chunk's or memory's rowid
+    length INTEGER NOT NULL,
+    terms  TEXT NOT NULL,
+    PRIMARY KEY (space, unit)
+  ) WITHOUT ROWID;
+  -- The postings, clustered by space and stem: a query reads its own namespace's lists only.
+  CREATE TABLE search_postings (
+    space      INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
+    term       TEXT NOT NULL,
+    unit       INTEGER NOT NULL,
+    tf         INTEGER NOT NULL,                        -- occurrences in the unit's own text
+    tf_context INTEGER NOT NULL,                        -- occurrences in the text around it
+    length     INTEGER NOT NULL,                        -- the unit's, so BM25 scores a list in one pass
+    PRIMARY KEY (space, term, unit)
+  ) WITHOUT ROWID;
+  -- Document frequencies per space: units holding the stem anywhere, and in their own text.
+  CREATE TABLE search_terms (
+    space      INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
+    term       TEXT NOT NULL,
+    units      INTEGER NOT NULL,
+    text_units INTEGER NOT NULL,
+    PRIMARY KEY (space, term)
+  ) WITHOUT ROWID;
+  ${searchIndexTriggers("chunks", "text", "namespace_id, content, label, context")}
+  ${searchIndexTriggers("memories", "memory", "namespace_id, memory, context")}
+  INSERT INTO search_spaces (namespace_id, corpus)
+    SELECT id, 'chunks' FROM namespaces UNION ALL SELECT id, 'memories' FROM namespaces;
+  ${searchIndexBackfill("chunks", "text")}
+  ${searchIndexBackfill("memories", "memory")}
+  `,
 ];
+
+/**
+ * Migration 2's triggers: the search index follows its table on every insert, update and delete
+ * (cascades included). Tokenizing is JavaScript's: memctx_terms(text, context), registered on
+ * every connection by openDatabase (store/search-index.ts), gives a unit's length and stems.
+ * Frozen with migration 2: later changes are new steps.
+ */
+function searchIndexTriggers(table: "chunks" | "memories", text: string, columns: string): string {
+  const space = (row: "new" | "old") =>
+    `(SELECT id FROM search_spaces WHERE namespace_id = ${row}.namespace_id AND corpus = '${table}')`;
+  const add = `
+    INSERT INTO search_spaces (namespace_id, corpus) VALUES (new.namespace_id, '${table}')
+      ON CONFLICT (namespace_id, corpus) DO NOTHING;
+    INSERT INTO search_units (space, unit, length, terms)
+      SELECT space, new.rowid, t ->> '$.length', t ->> '$.terms'
+      FROM (SELECT ${space("new")} AS space, memctx_terms(new.${text}, new.context) AS t);
+    ${addUnitStats(space("new"), "new.rowid")}`;
+  const remove = `
+    UPDATE search_spaces SET units = search_spaces.units - 1, length = search_spaces.length - u.length
+      FROM search_units u WHERE u.space = search_spaces.id AND search_spaces.id = ${space("old")} AND u.unit = old.rowid;
+    UPDATE search_terms SET units = search_terms.units - 1, text_units = search_terms.text_units - (x.tf > 0)
+      FROM (SELECT e.key AS term, e.value ->> 0 AS tf FROM search_units u, json_each(u.terms) e
+            WHERE u.space = ${space("old")} AND u.unit = old.rowid) x
+      WHERE search_terms.space = ${space("old")} AND search_terms.term = x.term;
+    DELETE FROM search_postings WHERE space = ${space("old")} AND unit = old.rowid AND term IN
+      (SELECT e.key FROM search_units u, json_each(u.terms) e WHERE u.space = ${space("old")} AND u.unit = old.rowid);
+    DELETE FROM search_units WHERE space = ${space("old")} AND unit = old.rowid;`;
+  return `
+  CREATE TRIGGER ${table}_search_insert AFTER INSERT ON ${table} BEGIN ${add}
+  END;
+  CREATE TRIGGER ${table}_search_delete AFTER DELETE ON ${table} BEGIN ${remove}
+  END;
+  CREATE TRIGGER ${table}_search_update AFTER UPDATE OF ${columns} ON ${table} BEGIN ${remove} ${add}
+  END;`;
+}
+
+/** Postings, document frequencies and the space's totals of the unit just written to search_units. */
+function addUnitStats(space: string, unit: string): string {
+  return `
+    INSERT INTO search_postings (space, term, unit, tf, tf_context, length)
+      SELECT u.space, e.key, u.unit, e.value ->> 0, e.value ->> 1, u.length
+      FROM search_units u, json_each(u.terms) e WHERE u.space = ${space} AND u.unit = ${unit};
+    INSERT INTO search_terms (space, term, units, text_units)
+      SELECT u.space, e.key, 1, (e.value ->> 0) > 0
+      FROM search_units u, json_each(u.terms) e WHERE u.space = ${space} AND u.unit = ${unit}
+      ON CONFLICT (space, term) DO UPDATE SET units = units + 1, text_units = text_units + excluded.text_units;
+    UPDATE search_spaces SET units = search_spaces.units + 1, length = search_spaces.length + u.length
+      FROM search_units u WHERE u.space = search_spaces.id AND search_spaces.id = ${space} AND u.unit = ${unit};`;
+}
+
+/** Migration 2 indexes the rows already there, in one pass per table. */
+function searchIndexBackfill(table: "chunks" | "memories", text: string): string {
+  return `
+  INSERT INTO search_units (space, unit, length, terms)
+    SELECT space, unit, t ->> '$.length', t ->> '$.terms' FROM
+      (SELECT s.id AS space, r.rowid AS unit, memctx_terms(r.${text}, r.context) AS t
+       FROM ${table} r JOIN search_spaces s ON s.namespace_id = r.namespace_id AND s.corpus = '${table}');
+  INSERT INTO search_postings (space, term, unit, tf, tf_context, length)
+    SELECT u.space, e.key, u.unit, e.value ->> 0, e.value ->> 1, u.length
+    FROM search_units u JOIN search_spaces s ON s.id = u.space AND s.corpus = '${table}', json_each(u.terms) e;
+  INSERT INTO search_terms (space, term, units, text_units)
+    SELECT p.space, p.term, count(*), sum(p.tf > 0)
+    FROM search_postings p JOIN search_spaces s ON s.id = p.space AND s.corpus = '${table}'
+    GROUP BY p.space, p.term;
+  UPDATE search_spaces SET units = x.n, length = x.l
+    FROM (SELECT space, count(*) AS n, sum(length) AS l FROM search_units GROUP BY space) x
+    WHERE x.space = search_spaces.id AND search_spaces.corpus = '${table}';`;
+}
 
 export const SCHEMA_VERSION = migrations.length;
 

@@ -7,7 +7,7 @@ import { dropRepeats } from "../../../src/engine/search/dedup.js";
 import { lexicalSearch } from "../../../src/engine/search/lexical.js";
 import { namedPeople, OTHER_PERSON_FACTOR } from "../../../src/engine/search/person.js";
 import { search } from "../../../src/engine/search/search.js";
-import { queryTerms, STOP_WORDS } from "../../../src/engine/search/terms.js";
+import { queryTerms, STOP_WORDS } from "../../../src/engine/text/terms.js";
 import { tempDir } from "../harness.js";
 import { TestStore } from "./store.js";
 

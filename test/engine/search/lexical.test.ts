@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fuseSignals, lexicalSimilarities, vectorSimilarity } from "../../../src/engine/search/fusion.js";
-import { fts5Idf, lexicalSearch } from "../../../src/engine/search/lexical.js";
-import { matchExpression, queryTerms, stemWords, termFrequency } from "../../../src/engine/search/terms.js";
+import { BACKGROUND_UNITS, bm25Idf, lexicalSearch } from "../../../src/engine/search/lexical.js";
+import { backgroundUnitShare } from "../../../src/engine/text/background.js";
+import { matchExpression, queryTerms, stemWords, termFrequency } from "../../../src/engine/text/terms.js";
 import { TestStore } from "./store.js";
 
 describe("query terms", () => {
@@ -79,33 +80,51 @@ describe("lexicalSearch", () => {
   });
   afterAll(() => store.close());
 
-  it("gives the same scores as FTS5's bm25 over the whole query when common terms are left out", () => {
+  it("gives the same scores over the whole query when it reads only the rarest terms", () => {
     const terms = queryTerms("weather harbour tar market");
     const full = new Map(
-      (
-        store.db
-          .prepare("SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ?")
-          .all(matchExpression(terms)) as { rowid: number; rank: number }[]
-      ).map((r) => [r.rowid, -r.rank]),
+      lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 40, { budget: 1e9 }).candidates.map(
+        (c) => [c.rowid, c.bm25],
+      ),
     );
-    // A budget of 10 rows lets FTS5 match "harbour" and "tar" only: "weather" and "market" are left out.
+    // A budget of 10 rows reads "harbour" and "tar" only: "weather" and "market" are added back.
     const pruned = lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 3, { budget: 10 });
-    expect(pruned.candidates.length).toBeGreaterThan(0);
-    // Equal up to the floored term's part (at most 2.2e-6), which is not worth reading text for.
-    for (const c of pruned.candidates) expect(c.bm25).toBeCloseTo(full.get(c.rowid)!, 5);
-    // Every candidate also holds "weather": without its part the scores would be lower.
-    const weatherIdf = pruned.termIdf[0]!;
-    expect(weatherIdf).toBeCloseTo(fts5Idf(40, 16), 12);
     expect(pruned.candidates).toHaveLength(3);
+    for (const c of pruned.candidates) expect(c.bm25).toBeCloseTo(full.get(c.rowid)!, 9);
+    // Every candidate also holds "weather": without its part the scores would be lower.
+    const harbourOnly = lexicalSearch(
+      store.db,
+      "chunks",
+      queryTerms("harbour tar market"),
+      { namespaceId: ns },
+      3,
+      {
+        budget: 1e9,
+      },
+    );
+    expect(pruned.candidates[0]!.bm25).toBeGreaterThan(harbourOnly.candidates[0]!.bm25);
     const scores = pruned.candidates.map((c) => c.bm25);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
   });
 
-  it("reports FTS5's idf of each term and their sum", () => {
+  it("reports each term's idf from the namespace's counts and the background, and their sum", () => {
     const terms = queryTerms("harbour market");
     const r = lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5);
-    expect(r.termIdf[0]).toBeCloseTo(fts5Idf(40, 4), 12);
-    expect(r.termIdf[1]).toBeCloseTo(1e-6, 12);
+    const idf = (hits: number, stem: string) =>
+      bm25Idf(40 + BACKGROUND_UNITS, hits + BACKGROUND_UNITS * backgroundUnitShare(stem));
+    expect(r.termIdf[0]).toBeCloseTo(idf(4, "harbour"), 12);
+    expect(r.termIdf[1]).toBeCloseTo(idf(40, "market"), 12);
+    // "market" is in every row: it weighs less than "harbour", in four.
+    expect(r.termIdf[1]).toBeLessThan(r.termIdf[0]!);
     expect(r.idfSum).toBeCloseTo(r.termIdf[0]! + r.termIdf[1]!, 12);
+  });
+
+  it("depends on the namespace's own rows only", () => {
+    const terms = queryTerms("harbour tar");
+    const before = lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5);
+    const other = store.namespace("lex-neighbour");
+    for (let i = 0; i < 30; i++) store.document(other, [`The harbour ${i} smelled of tar and fish.`]);
+    const after = lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5);
+    expect(after).toEqual(before);
   });
 });

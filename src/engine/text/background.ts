@@ -1,0 +1,60 @@
+import { readFileSync } from "node:fs";
+import { stemTexts } from "./terms.js";
+
+/**
+ * How common a stem is in English at large: the background that search statistics start from, so
+ * that a namespace of one document ranks words by rarity as one of 100k does, and no statistic
+ * comes from another namespace.
+ *
+ * The word-vector table (assets/word-vectors.bin) lists GloVe 6B's 50k most frequent words in
+ * frequency order. By Zipf's law a word of rank r is about 0.1 / r of running text, so a unit of
+ * about UNIT_TOKENS tokens holds it with probability 1 - (1 - 0.1/r)^UNIT_TOKENS. A stem takes
+ * its most frequent word's rank; a stem the table lacks (names, rare and invented words) counts
+ * as rarer than all of them.
+ */
+
+/** The table shipped with the package (the same relative path from src/ and dist/). */
+const ASSET = new URL("../../../assets/word-vectors.bin", import.meta.url);
+
+/** Typical tokens in a unit (a turn or a memory), for the chance that a unit holds a word. */
+const UNIT_TOKENS = 20;
+
+/** The rank given to stems outside the table: past its 50k words. */
+const UNKNOWN_RANK = 100_000;
+
+let ranks: Map<string, number> | null = null;
+
+/** The words of the table, in frequency order (its header: magic, version, count, dimensions). */
+function tableWords(path: URL | string): string[] {
+  const buf = readFileSync(path);
+  const header = new Uint32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + 16));
+  const count = header[2] ?? 0;
+  const dims = header[3] ?? 0;
+  const at = 16 + dims * 4 + count * 4 + count * dims;
+  return buf.subarray(at).toString("utf8").split("\n");
+}
+
+/** Stem -> rank of its most frequent word (1-based), read once per process (~0.2 s). */
+function stemRanks(): Map<string, number> {
+  if (ranks) return ranks;
+  const map = new Map<string, number>();
+  try {
+    const words = tableWords(ASSET);
+    const stems = stemTexts(words);
+    stems.forEach((s, i) => {
+      const stem = s[0];
+      if (stem && !map.has(stem)) map.set(stem, i + 1);
+    });
+  } catch {
+    // Without the table every stem counts as rare: statistics rest on the namespace alone.
+  }
+  ranks = map;
+  return map;
+}
+
+/** The chance that a unit of ordinary English text holds the stem. */
+export function backgroundUnitShare(stem: string): number {
+  const rank = stemRanks().get(stem) ?? UNKNOWN_RANK;
+  const perToken = Math.min(0.5, 0.1 / rank);
+  return 1 - (1 - perToken) ** UNIT_TOKENS;
+}

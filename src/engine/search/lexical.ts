@@ -125,9 +125,9 @@ function termHits(term: QueryTerm, byStem: ReadonlyMap<string, Map<number, Posti
 function byStem(postings: readonly Posting[]): Map<string, Map<number, Posting>> {
   const out = new Map<string, Map<number, Posting>>();
   for (const p of postings) {
-    let list = out.get(p.term);
-    if (!list) out.set(p.term, (list = new Map()));
+    const list = out.get(p.term) ?? new Map<number, Posting>();
     list.set(p.unit, p);
+    out.set(p.term, list);
   }
   return out;
 }

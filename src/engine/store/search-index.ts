@@ -41,8 +41,13 @@ export function registerSearchFunctions(db: DatabaseSync): void {
   db.function("memctx_terms", { deterministic: true }, (text, context) => {
     const [own = [], around = []] = stemTexts([String(text ?? ""), String(context ?? "")]);
     const terms: Record<string, [number, number]> = {};
-    for (const s of own) (terms[s] ??= [0, 0])[0]++;
-    for (const s of around) (terms[s] ??= [0, 0])[1]++;
+    const count = (stem: string, column: 0 | 1) => {
+      const tf = terms[stem] ?? [0, 0];
+      tf[column]++;
+      terms[stem] = tf;
+    };
+    for (const s of own) count(s, 0);
+    for (const s of around) count(s, 1);
     return JSON.stringify({ length: own.length + around.length, terms });
   });
 }

@@ -1,14 +1,14 @@
 import { createApp } from "./app.js";
 import type { EngineContext } from "./context.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
-import { installDreaming } from "./memory/dreamer.js";
 import { extractorFromEnv } from "./memory/extract/index.js";
 import type { Extractor } from "./memory/extract/types.js";
 import { type Embedder, embedderFromEnv } from "./models/embedder.js";
 import { type Dreamer, noDreaming } from "./pipeline/dreamer.js";
-import { documentJobFailed, documentJobHandler } from "./pipeline/process-document.js";
 import { JobQueue } from "./pipeline/queue.js";
+import { ProcessingThreads } from "./pipeline/threads.js";
 import { WorkerPool } from "./pipeline/worker.js";
+import { installProcessing } from "./processing.js";
 import { openDatabase } from "./store/db.js";
 import { countKeys, createKey, LOCAL_ORGANIZATION, registerKey } from "./store/organizations.js";
 
@@ -38,6 +38,13 @@ export interface EngineOptions {
   jobLeaseMs?: number;
   /** Where the engine reports background errors. Default: standard error. */
   log?: (message: string) => void;
+  /**
+   * Run the job loops in worker threads (default), so that requests never wait behind a large
+   * document. A custom extractor, embedder or dreamer cannot cross to a thread: with one, the
+   * loops run in the engine's own thread, as with `threads: false`. Default: on, unless the
+   * environment says MEMCTX_THREADS=0.
+   */
+  threads?: boolean;
 }
 
 export interface Engine {
@@ -61,30 +68,46 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const db = openDatabase(opts.dataDir);
   const log = opts.log ?? ((m: string) => process.stderr.write(`memctx: ${m}\n`));
   if (opts.apiKey) registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
-  const queue = new JobQueue(db);
   const leaseMs = opts.jobLeaseMs ?? (Number(process.env.MEMCTX_JOB_LEASE_MS) || DEFAULT_JOB_LEASE_MS);
-  const workers = new WorkerPool({ db, queue, workers: opts.workers ?? DEFAULT_WORKERS, leaseMs, log });
+  const loops = opts.workers ?? DEFAULT_WORKERS;
+  const custom =
+    opts.extractor !== undefined || opts.dreamer !== undefined || (opts.embedder ?? null) !== null;
+  const allowPrivateNetwork = opts.allowPrivateNetwork ?? allowPrivateNetworkFromEnv();
+  const threads =
+    (opts.threads ?? process.env.MEMCTX_THREADS !== "0") && !custom && loops > 0
+      ? new ProcessingThreads(
+          {
+            dataDir: opts.dataDir,
+            leaseMs,
+            allowPrivateNetwork,
+            embedder: opts.embedder === null ? "none" : "env",
+          },
+          log,
+        )
+      : null;
+  const queue = new JobQueue(db, threads ? () => threads.wake() : undefined);
+  const workers = new WorkerPool({ db, queue, workers: threads ? 0 : loops, leaseMs, log });
   const ctx: EngineContext = {
     db,
     dataDir: opts.dataDir,
     queue,
     workers,
-    allowPrivateNetwork: opts.allowPrivateNetwork ?? allowPrivateNetworkFromEnv(),
+    allowPrivateNetwork,
     embedder: opts.embedder === undefined ? embedderFromEnv() : opts.embedder,
     extractor: opts.extractor ?? extractorFromEnv(),
     dreamer: noDreaming,
     log,
   };
-  if (typeof opts.dreamer === "function") ctx.dreamer = opts.dreamer(ctx);
-  else ctx.dreamer = opts.dreamer ?? installDreaming(ctx);
-  workers.register("document", documentJobHandler(ctx), documentJobFailed(ctx));
+  // With threads, jobs run there: this thread only answers requests.
+  if (!threads) installProcessing(ctx, opts.dreamer);
   const app = createApp(ctx);
   workers.start();
+  threads?.start(loops);
   let closed: Promise<void> | undefined;
   return {
     fetch: async (req) => app.fetch(req),
     close: () => {
-      closed ??= workers.stop().then(() => db.close());
+      closed ??= Promise.all([workers.stop(), threads?.stop()]).then(() => db.close());
       return closed;
     },
     createKey: (organization = LOCAL_ORGANIZATION) => createKey(db, organization),

@@ -98,9 +98,14 @@ describe("deleting documents", () => {
     expect(await res.json()).toEqual({ count: 1, errors: [] });
     const left = db.prepare("SELECT id FROM memories ORDER BY id").all() as { id: string }[];
     expect(left.map((m) => m.id)).toEqual(["mem_both"]);
-    // the full-text index followed: only the kept memory still matches
+    // the search index followed: only the kept memory still holds the word
     expect(
-      db.prepare("SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH 'fact'").get(),
+      db
+        .prepare(
+          `SELECT count(*) AS n FROM search_postings p JOIN search_spaces s ON s.id = p.space
+           WHERE s.corpus = 'memories' AND p.term = 'fact'`,
+        )
+        .get(),
     ).toEqual({ n: 1 });
   });
 });

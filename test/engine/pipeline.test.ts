@@ -117,7 +117,7 @@ describe("the processing pipeline", () => {
     const read = await ns.documents.get("n", { include: ["chunks"] });
     expect(doc.id).toBe(first.id);
     expect(read.chunks?.map((c) => c.content)).toEqual(["New version of the note."]);
-    expect(count(e, "SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'old'")).toBe(0);
+    expect(count(e, "SELECT count(*) AS n FROM search_postings WHERE term = 'old'")).toBe(0);
   });
 
   it("calls the dreamer after indexing, and runs beforeIndexed's work in the transaction that marks done", async () => {

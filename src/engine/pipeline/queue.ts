@@ -8,7 +8,11 @@ import { enqueueJob, type NewJob } from "../store/jobs.js";
 export class JobQueue {
   private readonly waiters = new Set<() => void>();
 
-  constructor(readonly db: Db) {}
+  /** `onWake` also tells the workers of other threads (see threads.ts). */
+  constructor(
+    readonly db: Db,
+    private readonly onWake?: () => void,
+  ) {}
 
   enqueue(job: NewJob): number {
     const id = enqueueJob(this.db, job);
@@ -16,10 +20,14 @@ export class JobQueue {
     return id;
   }
 
-  /** Call after committing jobs written by other store functions (e.g. addDocument). */
-  wake(): void {
+  /**
+   * Call after committing jobs written by other store functions (e.g. addDocument). `tellOthers`
+   * false: the wake came from another thread, which told the rest itself.
+   */
+  wake(tellOthers = true): void {
     for (const w of this.waiters) w();
     this.waiters.clear();
+    if (tellOthers) this.onWake?.();
   }
 
   /** Resolves on wake() or after `ms`, whichever comes first. */

@@ -1,0 +1,48 @@
+import { parentPort, workerData } from "node:worker_threads";
+import type { EngineContext } from "../context.js";
+import { extractorFromEnv } from "../memory/extract/index.js";
+import { embedderFromEnv } from "../models/embedder.js";
+import { installProcessing } from "../processing.js";
+import { openDatabase } from "../store/db.js";
+import { noDreaming } from "./dreamer.js";
+import { JobQueue } from "./queue.js";
+import type { FromThread, ThreadConfig, ToThread } from "./threads.js";
+import { WorkerPool } from "./worker.js";
+
+/**
+ * A processing thread (see threads.ts): its own connection to the data directory and one job
+ * loop, with the engine's default extractor, embedder and dreaming.
+ */
+const config = workerData as ThreadConfig;
+const port = parentPort!;
+const send = (m: FromThread) => port.postMessage(m);
+const log = (message: string) => send({ type: "log", message });
+
+const db = openDatabase(config.dataDir);
+// Jobs this thread commits (a dream batch, a sync's documents) wake the other threads too.
+const queue = new JobQueue(db, () => send({ type: "wake" }));
+const workers = new WorkerPool({ db, queue, workers: 1, leaseMs: config.leaseMs, log });
+const ctx: EngineContext = {
+  db,
+  dataDir: config.dataDir,
+  queue,
+  workers,
+  allowPrivateNetwork: config.allowPrivateNetwork,
+  embedder: config.embedder === "none" ? null : embedderFromEnv(),
+  extractor: extractorFromEnv(),
+  dreamer: noDreaming,
+  log,
+};
+installProcessing(ctx);
+workers.start();
+
+port.on("message", (m: ToThread) => {
+  if (m.type === "wake") queue.wake(false);
+  else if (m.type === "stop") {
+    void workers.stop().then(() => {
+      db.close();
+      send({ type: "stopped" });
+      port.close();
+    });
+  }
+});

@@ -4,14 +4,16 @@
  * OpenAI-compatible chat model (the LLM extractor's wire format), so each memory's text is exactly
  * what the test chose, HTML and script tags included.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../engine/harness.js";
 import { chatReply, type FakeModelServer, startFakeModelServer } from "../engine/models/openai-server.js";
 
+const run = promisify(execFile);
 const CHROMIUM = "/usr/bin/chromium";
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const IN_CI = Boolean(process.env.CI);
@@ -333,6 +335,47 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the memory browser in chromium", () =
     expect(await page.getByRole("tabpanel", { name: "Search" }).isVisible()).toBe(true);
     await page.keyboard.press("End");
     expect(await page.getByRole("tab", { name: "Settings" }).getAttribute("aria-selected")).toBe("true");
+    await page.context().close();
+  });
+
+  it("holds a key's namespace restriction: a key for 'work' sees only 'work'", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        join(ROOT, "src/cli/main.ts"),
+        "keys",
+        "create",
+        "--namespace",
+        "work",
+        "--data-dir",
+        dir.path,
+      ],
+      { cwd: ROOT },
+    );
+    const key = stdout.trim();
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${serve.url}/ui`);
+    await page.getByLabel("API key").fill(key);
+    await page.getByRole("button", { name: "Connect" }).click();
+    await until(() => page.locator("#memory-count").textContent()).toBe("1 memory, newest first.");
+    expect(await page.getByLabel("Namespace").locator("option").allTextContents()).toEqual([
+      "work (1 memory)",
+    ]);
+    expect(await page.locator("#memory-list .memory-text").allTextContents()).toEqual([
+      "The team ships on Thursdays.",
+    ]);
+    // Even a page that asked for another namespace gets the API's 403.
+    const other = await page.evaluate(async (k) => {
+      const res = await fetch("/ns/alice/list/memories", {
+        method: "POST",
+        headers: { authorization: `Bearer ${k}`, "content-type": "application/json" },
+        body: "{}",
+      });
+      return res.status;
+    }, key);
+    expect(other).toBe(403);
     await page.context().close();
   });
 

@@ -32,7 +32,11 @@ Options:
   -h, --help      show this help
 
 Environment:
-  MEMCTX_API_KEY  also register this key for the local organization (as memctx serve does)`,
+  MEMCTX_API_KEY  also register this key for the local organization (as memctx serve does)
+
+Examples:
+  memctx ui                                  the default data directory, a free port
+  memctx ui --data-dir ./memory --port 8788 --no-browser`,
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
@@ -108,7 +112,9 @@ function openBrowser(url: string): void {
         : ["xdg-open", [url]];
   try {
     const child = spawn(cmd, args, { stdio: "ignore", detached: true });
-    child.on("error", () => process.stdout.write("memctx ui: no browser opener found; open the link above\n"));
+    child.on("error", () =>
+      process.stdout.write("memctx ui: no browser opener found; open the link above\n"),
+    );
     child.unref();
   } catch {
     process.stdout.write("memctx ui: no browser opener found; open the link above\n");

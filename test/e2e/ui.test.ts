@@ -157,6 +157,13 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the memory browser in chromium", () =
 
   it("signs in with a typed key, lists namespaces with counts and memories newest first, HTML as text", async () => {
     const { page, dialogs } = await signedIn();
+    // Switching namespaces switches the memories shown.
+    await page.getByLabel("Namespace").selectOption("work");
+    await until(() => page.locator("#memory-list .memory-text").allTextContents()).toEqual([
+      "The team ships on Thursdays.",
+    ]);
+    await page.getByLabel("Namespace").selectOption("alice");
+    await until(() => page.locator("#memory-list .memory-text").count()).toBe(3);
     const namespaces = await page.getByRole("option").allTextContents();
     // Counts are of current memories: the superseded Paris version is not one.
     expect(namespaces).toEqual(["alice (3 memories)", "work (1 memory)"]);

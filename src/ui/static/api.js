@@ -55,7 +55,8 @@ export function createApi(getKey) {
     memory: (n, id) => call("GET", `${ns(n)}/memories/${enc(id)}?include=related,documents&relatedLimit=20`),
     forget: (n, ids) => call("DELETE", `${ns(n)}/memories`, { ids }),
     forgetByMeaning: (n, query, dryRun) => call("DELETE", `${ns(n)}/memories/semantic`, { query, dryRun }),
-    listDocuments: (n, page) => call("POST", `${ns(n)}/list/documents?page=${page}&limit=20`, {}),
+    listDocuments: (n, page, limit = 20) =>
+      call("POST", `${ns(n)}/list/documents?page=${page}&limit=${limit}`, {}),
     document: (n, id) => call("GET", `${ns(n)}/document/${enc(id)}?include=chunks,memories`),
     deleteDocument: (n, id) => call("DELETE", `${ns(n)}/document`, { ids: [id] }),
     addNote: (n, content) => call("POST", `${ns(n)}/document`, { content, dreaming: "instant" }),

@@ -236,7 +236,7 @@ function tabKeys(event) {
 
 async function documentTitles() {
   if (state.titles.size > 0) return;
-  const { documents } = await api.listDocuments(state.namespace, 1).catch(() => ({ documents: [] }));
+  const { documents } = await api.listDocuments(state.namespace, 1, 100).catch(() => ({ documents: [] }));
   for (const d of documents) state.titles.set(d.id, d.title || d.id);
 }
 
@@ -632,6 +632,7 @@ function documentItem(d) {
 async function toggleDocument(d, button, box) {
   const open = button.getAttribute("aria-expanded") === "true";
   button.setAttribute("aria-expanded", String(!open));
+  button.textContent = open ? "Open" : "Close";
   box.hidden = open;
   if (open) return;
   replace(box, h("p", { class: "muted", text: "Loading…" }));

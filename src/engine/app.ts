@@ -3,6 +3,7 @@ import { ZodError } from "zod";
 import { describeIssues } from "../api/errors.js";
 import { REQUEST_BODY_MAX_BYTES } from "../api/limits.js";
 import { openApiDocument } from "../api/openapi.js";
+import { uiRoutes } from "../ui/static-files.js";
 import { VERSION } from "../version.js";
 import { bearerAuth } from "./auth.js";
 import type { EngineContext } from "./context.js";
@@ -66,6 +67,8 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
   app.get("/openapi.json", (c) => c.json(openApiDocument(new URL(c.req.url).origin)));
   // The OAuth provider sends the user's browser here, without an API key; the one-time state authorizes it.
   connectorCallbackRoute(app, ctx);
+  // The memory browser's static page: it holds no data and asks the API below with the user's key.
+  uiRoutes(app);
 
   app.use(bearerAuth(ctx));
   for (const routes of ROUTES) routes(app, ctx);

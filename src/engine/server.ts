@@ -5,6 +5,8 @@ import { type Engine, type EngineOptions, openEngine } from "./index.js";
 export interface ServeOptions extends EngineOptions {
   port: number;
   host: string;
+  /** Puts a handler in front of the engine's (memctx ui's one-time key exchange). */
+  wrap?: (engineFetch: Engine["fetch"]) => Engine["fetch"];
 }
 
 export interface RunningServer {
@@ -18,7 +20,10 @@ export interface RunningServer {
 /** The engine on an HTTP socket (what `memctx serve` runs; tests start it in-process on port 0). */
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const engine = await openEngine(opts);
-  const server = createAdaptorServer({ fetch: engine.fetch, hostname: opts.host });
+  const server = createAdaptorServer({
+    fetch: opts.wrap ? opts.wrap(engine.fetch) : engine.fetch,
+    hostname: opts.host,
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

@@ -1,0 +1,862 @@
+/**
+ * The memory browser: namespaces, profile, memories with their versions, documents, connectors and
+ * search of one memctx server, through its v5 API with the user's key. Every string from the API
+ * reaches the page through dom.js (text nodes only).
+ */
+import { ApiError, createApi } from "./api.js";
+import { append, badge, byId, h, plural, replace, when } from "./dom.js";
+
+const KEY_STORAGE = "memctx.apiKey";
+const NS_STORAGE = "memctx.namespace";
+// A document still being processed is read again after this long.
+const POLL_MS = 1500;
+
+const state = {
+  key: sessionStorage.getItem(KEY_STORAGE),
+  namespace: sessionStorage.getItem(NS_STORAGE),
+  namespaces: [],
+  tab: "memories",
+  memoriesPage: 1,
+  documentsPage: 1,
+  /** Document id -> title, for the "from" line of memories. */
+  titles: new Map(),
+  pollTimer: 0,
+  /** Per list, the number of its latest load: an answer to an older load is dropped. */
+  loads: { memories: 0, documents: 0, search: 0 },
+};
+
+/** Starts a load of `list`; the returned function tells whether a newer load has started since. */
+function beginLoad(list) {
+  const n = ++state.loads[list];
+  return () => n !== state.loads[list];
+}
+
+const api = createApi(() => state.key);
+
+// ---------- messages ----------
+
+function say(message) {
+  byId("status").textContent = message;
+}
+
+function fail(err) {
+  const message = err instanceof ApiError || err instanceof Error ? err.message : String(err);
+  byId("error").textContent = message;
+  if (err instanceof ApiError && err.status === 401) signOut("The API key was refused (unknown or revoked).");
+}
+
+function clearError() {
+  byId("error").textContent = "";
+}
+
+/** Runs an action, showing its error instead of throwing. */
+async function attempt(fn) {
+  clearError();
+  try {
+    return await fn();
+  } catch (err) {
+    fail(err);
+    return undefined;
+  }
+}
+
+// ---------- confirmation ----------
+
+/** A modal question; resolves true when the user confirms. */
+function confirmAction({ title, text, items = [], ok }) {
+  const dialog = byId("confirm");
+  byId("confirm-title").textContent = title;
+  byId("confirm-text").textContent = text;
+  replace(byId("confirm-list"), ...items.map((item) => h("li", { text: item })));
+  byId("confirm-ok").textContent = ok;
+  dialog.returnValue = "";
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true });
+    dialog.showModal();
+    byId("confirm-cancel").focus();
+  });
+}
+
+// ---------- signing in ----------
+
+async function start() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const token = fragment.get("token");
+  if (token) {
+    // The token must not stay in the address bar, the history or a bookmark.
+    history.replaceState(null, "", location.pathname + location.search);
+    const answer = await attempt(() => api.exchangeToken(token));
+    if (answer?.key) setKey(answer.key);
+  }
+  if (state.key) await connect();
+  else showSignedOut();
+}
+
+function setKey(key) {
+  state.key = key;
+  sessionStorage.setItem(KEY_STORAGE, key);
+}
+
+function signOut(reason) {
+  state.key = null;
+  sessionStorage.removeItem(KEY_STORAGE);
+  showSignedOut();
+  if (reason) byId("error").textContent = reason;
+}
+
+function showSignedOut() {
+  clearTimeout(state.pollTimer);
+  byId("key-form").hidden = false;
+  byId("signed-in").hidden = true;
+  byId("app").hidden = true;
+  byId("welcome").hidden = false;
+  say("");
+}
+
+async function connect() {
+  const ok = await attempt(async () => {
+    await loadNamespaces();
+    return true;
+  });
+  if (!ok) return;
+  byId("key-form").hidden = true;
+  byId("signed-in").hidden = false;
+  byId("who").textContent = `Connected to ${location.host}`;
+  byId("welcome").hidden = true;
+  byId("app").hidden = false;
+  byId("api-key").value = "";
+  await openNamespace(state.namespace);
+}
+
+// ---------- namespaces ----------
+
+async function loadNamespaces() {
+  const { namespaces } = await api.namespaces();
+  state.namespaces = namespaces;
+  renderNamespaces();
+}
+
+function renderNamespaces() {
+  const select = byId("namespace");
+  const names = state.namespaces.map((n) => n.namespace);
+  if (state.namespace && !names.includes(state.namespace)) names.push(state.namespace);
+  if (names.length === 0) names.push("default");
+  replace(
+    select,
+    ...names.map((name) => {
+      const n = state.namespaces.find((x) => x.namespace === name);
+      const label = n ? `${name} (${plural(n.memoryCount, "memory", "memories")})` : `${name} (empty)`;
+      return h("option", { value: name, text: label });
+    }),
+  );
+  if (state.namespace) select.value = state.namespace;
+  replace(
+    byId("namespace-list"),
+    ...state.namespaces.map((n) =>
+      h(
+        "li",
+        { class: n.namespace === state.namespace ? "current" : "" },
+        h("button", {
+          type: "button",
+          class: "link",
+          text: n.namespace,
+          "aria-current": n.namespace === state.namespace ? "true" : undefined,
+          onclick: () => openNamespace(n.namespace),
+        }),
+        h(
+          "span",
+          { class: "muted" },
+          `${plural(n.documentCount, "document", "documents")} · ${plural(n.memoryCount, "memory", "memories")}`,
+        ),
+      ),
+    ),
+  );
+  if (state.namespaces.length === 0) {
+    append(byId("namespace-list"), h("li", { class: "muted", text: "No namespaces yet: add a note." }));
+  }
+}
+
+async function openNamespace(name) {
+  const names = state.namespaces.map((n) => n.namespace);
+  state.namespace =
+    name && (names.includes(name) || name === state.namespace) ? name : (names[0] ?? "default");
+  sessionStorage.setItem(NS_STORAGE, state.namespace);
+  state.titles.clear();
+  renderNamespaces();
+  beginLoad("search");
+  replace(byId("search-results"));
+  byId("search-info").textContent = "";
+  replace(byId("forget-meaning-result"));
+  await showTab(state.tab);
+}
+
+async function refreshCounts() {
+  await attempt(loadNamespaces);
+}
+
+// ---------- tabs ----------
+
+const TABS = ["memories", "search", "profile", "documents", "connectors", "settings"];
+
+async function showTab(tab) {
+  state.tab = tab;
+  clearTimeout(state.pollTimer);
+  for (const t of TABS) {
+    const button = byId(`tab-${t}`);
+    button.setAttribute("aria-selected", String(t === tab));
+    button.tabIndex = t === tab ? 0 : -1;
+    byId(`panel-${t}`).hidden = t !== tab;
+  }
+  if (tab === "memories") await loadMemories(true);
+  else if (tab === "profile") await loadProfile();
+  else if (tab === "documents") await loadDocuments(true);
+  else if (tab === "connectors") await loadConnectors();
+  else if (tab === "settings") await loadSettings();
+}
+
+function tabKeys(event) {
+  const i = TABS.indexOf(state.tab);
+  const next =
+    event.key === "ArrowRight"
+      ? TABS[(i + 1) % TABS.length]
+      : event.key === "ArrowLeft"
+        ? TABS[(i + TABS.length - 1) % TABS.length]
+        : event.key === "Home"
+          ? TABS[0]
+          : event.key === "End"
+            ? TABS[TABS.length - 1]
+            : null;
+  if (!next) return;
+  event.preventDefault();
+  byId(`tab-${next}`).focus();
+  void showTab(next);
+}
+
+// ---------- memories ----------
+
+async function documentTitles() {
+  if (state.titles.size > 0) return;
+  const { documents } = await api.listDocuments(state.namespace, 1, 100).catch(() => ({ documents: [] }));
+  for (const d of documents) state.titles.set(d.id, d.title || d.id);
+}
+
+async function loadMemories(reset) {
+  if (reset) state.memoriesPage = 1;
+  const forgotten = byId("show-forgotten").checked;
+  const stale = beginLoad("memories");
+  await attempt(async () => {
+    await documentTitles();
+    const { memories, pagination } = await api.listMemories(state.namespace, state.memoriesPage, forgotten);
+    if (stale()) return;
+    const list = byId("memory-list");
+    if (reset) replace(list);
+    for (const m of memories) list.append(memoryItem(m));
+    const total = pagination.totalItems ?? memories.length;
+    byId("memory-count").textContent =
+      total === 0
+        ? "No memories in this namespace yet."
+        : `${plural(total, "memory", "memories")}${forgotten ? " (forgotten and superseded ones included)" : ""}, newest first.`;
+    byId("more-memories").hidden = pagination.currentPage >= pagination.totalPages;
+  });
+}
+
+function memoryFlags(m) {
+  return [
+    m.version ? badge(`v${m.version}`) : null,
+    m.isForgotten
+      ? badge("forgotten", "bad")
+      : m.isLatest === false
+        ? badge("superseded", "warn")
+        : badge("latest", "ok"),
+    m.isStatic === true ? badge("static") : m.isStatic === false ? badge("dynamic") : null,
+    m.isInference ? badge("inferred") : null,
+  ];
+}
+
+function sourceLine(m, doc) {
+  const docId = m.documentId ?? doc?.id;
+  const title = doc?.title || (docId ? state.titles.get(docId) : undefined) || docId;
+  return [
+    h("span", { text: `Remembered ${when(m.system?.createdAt)}` }),
+    docId
+      ? h(
+          "span",
+          {},
+          " · from ",
+          h("button", {
+            type: "button",
+            class: "link",
+            text: title,
+            title: `Document ${docId}`,
+            onclick: () => openDocument(docId),
+          }),
+          doc?.date ? ` (dated ${when(doc.date)})` : "",
+        )
+      : null,
+    m.forgetReason ? h("span", { text: ` · ${m.forgetReason}` }) : null,
+    m.forgetAfter ? h("span", { text: ` · forget after ${when(m.forgetAfter)}` }) : null,
+  ];
+}
+
+function memoryItem(m) {
+  const history = h("div", { class: "history", hidden: true, id: `history-${m.id}` });
+  const historyButton = h("button", {
+    type: "button",
+    text: "History",
+    "aria-expanded": "false",
+    "aria-controls": history.id,
+    onclick: () => toggleHistory(m, historyButton, history),
+  });
+  const actions = h("div", { class: "actions" }, historyButton);
+  if (!m.isForgotten) {
+    actions.append(
+      h("button", { type: "button", class: "danger", text: "Forget", onclick: () => forgetOne(m) }),
+    );
+  }
+  return h(
+    "li",
+    {
+      class: `card memory${m.isForgotten ? " forgotten" : ""}${m.isLatest === false ? " superseded" : ""}`,
+      "data-id": m.id,
+    },
+    h("p", { class: "memory-text", text: m.memory }),
+    h("p", { class: "flags" }, ...memoryFlags(m)),
+    h("p", { class: "meta" }, ...sourceLine(m)),
+    actions,
+    history,
+  );
+}
+
+async function toggleHistory(m, button, box) {
+  const open = button.getAttribute("aria-expanded") === "true";
+  button.setAttribute("aria-expanded", String(!open));
+  box.hidden = open;
+  if (open) return;
+  replace(box, h("p", { class: "muted", text: "Loading…" }));
+  await attempt(async () => {
+    const full = await api.memory(state.namespace, m.id);
+    const related = full.included?.related ?? { parents: [], children: [], siblings: [] };
+    const doc = full.included?.document;
+    const versionList = (label, items, empty) =>
+      h(
+        "section",
+        { "aria-label": label },
+        h("h4", { text: label }),
+        items.length === 0
+          ? h("p", { class: "muted", text: empty })
+          : h(
+              "ol",
+              { class: "versions" },
+              ...items.map((r) =>
+                h(
+                  "li",
+                  {},
+                  h("span", { class: "memory-text", text: r.memory }),
+                  " ",
+                  r.version ? badge(`v${r.version}`) : null,
+                  r.system?.createdAt
+                    ? h("span", { class: "muted", text: ` ${when(r.system.createdAt)}` })
+                    : null,
+                ),
+              ),
+            ),
+      );
+    replace(
+      box,
+      h("h3", { text: `Version history of v${full.version ?? 1}` }),
+      h("p", { class: "meta" }, ...sourceLine(full, doc)),
+      versionList("Earlier versions (parents)", related.parents, "No earlier version: this is the first."),
+      versionList("Newer versions (children)", related.children, "No newer version: this is the latest."),
+      related.siblings?.length
+        ? versionList("Related memories (extends, derives)", related.siblings, "")
+        : null,
+    );
+  });
+}
+
+async function forgetOne(m) {
+  const ok = await confirmAction({
+    title: "Forget this memory?",
+    text: "Agents will no longer recall it. It stays listed under forgotten memories.",
+    items: [m.memory],
+    ok: "Forget memory",
+  });
+  if (!ok) return;
+  await attempt(async () => {
+    const res = await api.forget(state.namespace, [m.id]);
+    if (res.errors?.length) throw new Error(res.errors.map((e) => `${e.id}: ${e.error}`).join("; "));
+    say(`Forgot: ${m.memory}`);
+    await refreshCounts();
+    await reloadCurrent();
+  });
+}
+
+async function forgetByMeaning(event) {
+  event.preventDefault();
+  const query = byId("forget-query").value.trim();
+  if (!query) return;
+  const box = byId("forget-meaning-result");
+  await attempt(async () => {
+    const preview = await api.forgetByMeaning(state.namespace, query, true);
+    if (preview.matches.length === 0) {
+      replace(box, h("p", { class: "muted", text: `Nothing matches “${query}”.` }));
+      return;
+    }
+    replace(
+      box,
+      h(
+        "div",
+        { class: "card preview", role: "group", "aria-label": "Dry run matches" },
+        h("p", {
+          text: `Dry run: ${plural(preview.matches.length, "memory matches", "memories match")}. Nothing is forgotten yet.`,
+        }),
+        h("ul", {}, ...preview.matches.map((m) => h("li", { text: m.memory }))),
+        h("button", {
+          type: "button",
+          class: "danger",
+          text: `Forget ${plural(preview.matches.length, "memory", "memories")}`,
+          onclick: () => confirmMatches(preview.matches),
+        }),
+        h("button", { type: "button", text: "Cancel", onclick: () => replace(box) }),
+      ),
+    );
+  });
+}
+
+async function confirmMatches(matches) {
+  const ok = await confirmAction({
+    title: `Forget ${plural(matches.length, "memory", "memories")}?`,
+    text: "These are the dry run's matches; exactly these are forgotten.",
+    items: matches.map((m) => m.memory),
+    ok: "Forget them",
+  });
+  if (!ok) return;
+  await attempt(async () => {
+    // The reviewed ids, not the query again: what is forgotten is what the user saw.
+    const res = await api.forget(
+      state.namespace,
+      matches.map((m) => m.id),
+    );
+    say(`Forgot ${plural(res.count, "memory", "memories")}.`);
+    replace(byId("forget-meaning-result"));
+    await refreshCounts();
+    await loadMemories(true);
+  });
+}
+
+// ---------- search ----------
+
+async function search(event) {
+  event.preventDefault();
+  const query = byId("search").value.trim();
+  if (!query) return;
+  const body = {
+    query,
+    searchMode: byId("search-mode").value,
+    threshold: Number(byId("threshold").value),
+    limit: Number(byId("search-limit").value),
+    include: { related: true, documents: true },
+  };
+  const stale = beginLoad("search");
+  await attempt(async () => {
+    await documentTitles();
+    const { results, searchTime } = await api.search(state.namespace, body);
+    if (stale()) return;
+    byId("search-info").textContent =
+      `${plural(results.length, "result", "results")} for “${query}” (${body.searchMode}, threshold ${body.threshold}) in ${Math.round(searchTime)} ms.`;
+    replace(byId("search-results"), ...results.map(hitItem));
+  });
+}
+
+function hitItem(hit) {
+  const isMemory = typeof hit.memory === "string";
+  const similarity = Number(hit.similarity);
+  const related = hit.included?.related;
+  const doc = hit.included?.document;
+  const li = h(
+    "li",
+    { class: `card hit ${isMemory ? "memory" : "chunk"}`, "data-id": hit.id },
+    h(
+      "p",
+      { class: "similarity" },
+      h("meter", { min: "0", max: "1", value: String(similarity), "aria-label": "Similarity" }),
+      h("span", { class: "score", text: `similarity ${similarity.toFixed(2)}` }),
+      badge(isMemory ? "memory" : "chunk"),
+      isMemory && hit.isLatest === false ? badge("superseded", "warn") : null,
+    ),
+    h("p", { class: isMemory ? "memory-text" : "chunk-text", text: isMemory ? hit.memory : hit.chunk }),
+    h("p", { class: "meta" }, ...sourceLine(hit, doc)),
+  );
+  if (related && (related.parents.length || related.children.length)) {
+    li.append(
+      h(
+        "div",
+        { class: "history" },
+        related.parents.length
+          ? h("p", { class: "muted", text: `Earlier: ${related.parents.map((r) => r.memory).join(" → ")}` })
+          : null,
+        related.children.length
+          ? h("p", { class: "muted", text: `Newer: ${related.children.map((r) => r.memory).join(" → ")}` })
+          : null,
+      ),
+    );
+  }
+  if (isMemory) {
+    li.append(
+      h(
+        "div",
+        { class: "actions" },
+        h("button", {
+          type: "button",
+          class: "danger",
+          text: "Forget",
+          onclick: () => forgetOne({ id: hit.id, memory: hit.memory }),
+        }),
+      ),
+    );
+  }
+  return li;
+}
+
+// ---------- profile ----------
+
+async function loadProfile() {
+  const box = byId("profile");
+  await attempt(async () => {
+    const { profile } = await api.profile(state.namespace);
+    const factList = (label, items) =>
+      h(
+        "section",
+        { class: "card", "aria-label": label },
+        h("h3", { text: `${label} (${items.length})` }),
+        items.length === 0
+          ? h("p", { class: "muted", text: "Nothing yet." })
+          : h("ul", { class: "facts-list" }, ...items.map((f) => h("li", { text: f.memory }))),
+      );
+    const buckets = Object.entries(profile.buckets ?? {});
+    replace(
+      box,
+      h("p", { class: "muted", text: "What an agent is given about this namespace before every task." }),
+      h(
+        "div",
+        { class: "grid" },
+        factList("Static: lasting facts", profile.static),
+        factList("Dynamic: recent events and states", profile.dynamic),
+      ),
+      h("h3", { text: "Buckets" }),
+      buckets.length === 0
+        ? h("p", { class: "muted", text: "No buckets." })
+        : h("div", { class: "grid" }, ...buckets.map(([name, items]) => factList(name, items))),
+    );
+  });
+}
+
+// ---------- documents ----------
+
+function documentState(d) {
+  const s = d.system;
+  return [
+    badge(s.status, s.status === "done" ? "ok" : s.status === "failed" ? "bad" : "warn"),
+    badge(
+      s.dreamingStatus === "dreaming" ? "dreaming" : "memories done",
+      s.dreamingStatus === "dreaming" ? "warn" : "ok",
+    ),
+  ];
+}
+
+async function loadDocuments(reset) {
+  if (reset) state.documentsPage = 1;
+  clearTimeout(state.pollTimer);
+  const stale = beginLoad("documents");
+  await attempt(async () => {
+    const { documents, pagination } = await api.listDocuments(state.namespace, state.documentsPage);
+    if (stale()) return;
+    const list = byId("document-list");
+    if (reset) replace(list);
+    for (const d of documents) {
+      state.titles.set(d.id, d.title || d.id);
+      list.append(documentItem(d));
+    }
+    const total = pagination.totalItems ?? documents.length;
+    byId("document-count").textContent =
+      total === 0
+        ? "No documents in this namespace yet."
+        : `${plural(total, "document", "documents")}, newest first.`;
+    byId("more-documents").hidden = pagination.currentPage >= pagination.totalPages;
+    const busy =
+      documents.some((d) => d.system.status !== "done" && d.system.status !== "failed") ||
+      documents.some((d) => d.system.dreamingStatus === "dreaming");
+    if (busy && state.tab === "documents" && reset) {
+      state.pollTimer = setTimeout(() => void loadDocuments(true), POLL_MS);
+    }
+  });
+}
+
+function documentItem(d) {
+  const details = h("div", { class: "details", hidden: true, id: `doc-${d.id}` });
+  const openButton = h("button", {
+    type: "button",
+    text: "Open",
+    "aria-expanded": "false",
+    "aria-controls": details.id,
+    onclick: () => toggleDocument(d, openButton, details),
+  });
+  return h(
+    "li",
+    { class: "card document", "data-id": d.id },
+    h("h3", { class: "doc-title", text: d.title || d.id }),
+    h("p", { class: "flags" }, ...documentState(d)),
+    h(
+      "p",
+      { class: "meta" },
+      [
+        d.type,
+        d.source ? `source ${d.source}` : null,
+        d.date ? `dated ${when(d.date)}` : null,
+        `added ${when(d.system.createdAt)}`,
+      ]
+        .filter(Boolean)
+        .join(" · "),
+    ),
+    d.error ? h("p", { class: "error-text", text: `Failed: ${d.error}` }) : null,
+    h(
+      "div",
+      { class: "actions" },
+      openButton,
+      h("button", { type: "button", class: "danger", text: "Delete", onclick: () => deleteDocument(d) }),
+    ),
+    details,
+  );
+}
+
+async function toggleDocument(d, button, box) {
+  const open = button.getAttribute("aria-expanded") === "true";
+  button.setAttribute("aria-expanded", String(!open));
+  button.textContent = open ? "Open" : "Close";
+  box.hidden = open;
+  if (open) return;
+  replace(box, h("p", { class: "muted", text: "Loading…" }));
+  await attempt(async () => {
+    const full = await api.document(state.namespace, d.id);
+    const chunks = full.chunks ?? [];
+    const memories = full.memories ?? [];
+    replace(
+      box,
+      full.url ? h("p", { class: "meta", text: `URL: ${full.url}` }) : null,
+      h("h4", { text: "Content" }),
+      h("pre", { class: "content", text: full.content ?? "" }),
+      h("h4", { text: `Chunks (${chunks.length})` }),
+      chunks.length === 0
+        ? h("p", { class: "muted", text: "No chunks yet." })
+        : h("ol", { class: "chunks" }, ...chunks.map((c) => h("li", { text: c.content }))),
+      h("h4", { text: `Memories drawn from it (${memories.length})` }),
+      memories.length === 0
+        ? h("p", { class: "muted", text: "No memories from this document." })
+        : h(
+            "ul",
+            { class: "facts-list" },
+            ...memories.map((m) => h("li", {}, h("span", { text: m.memory }), " ", ...memoryFlags(m))),
+          ),
+    );
+  });
+}
+
+async function openDocument(id) {
+  await showTab("documents");
+  const item = [...byId("document-list").children].find((li) => li.dataset.id === id);
+  if (!item) {
+    say(`Document ${id} is not on the first page of documents.`);
+    return;
+  }
+  const button = item.querySelector("button[aria-expanded]");
+  if (button?.getAttribute("aria-expanded") === "false") button.click();
+  item.scrollIntoView({ block: "start" });
+  button?.focus();
+}
+
+async function deleteDocument(d) {
+  const ok = await confirmAction({
+    title: "Delete this document?",
+    text: "Its chunks go with it; memories drawn only from it are forgotten.",
+    items: [d.title || d.id],
+    ok: "Delete document",
+  });
+  if (!ok) return;
+  await attempt(async () => {
+    const res = await api.deleteDocument(state.namespace, d.id);
+    if (res.errors?.length) throw new Error(res.errors.map((e) => `${e.id}: ${e.error}`).join("; "));
+    say(`Deleted document ${d.title || d.id}.`);
+    state.titles.delete(d.id);
+    await refreshCounts();
+    await loadDocuments(true);
+  });
+}
+
+async function addNote(event) {
+  event.preventDefault();
+  const content = byId("note").value.trim();
+  if (!content) return;
+  await attempt(async () => {
+    const res = await api.addNote(state.namespace, content);
+    byId("note").value = "";
+    say(`Note added (document ${res.id}, ${res.status}). Memories appear when processing is done.`);
+    await refreshCounts();
+    await loadDocuments(true);
+  });
+}
+
+// ---------- connectors ----------
+
+async function loadConnectors() {
+  const list = byId("connector-list");
+  await attempt(async () => {
+    const { connectors } = await api.connectors(state.namespace);
+    if (connectors.length === 0) {
+      replace(
+        list,
+        h(
+          "li",
+          { class: "muted" },
+          "No connectors in this namespace. Connect a source with the MCP tool connect_source or POST /ns/{namespace}/connectors.",
+        ),
+      );
+      return;
+    }
+    replace(list, ...connectors.map(connectorItem));
+  });
+}
+
+function connectorItem(c) {
+  const run = c.latestRun;
+  const runText = run
+    ? `Last sync: ${run.system.status}${run.system.finishedAt ? `, finished ${when(run.system.finishedAt)}` : run.system.startedAt ? `, started ${when(run.system.startedAt)}` : ""}`
+    : "Never synced.";
+  const counts = run?.counts
+    ? Object.entries(run.counts)
+        .filter(([, n]) => n)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(", ")
+    : "";
+  return h(
+    "li",
+    { class: "card connector", "data-id": c.id },
+    h("h3", { text: c.provider }),
+    h(
+      "p",
+      { class: "meta" },
+      [
+        c.account,
+        c.config?.startUrl,
+        c.documentLimit ? `up to ${c.documentLimit} documents` : null,
+        `id ${c.id}`,
+      ]
+        .filter(Boolean)
+        .join(" · "),
+    ),
+    h("p", { text: runText }, counts ? h("span", { class: "muted", text: ` (${counts})` }) : null),
+    run?.error ? h("p", { class: "error-text", text: run.error }) : null,
+    h(
+      "div",
+      { class: "actions" },
+      h("button", {
+        type: "button",
+        text: "Sync now",
+        onclick: () =>
+          attempt(async () => {
+            const res = await api.syncConnector(state.namespace, c.id);
+            say(`Sync of ${c.provider} started (run ${res.runId}).`);
+            await loadConnectors();
+          }),
+      }),
+    ),
+  );
+}
+
+// ---------- settings ----------
+
+async function loadSettings() {
+  // Nothing typed may be overwritten by the stored context arriving late.
+  const fields = byId("context-form").querySelectorAll("textarea, button");
+  for (const f of fields) f.disabled = true;
+  await attempt(async () => {
+    const record = await api.namespace(state.namespace).catch((err) => {
+      // A namespace with nothing in it yet has no record; its context can still be set.
+      if (err instanceof ApiError && err.status === 404)
+        return { supportingContext: null, documentCount: 0, memoryCount: 0 };
+      throw err;
+    });
+    byId("supporting-context").value = record.supportingContext ?? "";
+    replace(
+      byId("namespace-facts"),
+      h("dt", { text: "Namespace" }),
+      h("dd", { text: state.namespace }),
+      h("dt", { text: "Documents" }),
+      h("dd", { text: String(record.documentCount) }),
+      h("dt", { text: "Memories" }),
+      h("dd", { text: String(record.memoryCount) }),
+      record.system ? h("dt", { text: "Created" }) : null,
+      record.system ? h("dd", { text: when(record.system.createdAt) }) : null,
+    );
+  });
+  for (const f of fields) f.disabled = false;
+}
+
+async function saveContext(value) {
+  await attempt(async () => {
+    await api.setSupportingContext(state.namespace, value);
+    say(value === null ? "Supporting context cleared." : "Supporting context saved.");
+    await loadSettings();
+  });
+}
+
+// ---------- wiring ----------
+
+async function reloadCurrent() {
+  await showTab(state.tab);
+  if (state.tab === "search" && byId("search").value.trim()) byId("search-form").requestSubmit();
+}
+
+function wire() {
+  byId("key-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const key = byId("api-key").value.trim();
+    if (!key) return;
+    setKey(key);
+    await connect();
+  });
+  byId("sign-out").addEventListener("click", () => signOut());
+  byId("namespace").addEventListener("change", (e) => {
+    if (e.target.value !== state.namespace) void openNamespace(e.target.value);
+  });
+  for (const t of TABS) {
+    const button = byId(`tab-${t}`);
+    button.addEventListener("click", () => showTab(t));
+    button.addEventListener("keydown", tabKeys);
+  }
+  byId("show-forgotten").addEventListener("change", () => loadMemories(true));
+  byId("refresh-memories").addEventListener("click", async () => {
+    await refreshCounts();
+    await loadMemories(true);
+  });
+  byId("more-memories").addEventListener("click", () => {
+    state.memoriesPage += 1;
+    void loadMemories(false);
+  });
+  byId("forget-meaning-form").addEventListener("submit", forgetByMeaning);
+  byId("search-form").addEventListener("submit", search);
+  byId("note-form").addEventListener("submit", addNote);
+  byId("refresh-documents").addEventListener("click", () => loadDocuments(true));
+  byId("more-documents").addEventListener("click", () => {
+    state.documentsPage += 1;
+    void loadDocuments(false);
+  });
+  byId("context-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = byId("supporting-context").value.trim();
+    void saveContext(value === "" ? null : value);
+  });
+  byId("clear-context").addEventListener("click", () => saveContext(null));
+}
+
+wire();
+void start();

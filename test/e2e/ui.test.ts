@@ -1,0 +1,455 @@
+/**
+ * The memory browser in a real browser: Debian's chromium driven by playwright-core, against a real
+ * `memctx serve` (and `memctx ui`) child process. Memories come from a stand-in of an
+ * OpenAI-compatible chat model (the LLM extractor's wire format), so each memory's text is exactly
+ * what the test chose, HTML and script tags included.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT, type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../engine/harness.js";
+import { chatReply, type FakeModelServer, startFakeModelServer } from "../engine/models/openai-server.js";
+
+const run = promisify(execFile);
+const CHROMIUM = "/usr/bin/chromium";
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const IN_CI = Boolean(process.env.CI);
+// Set to a folder (docs/ui) to write a screenshot of each screen there.
+const SCREENSHOTS = process.env.MEMCTX_UI_SCREENSHOTS;
+
+if (!HAVE_CHROMIUM && !IN_CI) {
+  console.warn(
+    `test/e2e/ui.test.ts: skipped: ${CHROMIUM} is missing (apt-get install chromium). In CI (CI set) it must run.`,
+  );
+}
+
+/** A page settles within seconds; two busy cores can take longer than vitest's default 1 s poll. */
+const until = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 100 });
+
+const XSS = "<script>alert(1)</script><b>x</b>";
+
+/** The model's answer for one document: the document's text, verbatim, as one memory. */
+function factsFor(prompt: string) {
+  const text = /<<<\n([\s\S]*)\n>>>/.exec(prompt)?.[1]?.trim() ?? "";
+  const home = /^Alice lives in /.test(text);
+  return {
+    facts: text
+      ? [
+          {
+            memory: text,
+            isStatic: home || text === XSS,
+            subject: "alice",
+            attribute: home ? "home" : null,
+            eventDate: null,
+            isInference: false,
+          },
+        ]
+      : [],
+  };
+}
+
+function answerEveryChat(fake: FakeModelServer) {
+  fake.queue.length = 0;
+  for (let i = 0; i < 200; i++) {
+    fake.queue.push((req) => {
+      const messages = req.body.messages as { role: string; content: string }[];
+      const user = messages.find((m) => m.role === "user")?.content ?? "";
+      return chatReply(JSON.stringify(factsFor(user)));
+    });
+  }
+}
+
+async function api(url: string, method: string, path: string, body?: unknown, key = TEST_KEY) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: the test reads fields of many response shapes.
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+async function addAndWait(url: string, ns: string, content: string, date: string): Promise<string> {
+  const added = await api(url, "POST", `/ns/${ns}/document`, { content, date, dreaming: "instant" });
+  expect(added.status).toBe(200);
+  const id = added.body.id as string;
+  for (let i = 0; i < 200; i++) {
+    const doc = await api(url, "GET", `/ns/${ns}/document/${id}`);
+    if (doc.body.system.status === "failed") throw new Error(`document failed: ${doc.body.error}`);
+    if (doc.body.system.status === "done" && doc.body.system.dreamingStatus === "done") return id;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`document ${id} was not processed in time`);
+}
+
+async function memoryIdOf(url: string, ns: string, text: string): Promise<string> {
+  const listed = await api(url, "POST", `/ns/${ns}/list/memories?limit=100`, {
+    include: { forgotten: true },
+  });
+  const m = (listed.body.memories as { id: string; memory: string }[]).find((x) => x.memory === text);
+  if (!m) throw new Error(`no memory '${text}' in ${ns}`);
+  return m.id;
+}
+
+async function shot(page: Page, name: string) {
+  if (!SCREENSHOTS) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+const launchBrowser = () =>
+  chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+
+describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the memory browser in chromium", () => {
+  let browser: Browser;
+  let fake: FakeModelServer;
+  let serve: ServeChild;
+  let dir: ReturnType<typeof tempDir>;
+  const modelEnv = () => ({ MEMCTX_LLM_URL: fake.baseUrl, MEMCTX_LLM_MODEL: "test-model" });
+
+  beforeAll(async () => {
+    if (!HAVE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: .ci/run installs it with apt-get`);
+    browser = await launchBrowser();
+    fake = await startFakeModelServer();
+    answerEveryChat(fake);
+    dir = tempDir();
+    serve = await spawnServe(dir.path, modelEnv());
+    await addAndWait(serve.url, "alice", "Alice lives in Paris.", "2024-01-01");
+    await addAndWait(serve.url, "alice", "Alice lives in Berlin.", "2024-06-01");
+    await addAndWait(serve.url, "alice", "Alice plays the cello every Sunday.", "2024-06-02");
+    await addAndWait(serve.url, "alice", XSS, "2024-06-03");
+    await addAndWait(serve.url, "work", "The team ships on Thursdays.", "2024-06-04");
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (serve) await stopChild(serve);
+    await fake?.close();
+    dir?.remove();
+  });
+
+  async function signedIn(): Promise<{ page: Page; dialogs: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    const page = await context.newPage();
+    const dialogs: string[] = [];
+    // Any alert, confirm or prompt would mean a script from a memory ran (the page uses <dialog>).
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${serve.url}/ui`);
+    await shot(page, "1-sign-in");
+    await page.getByLabel("API key").fill(TEST_KEY);
+    await page.getByRole("button", { name: "Connect" }).click();
+    await page.getByLabel("Namespace").selectOption("alice");
+    await until(() => page.locator("#memory-count").textContent()).toMatch(/memor(y|ies)/);
+    expect(errors).toEqual([]);
+    return { page, dialogs };
+  }
+
+  it("signs in with a typed key, lists namespaces with counts and memories newest first, HTML as text", async () => {
+    const { page, dialogs } = await signedIn();
+    // Switching namespaces switches the memories shown.
+    await page.getByLabel("Namespace").selectOption("work");
+    await until(() => page.locator("#memory-list .memory-text").allTextContents()).toEqual([
+      "The team ships on Thursdays.",
+    ]);
+    await page.getByLabel("Namespace").selectOption("alice");
+    await until(() => page.locator("#memory-list .memory-text").count()).toBe(3);
+    const namespaces = await page.getByRole("option").allTextContents();
+    // Counts are of current memories: the superseded Paris version is not one.
+    expect(namespaces).toEqual(["alice (3 memories)", "work (1 memory)"]);
+    await until(() => page.locator("#namespace-list").textContent()).toContain("4 documents · 3 memories");
+
+    const memories = page.locator("#memory-list > li");
+    const texts = await memories.locator(".memory-text").allTextContents();
+    // Newest first; the superseded Paris version is not among the current memories.
+    expect(texts).toEqual([XSS, "Alice plays the cello every Sunday.", "Alice lives in Berlin."]);
+    // The memory holding markup is shown as text: no element was made from it, no script ran.
+    const xss = memories.filter({ hasText: XSS });
+    expect(await xss.locator(".memory-text").textContent()).toBe(XSS);
+    expect(await xss.locator("script, b").count()).toBe(0);
+    expect(dialogs).toEqual([]);
+    // Each memory says where it came from.
+    expect(
+      await memories.filter({ hasText: "Alice lives in Berlin." }).locator(".meta").textContent(),
+    ).toMatch(/Remembered \d{4}-\d\d-\d\d \d\d:\d\d UTC · from Alice lives in Berlin\./);
+    await shot(page, "2-memories");
+
+    // Forgotten and superseded ones on request.
+    await page.getByLabel("Show forgotten and superseded memories").check();
+    await until(() => memories.count()).toBe(4);
+    expect(await memories.filter({ hasText: "Alice lives in Paris." }).textContent()).toContain("superseded");
+    await page.context().close();
+  });
+
+  it("shows a memory's version history: earlier and newer versions", async () => {
+    const { page } = await signedIn();
+    const berlin = page.getByRole("listitem").filter({ hasText: "Alice lives in Berlin." });
+    await berlin.getByRole("button", { name: "History" }).click();
+    const parents = berlin.getByRole("region", { name: "Earlier versions (parents)" });
+    await until(() => parents.textContent()).toContain("Alice lives in Paris.");
+    expect(await berlin.getByRole("region", { name: "Newer versions (children)" }).textContent()).toContain(
+      "No newer version",
+    );
+    expect(await berlin.getByRole("button", { name: "History" }).getAttribute("aria-expanded")).toBe("true");
+    await shot(page, "3-version-history");
+    await page.context().close();
+  });
+
+  it("searches with a mode and a threshold, shows similarities, and forgets a memory after confirmation", async () => {
+    const { page } = await signedIn();
+    await page.getByRole("tab", { name: "Search" }).click();
+    const box = page.getByRole("searchbox", { name: "Search" });
+    expect(await box.getAttribute("type")).toBe("search");
+    await box.fill("where does Alice live");
+    await page.getByLabel("Mode").selectOption("memories");
+    await page.getByLabel("Threshold").fill("0.1");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const results = page.locator("#search-results > li");
+    await until(() => results.count()).toBeGreaterThan(0);
+    const first = results.first();
+    expect(await first.locator(".memory-text").textContent()).toBe("Alice lives in Berlin.");
+    expect(await first.locator(".score").textContent()).toMatch(/^similarity (0|1)\.\d\d$/);
+    expect(await first.textContent()).toContain("Earlier: Alice lives in Paris.");
+    expect(await page.locator("#search-info").textContent()).toMatch(
+      /for “where does Alice live” \(memories, threshold 0\.1\)/,
+    );
+    await shot(page, "4-search");
+
+    // Forget: a confirmation first; Cancel keeps the memory.
+    const berlinId = await memoryIdOf(serve.url, "alice", "Alice lives in Berlin.");
+    await first.getByRole("button", { name: "Forget" }).click();
+    const dialog = page.getByRole("dialog", { name: "Forget this memory?" });
+    await dialog.waitFor();
+    await shot(page, "5-forget-confirm");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    expect((await api(serve.url, "GET", `/ns/alice/memories/${berlinId}`)).body.isForgotten).toBe(false);
+
+    await first.getByRole("button", { name: "Forget" }).click();
+    await dialog.getByRole("button", { name: "Forget memory" }).click();
+    await until(() => page.locator("#status").textContent()).toBe("Forgot: Alice lives in Berlin.");
+    // The API, asked on its own, reports it forgotten; search no longer returns it.
+    const after = await api(serve.url, "GET", `/ns/alice/memories/${berlinId}`);
+    expect(after.body).toMatchObject({ id: berlinId, isForgotten: true });
+    await until(async () =>
+      (await results.locator(".memory-text").allTextContents()).includes("Alice lives in Berlin."),
+    ).toBe(false);
+    await page.context().close();
+  });
+
+  it("forgets by meaning: a dry run lists the matches, then exactly those are forgotten", async () => {
+    const { page } = await signedIn();
+    await page.getByLabel("Forget by meaning").fill("cello");
+    await page.getByRole("button", { name: "Find matches" }).click();
+    const preview = page.getByRole("group", { name: "Dry run matches" });
+    await until(() => preview.textContent()).toContain("Alice plays the cello every Sunday.");
+    const celloId = await memoryIdOf(serve.url, "alice", "Alice plays the cello every Sunday.");
+    // The dry run changed nothing.
+    expect((await api(serve.url, "GET", `/ns/alice/memories/${celloId}`)).body.isForgotten).toBe(false);
+    await shot(page, "6-forget-by-meaning");
+    await preview.getByRole("button", { name: /^Forget \d+ memor/ }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Forget them" }).click();
+    await until(() => page.locator("#status").textContent()).toMatch(/^Forgot \d+ memor/);
+    expect((await api(serve.url, "GET", `/ns/alice/memories/${celloId}`)).body.isForgotten).toBe(true);
+    await page.context().close();
+  });
+
+  it("shows documents with state, chunks and memories; adds a note and deletes a document", async () => {
+    const { page } = await signedIn();
+    await page.getByRole("tab", { name: "Documents" }).click();
+    const docs = page.locator("#document-list > li");
+    await until(() => docs.count()).toBe(4);
+    const paris = docs.filter({ hasText: "Alice lives in Paris." });
+    expect(await paris.textContent()).toContain("dated 2024-01-01");
+    expect(await paris.locator(".badge").allTextContents()).toEqual(["done", "memories done"]);
+    await paris.getByRole("button", { name: "Open" }).click();
+    await until(() => paris.locator(".chunks li").count()).toBeGreaterThan(0);
+    expect(await paris.getByRole("heading", { name: /Memories drawn from it/ }).textContent()).toBe(
+      "Memories drawn from it (1)",
+    );
+    await shot(page, "7-documents");
+
+    await page.getByLabel("Add a note").fill("Alice adopted a cat named Miso.");
+    await page.getByRole("button", { name: "Add note" }).click();
+    await until(() => docs.filter({ hasText: "Alice adopted a cat named Miso." }).count()).toBe(1);
+    await until(async () =>
+      (await api(serve.url, "POST", "/ns/alice/list/memories?limit=100", {})).body.memories.map(
+        (m: { memory: string }) => m.memory,
+      ),
+    ).toContain("Alice adopted a cat named Miso.");
+
+    await paris.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete document" }).click();
+    await until(() => docs.filter({ hasText: "Alice lives in Paris." }).count()).toBe(0);
+    const listed = await api(serve.url, "POST", "/ns/alice/list/documents?limit=100", {});
+    expect(listed.body.documents.map((d: { content: string }) => d.content)).not.toContain(
+      "Alice lives in Paris.",
+    );
+    await page.context().close();
+  });
+
+  it("shows the profile, edits the supporting context and lists connectors with a sync button", async () => {
+    const created = await api(serve.url, "POST", "/ns/alice/connectors", {
+      provider: "web-crawler",
+      config: { startUrl: "https://example.invalid/" },
+    });
+    expect(created.status).toBe(200);
+    const { page } = await signedIn();
+    await page.getByRole("tab", { name: "Profile" }).click();
+    const staticFacts = page.getByRole("region", { name: "Static: lasting facts" });
+    await until(() => staticFacts.textContent()).toContain(XSS);
+    await page.getByRole("region", { name: "preferences" }).waitFor();
+    await shot(page, "8-profile");
+
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await page.getByLabel("Supporting context").fill("Alice is the user; her home and hobbies matter.");
+    await page.getByRole("button", { name: "Save context" }).click();
+    await until(() => page.locator("#status").textContent()).toBe("Supporting context saved.");
+    expect((await api(serve.url, "GET", "/ns/alice")).body.supportingContext).toBe(
+      "Alice is the user; her home and hobbies matter.",
+    );
+    await shot(page, "9-settings");
+
+    await page.getByRole("tab", { name: "Connectors" }).click();
+    const connector = page.locator("#connector-list > li").filter({ hasText: "web-crawler" });
+    await connector.waitFor();
+    expect(await connector.textContent()).toContain("https://example.invalid/");
+    // A sync may already run from the creation: then the API's 409 is shown, else it starts.
+    await connector.getByRole("button", { name: "Sync now" }).click();
+    await until(
+      async () =>
+        `${await page.locator("#status").textContent()}|${await page.locator("#error").textContent()}`,
+    ).toMatch(/Sync of web-crawler started|already running/i);
+    await until(() => connector.textContent()).toMatch(/Last sync: \w+/);
+    await shot(page, "10-connectors");
+    await page.context().close();
+  });
+
+  it("keeps keyboard users able to switch views with the arrow keys", async () => {
+    const { page } = await signedIn();
+    await page.getByRole("tab", { name: "Memories" }).focus();
+    await page.keyboard.press("ArrowRight");
+    expect(await page.getByRole("tab", { name: "Search" }).getAttribute("aria-selected")).toBe("true");
+    expect(await page.getByRole("tabpanel", { name: "Search" }).isVisible()).toBe(true);
+    await page.keyboard.press("End");
+    expect(await page.getByRole("tab", { name: "Settings" }).getAttribute("aria-selected")).toBe("true");
+    await page.context().close();
+  });
+
+  it("holds a key's namespace restriction: a key for 'work' sees only 'work'", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        join(ROOT, "src/cli/main.ts"),
+        "keys",
+        "create",
+        "--namespace",
+        "work",
+        "--data-dir",
+        dir.path,
+      ],
+      { cwd: ROOT },
+    );
+    const key = stdout.trim();
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${serve.url}/ui`);
+    await page.getByLabel("API key").fill(key);
+    await page.getByRole("button", { name: "Connect" }).click();
+    await until(() => page.locator("#memory-count").textContent()).toBe("1 memory, newest first.");
+    expect(await page.getByLabel("Namespace").locator("option").allTextContents()).toEqual([
+      "work (1 memory)",
+    ]);
+    expect(await page.locator("#memory-list .memory-text").allTextContents()).toEqual([
+      "The team ships on Thursdays.",
+    ]);
+    // Even a page that asked for another namespace gets the API's 403.
+    const other = await page.evaluate(async (k) => {
+      const res = await fetch("/ns/alice/list/memories", {
+        method: "POST",
+        headers: { authorization: `Bearer ${k}`, "content-type": "application/json" },
+        body: "{}",
+      });
+      return res.status;
+    }, key);
+    expect(other).toBe(403);
+    await page.context().close();
+  });
+
+  it("memctx ui opens the page signed in with a one-time token, then revokes its key on exit", async () => {
+    const uiDir = tempDir();
+    const child = await spawnUi(uiDir.path);
+    try {
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(child.link);
+      await page.getByLabel("Namespace").waitFor();
+      // The token left the address bar; the key sits in this tab's session storage only.
+      expect(page.url()).toBe(`${child.origin}/ui`);
+      const key = await page.evaluate(() => sessionStorage.getItem("memctx.apiKey"));
+      expect(key).toMatch(/^mk_/);
+      expect(await page.evaluate(() => localStorage.length)).toBe(0);
+      expect((await api(child.origin, "GET", "/namespaces", undefined, key!)).status).toBe(200);
+      // The token worked once.
+      const token = new URL(child.link).hash.slice("#token=".length);
+      const again = await fetch(`${child.origin}/ui/session`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token }),
+      });
+      expect(again.status).toBe(403);
+      await shot(page, "0-memctx-ui");
+      await page.context().close();
+      child.process.kill("SIGTERM");
+      await child.exited;
+      // Its key is revoked: a server on the same data directory refuses it.
+      const after = await spawnServe(uiDir.path);
+      try {
+        expect((await api(after.url, "GET", "/namespaces", undefined, key!)).status).toBe(401);
+      } finally {
+        await stopChild(after);
+      }
+    } finally {
+      if (child.process.exitCode === null) child.process.kill("SIGKILL");
+      uiDir.remove();
+    }
+  });
+});
+
+/** `memctx ui --no-browser` as a child process; resolves with the link it prints. */
+async function spawnUi(dataDir: string) {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "ui", "--no-browser", "--data-dir", dataDir],
+    { cwd: ROOT, env: { ...process.env, MEMCTX_API_KEY: "" }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr!.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<unknown>((res) => child.once("exit", res));
+  const link = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`memctx ui did not start: ${out}`)), 20_000);
+    child.stdout!.on("data", () => {
+      const m = /open (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]!);
+      }
+    });
+    void exited.then(() => rej(new Error(`memctx ui exited: ${out}`)));
+  });
+  return { process: child, link, origin: new URL(link).origin, exited };
+}

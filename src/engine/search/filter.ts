@@ -1,5 +1,6 @@
 import type { SQLInputValue } from "node:sqlite";
 import type { Filter, FilterLeaf } from "../../api/filter.js";
+import { FILTER_FIELD_PATTERN } from "../../api/limits.js";
 
 /**
  * Where a filter looks: SQL expressions (trusted, written by the engine, never by a caller) of the
@@ -53,13 +54,21 @@ function compileNode(f: Filter, target: FilterTarget): SqlFragment {
   if ("operands" in f) {
     if (f.operands.length === 0) return { sql: f.operator === "and" ? "1" : "0", params: [] };
     const parts = f.operands.map((o) => compileNode(o, target));
-    const joiner = f.operator === "and" ? " AND " : " OR ";
-    return {
-      sql: `(${parts.map((p) => p.sql).join(joiner)})`,
-      params: parts.flatMap((p) => p.params),
-    };
+    return joinBalanced(parts, f.operator === "and" ? " AND " : " OR ");
   }
   return compileLeaf(f, target);
+}
+
+/**
+ * `(a OR b OR c ...)` parses as a chain as deep as it is long, and SQLite refuses expressions
+ * deeper than 1,000: five levels of 200 operands would reach it. Halves nest only log2(n) deep.
+ */
+function joinBalanced(parts: readonly SqlFragment[], joiner: string): SqlFragment {
+  if (parts.length === 1) return parts[0]!;
+  const mid = Math.ceil(parts.length / 2);
+  const left = joinBalanced(parts.slice(0, mid), joiner);
+  const right = joinBalanced(parts.slice(mid), joiner);
+  return { sql: `(${left.sql}${joiner}${right.sql})`, params: [...left.params, ...right.params] };
 }
 
 const positiveOf = (op: FilterLeaf["operator"]) =>
@@ -121,29 +130,32 @@ const RANGE_SQL = { gt: ">", gte: ">=", lt: "<", lte: "<=" } as const;
 
 /** Leaf over one key of a JSON metadata column. */
 function compileMetadataLeaf(f: FilterLeaf, meta: string): SqlFragment {
-  // The key is quoted so that `a.b` is one key; the pattern `^[a-zA-Z0-9_.-]+$` admits no quote,
-  // and the path is a parameter anyway.
-  const path = `$."${f.field}"`;
-  const type = `json_type(${meta}, ?)`;
-  const value = `json_extract(${meta}, ?)`;
+  // The key is quoted so that `a.b` is one key. The path is written into the SQL, not bound: a
+  // filter of 12,000 leaves must stay under SQLite's 32,766 bound variables with one value each.
+  // The field pattern admits no quote of either kind, and is checked here again.
+  if (!FILTER_FIELD_PATTERN.test(f.field))
+    throw new Error(`filter field ${JSON.stringify(f.field)} is not a key`);
+  const path = `'$."${f.field}"'`;
+  const type = `json_type(${meta}, ${path})`;
+  const value = `json_extract(${meta}, ${path})`;
   switch (f.operator) {
     case "eq":
     case "neq": {
       let eq: SqlFragment;
       if (typeof f.value === "boolean") {
-        eq = { sql: `IFNULL(${type} = ?, 0)`, params: [path, f.value ? "true" : "false"] };
+        eq = { sql: `IFNULL(${type} = ?, 0)`, params: [f.value ? "true" : "false"] };
       } else if (typeof f.value === "number") {
         eq = {
           sql: `IFNULL(${type} IN ('integer', 'real') AND ${value} = ?, 0)`,
-          params: [path, path, f.value],
+          params: [f.value],
         };
       } else if (f.caseSensitive === false) {
         eq = {
           sql: `IFNULL(${type} = 'text' AND lower(${value}) = lower(?), 0)`,
-          params: [path, path, f.value],
+          params: [f.value],
         };
       } else {
-        eq = { sql: `IFNULL(${type} = 'text' AND ${value} = ?, 0)`, params: [path, path, f.value] };
+        eq = { sql: `IFNULL(${type} = 'text' AND ${value} = ?, 0)`, params: [f.value] };
       }
       return f.operator === "eq" ? eq : negate(eq);
     }
@@ -153,7 +165,7 @@ function compileMetadataLeaf(f: FilterLeaf, meta: string): SqlFragment {
     case "lte":
       return {
         sql: `IFNULL(${type} IN ('integer', 'real') AND ${value} ${RANGE_SQL[f.operator]} ?, 0)`,
-        params: [path, path, f.value],
+        params: [f.value],
       };
     case "contains":
     case "notContains": {
@@ -161,11 +173,11 @@ function compileMetadataLeaf(f: FilterLeaf, meta: string): SqlFragment {
         f.caseSensitive === false
           ? {
               sql: `IFNULL(${type} = 'text' AND instr(lower(${value}), lower(?)) > 0, 0)`,
-              params: [path, path, f.value],
+              params: [f.value],
             }
           : {
               sql: `IFNULL(${type} = 'text' AND instr(${value}, ?) > 0, 0)`,
-              params: [path, path, f.value],
+              params: [f.value],
             };
       return f.operator === "contains" ? has : negate(has);
     }
@@ -173,8 +185,8 @@ function compileMetadataLeaf(f: FilterLeaf, meta: string): SqlFragment {
     case "arrayNotContains": {
       // json_each over a scalar yields the scalar itself: a plain string is a one-element array.
       const has = {
-        sql: `EXISTS (SELECT 1 FROM json_each(${meta}, ?) AS je WHERE je.type = 'text' AND je.value = ?)`,
-        params: [path, f.value],
+        sql: `EXISTS (SELECT 1 FROM json_each(${meta}, ${path}) AS je WHERE je.type = 'text' AND je.value = ?)`,
+        params: [f.value],
       };
       return f.operator === "arrayContains" ? has : negate(has);
     }

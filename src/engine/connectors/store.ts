@@ -89,8 +89,23 @@ export function getConnectorRow(db: Db, id: string): ConnectorRow | undefined {
   return db.prepare("SELECT * FROM connectors WHERE id = ?").get(id) as ConnectorRow | undefined;
 }
 
-export function connectorByState(db: Db, state: string): ConnectorRow | undefined {
-  return db.prepare("SELECT * FROM connectors WHERE oauth_state = ?").get(state) as ConnectorRow | undefined;
+/**
+ * Takes a pending connector's one-time OAuth state, in one statement: of two callbacks that carry
+ * the same state, exactly one gets the row (and its code verifier); the other gets undefined.
+ */
+export function consumeOAuthState(db: Db, state: string): ConnectorRow | undefined {
+  return db
+    .prepare(
+      "UPDATE connectors SET oauth_state = NULL, updated_at = ? WHERE oauth_state = ? AND state = 'pending' RETURNING *",
+    )
+    .get(now(), state) as ConnectorRow | undefined;
+}
+
+/** A pending connector whose authorization can no longer complete (expired, refused or failed). */
+export function expireConnector(db: Db, id: string): void {
+  db.prepare(
+    "UPDATE connectors SET state = 'expired', oauth_state = NULL, code_verifier = NULL, updated_at = ? WHERE id = ? AND state = 'pending'",
+  ).run(now(), id);
 }
 
 /** Connected connectors only: a pending OAuth connector is not listed (spec, Connector states). */

@@ -36,6 +36,8 @@ export interface EngineOptions {
   dreamer?: Dreamer | ((ctx: EngineContext) => Dreamer);
   /** A job whose worker stopped renewing is claimed again after this long. Default 30 s (env MEMCTX_JOB_LEASE_MS). */
   jobLeaseMs?: number;
+  /** A job stopped by a full disk runs again after this long, its attempt not counted. Default 30 s. */
+  diskFullRetryMs?: number;
   /** Where the engine reports background errors. Default: standard error. */
   log?: (message: string) => void;
 }
@@ -63,7 +65,14 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   if (opts.apiKey) registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
   const queue = new JobQueue(db);
   const leaseMs = opts.jobLeaseMs ?? (Number(process.env.MEMCTX_JOB_LEASE_MS) || DEFAULT_JOB_LEASE_MS);
-  const workers = new WorkerPool({ db, queue, workers: opts.workers ?? DEFAULT_WORKERS, leaseMs, log });
+  const workers = new WorkerPool({
+    db,
+    queue,
+    workers: opts.workers ?? DEFAULT_WORKERS,
+    leaseMs,
+    diskFullRetryMs: opts.diskFullRetryMs,
+    log,
+  });
   const ctx: EngineContext = {
     db,
     dataDir: opts.dataDir,

@@ -42,6 +42,20 @@ export function transaction<T>(db: Db, fn: () => T): T {
   }
 }
 
+/** SQLite's primary result code for "database or disk is full". */
+const SQLITE_FULL = 13;
+
+/**
+ * Whether an error means the disk (or the database's page limit) is full: SQLite's SQLITE_FULL
+ * (its extended codes keep 13 in the low byte), or ENOSPC from a file write. Nothing about the
+ * request was wrong; the same request succeeds once space is freed.
+ */
+export function isDiskFull(err: unknown): boolean {
+  if (typeof err !== "object" || err === null) return false;
+  const e = err as { errcode?: unknown; code?: unknown };
+  return (typeof e.errcode === "number" && (e.errcode & 0xff) === SQLITE_FULL) || e.code === "ENOSPC";
+}
+
 /** A prefixed random service id, e.g. `doc_3kq9...`. */
 export function newId(prefix: string): string {
   return `${prefix}_${randomBytes(12).toString("base64url")}`;

@@ -17,6 +17,7 @@ import { profileRoutes } from "./routes/profile.js";
 import { type EngineEnv, type EngineRoutes, tooLarge } from "./routes/route.js";
 import { searchRoutes } from "./routes/search.js";
 import { isDiskFull } from "./store/db.js";
+import { SecretKeyError } from "./store/secrets.js";
 
 /** Every group of routes; each registers its endpoints of the contract. */
 const ROUTES: EngineRoutes[] = [
@@ -42,6 +43,7 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
       ctx.log(`disk full on ${c.req.method} ${new URL(c.req.url).pathname}: ${err.message}`);
       err = diskFull();
     }
+    if (err instanceof SecretKeyError) err = new HttpError(500, "Secret key mismatch", err.message);
     if (err instanceof HttpError) {
       return c.json({ error: err.message, ...(err.details ? { details: err.details } : {}) }, err.status);
     }

@@ -1,4 +1,5 @@
 import { createApp } from "./app.js";
+import { sealPlaintextSecrets } from "./connectors/store.js";
 import type { EngineContext } from "./context.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
 import { installDreaming } from "./memory/dreamer.js";
@@ -9,7 +10,7 @@ import { type Dreamer, noDreaming } from "./pipeline/dreamer.js";
 import { documentJobFailed, documentJobHandler } from "./pipeline/process-document.js";
 import { JobQueue } from "./pipeline/queue.js";
 import { WorkerPool } from "./pipeline/worker.js";
-import { openDatabase } from "./store/db.js";
+import { openDatabase, transaction } from "./store/db.js";
 import { countKeys, createKey, LOCAL_ORGANIZATION, registerKey } from "./store/organizations.js";
 
 export type { EngineContext } from "./context.js";
@@ -63,6 +64,8 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const db = openDatabase(opts.dataDir);
   const log = opts.log ?? ((m: string) => process.stderr.write(`memctx: ${m}\n`));
   if (opts.apiKey) registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
+  // Connectors written by a memctx that stored their secrets in plain text: sealed now.
+  transaction(db, () => sealPlaintextSecrets(db));
   const queue = new JobQueue(db);
   const leaseMs = opts.jobLeaseMs ?? (Number(process.env.MEMCTX_JOB_LEASE_MS) || DEFAULT_JOB_LEASE_MS);
   const workers = new WorkerPool({

@@ -11,7 +11,13 @@ import { documentJobFailed, documentJobHandler } from "./pipeline/process-docume
 import { JobQueue } from "./pipeline/queue.js";
 import { WorkerPool } from "./pipeline/worker.js";
 import { openDatabase, transaction } from "./store/db.js";
-import { countKeys, createKey, LOCAL_ORGANIZATION, registerKey } from "./store/organizations.js";
+import {
+  countKeys,
+  createKey,
+  LOCAL_ORGANIZATION,
+  registerKey,
+  trimWholeKeyPrefixes,
+} from "./store/organizations.js";
 
 export type { EngineContext } from "./context.js";
 export { defaultDataDir } from "./data-dir.js";
@@ -65,7 +71,10 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const log = opts.log ?? ((m: string) => process.stderr.write(`memctx: ${m}\n`));
   if (opts.apiKey) registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
   // Connectors written by a memctx that stored their secrets in plain text: sealed now.
-  transaction(db, () => sealPlaintextSecrets(db));
+  transaction(db, () => {
+    sealPlaintextSecrets(db);
+    trimWholeKeyPrefixes(db);
+  });
   const queue = new JobQueue(db);
   const leaseMs = opts.jobLeaseMs ?? (Number(process.env.MEMCTX_JOB_LEASE_MS) || DEFAULT_JOB_LEASE_MS);
   const workers = new WorkerPool({

@@ -88,9 +88,11 @@ function checkSize(value: unknown, ctx: z.RefinementCtx): void {
 
 /**
  * A typed filter: a leaf `{field, operator, value}` or an and/or group, nested at most 5 levels,
- * with at most FILTER_LEAVES_MAX leaves in all.
+ * with at most FILTER_LEAVES_MAX leaves in all. It parses a copy of the recursive node, not the
+ * node itself: the MCP tools' JSON Schema then stays as it was (the OpenAPI document names the
+ * union as one definition that groups refer back to).
  */
 export const Filter: z.ZodType<Filter> = z.preprocess((value, ctx) => {
   checkSize(value, ctx);
   return value;
-}, FilterNode);
+}, FilterNode.clone());

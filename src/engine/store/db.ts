@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { registerFilterFunction } from "../search/filter.js";
 import { migrate } from "./schema.js";
 import { useSecretKey } from "./secrets.js";
 
@@ -36,6 +37,7 @@ export function openDatabase(dataDir: string): Db {
   }
   const db = new DatabaseSync(file, { timeout: 5000 });
   useSecretKey(db, dataDir);
+  registerFilterFunction(db);
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA journal_mode = WAL");
   // NORMAL in WAL mode: a process crash loses nothing committed; only an OS crash or power

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   FILTER_FIELD_PATTERN,
+  FILTER_LEAVES_MAX,
   FILTER_MAX_DEPTH,
   FILTER_OPERANDS_MAX,
   FILTER_OPERANDS_MIN,
@@ -59,9 +60,39 @@ export function filterDepth(f: Filter): number {
   return "operands" in f ? 1 + Math.max(0, ...f.operands.map(filterDepth)) : 0;
 }
 
-/** A typed filter: a leaf `{field, operator, value}` or an and/or group, nested at most 5 levels. */
-export const Filter: z.ZodType<Filter> = FilterNode.superRefine((f, ctx) => {
-  if (filterDepth(f) > FILTER_MAX_DEPTH) {
-    ctx.addIssue({ code: "custom", message: `filter groups nest at most ${FILTER_MAX_DEPTH} levels` });
+/**
+ * Depth and size before the recursive parse: a body nests as deep as it likes, and walking it
+ * recursively (zod, then the SQL compiler) would overflow the stack. An explicit stack stops at
+ * the first level or leaf over the limit.
+ */
+function checkSize(value: unknown, ctx: z.RefinementCtx): void {
+  const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 0 }];
+  let leaves = 0;
+  while (stack.length) {
+    const { node, depth } = stack.pop()!;
+    const operands = (node as { operands?: unknown } | null)?.operands;
+    if (typeof node !== "object" || node === null || !Array.isArray(operands)) {
+      if (++leaves > FILTER_LEAVES_MAX) {
+        ctx.addIssue({ code: "custom", message: `a filter holds at most ${FILTER_LEAVES_MAX} leaves` });
+        return;
+      }
+      continue;
+    }
+    if (depth + 1 > FILTER_MAX_DEPTH) {
+      ctx.addIssue({ code: "custom", message: `filter groups nest at most ${FILTER_MAX_DEPTH} levels` });
+      return;
+    }
+    for (const o of operands) stack.push({ node: o, depth: depth + 1 });
   }
-});
+}
+
+/**
+ * A typed filter: a leaf `{field, operator, value}` or an and/or group, nested at most 5 levels,
+ * with at most FILTER_LEAVES_MAX leaves in all. It parses a copy of the recursive node, not the
+ * node itself: the MCP tools' JSON Schema then stays as it was (the OpenAPI document names the
+ * union as one definition that groups refer back to).
+ */
+export const Filter: z.ZodType<Filter> = z.preprocess((value, ctx) => {
+  checkSize(value, ctx);
+  return value;
+}, FilterNode.clone());

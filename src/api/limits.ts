@@ -43,6 +43,11 @@ export const ORGANIZATION_BUCKET_PREFERENCES = "preferences";
 export const FILTER_MAX_DEPTH = 5;
 export const FILTER_OPERANDS_MIN = 1;
 export const FILTER_OPERANDS_MAX = 200;
+/**
+ * Leaves (field comparisons) in one filter, all groups together. Not published; ours. Five levels
+ * of 200 operands would be 200^5 leaves; 60 groups of 200 (12,000) stay legal.
+ */
+export const FILTER_LEAVES_MAX = 12_000;
 export const FILTER_FIELD_PATTERN = /^[a-zA-Z0-9_.-]+$/;
 
 /** Files and fetched URLs. */

@@ -7,7 +7,7 @@ import { uiRoutes } from "../ui/static-files.js";
 import { VERSION } from "../version.js";
 import { bearerAuth } from "./auth.js";
 import type { EngineContext } from "./context.js";
-import { HttpError } from "./errors.js";
+import { diskFull, HttpError } from "./errors.js";
 import { connectorCallbackRoute, connectorRoutes } from "./routes/connectors.js";
 import { documentRoutes } from "./routes/documents.js";
 import { batchRoutes } from "./routes/legacy/batch.js";
@@ -17,6 +17,8 @@ import { organizationRoutes } from "./routes/organization.js";
 import { profileRoutes } from "./routes/profile.js";
 import { type EngineEnv, type EngineRoutes, tooLarge } from "./routes/route.js";
 import { searchRoutes } from "./routes/search.js";
+import { isDiskFull } from "./store/db.js";
+import { SecretKeyError } from "./store/secrets.js";
 
 /** Every group of routes; each registers its endpoints of the contract. */
 const ROUTES: EngineRoutes[] = [
@@ -38,6 +40,11 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
   const app = new Hono<EngineEnv>();
 
   app.onError((err, c) => {
+    if (isDiskFull(err)) {
+      ctx.log(`disk full on ${c.req.method} ${new URL(c.req.url).pathname}: ${err.message}`);
+      err = diskFull();
+    }
+    if (err instanceof SecretKeyError) err = new HttpError(500, "Secret key mismatch", err.message);
     if (err instanceof HttpError) {
       return c.json({ error: err.message, ...(err.details ? { details: err.details } : {}) }, err.status);
     }

@@ -1,4 +1,5 @@
 import { createApp } from "./app.js";
+import { sealPlaintextSecrets } from "./connectors/store.js";
 import type { EngineContext } from "./context.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
 import { extractorFromEnv } from "./memory/extract/index.js";
@@ -9,8 +10,14 @@ import { JobQueue } from "./pipeline/queue.js";
 import { ProcessingThreads } from "./pipeline/threads.js";
 import { WorkerPool } from "./pipeline/worker.js";
 import { installProcessing } from "./processing.js";
-import { openDatabase } from "./store/db.js";
-import { countKeys, createKey, LOCAL_ORGANIZATION, registerKey } from "./store/organizations.js";
+import { openDatabase, transaction } from "./store/db.js";
+import {
+  countKeys,
+  createKey,
+  LOCAL_ORGANIZATION,
+  registerKey,
+  trimWholeKeyPrefixes,
+} from "./store/organizations.js";
 
 export type { EngineContext } from "./context.js";
 export { defaultDataDir } from "./data-dir.js";
@@ -36,6 +43,8 @@ export interface EngineOptions {
   dreamer?: Dreamer | ((ctx: EngineContext) => Dreamer);
   /** A job whose worker stopped renewing is claimed again after this long. Default 30 s (env MEMCTX_JOB_LEASE_MS). */
   jobLeaseMs?: number;
+  /** A job stopped by a full disk runs again after this long, its attempt not counted. Default 30 s. */
+  diskFullRetryMs?: number;
   /** Where the engine reports background errors. Default: standard error. */
   log?: (message: string) => void;
   /**
@@ -68,6 +77,11 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const db = openDatabase(opts.dataDir);
   const log = opts.log ?? ((m: string) => process.stderr.write(`memctx: ${m}\n`));
   if (opts.apiKey) registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
+  // Connectors written by a memctx that stored their secrets in plain text: sealed now.
+  transaction(db, () => {
+    sealPlaintextSecrets(db);
+    trimWholeKeyPrefixes(db);
+  });
   const leaseMs = opts.jobLeaseMs ?? (Number(process.env.MEMCTX_JOB_LEASE_MS) || DEFAULT_JOB_LEASE_MS);
   const loops = opts.workers ?? DEFAULT_WORKERS;
   const custom =
@@ -79,6 +93,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
           {
             dataDir: opts.dataDir,
             leaseMs,
+            diskFullRetryMs: opts.diskFullRetryMs,
             allowPrivateNetwork,
             embedder: opts.embedder === null ? "none" : "env",
           },
@@ -86,7 +101,14 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
         )
       : null;
   const queue = new JobQueue(db, threads ? () => threads.wake() : undefined);
-  const workers = new WorkerPool({ db, queue, workers: threads ? 0 : loops, leaseMs, log });
+  const workers = new WorkerPool({
+    db,
+    queue,
+    workers: threads ? 0 : loops,
+    leaseMs,
+    diskFullRetryMs: opts.diskFullRetryMs,
+    log,
+  });
   const ctx: EngineContext = {
     db,
     dataDir: opts.dataDir,

@@ -24,7 +24,9 @@ Options:
 Environment:
   MEMCTX_API_KEY                  register this key for the local organization
   MEMCTX_ALLOW_PRIVATE_NETWORK=1  let URL content reach private and loopback addresses
-  MEMCTX_JOB_LEASE_MS             how long a crashed process's job waits before another takes it (30000)`,
+  MEMCTX_JOB_LEASE_MS             how long a crashed process's job waits before another takes it (30000)
+  MEMCTX_SECRET_KEY               key sealing connector secrets at rest (base64 of 32 bytes, or any
+                                  string, hashed to 32 bytes); default: secret.key in the data directory`,
   async run(argv) {
     const { values } = parseArgs({
       args: argv,

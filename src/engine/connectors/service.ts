@@ -21,10 +21,11 @@ import { codeChallengeS256, createCodeVerifier, createState, isExpired } from ".
 import { createProviderRegistry, type ProviderRegistry } from "./registry.js";
 import {
   type ConnectorRow,
-  connectorByState,
   connectorItems,
+  consumeOAuthState,
   deleteConnectorItem,
   emptyCounts,
+  expireConnector,
   finishRun,
   getConnectorRow,
   getRun,
@@ -150,28 +151,32 @@ export class ConnectorService {
   /** The OAuth redirect: exchanges the code of a pending connector, connects it and starts its first sync. */
   async completeAuthorization(p: { state?: string; code?: string; error?: string }): Promise<Connector> {
     if (!p.state) throw new HttpError(400, "Invalid request", "state: is required");
-    const row = connectorByState(this.db, p.state);
-    if (row?.state !== "pending") {
+    // The state is consumed before the code exchange, atomically: a second callback with the same
+    // state (a replay, a double click, an attacker holding another code) finds nothing.
+    const row = consumeOAuthState(this.db, p.state);
+    if (!row) {
       throw new HttpError(
         400,
         "Invalid request",
         "state: unknown or already used; create the connector again",
       );
     }
+    // From here on the link is spent: any failure leaves the connector expired, never half-pending.
+    const fail = (error: HttpError) => {
+      expireConnector(this.db, row.id);
+      return error;
+    };
     if (Date.parse(row.authorization_expires_at ?? "") <= Date.now()) {
-      this.db
-        .prepare(
-          "UPDATE connectors SET state = 'expired', oauth_state = NULL, code_verifier = NULL, updated_at = ? WHERE id = ?",
-        )
-        .run(now(), row.id);
-      throw new HttpError(
-        400,
-        "Authorization expired",
-        "the authorization link expired (one hour); create the connector again",
+      throw fail(
+        new HttpError(
+          400,
+          "Authorization expired",
+          "the authorization link expired (one hour); create the connector again",
+        ),
       );
     }
-    if (p.error) throw new HttpError(400, "Authorization refused", `the provider answered: ${p.error}`);
-    if (!p.code) throw new HttpError(400, "Invalid request", "code: is required");
+    if (p.error) throw fail(new HttpError(400, "Authorization refused", `the provider answered: ${p.error}`));
+    if (!p.code) throw fail(new HttpError(400, "Invalid request", "code: is required"));
     const provider = this.providers[row.provider];
     let tokens: OAuthTokens;
     try {
@@ -181,7 +186,7 @@ export class ConnectorService {
         codeVerifier: row.code_verifier ?? "",
       });
     } catch (error) {
-      throw new HttpError(400, "Authorization failed", (error as Error).message);
+      throw fail(new HttpError(400, "Authorization failed", (error as Error).message));
     }
     transaction(this.db, () => {
       saveCredentials(this.db, row.id, tokens);

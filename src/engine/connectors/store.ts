@@ -1,5 +1,6 @@
 import type { Connector, Provider, SyncRun } from "../../api/index.js";
 import { type Db, newId, now, parseJson } from "../store/db.js";
+import { isSealed, openSecret, sealSecret } from "../store/secrets.js";
 import { redactConfig } from "./config.js";
 import type { OAuthTokens } from "./types.js";
 
@@ -55,6 +56,42 @@ export const emptyCounts = (): SyncCounts => ({
   failed: 0,
 });
 
+/**
+ * `config` (API keys, personal tokens) and `credentials` (OAuth tokens) are sealed at rest
+ * (store/secrets.ts); rows read here carry them opened. The row id binds each sealed value.
+ */
+const SECRET_COLUMNS = ["config", "credentials"] as const;
+const seal = (db: Db, id: string, column: (typeof SECRET_COLUMNS)[number], value: string | null) =>
+  value === null ? null : sealSecret(db, `connectors.${column}:${id}`, value);
+
+function opened(db: Db, row: ConnectorRow | undefined): ConnectorRow | undefined {
+  if (!row) return row;
+  const out = { ...row };
+  for (const column of SECRET_COLUMNS) {
+    const value = row[column];
+    if (value !== null) out[column] = openSecret(db, `connectors.${column}:${row.id}`, value);
+  }
+  return out;
+}
+
+/** Seals the secrets of rows written before encryption (their next write would too). */
+export function sealPlaintextSecrets(db: Db): number {
+  const rows = db
+    .prepare(
+      "SELECT id, config, credentials FROM connectors WHERE config NOT LIKE 'enc:v1:%' OR credentials NOT LIKE 'enc:v1:%'",
+    )
+    .all() as { id: string; config: string | null; credentials: string | null }[];
+  const update = db.prepare("UPDATE connectors SET config = ?, credentials = ? WHERE id = ?");
+  for (const r of rows) {
+    const keep = (column: (typeof SECRET_COLUMNS)[number]) => {
+      const value = r[column];
+      return value === null || isSealed(value) ? value : seal(db, r.id, column, value);
+    };
+    update.run(keep("config"), keep("credentials"), r.id);
+  }
+  return rows.length;
+}
+
 export function insertConnector(
   db: Db,
   row: Omit<ConnectorRow, "id" | "created_at" | "updated_at" | "credentials" | "account">,
@@ -71,7 +108,7 @@ export function insertConnector(
     row.namespace_id,
     row.provider,
     row.state,
-    row.config,
+    seal(db, id, "config", row.config),
     row.selection,
     row.document_limit,
     row.oauth_state,
@@ -86,24 +123,42 @@ export function insertConnector(
 }
 
 export function getConnectorRow(db: Db, id: string): ConnectorRow | undefined {
-  return db.prepare("SELECT * FROM connectors WHERE id = ?").get(id) as ConnectorRow | undefined;
+  return opened(db, db.prepare("SELECT * FROM connectors WHERE id = ?").get(id) as ConnectorRow | undefined);
 }
 
-export function connectorByState(db: Db, state: string): ConnectorRow | undefined {
-  return db.prepare("SELECT * FROM connectors WHERE oauth_state = ?").get(state) as ConnectorRow | undefined;
+/**
+ * Takes a pending connector's one-time OAuth state, in one statement: of two callbacks that carry
+ * the same state, exactly one gets the row (and its code verifier); the other gets undefined.
+ */
+export function consumeOAuthState(db: Db, state: string): ConnectorRow | undefined {
+  return opened(
+    db,
+    db
+      .prepare(
+        "UPDATE connectors SET oauth_state = NULL, updated_at = ? WHERE oauth_state = ? AND state = 'pending' RETURNING *",
+      )
+      .get(now(), state) as ConnectorRow | undefined,
+  );
+}
+
+/** A pending connector whose authorization can no longer complete (expired, refused or failed). */
+export function expireConnector(db: Db, id: string): void {
+  db.prepare(
+    "UPDATE connectors SET state = 'expired', oauth_state = NULL, code_verifier = NULL, updated_at = ? WHERE id = ? AND state = 'pending'",
+  ).run(now(), id);
 }
 
 /** Connected connectors only: a pending OAuth connector is not listed (spec, Connector states). */
 export function listConnectorRows(db: Db, organizationId: string, namespaceId?: string): ConnectorRow[] {
   const sql = `SELECT * FROM connectors WHERE organization_id = ? AND state = 'connected'${namespaceId ? " AND namespace_id = ?" : ""} ORDER BY created_at`;
   const args = namespaceId ? [organizationId, namespaceId] : [organizationId];
-  return db.prepare(sql).all(...args) as unknown as ConnectorRow[];
+  return (db.prepare(sql).all(...args) as unknown as ConnectorRow[]).map((r) => opened(db, r)!);
 }
 
 export function saveCredentials(db: Db, id: string, tokens: OAuthTokens): void {
   db.prepare(
     "UPDATE connectors SET credentials = ?, account = COALESCE(?, account), updated_at = ? WHERE id = ?",
-  ).run(JSON.stringify(tokens), tokens.account ?? null, now(), id);
+  ).run(seal(db, id, "credentials", JSON.stringify(tokens)), tokens.account ?? null, now(), id);
 }
 
 export function insertRun(db: Db, connectorId: string): SyncRunRow {

@@ -21,7 +21,14 @@ const log = (message: string) => send({ type: "log", message });
 const db = openDatabase(config.dataDir);
 // Jobs this thread commits (a dream batch, a sync's documents) wake the other threads too.
 const queue = new JobQueue(db, () => send({ type: "wake" }));
-const workers = new WorkerPool({ db, queue, workers: 1, leaseMs: config.leaseMs, log });
+const workers = new WorkerPool({
+  db,
+  queue,
+  workers: 1,
+  leaseMs: config.leaseMs,
+  diskFullRetryMs: config.diskFullRetryMs,
+  log,
+});
 const ctx: EngineContext = {
   db,
   dataDir: config.dataDir,

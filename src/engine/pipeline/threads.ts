@@ -8,6 +8,7 @@ import { Worker } from "node:worker_threads";
 export interface ThreadConfig {
   dataDir: string;
   leaseMs: number;
+  diskFullRetryMs?: number | undefined;
   allowPrivateNetwork: boolean;
   /** "none" when the engine was opened without an embedder; else the environment's. */
   embedder: "env" | "none";

@@ -1,7 +1,15 @@
 import { hostname } from "node:os";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import type { Db } from "../store/db.js";
-import { claimJob, completeJob, failJob, type JobRow, releaseJob, renewLease } from "../store/jobs.js";
+import { type Db, isDiskFull, transaction } from "../store/db.js";
+import {
+  claimJob,
+  completeJob,
+  deferJob,
+  failJob,
+  type JobRow,
+  releaseJob,
+  renewLease,
+} from "../store/jobs.js";
 import type { JobQueue } from "./queue.js";
 
 /** Thrown by a handler for an error that another attempt cannot fix (bad input, refused URL). */
@@ -22,8 +30,12 @@ export interface WorkerPoolOptions {
   leaseMs: number;
   /** How often an idle worker looks for jobs written by other processes. */
   pollMs?: number;
+  /** A job that failed on a full disk waits this long, then runs again (the attempt not counted). */
+  diskFullRetryMs?: number;
   log: (message: string) => void;
 }
+
+export const DEFAULT_DISK_FULL_RETRY_MS = 30_000;
 
 interface Registration {
   handle: JobHandler;
@@ -88,9 +100,7 @@ export class WorkerPool {
     // an OOM kill). Running it again would only kill this process too.
     if (job.reclaimed && job.attempts > job.max_attempts) {
       const message = `gave up after ${job.max_attempts} attempts: the process working on it stopped each time`;
-      failJob(this.o.db, job, this.owner, message, false);
-      this.o.log(`job ${job.id} (${job.kind}) failed: ${message}`);
-      reg.onFailed?.(job, message);
+      this.fail(job, reg, message, false);
       return;
     }
     const jobAbort = new AbortController();
@@ -114,16 +124,36 @@ export class WorkerPool {
       if (signal.aborted) return releaseJob(this.o.db, job.id, this.owner);
       if (jobAbort.signal.aborted) return;
       const message = err instanceof Error ? err.message : String(err);
-      const outcome = failJob(this.o.db, job, this.owner, message, !(err instanceof PermanentJobError));
-      if (outcome === "failed") {
-        this.o.log(`job ${job.id} (${job.kind}) failed: ${message}`);
-        reg.onFailed?.(job, message);
-      } else if (!(err instanceof Error && err.name === "FetchFailedError")) {
+      if (isDiskFull(err)) {
+        // Not the job's fault: it waits for space without using up its attempts. If even this
+        // write fails, the lease runs out and the job is claimed again once writes succeed.
+        const wait = this.o.diskFullRetryMs ?? DEFAULT_DISK_FULL_RETRY_MS;
+        deferJob(this.o.db, job.id, this.owner, `disk full: ${message}`, wait);
+        this.o.log(`job ${job.id} (${job.kind}) stopped on a full disk; trying again in ${wait} ms`);
+        return;
+      }
+      const outcome = this.fail(job, reg, message, !(err instanceof PermanentJobError));
+      if (outcome === "retry" && !(err instanceof Error && err.name === "FetchFailedError")) {
         this.o.log(`job ${job.id} (${job.kind}) attempt ${job.attempts} failed, will retry: ${message}`);
       }
     } finally {
       clearInterval(renew);
       signal.removeEventListener("abort", onStop);
     }
+  }
+
+  /**
+   * Records a failed attempt, and a final failure where readers look, in one transaction: if
+   * either write fails (a full disk), neither happened, and the job is claimed again later
+   * instead of ending `failed` with its document still showing a stage forever.
+   */
+  private fail(job: JobRow, reg: Registration, message: string, retryable: boolean): "retry" | "failed" {
+    const outcome = transaction(this.o.db, () => {
+      const outcome = failJob(this.o.db, job, this.owner, message, retryable);
+      if (outcome === "failed") reg.onFailed?.(job, message);
+      return outcome;
+    });
+    if (outcome === "failed") this.o.log(`job ${job.id} (${job.kind}) failed: ${message}`);
+    return outcome;
   }
 }

@@ -1,21 +1,44 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { registerFilterFunction } from "../search/filter.js";
 import { migrate } from "./schema.js";
 import { registerSearchFunctions } from "./search-index.js";
+import { useSecretKey } from "./secrets.js";
 
 export type Db = DatabaseSync;
 
 export const DATABASE_FILE = "memctx.db";
 
+/** The data directory and the files in it are the owner's alone, whatever the process's umask. */
+export const DATA_DIR_MODE = 0o700;
+export const DATA_FILE_MODE = 0o600;
+
 /**
  * Opens (and migrates) `<dataDir>/memctx.db`: WAL so readers never block the writer and several
  * processes share one file; a busy timeout so they wait for each other instead of failing.
+ * A new data directory is made 0700 and the database file 0600 (SQLite gives its -wal and -shm
+ * files the database file's mode); an existing directory keeps the mode its owner chose.
  */
 export function openDatabase(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new DatabaseSync(join(dataDir, DATABASE_FILE), { timeout: 5000 });
+  if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
+    chmodSync(dataDir, DATA_DIR_MODE);
+  }
+  const file = join(dataDir, DATABASE_FILE);
+  // Created here, before SQLite does, so that it is never readable by others, not even briefly.
+  closeSync(openSync(file, "a", DATA_FILE_MODE));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if (existsSync(f)) chmodSync(f, DATA_FILE_MODE);
+    } catch (err) {
+      // Another user's file that this one may still write through its group: left as it is.
+      if ((err as NodeJS.ErrnoException).code !== "EPERM") throw err;
+    }
+  }
+  const db = new DatabaseSync(file, { timeout: 5000 });
+  useSecretKey(db, dataDir);
+  registerFilterFunction(db);
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA journal_mode = WAL");
   // NORMAL in WAL mode: a process crash loses nothing committed; only an OS crash or power
@@ -42,6 +65,20 @@ export function transaction<T>(db: Db, fn: () => T): T {
     if (db.isTransaction) db.exec("ROLLBACK");
     throw err;
   }
+}
+
+/** SQLite's primary result code for "database or disk is full". */
+const SQLITE_FULL = 13;
+
+/**
+ * Whether an error means the disk (or the database's page limit) is full: SQLite's SQLITE_FULL
+ * (its extended codes keep 13 in the low byte), or ENOSPC from a file write. Nothing about the
+ * request was wrong; the same request succeeds once space is freed.
+ */
+export function isDiskFull(err: unknown): boolean {
+  if (typeof err !== "object" || err === null) return false;
+  const e = err as { errcode?: unknown; code?: unknown };
+  return (typeof e.errcode === "number" && (e.errcode & 0xff) === SQLITE_FULL) || e.code === "ENOSPC";
 }
 
 /** A prefixed random service id, e.g. `doc_3kq9...`. */

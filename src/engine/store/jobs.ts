@@ -128,6 +128,17 @@ export function releaseJob(db: Db, id: number, owner: string): void {
   ).run(now(), id, owner);
 }
 
+/**
+ * Puts a job back to wait `delayMs` without counting the attempt: it failed for a reason outside
+ * itself (a full disk) that another attempt cannot fix sooner, and must not use up its retries.
+ */
+export function deferJob(db: Db, id: number, owner: string, message: string, delayMs: number): void {
+  db.prepare(
+    `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1),
+       error = ?, run_after = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
+  ).run(message, iso(Date.now() + delayMs), now(), id, owner);
+}
+
 export function completeJob(db: Db, id: number, owner: string): void {
   db.prepare("DELETE FROM jobs WHERE id = ? AND lease_owner = ?").run(id, owner);
 }

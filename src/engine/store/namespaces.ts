@@ -1,13 +1,16 @@
 import type { NamespaceRecord, NamespaceSummary } from "../../api/namespaces.js";
 import { type Db, newId, now, transaction } from "./db.js";
 import { deleteDocuments } from "./documents.js";
-import { LIVE_MEMORY_SQL } from "./memories.js";
 
 export interface NamespaceRow {
   id: string;
   organization_id: string;
   name: string;
   supporting_context: string | null;
+  /** Kept by triggers (schema step 2). */
+  document_count: number;
+  /** Latest, unforgotten memories, kept by triggers; those past forget_after are still in it. */
+  memory_count: number;
   created_at: string;
   updated_at: string;
 }
@@ -30,23 +33,25 @@ export function ensureNamespace(db: Db, organizationId: string, name: string): N
   return findNamespace(db, organizationId, name)!;
 }
 
-const counts = (db: Db, namespaceId: string) => {
-  const d = db.prepare("SELECT count(*) AS n FROM documents WHERE namespace_id = ?").get(namespaceId) as {
-    n: number;
-  };
-  const m = db
+/**
+ * The namespace's counts from its maintained counters: no scan of its documents or memories.
+ * Memories whose forget_after has passed leave the count when read, through a partial index.
+ */
+const counts = (db: Db, row: NamespaceRow) => {
+  const expired = db
     .prepare(
-      `SELECT count(*) AS n FROM memories m WHERE m.namespace_id = ? AND m.is_latest = 1 AND ${LIVE_MEMORY_SQL}`,
+      `SELECT count(*) AS n FROM memories
+       WHERE namespace_id = ? AND forget_after IS NOT NULL AND forget_after <= ? AND is_latest = 1 AND is_forgotten = 0`,
     )
-    .get(namespaceId, new Date().toISOString()) as { n: number };
-  return { documentCount: d.n, memoryCount: m.n };
+    .get(row.id, new Date().toISOString()) as { n: number };
+  return { documentCount: row.document_count, memoryCount: row.memory_count - expired.n };
 };
 
 export function toNamespaceRecord(db: Db, row: NamespaceRow): NamespaceRecord {
   return {
     namespace: row.name,
     supportingContext: row.supporting_context,
-    ...counts(db, row.id),
+    ...counts(db, row),
     system: { createdAt: row.created_at, updatedAt: row.updated_at },
   };
 }
@@ -73,7 +78,7 @@ export function listNamespaces(
     namespaces: rows.map((r) => ({
       id: r.id,
       namespace: r.name,
-      ...counts(db, r.id),
+      ...counts(db, r),
       description: r.supporting_context,
       system: { createdAt: r.created_at, updatedAt: r.updated_at },
     })),

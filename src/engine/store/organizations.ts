@@ -72,6 +72,38 @@ export function setOrganizationalContext(db: Db, id: string, context: string | n
 
 const KEY_PREFIX_LENGTH = 11; // "mk_" + 8 characters: enough to name a key, useless to guess it
 
+/**
+ * The part of a key kept to name it: its first 11 characters, but never more than a third of
+ * it, so that a short key given through MEMCTX_API_KEY is not stored whole.
+ */
+export const keyPrefix = (key: string) =>
+  key.slice(0, Math.min(KEY_PREFIX_LENGTH, Math.floor(key.length / 3)));
+
+/**
+ * Older versions stored a key of 11 characters or fewer whole as its prefix: cut those down.
+ * A prefix is the whole key exactly when it hashes to the key's hash. Returns how many changed.
+ */
+export function trimWholeKeyPrefixes(db: Db): number {
+  const rows = db
+    .prepare(`SELECT id, prefix, key_hash FROM api_keys WHERE length(prefix) <= ${KEY_PREFIX_LENGTH}`)
+    .all() as { id: string; prefix: string; key_hash: string }[];
+  const whole = rows.filter((r) => sha256(r.prefix) === r.key_hash);
+  const update = db.prepare("UPDATE api_keys SET prefix = ? WHERE id = ?");
+  for (const r of whole) update.run(keyPrefix(r.prefix), r.id);
+  return whole.length;
+}
+
+/** How many of the organization's namespaces exist, of `allowed` only when given (a restricted key). */
+export function countNamespaces(db: Db, organizationId: string, allowed: string[] | null): number {
+  const filter = allowed ? " AND name IN (SELECT value FROM json_each(?))" : "";
+  const args = allowed ? [organizationId, JSON.stringify(allowed)] : [organizationId];
+  return (
+    db.prepare(`SELECT count(*) AS n FROM namespaces WHERE organization_id = ?${filter}`).get(...args) as {
+      n: number;
+    }
+  ).n;
+}
+
 /** A fresh bearer key for `organization`; only its hash is stored. */
 export function createKey(db: Db, organization: string, namespaces: string[] | null = null): string {
   const key = `mk_${randomBytes(24).toString("base64url")}`;
@@ -95,7 +127,7 @@ export function registerKey(db: Db, key: string, organization: string, namespace
     newId("key"),
     org.id,
     sha256(key),
-    key.slice(0, KEY_PREFIX_LENGTH),
+    keyPrefix(key),
     namespaces ? JSON.stringify(namespaces) : null,
     now(),
   );

@@ -343,6 +343,50 @@ export const migrations: readonly string[] = [
   ${searchIndexBackfill("chunks", "text")}
   ${searchIndexBackfill("memories", "memory")}
   `,
+  // 3: namespace counters. GET /namespaces reads each namespace's document and memory counts from
+  // its row instead of counting rows per call. Triggers keep them in the writing transaction,
+  // FK cascades included (SQLite fires triggers for cascaded deletes). memory_count holds the
+  // latest, unforgotten memories; those whose forget_after has passed are subtracted when read
+  // (a moment, not a write, ends them), found through the partial index below.
+  `
+  ALTER TABLE namespaces ADD COLUMN document_count INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE namespaces ADD COLUMN memory_count INTEGER NOT NULL DEFAULT 0;
+
+  CREATE TRIGGER documents_count_insert AFTER INSERT ON documents BEGIN
+    UPDATE namespaces SET document_count = document_count + 1 WHERE id = new.namespace_id;
+  END;
+  CREATE TRIGGER documents_count_delete AFTER DELETE ON documents BEGIN
+    UPDATE namespaces SET document_count = document_count - 1 WHERE id = old.namespace_id;
+  END;
+  CREATE TRIGGER documents_count_move AFTER UPDATE OF namespace_id ON documents
+    WHEN new.namespace_id IS NOT old.namespace_id BEGIN
+    UPDATE namespaces SET document_count = document_count - 1 WHERE id = old.namespace_id;
+    UPDATE namespaces SET document_count = document_count + 1 WHERE id = new.namespace_id;
+  END;
+
+  CREATE TRIGGER memories_count_insert AFTER INSERT ON memories
+    WHEN new.is_latest = 1 AND new.is_forgotten = 0 BEGIN
+    UPDATE namespaces SET memory_count = memory_count + 1 WHERE id = new.namespace_id;
+  END;
+  CREATE TRIGGER memories_count_delete AFTER DELETE ON memories
+    WHEN old.is_latest = 1 AND old.is_forgotten = 0 BEGIN
+    UPDATE namespaces SET memory_count = memory_count - 1 WHERE id = old.namespace_id;
+  END;
+  CREATE TRIGGER memories_count_update AFTER UPDATE OF namespace_id, is_latest, is_forgotten ON memories BEGIN
+    UPDATE namespaces SET memory_count = memory_count - (old.is_latest = 1 AND old.is_forgotten = 0)
+      WHERE id = old.namespace_id;
+    UPDATE namespaces SET memory_count = memory_count + (new.is_latest = 1 AND new.is_forgotten = 0)
+      WHERE id = new.namespace_id;
+  END;
+
+  CREATE INDEX memories_live_forget_after ON memories(namespace_id, forget_after)
+    WHERE forget_after IS NOT NULL AND is_latest = 1 AND is_forgotten = 0;
+
+  UPDATE namespaces SET
+    document_count = (SELECT count(*) FROM documents d WHERE d.namespace_id = namespaces.id),
+    memory_count = (SELECT count(*) FROM memories m
+                    WHERE m.namespace_id = namespaces.id AND m.is_latest = 1 AND m.is_forgotten = 0);
+  `,
 ];
 
 /**

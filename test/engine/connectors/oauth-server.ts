@@ -13,6 +13,8 @@ export interface AuthServerState {
   /** How the client authenticated at the token endpoint on the last call. */
   lastClientAuth: "body" | "basic" | null;
   issued: { access: string[]; refresh: string[] };
+  /** authorization_code grants asked for, granted or not. */
+  codeExchanges: number;
 }
 export interface AuthServer extends TestServer {
   clientId: string;
@@ -26,6 +28,7 @@ export async function startAuthServer(extra?: (req: IncomingMessage) => unknown)
     lastAuthorize: null,
     lastClientAuth: null,
     issued: { access: [], refresh: [] },
+    codeExchanges: 0,
   };
   const clientId = "client-123";
   const clientSecret = "s3cret+/=";
@@ -88,6 +91,7 @@ export async function startAuthServer(extra?: (req: IncomingMessage) => unknown)
         return { ...out, ...((extra?.(req) as object | undefined) ?? {}) };
       };
       if (fields.grant_type === "authorization_code") {
+        state.codeExchanges++;
         const grant = codes.get(fields.code ?? "");
         codes.delete(fields.code ?? "");
         if (!grant || grant.redirectUri !== fields.redirect_uri)

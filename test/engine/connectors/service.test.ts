@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -230,5 +232,75 @@ describe("connector service OAuth", () => {
     ).rejects.toMatchObject({
       status: 400,
     });
+  });
+
+  it("exchanges exactly one code when two callbacks carry the same state at once", async () => {
+    Object.assign(process.env, {
+      MEMCTX_GITHUB_CLIENT_ID: auth.clientId,
+      MEMCTX_GITHUB_CLIENT_SECRET: auth.clientSecret,
+      MEMCTX_GITHUB_AUTHORIZE_URL: `${auth.url}/authorize`,
+      MEMCTX_GITHUB_TOKEN_URL: `${auth.url}/token`,
+      MEMCTX_GITHUB_API_URL: auth.url,
+    });
+    const e = await engine(0);
+    const http = createServer(async (req, res) => {
+      const answer = await e.fetch(new Request(`http://127.0.0.1${req.url}`));
+      res.writeHead(answer.status, { "content-type": "application/json" });
+      res.end(await answer.text());
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    try {
+      const service = connectorService(e.context);
+      const org = ensureOrganization(e.context.db, "local");
+      const created = service.create(org, "team", {
+        provider: "github",
+        redirectUrl: `${base}/connectors/oauth/callback`,
+      });
+      // The same link opened twice: two codes, one state.
+      const codes = await Promise.all(
+        [1, 2].map(async () => {
+          const answer = await fetch(created.authorization!.url, { redirect: "manual" });
+          return new URL(answer.headers.get("location")!).searchParams;
+        }),
+      );
+      expect(codes[0]!.get("state")).toBe(codes[1]!.get("state"));
+      expect(codes[0]!.get("code")).not.toBe(codes[1]!.get("code"));
+      const answers = await Promise.all(codes.map((p) => fetch(`${base}/connectors/oauth/callback?${p}`)));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
+      expect(auth.state.codeExchanges).toBe(1);
+      expect(service.get(org, "team", created.id)).toMatchObject({ account: "octo-user" });
+    } finally {
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+
+  it("spends the state on a refused authorization: the connector expires", async () => {
+    Object.assign(process.env, {
+      MEMCTX_GITHUB_CLIENT_ID: auth.clientId,
+      MEMCTX_GITHUB_CLIENT_SECRET: auth.clientSecret,
+      MEMCTX_GITHUB_AUTHORIZE_URL: `${auth.url}/authorize`,
+      MEMCTX_GITHUB_TOKEN_URL: `${auth.url}/token`,
+    });
+    const e = await engine(0);
+    const service = connectorService(e.context);
+    const org = ensureOrganization(e.context.db, "local");
+    const created = service.create(org, "team", {
+      provider: "github",
+      redirectUrl: "http://127.0.0.1:8787/connectors/oauth/callback",
+    });
+    const state = new URL(created.authorization!.url).searchParams.get("state")!;
+    await expect(service.completeAuthorization({ state, error: "access_denied" })).rejects.toMatchObject({
+      status: 400,
+      message: "Authorization refused",
+    });
+    await expect(service.completeAuthorization({ state, code: "late" })).rejects.toMatchObject({
+      status: 400,
+    });
+    expect(auth.state.codeExchanges).toBe(0);
+    const row = e.context.db
+      .prepare("SELECT state, oauth_state FROM connectors WHERE id = ?")
+      .get(created.id);
+    expect(row).toEqual({ state: "expired", oauth_state: null });
   });
 });

@@ -71,6 +71,8 @@ describe("a full disk", () => {
     const worker: Engine = await openEngine({
       dataDir: dir.path,
       workers: 1,
+      // The fault is this connection's: its jobs must run on it, not in processing threads.
+      threads: false,
       embedder: null,
       diskFullRetryMs: 50,
       log: (m) => logs.push(m),

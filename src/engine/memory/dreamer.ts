@@ -5,7 +5,7 @@ import { conversationTurns } from "../ingest/conversation.js";
 import { dayLabel } from "../ingest/label.js";
 import type { DreamContext, Dreamer, IndexingDocument } from "../pipeline/dreamer.js";
 import { type Db, now, parseJson, transaction } from "../store/db.js";
-import { type DocumentRow, getDocumentRow, setDreamingStatus } from "../store/documents.js";
+import { type DocumentRow, getDocumentRow, noteDocument, setDreamingStatus } from "../store/documents.js";
 import { enqueueJob, type JobRow } from "../store/jobs.js";
 import { OfflineExtractor } from "./extract/offline.js";
 import type { ExtractionInput, Extractor } from "./extract/types.js";
@@ -23,11 +23,28 @@ export interface DreamingOptions {
   maxWaitMs: number;
   /** Documents per batch; a full batch starts at once, the rest follows in the next. */
   maxBatch: number;
+  /**
+   * Memories are drawn from a document's first this many characters (the whole text is still
+   * chunked and searchable): the work, and the write transaction that stores it, stay bounded.
+   */
+  maxExtractChars: number;
+  /** Most memories one document gives. */
+  maxMemories: number;
 }
 
-export const DEFAULT_DREAMING: DreamingOptions = { debounceMs: 2_000, maxWaitMs: 10_000, maxBatch: 50 };
+/** About 2 s of extraction and 2 s holding the write lock on 2 cores (bench/tmp measurements in the note). */
+export const DEFAULT_DREAMING: DreamingOptions = {
+  debounceMs: 2_000,
+  maxWaitMs: 10_000,
+  maxBatch: 50,
+  maxExtractChars: 200_000,
+  maxMemories: 1_000,
+};
 
-/** Defaults, overridden by MEMCTX_DREAM_DEBOUNCE_MS / _MAX_WAIT_MS / _MAX_BATCH, then by `opts`. */
+/**
+ * Defaults, overridden by MEMCTX_DREAM_DEBOUNCE_MS / _MAX_WAIT_MS / _MAX_BATCH,
+ * MEMCTX_EXTRACT_MAX_CHARS and MEMCTX_DOCUMENT_MAX_MEMORIES, then by `opts`.
+ */
 export function dreamingOptions(opts: Partial<DreamingOptions> = {}, env = process.env): DreamingOptions {
   const num = (v: string | undefined, fallback: number) => {
     const n = Number(v);
@@ -37,6 +54,11 @@ export function dreamingOptions(opts: Partial<DreamingOptions> = {}, env = proce
     debounceMs: opts.debounceMs ?? num(env.MEMCTX_DREAM_DEBOUNCE_MS, DEFAULT_DREAMING.debounceMs),
     maxWaitMs: opts.maxWaitMs ?? num(env.MEMCTX_DREAM_MAX_WAIT_MS, DEFAULT_DREAMING.maxWaitMs),
     maxBatch: Math.max(1, opts.maxBatch ?? num(env.MEMCTX_DREAM_MAX_BATCH, DEFAULT_DREAMING.maxBatch)),
+    maxExtractChars: Math.max(
+      1,
+      opts.maxExtractChars ?? num(env.MEMCTX_EXTRACT_MAX_CHARS, DEFAULT_DREAMING.maxExtractChars),
+    ),
+    maxMemories: opts.maxMemories ?? num(env.MEMCTX_DOCUMENT_MAX_MEMORIES, DEFAULT_DREAMING.maxMemories),
   };
 }
 
@@ -77,7 +99,7 @@ export class MemoryDreamer implements Dreamer {
     // No memories: commitFacts with none also takes away those an earlier version made.
     if (row.task_type === "superrag") return () => commitFacts(dctx.db, row, doc.generation, []);
     if (row.dreaming !== "instant") return undefined;
-    let facts: DreamedFact[];
+    let facts: Extracted;
     try {
       facts = await this.extract(row, doc.text, doc.format, dctx.signal);
     } catch (err) {
@@ -88,7 +110,7 @@ export class MemoryDreamer implements Dreamer {
       return undefined;
     }
     return () => {
-      commitFacts(dctx.db, row, doc.generation, facts);
+      commitFacts(dctx.db, row, doc.generation, facts.facts, facts.note);
     };
   }
 
@@ -155,8 +177,8 @@ export class MemoryDreamer implements Dreamer {
   }
 
   private async dreamIndexed(doc: DocumentRow, signal: AbortSignal): Promise<void> {
-    const facts = await this.extract(doc, doc.text ?? doc.content, doc.format, signal);
-    commitFacts(this.ctx.db, doc, doc.generation, facts);
+    const { facts, note } = await this.extract(doc, doc.text ?? doc.content, doc.format, signal);
+    commitFacts(this.ctx.db, doc, doc.generation, facts, note);
   }
 
   private async extract(
@@ -164,10 +186,28 @@ export class MemoryDreamer implements Dreamer {
     text: string,
     format: "plain" | "conversation",
     signal: AbortSignal,
-  ): Promise<DreamedFact[]> {
-    const input = extractionInput(this.ctx.db, doc, text, format);
-    const facts = (await this.ctx.extractor.extract(input, signal)) as Fact[];
-    return this.embed(withSourceContext(facts, text, format, doc.document_date), signal);
+  ): Promise<Extracted> {
+    const { maxExtractChars, maxMemories } = this.options;
+    const notes: string[] = [];
+    let read = text;
+    if (text.length > maxExtractChars) {
+      // Cut at the last line (else word) break before the limit, so no turn or word is split.
+      const line = text.lastIndexOf("\n", maxExtractChars);
+      const word = text.lastIndexOf(" ", maxExtractChars);
+      const at = line > maxExtractChars / 2 ? line : word > 0 ? word : maxExtractChars;
+      read = text.slice(0, at);
+      notes.push(
+        `memories were drawn from the first ${read.length} of ${text.length} characters (MEMCTX_EXTRACT_MAX_CHARS); the whole text is searchable`,
+      );
+    }
+    const input = extractionInput(this.ctx.db, doc, read, format);
+    let facts = (await this.ctx.extractor.extract(input, signal)) as Fact[];
+    if (facts.length > maxMemories) {
+      notes.push(`kept the first ${maxMemories} of ${facts.length} memories (MEMCTX_DOCUMENT_MAX_MEMORIES)`);
+      facts = facts.slice(0, maxMemories);
+    }
+    const dreamed = await this.embed(withSourceContext(facts, read, format, doc.document_date), signal);
+    return { facts: dreamed, note: notes.length > 0 ? notes.join("; ") : null };
   }
 
   /** Adds each fact's vector when an embedder is configured; without one (or when it fails) memories stay lexical. */
@@ -189,6 +229,12 @@ export class MemoryDreamer implements Dreamer {
       return facts;
     }
   }
+}
+
+/** What extraction gave one document, and what its limits left out (recorded on the document). */
+interface Extracted {
+  facts: DreamedFact[];
+  note: string | null;
 }
 
 /** A fact with what search indexes beside it (set by withSourceContext). */
@@ -244,6 +290,7 @@ export function commitFacts(
   doc: DocumentRow,
   generation: number,
   facts: readonly DreamedFact[],
+  note: string | null = null,
 ): AppliedFact[] {
   return transaction(db, () => {
     const current = db
@@ -282,6 +329,7 @@ export function commitFacts(
       documentMemoryIds(db, doc.id).filter((id) => !supported.has(id)),
     );
     setDreamingStatus(db, [doc.id], "done");
+    if (note) noteDocument(db, doc.id, note);
     return applied;
   });
 }

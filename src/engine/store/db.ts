@@ -11,6 +11,9 @@ export type Db = DatabaseSync;
 
 export const DATABASE_FILE = "memctx.db";
 
+/** How long a statement waits for another connection's write lock before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5_000;
+
 /** The data directory and the files in it are the owner's alone, whatever the process's umask. */
 export const DATA_DIR_MODE = 0o700;
 export const DATA_FILE_MODE = 0o600;
@@ -36,10 +39,10 @@ export function openDatabase(dataDir: string): Db {
       if ((err as NodeJS.ErrnoException).code !== "EPERM") throw err;
     }
   }
-  const db = new DatabaseSync(file, { timeout: 5000 });
+  const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
   useSecretKey(db, dataDir);
   registerFilterFunction(db);
-  db.exec("PRAGMA busy_timeout = 5000");
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.exec("PRAGMA journal_mode = WAL");
   // NORMAL in WAL mode: a process crash loses nothing committed; only an OS crash or power
   // loss can drop the last transactions. FULL costs an fsync per commit.

@@ -358,6 +358,14 @@ export function setDreamingStatus(db: Db, ids: readonly string[], status: "dream
   ).run(status, now(), JSON.stringify(ids));
 }
 
+/**
+ * What a document's processing left out by a limit (a `done` document keeps its status): shown as
+ * its `error`, so that a reader knows why some of its text gave no memories.
+ */
+export function noteDocument(db: Db, id: string, note: string): void {
+  db.prepare("UPDATE documents SET error = ?, updated_at = ? WHERE id = ?").run(note, now(), id);
+}
+
 export interface IndexedDocument {
   text: string;
   format: "plain" | "conversation";

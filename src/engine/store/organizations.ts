@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ORGANIZATION_BUCKET_PREFERENCES } from "../../api/limits.js";
-import { type Db, newId, now, parseJson, sha256, transaction } from "./db.js";
+import { BUSY_TIMEOUT_MS, type Db, newId, now, parseJson, sha256, transaction } from "./db.js";
 
 /** The organization of the embedded engine and of keys created without --org. */
 export const LOCAL_ORGANIZATION = "local";
@@ -139,6 +139,29 @@ export function registerKey(db: Db, key: string, organization: string, namespace
  */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** When each key's use was last tried on a connection that found the database busy. */
+const busySince = new WeakMap<Db, Map<string, number>>();
+
+/**
+ * Writes a key's last use without waiting for the write lock: bookkeeping must neither turn a
+ * valid key away nor make a read wait behind a long write (a document's processing). A busy
+ * attempt is not tried again on this connection for LAST_USED_RESOLUTION_MS.
+ */
+function recordUse(db: Db, keyId: string, at: string): void {
+  const tried = busySince.get(db) ?? new Map<string, number>();
+  busySince.set(db, tried);
+  if (Date.parse(at) - (tried.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+  db.exec("PRAGMA busy_timeout = 0");
+  try {
+    db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, keyId);
+    tried.delete(keyId);
+  } catch {
+    tried.set(keyId, Date.parse(at));
+  } finally {
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
+}
+
 /** The principal of a valid, unrevoked key; undefined for anything else. Records when it was used. */
 export function authenticate(db: Db, key: string): Principal | undefined {
   const row = db
@@ -154,11 +177,7 @@ export function authenticate(db: Db, key: string): Principal | undefined {
   const { key_id, namespaces, last_used_at, ...organization } = row;
   const at = now();
   if (!last_used_at || Date.parse(at) - Date.parse(last_used_at) >= LAST_USED_RESOLUTION_MS) {
-    try {
-      db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, key_id);
-    } catch {
-      // Bookkeeping only: a busy database must not turn a valid key away.
-    }
+    recordUse(db, key_id, at);
   }
   return { keyId: key_id, organization, namespaces: parseJson<string[] | null>(namespaces, null) };
 }

@@ -408,10 +408,11 @@ function searchIndexTriggers(table: "chunks" | "memories", text: string, columns
   const remove = `
     UPDATE search_spaces SET units = search_spaces.units - 1, length = search_spaces.length - u.length
       FROM search_units u WHERE u.space = search_spaces.id AND search_spaces.id = ${space("old")} AND u.unit = old.rowid;
-    UPDATE search_terms SET units = search_terms.units - 1, text_units = search_terms.text_units - (x.tf > 0)
-      FROM (SELECT e.key AS term, e.value ->> 0 AS tf FROM search_units u, json_each(u.terms) e
-            WHERE u.space = ${space("old")} AND u.unit = old.rowid) x
-      WHERE search_terms.space = ${space("old")} AND search_terms.term = x.term;
+    UPDATE search_terms SET units = units - 1 WHERE space = ${space("old")} AND term IN
+      (SELECT e.key FROM search_units u, json_each(u.terms) e WHERE u.space = ${space("old")} AND u.unit = old.rowid);
+    UPDATE search_terms SET text_units = text_units - 1 WHERE space = ${space("old")} AND term IN
+      (SELECT e.key FROM search_units u, json_each(u.terms) e
+       WHERE u.space = ${space("old")} AND u.unit = old.rowid AND (e.value ->> 0) > 0);
     DELETE FROM search_postings WHERE space = ${space("old")} AND unit = old.rowid AND term IN
       (SELECT e.key FROM search_units u, json_each(u.terms) e WHERE u.space = ${space("old")} AND u.unit = old.rowid);
     DELETE FROM search_units WHERE space = ${space("old")} AND unit = old.rowid;`;

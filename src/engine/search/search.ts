@@ -11,6 +11,7 @@ import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { type Corpus, cachedStatement, hasMemories, type Scope } from "./scope.js";
 import { queryTerms, STOP_WORDS } from "./terms.js";
+import { weighSuperseded } from "./versions.js";
 import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
 
 /** What a search needs from the open engine. */
@@ -64,6 +65,7 @@ export async function search(
     filter: req.filter,
     includeForgotten: req.include?.forgotten === true,
     now: new Date().toISOString(),
+    includeSuperseded: true,
   };
 
   const corpora: Corpus[] = [];
@@ -110,7 +112,14 @@ export async function search(
     }
     lists.push(fuseCorpus(corpus, lex, vec, weight, similarity));
   }
-  let items = hydrate(db, selectHits(lists, threshold, dedup ? Number.POSITIVE_INFINITY : pool));
+  let items = weighSuperseded(
+    hydrate(db, selectHits(lists, threshold, Number.POSITIVE_INFINITY)).map((i) => ({
+      ...i,
+      isLatest: i.corpus === "chunks" || (i.row as MemoryRow).is_latest === 1,
+    })),
+    threshold,
+  );
+  if (!dedup) items = items.slice(0, pool);
   if (dedup) items = dropRepeats(items).slice(0, pool);
   if (rerank === "order") {
     items = rerankOrder(items, terms, (i) => lexical.get(i.scored.corpus)?.termIdf ?? []);

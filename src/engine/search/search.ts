@@ -11,8 +11,8 @@ import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { type Corpus, cachedStatement, hasMemories, type Scope } from "./scope.js";
 import { queryTerms, STOP_WORDS } from "./terms.js";
-import { weighSuperseded } from "./versions.js";
 import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
+import { weighSuperseded } from "./versions.js";
 
 /** What a search needs from the open engine. */
 export interface SearchDeps {

@@ -58,7 +58,12 @@ describe("relations between memories", () => {
     });
     const hits = found.body.results as { id: string; isLatest: boolean; similarity: number }[];
     expect(hits[0]).toMatchObject({ id: v3, isLatest: true });
-    expect(hits.slice(1).map((h) => h.id).sort()).toEqual([v1, v2].sort());
+    expect(
+      hits
+        .slice(1)
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual([v1, v2].sort());
     for (const h of hits.slice(1)) {
       expect(h.isLatest).toBe(false);
       expect(h.similarity).toBeLessThanOrEqual(hits[0]!.similarity * 0.5 + 1e-9);

@@ -77,7 +77,8 @@ const WEEKDAY_ABBREVIATIONS: [RegExp, string][] = [
   [/\bThurs?\b/gi, "Thu"],
 ];
 // "the 11th": a day of the document's month, which chrono leaves alone without a month name.
-const ORDINAL_DAY = /\b(?:on )?the (\d{1,2})(?:st|nd|rd|th)\b(?! (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|century|floor|grade|time|place|row|anniversary|birthday))/gi;
+const ORDINAL_DAY =
+  /\b(?:on )?the (\d{1,2})(?:st|nd|rd|th)\b(?! (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|century|floor|grade|time|place|row|anniversary|birthday))/gi;
 // Durations reaching back from the document date: "for three years now", "after 3 years".
 const DURATION =
   /\b(?:for|after) (?:the (?:past|last) )?(a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|\d{1,2}) (years?|months?)(?: now)?\b/gi;
@@ -152,17 +153,26 @@ export function resolveDates(sentence: string, ref: DayRef): DateSpan[] {
     const n = NUMBERS[m[1]!.toLowerCase()] ?? Number(m[1]);
     const years = /^year/i.test(m[2]!);
     const start = years ? ref.year - n : dayOf(Date.UTC(ref.year, ref.month - 1 - n, 15)).year;
-    const since = years ? `since about ${start}` : `since about ${MONTHS[(((ref.month - 1 - n) % 12) + 12) % 12]} ${start}`;
+    const since = years
+      ? `since about ${start}`
+      : `since about ${MONTHS[(((ref.month - 1 - n) % 12) + 12) % 12]} ${start}`;
     push(m.index, m.index + m[0].length, beside(m[0], since), null);
   }
   for (const m of sentence.matchAll(FEW_DAYS)) {
-    const replacement = /^a /i.test(m[0]) ? `a few days before ${refText}` : beside(m[0], `a few days before ${refText}`);
+    const replacement = /^a /i.test(m[0])
+      ? `a few days before ${refText}`
+      : beside(m[0], `a few days before ${refText}`);
     push(m.index, m.index + m[0].length, replacement, isoOf(noon(ref) - 3 * DAY_MS));
   }
   for (const m of sentence.matchAll(ORDINAL_DAY)) {
     const day = Number(m[1]);
     if (day < 1 || day > 31) continue;
-    push(m.index, m.index + m[0].length, beside(m[0], formatDay(ref.year, ref.month, day)), isoDay(ref.year, ref.month, day));
+    push(
+      m.index,
+      m.index + m[0].length,
+      beside(m[0], formatDay(ref.year, ref.month, day)),
+      isoDay(ref.year, ref.month, day),
+    );
   }
 
   // chrono reads "Tue" but not "Tues": a copy with the forms it knows (no longer than the originals).

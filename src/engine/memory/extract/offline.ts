@@ -167,11 +167,26 @@ function captionsOf(text: string): { caption: string; start: number; end: number
   for (const m of text.matchAll(CAPTION)) {
     let caption = (m[1] ?? m[2] ?? "").trim().replace(/[.\s]+$/, "");
     if (caption === "") continue;
-    if (m[1] !== undefined && !/^(?:an?|the|some|one|two|three)\s+(?:photo|picture|image|video|pic|selfie|screenshot)\b/i.test(caption))
+    if (
+      m[1] !== undefined &&
+      !/^(?:an?|the|some|one|two|three)\s+(?:photo|picture|image|video|pic|selfie|screenshot)\b/i.test(
+        caption,
+      )
+    )
       caption = `an image of ${caption}`;
     out.push({ caption, start: m.index, end: m.index + m[0].length });
   }
   return out;
+}
+
+/** Whether token `i` is the sentence's first word (after fillers and punctuation). */
+function opensWith(tokens: Token[], i: number): boolean {
+  return (
+    i >= 0 &&
+    tokens
+      .slice(0, i)
+      .every((t) => FILLER.has(t.lower) || t.pos === "PUNCT" || t.pos === "INTJ" || t.pos === "CCONJ")
+  );
 }
 
 /** The text with each span blanked (same length, so offsets hold). */
@@ -239,7 +254,10 @@ function lastPersonIn(tokens: Token[], people: Set<string>, self: string): strin
     const before = tokens[i - 1]?.lemma ?? "";
     const after = tokens[j + 1];
     const lower = name.toLowerCase();
-    if (lower !== self && (people.has(lower) || PERSON_NOUNS.has(before) || after?.pos === "VERB" || after?.pos === "AUX"))
+    if (
+      lower !== self &&
+      (people.has(lower) || PERSON_NOUNS.has(before) || after?.pos === "VERB" || after?.pos === "AUX")
+    )
       found = name;
     i = j;
   }
@@ -356,8 +374,9 @@ function rewrite(
     } else if (l === "i" || l === "me" || l === "myself") {
       word = self;
       agree = l === "i" && asSubject && !afterAnd && !/^(and|or)$/.test(next?.lower ?? "");
-    } else if (referent !== null && (l === "she" || l === "he") && asSubject) {
-      // "She lives in Berlin" about the person named last ("my sister Alice").
+    } else if (referent !== null && (l === "she" || l === "he")) {
+      // "She lives in Berlin" about the person named last ("my sister Alice"); "she" and "he" are
+      // always subjects (the tagger may miss the verb: "He bakes" reads as two nouns).
       word = referent;
       referred = true;
     } else if (referent !== null && l === "his") {
@@ -405,7 +424,8 @@ function rewrite(
       agree = false;
     }
     // Written together, kept together: "5K", "9am", "24/7" are one word as said.
-    if (t.space === "" && lastEnd === t.start && out.length > 0 && /^[\p{L}\p{N}]/u.test(value)) out.push(value);
+    if (t.space === "" && lastEnd === t.start && out.length > 0 && /^[\p{L}\p{N}]/u.test(value))
+      out.push(value);
     else emit(t.space, value);
     lastEnd = t.end;
   }
@@ -510,9 +530,12 @@ export function extractFacts(
   const peopleKeys = new Set(speakerNames);
   // The person named last, who a later "she" or "he" is (across turns: the reply often goes on about them).
   let lastPerson: string | null = null;
-  const dated = (list: DateSpan[]) => list.filter((sp): sp is DateSpan & { date: string } => sp.date !== null);
+  const dated = (list: DateSpan[]) =>
+    list.filter((sp): sp is DateSpan & { date: string } => sp.date !== null);
   const undatedSuffix = (memory: string, isStatic: boolean) =>
-    !isStatic && ref !== null && dateEvents ? `${memory.slice(0, -1)} (${formatDay(ref.year, ref.month, ref.day)}).` : memory;
+    !isStatic && ref !== null && dateEvents
+      ? `${memory.slice(0, -1)} (${formatDay(ref.year, ref.month, ref.day)}).`
+      : memory;
 
   for (const turn of turns) {
     signal?.throwIfAborted();
@@ -529,7 +552,10 @@ export function extractFacts(
     // What the turn shared (an image's caption) is a fact about the sharer; an image or video
     // address is nothing to remember. Both are blanked from the text the sentences are read from.
     const captions = captionsOf(turn.text);
-    const media = [...turn.text.matchAll(MEDIA_URL)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+    const media = [...turn.text.matchAll(MEDIA_URL)].map((m) => ({
+      start: m.index,
+      end: m.index + m[0].length,
+    }));
     for (const c of captions) {
       const memory = undatedSuffix(`${self} shared ${c.caption}.`, false);
       const key = normalized(memory);
@@ -592,7 +618,9 @@ export function extractFacts(
         isStatic: kind.isStatic,
         subject: impliedSubject
           ? selfKey
-          : (kind.subject ?? (referred && referent ? referent.toLowerCase() : namesPerson ? null : selfKey)),
+          : referred && referent && opensWith(tokens, pronoun)
+            ? referent.toLowerCase()
+            : (kind.subject ?? (namesPerson ? null : selfKey)),
         attribute: kind.attribute,
         eventDate,
         isInference: false,

@@ -65,7 +65,9 @@ describe("offline extractor", () => {
     expect(find(facts, "Caroline has known these friends for 4 years (since about 2019)")).toBeDefined();
     // A duration never dates a fact in the future (it once became "in 2027").
     for (const f of facts) expect(f.eventDate === null || f.eventDate <= "2023-06-09").toBe(true);
-    expect(find(facts, "went camping at the beach last summer (the summer of 2022)").eventDate).toBe("2022-06-01");
+    expect(find(facts, "went camping at the beach last summer (the summer of 2022)").eventDate).toBe(
+      "2022-06-01",
+    );
   });
 
   it("leaves dates alone when the document has none", async () => {
@@ -213,5 +215,104 @@ describe("offline extractor", () => {
     // "every Sunday" is a habit: no date is made of it.
     expect(both!.memory).toMatch(/^Melanie and Caroline go hiking every Sunday\b/);
     expect(both!.memory).not.toMatch(/the Sunday before/);
+  });
+
+  describe("time said the way people say it", () => {
+    // A Wednesday, 01:30 in the night.
+    const at = "2023-06-14T01:30:00Z";
+    const one = async (text: string, documentDate = at) => {
+      const facts = await extract({ text, documentDate });
+      expect(facts).toHaveLength(1);
+      return facts[0]!;
+    };
+
+    it("keeps the speaker's words and puts the absolute date or range beside them", async () => {
+      expect((await one("Kim: I baked bread last Sunday.")).memory).toBe(
+        "Kim baked bread last Sunday (11 June 2023).",
+      );
+      const week = await one("Kim: I repainted the fence last week.");
+      expect(week.memory).toBe("Kim repainted the fence last week (5-11 June 2023).");
+      expect(week.eventDate).toBe("2023-06-05");
+      expect((await one("Kim: I sold the old bike a few days ago.")).memory).toBe(
+        "Kim sold the old bike a few days before 14 June 2023.",
+      );
+      expect((await one("Kim: My nephew was born on the 11th.")).eventDate).toBe("2023-06-11");
+      expect((await one("Kim: I visit the museum next weekend.", "2023-05-31")).memory).toMatch(
+        /next weekend \(3-4 June 2023\)/,
+      );
+    });
+
+    it("dates 'last night' said after midnight the day before", async () => {
+      const f = await one("Kim: We watched the fireworks last night.");
+      expect(f.memory).toBe("Kim and others watched the fireworks last night (13 June 2023).");
+      expect(f.eventDate).toBe("2023-06-13");
+    });
+
+    it("turns a duration into a start, never a future date", async () => {
+      const f = await one("Kim: I have played the cello for three years now.");
+      expect(f.memory).toContain("for three years now (since about 2020)");
+      expect(f.eventDate === null || f.eventDate <= "2023-06-14").toBe(true);
+      const g = await one("Kim: After 4 years I finally finished the quilt.");
+      expect(g.memory).toContain("After 4 years (since about 2019)");
+    });
+
+    it("reads 'the other day' and 'Tues', and leaves 'the sun' and 'sat' alone", async () => {
+      expect((await one("Kim: The other day I fixed the boat engine.")).eventDate).toBe("2023-06-11");
+      expect((await one("Kim: On Tues I fixed the boat engine.")).memory).toBe(
+        "On Tues (13 June 2023) Kim fixed the boat engine.",
+      );
+      const sun = await one("Kim: I painted the sun over the harbour.");
+      expect(sun.memory).not.toMatch(/Sunday|June 11/);
+      expect(sun.eventDate).toBe("2023-06-14");
+      expect((await one("Kim: I sat down with the harbour master.")).memory).not.toMatch(/Saturday/);
+    });
+  });
+
+  describe("extraction that keeps the answer", () => {
+    it("reads timestamped turns with the engine's turn parser and joins continuation lines", async () => {
+      const facts = await extract({
+        text: [
+          "[2023-05-07 10:00] Caroline: I adopted a grey kitten named Pixel.",
+          "[2023-05-07 10:01] Melanie: My brother Tom runs a bakery in Leeds.",
+          "He bakes sourdough for the whole street.",
+        ].join("\n"),
+      });
+      expect(facts.map((f) => f.memory.replace(/ \(8 May 2023\)/, ""))).toEqual([
+        "Caroline adopted a grey kitten named Pixel.",
+        "Melanie's brother Tom runs a bakery in Leeds.",
+        "Tom bakes sourdough for the whole street.",
+      ]);
+      expect(facts[2]?.subject).toBe("tom");
+      expect(facts.every((f) => !f.memory.includes("["))).toBe(true);
+    });
+
+    it("resolves she/he to the person named last, and gives the fact that person as subject", async () => {
+      const facts = await extract({ text: "Ola: My friend Alice moved in March. She lives in Berlin now." });
+      expect(find(facts, "Alice lives in Berlin now")).toMatchObject({ subject: "alice" });
+    });
+
+    it("keeps numbers as written", async () => {
+      const facts = await extract({ text: "Ola: I ran a 5K in 31 minutes and I swim at least once a week." });
+      expect(facts[0]?.memory).toContain("a 5K in 31 minutes");
+      expect(facts[0]?.memory).toContain("at least once a week");
+    });
+
+    it("makes an image caption a fact about the sharer, and never a memory of a media URL", async () => {
+      const facts = await extract({
+        text: [
+          "Ola: Look at my garden! [image: a photo of tomato plants in a greenhouse] https://cdn.example.com/p/123.jpg",
+          "Ben: [shares a picture of a red kayak on a lake]",
+          "Ola: https://www.youtube.com/watch?v=abc123",
+        ].join("\n"),
+      });
+      expect(find(facts, "Ola shared a photo of tomato plants in a greenhouse")).toMatchObject({
+        subject: "ola",
+        isStatic: false,
+      });
+      expect(find(facts, "Ben shared a picture of a red kayak on a lake").subject).toBe("ben");
+      expect(facts.some((f) => /https?:|www\.|\.jpg|share\b/i.test(f.memory.replace(/shared/g, "")))).toBe(
+        false,
+      );
+    });
   });
 });

@@ -32,7 +32,6 @@ const MONTHS = [
   "November",
   "December",
 ];
-const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /** Parses `YYYY-MM-DD` or an ISO timestamp; a timestamp without offset is read as UTC. */
 export function parseDocumentDate(value: string | null | undefined): DayRef | null {

@@ -15,6 +15,8 @@
  * mostly noise ("art" as a skill is not "fine art"). A phrase keeps all its senses (they are few).
  *
  * Weights: a synonym 0.6, a direct kind 0.5, a kind of a kind 0.35, one level further 0.25.
+ * The WordNet licence asks that its notice go with every copy: assets/wordnet-expansions.LICENSE
+ * (copied from the package by hand when the table is rebuilt).
  * Layout: gzip of lines "head\tterm:weight,term:weight", heads with spaces between words.
  */
 import { readFileSync, writeFileSync } from "node:fs";

@@ -13,6 +13,7 @@ import { type Corpus, cachedStatement, hasMemories, type Scope } from "./scope.j
 import { queryTerms, STOP_WORDS } from "./terms.js";
 import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
 import { weighSuperseded } from "./versions.js";
+import { boostWindow, questionWindow, type Window } from "./when.js";
 
 /** What a search needs from the open engine. */
 export interface SearchDeps {
@@ -119,6 +120,8 @@ export async function search(
     })),
     threshold,
   );
+  // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
+  items = boostWindow(items, askedWindow(db, namespaceId, req.query));
   if (!dedup) items = items.slice(0, pool);
   if (dedup) items = dropRepeats(items).slice(0, pool);
   if (rerank === "order") {
@@ -128,6 +131,20 @@ export async function search(
   }
   items = items.slice(0, limit);
   return done(items.map((item) => toHit(db, item, namespaceId, req)));
+}
+
+/**
+ * The window the query asks about, relative to the namespace's latest document date (a store of
+ * last year's conversations answers "last spring" about that year), or to now without one.
+ */
+function askedWindow(db: DatabaseSync, namespaceId: string, query: string): Window | null {
+  if (questionWindow(query, new Date()) === null) return null;
+  const latest = cachedStatement(
+    db,
+    "SELECT max(document_date) AS d FROM documents WHERE namespace_id = ? AND document_date IS NOT NULL",
+  ).get(namespaceId) as { d: string | null } | undefined;
+  const ref = latest?.d ? new Date(latest.d) : new Date();
+  return questionWindow(query, Number.isNaN(ref.getTime()) ? new Date() : ref);
 }
 
 async function embedQuery(
@@ -157,6 +174,7 @@ interface ChunkRow {
   end_offset: number;
   created_at: string;
   metadata: string;
+  document_date: string | null;
 }
 
 interface MemoryRow {
@@ -169,12 +187,15 @@ interface MemoryRow {
   document_id: string | null;
   created_at: string;
   updated_at: string;
+  event_date: string | null;
 }
 
 /** A hit candidate with its row (and what dedup reads). */
 type Item = RerankItem & {
   row: ChunkRow | MemoryRow;
   corpus: Corpus;
+  /** When it happened: a memory's event date, a chunk's document date. */
+  date: string | null;
   start?: number;
   end?: number;
   sources?: { documentId: string; start: number | null }[];
@@ -189,7 +210,8 @@ function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
   if (selected.some((s) => s.corpus === "chunks")) {
     const rows = cachedStatement(
       db,
-      `SELECT c.rowid, c.id, c.document_id, c.position, c.text, c.start_offset, c.end_offset, c.created_at, d.metadata
+      `SELECT c.rowid, c.id, c.document_id, c.position, c.text, c.start_offset, c.end_offset, c.created_at, d.metadata,
+              d.document_date
          FROM json_each(?) j CROSS JOIN chunks c ON c.rowid = j.value CROSS JOIN documents d ON d.id = c.document_id`,
     ).all(ids("chunks")) as unknown as ChunkRow[];
     for (const r of rows) chunks.set(r.rowid, r);
@@ -198,7 +220,7 @@ function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
     const rows = cachedStatement(
       db,
       `SELECT m.rowid, m.id, m.memory, m.metadata, m.is_latest, m.is_inference, m.document_id,
-              m.created_at, m.updated_at
+              m.created_at, m.updated_at, m.event_date
        FROM json_each(?) j CROSS JOIN memories m ON m.rowid = j.value`,
     ).all(ids("memories")) as unknown as MemoryRow[];
     for (const r of rows) memories.set(r.rowid, r);
@@ -229,6 +251,7 @@ function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
           scored,
           row,
           corpus: "chunks",
+          date: row.document_date,
           text: row.text,
           documentId: row.document_id,
           position: row.position,
@@ -242,6 +265,7 @@ function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
           scored,
           row,
           corpus: "memories",
+          date: row.event_date,
           text: row.memory,
           documentId: row.document_id,
           sources: sources.get(row.id) ?? [],

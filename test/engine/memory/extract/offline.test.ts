@@ -30,7 +30,9 @@ describe("offline extractor", () => {
       documentDate: "2022-04-15",
     });
     expect(facts[0]).toMatchObject({ subject: "nate", eventDate: "2022-04-04" });
-    expect(facts[0]?.memory).toMatch(/^Nate dyed their hair last week \(4-10 April 2022\)/);
+    expect(facts[0]?.memory).toMatch(
+      /^Nate dyed their hair last week \(4-10 April 2022, the week before 15 April 2022\)/,
+    );
   });
 
   it("resolves 'you' to the other speaker of a two-person conversation", async () => {
@@ -50,8 +52,12 @@ describe("offline extractor", () => {
       ].join("\n"),
     });
     expect(find(facts, "support group yesterday (7 May 2023)").eventDate).toBe("2023-05-07");
-    expect(find(facts, "charity race last Friday (5 May 2023)").eventDate).toBe("2023-05-05");
-    expect(find(facts, "talk at a school last week (1-7 May 2023)").eventDate).toBe("2023-05-01");
+    expect(find(facts, "charity race last Friday (5 May 2023, the Friday before 8 May 2023)").eventDate).toBe(
+      "2023-05-05",
+    );
+    expect(
+      find(facts, "talk at a school last week (1-7 May 2023, the week before 8 May 2023)").eventDate,
+    ).toBe("2023-05-01");
     expect(find(facts, "broke his arm two days ago (6 May 2023)").eventDate).toBe("2023-05-06");
     expect(find(facts, "camping next month (June 2023)").eventDate).toBe("2023-06-01");
     expect(find(facts, "lake sunrise last year (2022)").eventDate).toBe("2022-01-01");
@@ -228,17 +234,19 @@ describe("offline extractor", () => {
 
     it("keeps the speaker's words and puts the absolute date or range beside them", async () => {
       expect((await one("Kim: I baked bread last Sunday.")).memory).toBe(
-        "Kim baked bread last Sunday (11 June 2023).",
+        "Kim baked bread last Sunday (11 June 2023, the Sunday before 14 June 2023).",
       );
       const week = await one("Kim: I repainted the fence last week.");
-      expect(week.memory).toBe("Kim repainted the fence last week (5-11 June 2023).");
+      expect(week.memory).toBe(
+        "Kim repainted the fence last week (5-11 June 2023, the week before 14 June 2023).",
+      );
       expect(week.eventDate).toBe("2023-06-05");
       expect((await one("Kim: I sold the old bike a few days ago.")).memory).toBe(
         "Kim sold the old bike a few days before 14 June 2023.",
       );
       expect((await one("Kim: My nephew was born on the 11th.")).eventDate).toBe("2023-06-11");
       expect((await one("Kim: I visit the museum next weekend.", "2023-05-31")).memory).toMatch(
-        /next weekend \(3-4 June 2023\)/,
+        /next weekend \(3-4 June 2023, the weekend after 31 May 2023\)/,
       );
     });
 
@@ -259,7 +267,7 @@ describe("offline extractor", () => {
     it("reads 'the other day' and 'Tues', and leaves 'the sun' and 'sat' alone", async () => {
       expect((await one("Kim: The other day I fixed the boat engine.")).eventDate).toBe("2023-06-11");
       expect((await one("Kim: On Tues I fixed the boat engine.")).memory).toBe(
-        "On Tues (13 June 2023) Kim fixed the boat engine.",
+        "On Tues (13 June 2023, the Tuesday before 14 June 2023) Kim fixed the boat engine.",
       );
       const sun = await one("Kim: I painted the sun over the harbour.");
       expect(sun.memory).not.toMatch(/Sunday|June 11/);

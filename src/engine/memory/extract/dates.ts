@@ -153,6 +153,12 @@ export function resolveDates(sentence: string, ref: DayRef): DateSpan[] {
   };
 
   for (const m of sentence.matchAll(DURATION)) {
+    // "for two years" reaches back to now only in a present perfect ("I've lived here for two
+    // years") or with "now"; "I'm moving to Japan for two years" and "I lived there for two years"
+    // start nothing. "after N years" is told from now.
+    const reachesBack =
+      /^after/i.test(m[0]) || /\bnow$/i.test(m[0]) || /\b(?:have|has)\b|['’]ve\b/i.test(sentence);
+    if (!reachesBack) continue;
     const n = NUMBERS[m[1]!.toLowerCase()] ?? Number(m[1]);
     const years = /^year/i.test(m[2]!);
     const start = years ? ref.year - n : dayOf(Date.UTC(ref.year, ref.month - 1 - n, 15)).year;

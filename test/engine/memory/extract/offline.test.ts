@@ -262,6 +262,10 @@ describe("offline extractor", () => {
       expect(f.eventDate === null || f.eventDate <= "2023-06-14").toBe(true);
       const g = await one("Kim: After 4 years I finally finished the quilt.");
       expect(g.memory).toContain("After 4 years (since about 2019)");
+      // A duration that does not reach back to now starts nothing.
+      const plan = await one("Kim: I am moving to Kyoto for two years.");
+      expect(plan.memory).not.toMatch(/since/);
+      expect(plan.eventDate === null || plan.eventDate <= "2023-06-14").toBe(true);
     });
 
     it("reads 'the other day' and 'Tues', and leaves 'the sun' and 'sat' alone", async () => {

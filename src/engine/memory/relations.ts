@@ -310,8 +310,10 @@ function applyOne(
     if (base.attribute) {
       // Candidates are newest first: the current value of the attribute is the first.
       const older = live.find((c) => c.row.subject === subject && c.row.attribute === base.attribute);
-      const olderSpeaker = (older?.row as { speaker?: string | null } | undefined)?.speaker ?? older?.speaker;
-      if (older && supersedes({ ...base, speaker }, { ...older.row, speaker: olderSpeaker ?? null })) {
+      // The row's speaker column (read with m.*), else who said it when this process stored it.
+      const olderSpeaker =
+        (older?.row as { speaker?: string | null } | undefined)?.speaker ?? older?.speaker ?? null;
+      if (older && supersedes({ ...base, speaker }, { ...older.row, speaker: olderSpeaker })) {
         const row = insert({ ...base, parent: older.row });
         return { memoryId: row.id, outcome: "updated", relatedTo: older.row.id };
       }

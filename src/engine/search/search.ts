@@ -122,8 +122,7 @@ export async function search(
   );
   // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
   items = boostWindow(items, askedWindow(db, namespaceId, req.query));
-  if (!dedup) items = items.slice(0, pool);
-  if (dedup) items = dropRepeats(items).slice(0, pool);
+  items = (dedup ? dropRepeats(items) : items).slice(0, pool);
   if (rerank === "order") {
     items = rerankOrder(items, terms, (i) => lexical.get(i.scored.corpus)?.termIdf ?? []);
   } else if (rerank === "aggregate") {

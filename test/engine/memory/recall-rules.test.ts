@@ -97,11 +97,12 @@ describe("superseding only what is superseded", () => {
   });
 
   it("does not let one speaker's statement retire another's in a conversation", async () => {
-    await converse("pair", "Ana: Ben lives in Porto.\nBen: Ha, not anymore.", "2023-05-01");
-    await converse("pair", "Ben: I live in Braga now, I moved for work.\nAna: Cool.", "2023-06-01");
+    // Same subject (ben), same attribute (work), both state facts: only the speakers differ.
+    await converse("pair", "Ana: Ben works as a nurse at the clinic.\nBen: Ha, not anymore.", "2023-05-01");
+    await converse("pair", "Ben: I work as a teacher at the high school now.\nAna: Cool.", "2023-06-01");
     const all = await listAll("pair", w);
-    const porto = all.find((m) => m.memory.includes("Porto"));
-    expect(porto?.isLatest).toBe(true);
+    expect(all.find((m) => m.memory.includes("nurse"))?.isLatest).toBe(true);
+    expect(all.find((m) => m.memory.includes("teacher"))?.isLatest).toBe(true);
   });
 });
 

@@ -202,6 +202,8 @@ export function resolveDates(sentence: string, ref: DayRef): DateSpan[] {
     const lower = text.toLowerCase();
     // "now" is the document date itself, and "for 4 years" a duration: neither is a date.
     if (/^(?:right |just )?now$/.test(lower) || /^for\b/.test(lower)) continue;
+    // "24/7" is all the time, not 24 July.
+    if (/^24\/7$/.test(lower)) continue;
     // "the sun", "I sat down": an abbreviation in lower case, or after an article, is a word.
     const bare = lower.replace(/^(?:on|last|next|this) /, "");
     if (WORDLIKE.test(bare) && (text === lower || /\b(?:the|a|an)\s+$/i.test(sentence.slice(0, r.index))))

@@ -423,9 +423,8 @@ function rewrite(
     } else if (agree && t.pos !== "ADV" && t.pos !== "PART") {
       agree = false;
     }
-    // Written together, kept together: "5K", "9am", "24/7" are one word as said.
-    if (t.space === "" && lastEnd === t.start && out.length > 0 && /^[\p{L}\p{N}]/u.test(value))
-      out.push(value);
+    // Written together, kept together: "5K", "9am", "24/7", "hip-hop" are one word as said.
+    if (t.space === "" && lastEnd === t.start && out.length > 0) out.push(value);
     else emit(t.space, value);
     lastEnd = t.end;
   }

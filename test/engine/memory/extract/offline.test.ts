@@ -307,6 +307,12 @@ describe("offline extractor", () => {
       const facts = await extract({ text: "Ola: I ran a 5K in 31 minutes and I swim at least once a week." });
       expect(facts[0]?.memory).toContain("a 5K in 31 minutes");
       expect(facts[0]?.memory).toContain("at least once a week");
+      const shift = await extract({
+        text: "Ola: I dance hip-hop and my gym is open 24/7 for night-shift workers.",
+      });
+      expect(shift[0]?.memory).toContain("hip-hop");
+      expect(shift[0]?.memory).toContain("open 24/7 for night-shift workers");
+      expect(shift[0]?.memory).not.toMatch(/July/);
     });
 
     it("makes an image caption a fact about the sharer, and never a memory of a media URL", async () => {

@@ -173,7 +173,6 @@ interface ChunkRow {
   end_offset: number;
   created_at: string;
   metadata: string;
-  document_date: string | null;
 }
 
 interface MemoryRow {
@@ -193,7 +192,7 @@ interface MemoryRow {
 type Item = RerankItem & {
   row: ChunkRow | MemoryRow;
   corpus: Corpus;
-  /** When it happened: a memory's event date, a chunk's document date. */
+  /** When it happened: a memory's event date (null for chunks). */
   date: string | null;
   start?: number;
   end?: number;
@@ -209,8 +208,7 @@ function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
   if (selected.some((s) => s.corpus === "chunks")) {
     const rows = cachedStatement(
       db,
-      `SELECT c.rowid, c.id, c.document_id, c.position, c.text, c.start_offset, c.end_offset, c.created_at, d.metadata,
-              d.document_date
+      `SELECT c.rowid, c.id, c.document_id, c.position, c.text, c.start_offset, c.end_offset, c.created_at, d.metadata
          FROM json_each(?) j CROSS JOIN chunks c ON c.rowid = j.value CROSS JOIN documents d ON d.id = c.document_id`,
     ).all(ids("chunks")) as unknown as ChunkRow[];
     for (const r of rows) chunks.set(r.rowid, r);
@@ -250,7 +248,8 @@ function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
           scored,
           row,
           corpus: "chunks",
-          date: row.document_date,
+          // A conversation's day is not the day of what it tells ("last Sunday"): chunks are not dated.
+          date: null,
           text: row.text,
           documentId: row.document_id,
           position: row.position,

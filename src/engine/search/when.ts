@@ -119,8 +119,10 @@ export function inWindow(date: string | null | undefined, w: Window): boolean {
 }
 
 /**
- * Raises hits dated inside the window (memories by their event date, chunks by their document's
- * date) and restores the order; hits outside keep their similarity.
+ * Raises hits dated inside the window (memories by their event date) and restores the order;
+ * hits outside, and undated ones, keep their similarity. Chunks are not dated by their document's
+ * day: what a conversation tells often happened before it (LoCoMo chunks-only at 3000 characters
+ * went 0.756 -> 0.755 in one store and 0.747 -> 0.744 with a store per conversation when they were).
  */
 export function boostWindow<T extends { scored: { similarity: number }; date: string | null }>(
   items: readonly T[],

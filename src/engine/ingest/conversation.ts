@@ -9,6 +9,8 @@ export interface Turn {
   role: string;
   start: number;
   end: number;
+  /** Where what was said begins: after the timestamp and "Role: " (the turn's start without a role). */
+  bodyStart: number;
 }
 
 // A role is 1-4 words of letters/digits (with . ' - inside), at most 40 characters, then ": " and text.
@@ -82,7 +84,8 @@ export function conversationTurns(text: string): Turn[] {
     if (role === null && last !== undefined) {
       last.end = end;
     } else {
-      turns.push({ role: role ?? "", start, end });
+      const body = role === null ? 0 : (TURN_LINE.exec(line)?.[0].length ?? 1) - 1;
+      turns.push({ role: role ?? "", start, end, bodyStart: role === null ? start : lineStart + body });
     }
   }
   return turns;

@@ -2,6 +2,7 @@ import type { ForgetResponse } from "../../api/memories.js";
 import type { Embedder } from "../models/embedder.js";
 import { search } from "../search/search.js";
 import { type Db, transaction } from "../store/db.js";
+import { queryTerms, stemTexts } from "../text/terms.js";
 import { markForgotten } from "./repository.js";
 
 /**
@@ -18,6 +19,21 @@ export const FORGET_SEMANTIC_LIMIT = 100;
  * half of the query's information (its idf mass: tanh⁻¹ 0.45 ≈ 0.48, see search/fusion.ts).
  */
 export const FORGET_SEMANTIC_THRESHOLD = 0.45;
+/**
+ * Share of the query's informative terms a memory's own text must hold. Search also weighs the
+ * text around a memory (its source turns), which is right for finding but not for forgetting:
+ * "forget dark roast coffee" must not forget "She lives in Berlin" because coffee came up nearby.
+ */
+export const FORGET_OWN_TEXT_SHARE = 0.5;
+
+/** Whether the memory's own words hold at least FORGET_OWN_TEXT_SHARE of the query's terms. */
+export function matchesOwnText(query: string, memory: string): boolean {
+  const terms = queryTerms(query);
+  if (terms.length === 0) return false;
+  const own = new Set(stemTexts([memory])[0] ?? []);
+  const held = terms.filter((t) => t.stems.length > 0 && t.stems.every((s) => own.has(s))).length;
+  return held > 0 && held / terms.length >= FORGET_OWN_TEXT_SHARE;
+}
 
 /** Forgets memories of one namespace by exact id; unknown ids (or another namespace's) are reported. */
 export function forgetByIds(
@@ -64,8 +80,10 @@ export async function forgetByMeaning(
     { query, searchMode: "memories", limit: FORGET_SEMANTIC_LIMIT, threshold: FORGET_SEMANTIC_THRESHOLD },
     signal,
   );
+  // Only current versions, and only on the memory's own words (see FORGET_OWN_TEXT_SHARE).
   const matches = found.results
-    .filter((h): h is typeof h & { memory: string } => typeof h.memory === "string")
+    .filter((h): h is typeof h & { memory: string } => typeof h.memory === "string" && h.isLatest !== false)
+    .filter((h) => matchesOwnText(query, h.memory))
     .map((h) => ({ id: h.id, memory: h.memory }));
   if (dryRun || !namespaceId || matches.length === 0) return { count: 0, matches, errors: [] };
   return forgetByIds(

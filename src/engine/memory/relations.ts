@@ -25,7 +25,37 @@ import {
 export type Fact = ExtractedFact & {
   forgetAfter?: string | null;
   vector?: { model: string; embedding: Float32Array };
+  /** Who said the fact's source turn, lowercased (conversations); the dreamer sets it. */
+  speaker?: string | null;
 };
+
+/**
+ * Attributes that hold one value at a time: a new value for the same subject replaces the old one
+ * (someone lives in one place, has one job, one relationship status, one age, one favourite of a
+ * kind, likes or dislikes a thing). Others add up: a second pet, child, degree or identity is more,
+ * not instead.
+ */
+const SINGLE_VALUED = new Set(["home", "work", "relationship", "age"]);
+const singleValued = (attribute: string) =>
+  SINGLE_VALUED.has(attribute) || attribute.startsWith("favorite") || attribute.startsWith("likes_");
+
+/**
+ * Whether a new fact retires the older memory of the same subject and attribute: only a state fact
+ * (static, stated without a date of its own) over an older state fact of a single-valued attribute,
+ * told by the same source of truth (the same speaker: what Bob says about where he lives does not
+ * retire what Alice said). Dated facts are events: an event never supersedes another.
+ */
+export function supersedes(
+  fact: { isStatic: boolean; eventDate: string | null; attribute: string | null; speaker?: string | null },
+  older: { is_static: number; event_date: string | null; attribute: string | null; speaker?: string | null },
+): boolean {
+  if (!fact.attribute || fact.attribute !== older.attribute || !singleValued(fact.attribute)) return false;
+  if (!fact.isStatic || older.is_static !== 1) return false;
+  if (fact.eventDate !== null || older.event_date !== null) return false;
+  const a = fact.speaker ?? null;
+  const b = older.speaker ?? null;
+  return a === null || b === null || a === b;
+}
 
 /** The document the facts came from. */
 export interface FactSource {
@@ -157,6 +187,8 @@ interface MemoryText {
   norm: string;
   stems: Set<string>;
   negated: boolean;
+  /** Who said it, when this process inserted it (the row's own column is set after its document's facts). */
+  speaker?: string | null;
 }
 
 interface Candidate extends MemoryText {
@@ -223,11 +255,12 @@ function applyOne(
   const subject = fact.subject?.trim().toLowerCase() || null;
   const forgetAfter = earliest(src.forgetAfter, normalizeExpiry(fact.forgetAfter));
   const attribute = fact.attribute?.trim().toLowerCase() || null;
+  const speaker = fact.speaker?.toLowerCase() ?? null;
   const candidates = candidatesFor(db, src, fact.memory, subject, attribute);
   const insert = (m: NewMemoryRow): MemoryRow => {
     const row = insertMemory(db, m);
     // The next facts (of this document and later ones) compare with it without re-reading it.
-    rememberText(row.id, { norm, stems, negated });
+    rememberText(row.id, { norm, stems, negated, speaker });
     return row;
   };
   // Expired (past forget_after) memories count as gone: they neither absorb nor anchor new facts.
@@ -275,7 +308,10 @@ function applyOne(
     if (base.attribute) {
       // Candidates are newest first: the current value of the attribute is the first.
       const older = live.find((c) => c.row.subject === subject && c.row.attribute === base.attribute);
-      if (older) {
+      // The row's speaker column (read with m.*), else who said it when this process stored it.
+      const olderSpeaker =
+        (older?.row as { speaker?: string | null } | undefined)?.speaker ?? older?.speaker ?? null;
+      if (older && supersedes({ ...base, speaker }, { ...older.row, speaker: olderSpeaker })) {
         const row = insert({ ...base, parent: older.row });
         return { memoryId: row.id, outcome: "updated", relatedTo: older.row.id };
       }

@@ -14,6 +14,8 @@ export interface Scope {
   includeForgotten?: boolean | undefined;
   /** ISO time that `forget_after` is compared with; now by default. */
   now?: string | undefined;
+  /** Memories: also versions a newer one superseded (search weighs them lower, see versions.ts). */
+  includeSuperseded?: boolean | undefined;
 }
 
 /** The filter target of a chunk row `c` joined with its document `d`. */
@@ -53,7 +55,7 @@ export function scopeSql(corpus: Corpus, scope: Scope): { sql: string; params: S
         params: [scope.now ?? new Date().toISOString()],
       };
   return {
-    sql: `m.namespace_id = ? AND m.is_latest = 1 AND ${live.sql} AND ${f.sql}`,
+    sql: `m.namespace_id = ? AND ${scope.includeSuperseded ? "" : "m.is_latest = 1 AND "}${live.sql} AND ${f.sql}`,
     params: [scope.namespaceId, ...live.params, ...f.params],
   };
 }

@@ -12,6 +12,8 @@ import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { type Corpus, cachedStatement, hasMemories, type Scope } from "./scope.js";
 import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
+import { weighSuperseded } from "./versions.js";
+import { boostWindow, questionWindow, type Window } from "./when.js";
 
 /** What a search needs from the open engine. */
 export interface SearchDeps {
@@ -64,6 +66,7 @@ export async function search(
     filter: req.filter,
     includeForgotten: req.include?.forgotten === true,
     now: new Date().toISOString(),
+    includeSuperseded: true,
   };
 
   const corpora: Corpus[] = [];
@@ -110,8 +113,16 @@ export async function search(
     }
     lists.push(fuseCorpus(corpus, lex, vec, weight, similarity));
   }
-  let items = hydrate(db, selectHits(lists, threshold, dedup ? Number.POSITIVE_INFINITY : pool));
-  if (dedup) items = dropRepeats(items).slice(0, pool);
+  let items = weighSuperseded(
+    hydrate(db, selectHits(lists, threshold, Number.POSITIVE_INFINITY)).map((i) => ({
+      ...i,
+      isLatest: i.corpus === "chunks" || (i.row as MemoryRow).is_latest === 1,
+    })),
+    threshold,
+  );
+  // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
+  items = boostWindow(items, askedWindow(db, namespaceId, req.query));
+  items = (dedup ? dropRepeats(items) : items).slice(0, pool);
   if (rerank === "order") {
     items = rerankOrder(items, terms, (i) => lexical.get(i.scored.corpus)?.termIdf ?? []);
   } else if (rerank === "aggregate") {
@@ -119,6 +130,20 @@ export async function search(
   }
   items = items.slice(0, limit);
   return done(items.map((item) => toHit(db, item, namespaceId, req)));
+}
+
+/**
+ * The window the query asks about, relative to the namespace's latest document date (a store of
+ * last year's conversations answers "last spring" about that year), or to now without one.
+ */
+function askedWindow(db: DatabaseSync, namespaceId: string, query: string): Window | null {
+  if (questionWindow(query, new Date()) === null) return null;
+  const latest = cachedStatement(
+    db,
+    "SELECT max(document_date) AS d FROM documents WHERE namespace_id = ? AND document_date IS NOT NULL",
+  ).get(namespaceId) as { d: string | null } | undefined;
+  const ref = latest?.d ? new Date(latest.d) : new Date();
+  return questionWindow(query, Number.isNaN(ref.getTime()) ? new Date() : ref);
 }
 
 async function embedQuery(
@@ -160,12 +185,15 @@ interface MemoryRow {
   document_id: string | null;
   created_at: string;
   updated_at: string;
+  event_date: string | null;
 }
 
 /** A hit candidate with its row (and what dedup reads). */
 type Item = RerankItem & {
   row: ChunkRow | MemoryRow;
   corpus: Corpus;
+  /** When it happened: a memory's event date (null for chunks). */
+  date: string | null;
   start?: number;
   end?: number;
   sources?: { documentId: string; start: number | null }[];
@@ -189,7 +217,7 @@ function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
     const rows = cachedStatement(
       db,
       `SELECT m.rowid, m.id, m.memory, m.metadata, m.is_latest, m.is_inference, m.document_id,
-              m.created_at, m.updated_at
+              m.created_at, m.updated_at, m.event_date
        FROM json_each(?) j CROSS JOIN memories m ON m.rowid = j.value`,
     ).all(ids("memories")) as unknown as MemoryRow[];
     for (const r of rows) memories.set(r.rowid, r);
@@ -220,6 +248,8 @@ function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
           scored,
           row,
           corpus: "chunks",
+          // A conversation's day is not the day of what it tells ("last Sunday"): chunks are not dated.
+          date: null,
           text: row.text,
           documentId: row.document_id,
           position: row.position,
@@ -233,6 +263,7 @@ function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
           scored,
           row,
           corpus: "memories",
+          date: row.event_date,
           text: row.memory,
           documentId: row.document_id,
           sources: sources.get(row.id) ?? [],

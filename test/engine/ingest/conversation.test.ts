@@ -56,5 +56,18 @@ describe("conversationTurns", () => {
       "user: here is my list\n- eggs",
       "assistant: noted.",
     ]);
+    expect(turns.map((t) => text.slice(t.bodyStart, t.end))).toEqual(["here is my list\n- eggs", "noted."]);
+  });
+
+  it("starts what was said after a timestamp and the role; text before any turn has no role", () => {
+    const text =
+      "Notes from the call\n[2023-05-07 10:00] Caroline:  I adopted a kitten.\n[2023-05-07 10:01] Dr. Smith: Lovely.";
+    const turns = conversationTurns(text);
+    expect(turns.map((t) => t.role)).toEqual(["", "Caroline", "Dr. Smith"]);
+    expect(turns.map((t) => text.slice(t.bodyStart, t.end))).toEqual([
+      "Notes from the call",
+      "I adopted a kitten.",
+      "Lovely.",
+    ]);
   });
 });

@@ -197,7 +197,7 @@ describe("chunk search", () => {
 });
 
 describe("memory search", () => {
-  it("searches latest, live memories only; include.forgotten adds forgotten ones", async () => {
+  it("searches live memories, superseded versions weighed lower; include.forgotten adds forgotten ones", async () => {
     const old = store.memory(ns, "Caroline lives in Stockholm.", { isLatest: false });
     const latest = store.memory(ns, "Caroline lives in Berlin.", { parentMemoryId: old, version: 2 });
     const forgotten = store.memory(ns, "Caroline lives in a flat near Berlin zoo.", { isForgotten: true });
@@ -209,11 +209,13 @@ describe("memory search", () => {
     });
     const q = { query: "Where does Caroline live?", searchMode: "memories" as const, threshold: 0 };
     const res = await run(q);
-    expect(res.results.map((r) => r.id).sort()).toEqual([latest, future].sort());
-    for (const r of res.results) expect(r).toMatchObject({ isLatest: true, isInference: false });
+    expect(res.results.map((r) => r.id).sort()).toEqual([latest, future, old].sort());
+    // The superseded version comes last, marked, at half the similarity it would have had.
+    expect(res.results.at(-1)).toMatchObject({ id: old, isLatest: false });
+    for (const r of res.results.slice(0, -1)) expect(r).toMatchObject({ isLatest: true, isInference: false });
     const withForgotten = await run({ ...q, include: { forgotten: true } });
     expect(withForgotten.results.map((r) => r.id).sort()).toEqual(
-      [latest, forgotten, expired, future].sort(),
+      [latest, forgotten, expired, future, old].sort(),
     );
   });
 

@@ -114,6 +114,8 @@ export class TestStore {
       speaker?: string;
       /** Where in its document's text it was said (a memory_sources row). */
       sourceStart?: number;
+      /** YYYY-MM-DD the fact is about. */
+      eventDate?: string;
     } = {},
   ): string {
     const id = newId("mem");
@@ -121,8 +123,8 @@ export class TestStore {
     this.db
       .prepare(
         `INSERT INTO memories (id, namespace_id, memory, metadata, is_inference, is_latest, is_forgotten, version,
-           parent_memory_id, forget_after, document_id, context, speaker, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           parent_memory_id, forget_after, document_id, context, speaker, event_date, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -138,6 +140,7 @@ export class TestStore {
         opts.documentId ?? null,
         opts.context ?? "",
         opts.speaker ?? null,
+        opts.eventDate ?? null,
         t,
         t,
       );

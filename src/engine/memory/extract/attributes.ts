@@ -72,7 +72,8 @@ const RULES: { attribute: string; lemmas: Set<string>; needs?: Set<string> }[] =
 const PREFERENCE = new Set(["love", "like", "enjoy", "prefer", "hate", "dislike", "adore", "fancy"]);
 const STATE = new Set(["be", "have", "own", "believe", "know", "value", "need", "live", "work", "belong"]);
 const PLAN = new Set(["will", "gonna", "plan", "hope", "intend", "next", "soon", "upcoming", "tomorrow"]);
-const RECENT = new Set(["recently", "lately", "currently", "now", "today", "yesterday", "just"]);
+// Words that make a state recent, not lasting: "I have a concert tonight" is this week's news.
+const RECENT = new Set(["recently", "lately", "currently", "now", "today", "tonight", "yesterday", "just"]);
 const NOMINAL = new Set(["NOUN", "PROPN", "PRON"]);
 
 /** Present tense (or base form) of a verb: the value is its lemma, or lemma + s. */

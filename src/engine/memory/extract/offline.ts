@@ -1,3 +1,4 @@
+import { conversationTurns } from "../../ingest/conversation.js";
 import { classify } from "./attributes.js";
 import { readContext } from "./context.js";
 import { type DateSpan, type DayRef, formatDay, parseDocumentDate, resolveDates } from "./dates.js";
@@ -23,7 +24,6 @@ interface Turn {
   offset: number;
 }
 
-const TURN = /^[ \t]*([^:\n]{1,60}?)[ \t]*:[ \t]*(.*\S)[ \t]*$/gm;
 // Speakers whose turns carry no facts about the people in the conversation.
 const AGENT = new Set(["assistant", "system", "ai", "bot", "model", "tool"]);
 const USER = new Set(["user", "human", "me"]);
@@ -136,16 +136,132 @@ const INTENSIFIERS = new Set([
 ]);
 const MODAL = /^(will|would|should|can|could|might|may|must|shall)$/;
 
-/** Parses "Speaker: text" lines; content before the first turn and lines without a speaker join the last turn. */
+/**
+ * The turns of a transcript, read by the engine's one turn parser (ingest/conversation.ts): a
+ * timestamp before the role is not part of it, and a line without a role continues the turn
+ * before it. Line breaks inside a turn read as spaces (offsets unchanged).
+ */
 function turnsOf(input: ExtractionInput): Turn[] {
   if (input.format !== "conversation") return [{ speaker: null, text: input.text, offset: 0 }];
-  const turns: Turn[] = [];
-  for (const m of input.text.matchAll(TURN)) {
-    const speaker = m[1]!.trim();
-    const text = m[2]!;
-    turns.push({ speaker, text, offset: m.index + m[0].indexOf(text) });
-  }
+  const turns = conversationTurns(input.text).map((t) => ({
+    speaker: t.role === "" ? null : t.role,
+    text: input.text.slice(t.bodyStart, t.end).replace(/\n/g, " "),
+    offset: t.bodyStart,
+  }));
   return turns.length > 0 ? turns : [{ speaker: null, text: input.text, offset: 0 }];
+}
+
+// "[image: a dog on the beach]", "[shares a photo of a dog]", "(photo: ...)": what a turn shared.
+const CAPTION =
+  /[[(](?:(?:image|photo|picture|pic|video)(?: shared| attached)?:\s*([^\])\n]+)|(?:shares?|shared|sends?|sent|posts?|posted|attaches|attached)\s+((?:an?|the|one|two|three|some)\s[^\])\n]+))[\])]/gi;
+// An image or video address: a file to look at, not a fact.
+const MEDIA_URL =
+  /\b(?:https?:\/\/|www\.)\S+?\.(?:jpe?g|png|gif|webp|heic|bmp|svg|mp4|mov|webm|avi|mkv|m4v)(?:[?#]\S*)?(?=[\s)\]]|$)|\bhttps?:\/\/\S*(?:imgur|giphy|youtu\.?be|vimeo|tenor|instagram|flickr)\S*/gi;
+
+/**
+ * The facts of what a turn shared: "[image: a dog on the beach]" said by Caroline is "Caroline
+ * shared an image of a dog on the beach", about Caroline.
+ */
+function captionsOf(text: string): { caption: string; start: number; end: number }[] {
+  const out: { caption: string; start: number; end: number }[] = [];
+  for (const m of text.matchAll(CAPTION)) {
+    let caption = (m[1] ?? m[2] ?? "").trim().replace(/[.\s]+$/, "");
+    if (caption === "") continue;
+    if (
+      m[1] !== undefined &&
+      !/^(?:an?|the|some|one|two|three)\s+(?:photo|picture|image|video|pic|selfie|screenshot)\b/i.test(
+        caption,
+      )
+    )
+      caption = `an image of ${caption}`;
+    out.push({ caption, start: m.index, end: m.index + m[0].length });
+  }
+  return out;
+}
+
+/** Whether token `i` is the sentence's first word (after fillers and punctuation). */
+function opensWith(tokens: Token[], i: number): boolean {
+  return (
+    i >= 0 &&
+    tokens
+      .slice(0, i)
+      .every((t) => FILLER.has(t.lower) || t.pos === "PUNCT" || t.pos === "INTJ" || t.pos === "CCONJ")
+  );
+}
+
+/** The text with each span blanked (same length, so offsets hold). */
+function blank(text: string, spans: readonly { start: number; end: number }[]): string {
+  let out = text;
+  for (const s of spans) out = out.slice(0, s.start) + " ".repeat(s.end - s.start) + out.slice(s.end);
+  return out;
+}
+
+// Nouns before a name that make it a person's ("my sister Alice", "our friend Bob").
+const PERSON_NOUNS = new Set([
+  "sister",
+  "brother",
+  "mom",
+  "mother",
+  "dad",
+  "father",
+  "son",
+  "daughter",
+  "friend",
+  "wife",
+  "husband",
+  "partner",
+  "boyfriend",
+  "girlfriend",
+  "cousin",
+  "aunt",
+  "uncle",
+  "grandma",
+  "grandpa",
+  "grandmother",
+  "grandfather",
+  "colleague",
+  "coworker",
+  "boss",
+  "neighbor",
+  "neighbour",
+  "roommate",
+  "niece",
+  "nephew",
+  "kid",
+  "child",
+  "teacher",
+  "mentor",
+  "fiance",
+  "fiancee",
+]);
+
+/**
+ * The last person a sentence names, who a later "she" or "he" most likely is: a name after a
+ * person noun ("my sister Alice"), a name that is the subject of a verb ("Alice moved"), or one of
+ * the conversation's other people. Places and things are rarely either.
+ */
+function lastPersonIn(tokens: Token[], people: Set<string>, self: string): string | null {
+  let found: string | null = null;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.pos !== "PROPN") continue;
+    let j = i;
+    while (tokens[j + 1]?.pos === "PROPN") j++;
+    const name = tokens
+      .slice(i, j + 1)
+      .map((x) => x.value)
+      .join(" ");
+    const before = tokens[i - 1]?.lemma ?? "";
+    const after = tokens[j + 1];
+    const lower = name.toLowerCase();
+    if (
+      lower !== self &&
+      (people.has(lower) || PERSON_NOUNS.has(before) || after?.pos === "VERB" || after?.pos === "AUX")
+    )
+      found = name;
+    i = j;
+  }
+  return found;
 }
 
 function thirdPersonSingular(verb: string): string {
@@ -168,6 +284,8 @@ interface Rewritten {
   proper: boolean;
   /** The speaker was added as the unstated subject. */
   impliedSubject: boolean;
+  /** A "she"/"he" subject became the person named before it. */
+  referred: boolean;
 }
 
 /** Rewrites a sentence in the third person with absolute dates. */
@@ -177,17 +295,20 @@ function rewrite(
   voices: Voices,
   names: Set<string>,
   past: boolean,
+  referent: string | null = null,
 ): Rewritten {
   const out: string[] = [];
   let agree = false;
   let namesPerson = false;
   let proper = false;
   let impliedSubject = false;
+  let referred = false;
   let selfNamed = false;
   let otherNamed = false;
   let lastSpan: DateSpan | null = null;
   let started = false;
   const { self, other } = voices;
+  let lastEnd = -1;
   const emit = (space: string, word: string) => {
     out.push(
       out.length === 0 ? word : `${space || (/^[.,!?;:)]|^n['’]t$|^['’]/.test(word) ? "" : " ")}${word}`,
@@ -253,6 +374,13 @@ function rewrite(
     } else if (l === "i" || l === "me" || l === "myself") {
       word = self;
       agree = l === "i" && asSubject && !afterAnd && !/^(and|or)$/.test(next?.lower ?? "");
+    } else if (referent !== null && (l === "she" || l === "he")) {
+      // "She lives in Berlin" about the person named last ("my sister Alice"); "she" and "he" are
+      // always subjects (the tagger may miss the verb: "He bakes" reads as two nouns).
+      word = referent;
+      referred = true;
+    } else if (referent !== null && l === "his") {
+      word = `${referent}'s`;
     } else if (l === "i'm" || l === "i’m") {
       word = `${self} is`;
     } else if (l === "my" || l === "mine") {
@@ -295,12 +423,15 @@ function rewrite(
     } else if (agree && t.pos !== "ADV" && t.pos !== "PART") {
       agree = false;
     }
-    emit(t.space, value);
+    // Written together, kept together: "5K", "9am", "24/7", "hip-hop" are one word as said.
+    if (t.space === "" && lastEnd === t.start && out.length > 0) out.push(value);
+    else emit(t.space, value);
+    lastEnd = t.end;
   }
   let text = out.join("").trim();
   text = text.replace(/\s*[!.…~]+$/u, "").replace(/\s+/g, " ");
   if (text.length > 0) text = `${text[0]!.toUpperCase()}${text.slice(1)}.`;
-  return { text, namesPerson, proper, impliedSubject };
+  return { text, namesPerson, proper, impliedSubject, referred };
 }
 
 /**
@@ -395,6 +526,15 @@ export function extractFacts(
   // first document then leaves it in place).
   const seen = new Set<string>();
   const facts: ExtractedFact[] = [];
+  const peopleKeys = new Set(speakerNames);
+  // The person named last, who a later "she" or "he" is (across turns: the reply often goes on about them).
+  let lastPerson: string | null = null;
+  const dated = (list: DateSpan[]) =>
+    list.filter((sp): sp is DateSpan & { date: string } => sp.date !== null);
+  const undatedSuffix = (memory: string, isStatic: boolean) =>
+    !isStatic && ref !== null && dateEvents
+      ? `${memory.slice(0, -1)} (${formatDay(ref.year, ref.month, ref.day)}).`
+      : memory;
 
   for (const turn of turns) {
     signal?.throwIfAborted();
@@ -408,8 +548,36 @@ export function extractFacts(
     if (voices.other !== null)
       for (const w of ["you", "your", "yours", "yourself"]) owner.set(w, voices.other.toLowerCase());
 
-    for (const sentence of analyse(turn.text)) {
+    // What the turn shared (an image's caption) is a fact about the sharer; an image or video
+    // address is nothing to remember. Both are blanked from the text the sentences are read from.
+    const captions = captionsOf(turn.text);
+    const media = [...turn.text.matchAll(MEDIA_URL)].map((m) => ({
+      start: m.index,
+      end: m.index + m[0].length,
+    }));
+    for (const c of captions) {
+      const memory = undatedSuffix(`${self} shared ${c.caption}.`, false);
+      const key = normalized(memory);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      facts.push({
+        memory,
+        isStatic: false,
+        subject: selfKey,
+        attribute: null,
+        eventDate: ref !== null ? isoOf(ref) : null,
+        isInference: false,
+        source: { start: turn.offset + c.start, end: turn.offset + c.end },
+      });
+    }
+    const said = captions.length + media.length > 0 ? blank(turn.text, [...captions, ...media]) : turn.text;
+
+    for (const sentence of analyse(said)) {
       const tokens = retagOpening(sentence.tokens, names);
+      const pronoun = tokens.findIndex((t) => t.lower === "she" || t.lower === "he" || t.lower === "his");
+      const referent =
+        pronoun < 0 ? null : (lastPersonIn(tokens.slice(0, pronoun), peopleKeys, selfKey) ?? lastPerson);
+      lastPerson = lastPersonIn(tokens, peopleKeys, selfKey) ?? lastPerson;
       if (!carriesFact(tokens, speakerNames, context.keywords)) continue;
       const spans = ref
         ? resolveDates(sentence.text, ref).map((s) => ({
@@ -418,24 +586,27 @@ export function extractFacts(
             end: s.end + sentence.start,
           }))
         : [];
-      const { text, namesPerson, proper, impliedSubject } = rewrite(
+      const { text, namesPerson, proper, impliedSubject, referred } = rewrite(
         tokens,
         spans,
         voices,
         names,
-        ref !== null && spans.some((sp) => sp.date < isoOf(ref)),
+        ref !== null && dated(spans).some((sp) => sp.date < isoOf(ref)),
+        referent,
       );
       if (text.length < 12) continue;
-      const kind = classify(tokens, owner, spans.length > 0);
+      // A date is not what the sentence is about ("The other day I ..."): its words are not the subject.
+      const undated = tokens.filter((t) => !spans.some((sp) => t.start >= sp.start && t.start < sp.end));
+      const kind = classify(undated, owner, dated(spans).length > 0);
       let memory =
         namesPerson || turn.speaker === null
           ? text
           : `${self} said ${proper ? text[0] : text[0]!.toLowerCase()}${text.slice(1)}`;
       if (turn.speaker === null && !namesPerson && context.userName === null) memory = text;
-      let eventDate = spans[0]?.date ?? null;
+      let eventDate = dated(spans)[0]?.date ?? null;
       if (!kind.isStatic && ref !== null) {
-        if (eventDate === null && dateEvents)
-          memory = `${memory.slice(0, -1)} (${formatDay(ref.year, ref.month, ref.day)}).`;
+        // A duration ("for three years now (since about 2020)") already says when.
+        if (eventDate === null && spans.length === 0) memory = undatedSuffix(memory, false);
         eventDate ??= isoOf(ref);
       }
       const key = normalized(memory);
@@ -444,7 +615,11 @@ export function extractFacts(
       facts.push({
         memory,
         isStatic: kind.isStatic,
-        subject: impliedSubject ? selfKey : (kind.subject ?? (namesPerson ? null : selfKey)),
+        subject: impliedSubject
+          ? selfKey
+          : referred && referent && opensWith(tokens, pronoun)
+            ? referent.toLowerCase()
+            : (kind.subject ?? (namesPerson ? null : selfKey)),
         attribute: kind.attribute,
         eventDate,
         isInference: false,

@@ -29,8 +29,10 @@ describe("offline extractor", () => {
       text: "Nate: Dyed my hair last week - come see!",
       documentDate: "2022-04-15",
     });
-    expect(facts[0]).toMatchObject({ subject: "nate", eventDate: "2022-04-08" });
-    expect(facts[0]?.memory).toMatch(/^Nate dyed their hair the week before 15 April 2022/);
+    expect(facts[0]).toMatchObject({ subject: "nate", eventDate: "2022-04-04" });
+    expect(facts[0]?.memory).toMatch(
+      /^Nate dyed their hair last week \(4-10 April 2022, the week before 15 April 2022\)/,
+    );
   });
 
   it("resolves 'you' to the other speaker of a two-person conversation", async () => {
@@ -49,12 +51,16 @@ describe("offline extractor", () => {
         "Caroline: I painted that lake sunrise last year.",
       ].join("\n"),
     });
-    expect(find(facts, "support group on 7 May 2023").eventDate).toBe("2023-05-07");
-    expect(find(facts, "charity race the Friday before 8 May 2023").eventDate).toBe("2023-05-05");
-    expect(find(facts, "talk at a school the week before 8 May 2023").eventDate).toBe("2023-05-01");
-    expect(find(facts, "broke his arm on 6 May 2023").eventDate).toBe("2023-05-06");
-    expect(find(facts, "camping in June 2023").eventDate).toBe("2023-06-01");
-    expect(find(facts, "lake sunrise in 2022").eventDate).toBe("2022-01-01");
+    expect(find(facts, "support group yesterday (7 May 2023)").eventDate).toBe("2023-05-07");
+    expect(find(facts, "charity race last Friday (5 May 2023, the Friday before 8 May 2023)").eventDate).toBe(
+      "2023-05-05",
+    );
+    expect(
+      find(facts, "talk at a school last week (1-7 May 2023, the week before 8 May 2023)").eventDate,
+    ).toBe("2023-05-01");
+    expect(find(facts, "broke his arm two days ago (6 May 2023)").eventDate).toBe("2023-05-06");
+    expect(find(facts, "camping next month (June 2023)").eventDate).toBe("2023-06-01");
+    expect(find(facts, "lake sunrise last year (2022)").eventDate).toBe("2022-01-01");
   });
 
   it("does not mistake durations for dates, and dates seasons", async () => {
@@ -62,8 +68,12 @@ describe("offline extractor", () => {
       text: "Caroline: I've known these friends for 4 years.\nMelanie: We went camping at the beach last summer.",
       documentDate: "2023-06-09",
     });
-    expect(find(facts, "Caroline has known these friends for 4 years")).toBeDefined();
-    expect(find(facts, "went camping at the beach in the summer of 2022").eventDate).toBe("2022-06-01");
+    expect(find(facts, "Caroline has known these friends for 4 years (since about 2019)")).toBeDefined();
+    // A duration never dates a fact in the future (it once became "in 2027").
+    for (const f of facts) expect(f.eventDate === null || f.eventDate <= "2023-06-09").toBe(true);
+    expect(find(facts, "went camping at the beach last summer (the summer of 2022)").eventDate).toBe(
+      "2022-06-01",
+    );
   });
 
   it("leaves dates alone when the document has none", async () => {
@@ -117,8 +127,8 @@ describe("offline extractor", () => {
       isStatic: true,
       attribute: "favorite_book",
     });
-    expect(find(facts, "went camping at the lake on 7 May 2023").isStatic).toBe(false);
-    expect(find(facts, "run a marathon in June 2023").isStatic).toBe(false);
+    expect(find(facts, "went camping at the lake yesterday (7 May 2023)").isStatic).toBe(false);
+    expect(find(facts, "run a marathon next month (June 2023)").isStatic).toBe(false);
   });
 
   it("gives an update pair the same subject and attribute", async () => {
@@ -139,7 +149,7 @@ describe("offline extractor", () => {
       attribute: "home",
     });
     expect(moved).toMatchObject({
-      memory: "Caroline moved to Boston in February 2024.",
+      memory: "Caroline moved to Boston last month (February 2024).",
       subject: "caroline",
       attribute: "home",
     });
@@ -211,5 +221,116 @@ describe("offline extractor", () => {
     // "every Sunday" is a habit: no date is made of it.
     expect(both!.memory).toMatch(/^Melanie and Caroline go hiking every Sunday\b/);
     expect(both!.memory).not.toMatch(/the Sunday before/);
+  });
+
+  describe("time said the way people say it", () => {
+    // A Wednesday, 01:30 in the night.
+    const at = "2023-06-14T01:30:00Z";
+    const one = async (text: string, documentDate = at) => {
+      const facts = await extract({ text, documentDate });
+      expect(facts).toHaveLength(1);
+      return facts[0]!;
+    };
+
+    it("keeps the speaker's words and puts the absolute date or range beside them", async () => {
+      expect((await one("Kim: I baked bread last Sunday.")).memory).toBe(
+        "Kim baked bread last Sunday (11 June 2023, the Sunday before 14 June 2023).",
+      );
+      const week = await one("Kim: I repainted the fence last week.");
+      expect(week.memory).toBe(
+        "Kim repainted the fence last week (5-11 June 2023, the week before 14 June 2023).",
+      );
+      expect(week.eventDate).toBe("2023-06-05");
+      expect((await one("Kim: I sold the old bike a few days ago.")).memory).toBe(
+        "Kim sold the old bike a few days before 14 June 2023.",
+      );
+      expect((await one("Kim: My nephew was born on the 11th.")).eventDate).toBe("2023-06-11");
+      expect((await one("Kim: I visit the museum next weekend.", "2023-05-31")).memory).toMatch(
+        /next weekend \(3-4 June 2023, the weekend after 31 May 2023\)/,
+      );
+    });
+
+    it("dates 'last night' said after midnight the day before", async () => {
+      const f = await one("Kim: We watched the fireworks last night.");
+      expect(f.memory).toBe("Kim and others watched the fireworks last night (13 June 2023).");
+      expect(f.eventDate).toBe("2023-06-13");
+    });
+
+    it("turns a duration into a start, never a future date", async () => {
+      const f = await one("Kim: I have played the cello for three years now.");
+      expect(f.memory).toContain("for three years now (since about 2020)");
+      expect(f.eventDate === null || f.eventDate <= "2023-06-14").toBe(true);
+      const g = await one("Kim: After 4 years I finally finished the quilt.");
+      expect(g.memory).toContain("After 4 years (since about 2019)");
+      // A duration that does not reach back to now starts nothing.
+      const plan = await one("Kim: I am moving to Kyoto for two years.");
+      expect(plan.memory).not.toMatch(/since/);
+      expect(plan.eventDate === null || plan.eventDate <= "2023-06-14").toBe(true);
+    });
+
+    it("reads 'the other day' and 'Tues', and leaves 'the sun' and 'sat' alone", async () => {
+      expect((await one("Kim: The other day I fixed the boat engine.")).eventDate).toBe("2023-06-11");
+      expect((await one("Kim: On Tues I fixed the boat engine.")).memory).toBe(
+        "On Tues (13 June 2023, the Tuesday before 14 June 2023) Kim fixed the boat engine.",
+      );
+      const sun = await one("Kim: I painted the sun over the harbour.");
+      expect(sun.memory).not.toMatch(/Sunday|June 11/);
+      expect(sun.eventDate).toBe("2023-06-14");
+      expect((await one("Kim: I sat down with the harbour master.")).memory).not.toMatch(/Saturday/);
+    });
+  });
+
+  describe("extraction that keeps the answer", () => {
+    it("reads timestamped turns with the engine's turn parser and joins continuation lines", async () => {
+      const facts = await extract({
+        text: [
+          "[2023-05-07 10:00] Caroline: I adopted a grey kitten named Pixel.",
+          "[2023-05-07 10:01] Melanie: My brother Tom runs a bakery in Leeds.",
+          "He bakes sourdough for the whole street.",
+        ].join("\n"),
+      });
+      expect(facts.map((f) => f.memory.replace(/ \(8 May 2023\)/, ""))).toEqual([
+        "Caroline adopted a grey kitten named Pixel.",
+        "Melanie's brother Tom runs a bakery in Leeds.",
+        "Tom bakes sourdough for the whole street.",
+      ]);
+      expect(facts[2]?.subject).toBe("tom");
+      expect(facts.every((f) => !f.memory.includes("["))).toBe(true);
+    });
+
+    it("resolves she/he to the person named last, and gives the fact that person as subject", async () => {
+      const facts = await extract({ text: "Ola: My friend Alice moved in March. She lives in Berlin now." });
+      expect(find(facts, "Alice lives in Berlin now")).toMatchObject({ subject: "alice" });
+    });
+
+    it("keeps numbers as written", async () => {
+      const facts = await extract({ text: "Ola: I ran a 5K in 31 minutes and I swim at least once a week." });
+      expect(facts[0]?.memory).toContain("a 5K in 31 minutes");
+      expect(facts[0]?.memory).toContain("at least once a week");
+      const shift = await extract({
+        text: "Ola: I dance hip-hop and my gym is open 24/7 for night-shift workers.",
+      });
+      expect(shift[0]?.memory).toContain("hip-hop");
+      expect(shift[0]?.memory).toContain("open 24/7 for night-shift workers");
+      expect(shift[0]?.memory).not.toMatch(/July/);
+    });
+
+    it("makes an image caption a fact about the sharer, and never a memory of a media URL", async () => {
+      const facts = await extract({
+        text: [
+          "Ola: Look at my garden! [image: a photo of tomato plants in a greenhouse] https://cdn.example.com/p/123.jpg",
+          "Ben: [shares a picture of a red kayak on a lake]",
+          "Ola: https://www.youtube.com/watch?v=abc123",
+        ].join("\n"),
+      });
+      expect(find(facts, "Ola shared a photo of tomato plants in a greenhouse")).toMatchObject({
+        subject: "ola",
+        isStatic: false,
+      });
+      expect(find(facts, "Ben shared a picture of a red kayak on a lake").subject).toBe("ben");
+      expect(facts.some((f) => /https?:|www\.|\.jpg|share\b/i.test(f.memory.replace(/shared/g, "")))).toBe(
+        false,
+      );
+    });
   });
 });

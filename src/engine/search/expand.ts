@@ -1,0 +1,99 @@
+import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
+
+/**
+ * Words that differ from the question: WordNet's synonyms and kinds (hyponyms, instances) of a
+ * query's words and two-word phrases, from a table precompiled offline
+ * (assets/wordnet-expansions.tsv.gz, built by scripts/build-wordnet-expansions.ts from Princeton
+ * WordNet 3.1). "martial arts" -> taekwondo, karate, judo; "European countries" -> Spain, France.
+ * Meant as a second, weighted lexical pass: an expansion matches what the question means but
+ * never says, so it counts less than the question's own words (its weight, at most 0.6).
+ */
+
+const ASSET = new URL("../../../assets/wordnet-expansions.tsv.gz", import.meta.url);
+
+/** An expansion of one query word or phrase. */
+export interface WeightedTerm {
+  /** A word or a two-word phrase ("kung fu"), lower case. */
+  term: string;
+  /** 0.6 a synonym, 0.5 a direct kind, 0.35 a kind of a kind, 0.25 one level further. */
+  weight: number;
+  /** The query word or phrase it expands ("martial art"). */
+  from: string;
+}
+
+/** Most expansions one query gets, best weights first. */
+export const MAX_EXPANSIONS = 80;
+
+let table: Map<string, string> | null = null;
+
+/** Head -> its raw "term:weight,..." list; read once, on the first expansion (~1 MB gzip). */
+function load(path: URL | string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of gunzipSync(readFileSync(path)).toString("utf8").split("\n")) {
+    const tab = line.indexOf("\t");
+    if (tab > 0) out.set(line.slice(0, tab), line.slice(tab + 1));
+  }
+  return out;
+}
+
+/** The forms a (plural, inflected) word may have as a WordNet head: as is, then without its ending. */
+function heads(word: string): string[] {
+  const out = [word];
+  if (word.endsWith("ies") && word.length > 4) out.push(`${word.slice(0, -3)}y`);
+  if (/(?:s|x|z|ch|sh)es$/.test(word)) out.push(word.slice(0, -2));
+  if (word.endsWith("s") && !word.endsWith("ss") && word.length > 3) out.push(word.slice(0, -1));
+  return out;
+}
+
+function lookup(map: Map<string, string>, word: string, prefix = ""): { head: string; list: string } | null {
+  for (const h of heads(word)) {
+    const list = map.get(prefix + h);
+    if (list !== undefined) return { head: prefix + h, list };
+  }
+  return null;
+}
+
+/**
+ * Expansions of a query's terms (its informative words, in order): each adjacent pair is tried
+ * as a phrase first ("martial arts"), and a word a phrase covered is not expanded alone (its
+ * kinds are the phrase's business: "art" alone would bring "mosaic"). The terms themselves never
+ * come back; each expansion keeps its best weight.
+ */
+export function expandTerms(
+  terms: readonly string[],
+  opts: { max?: number; path?: URL | string } = {},
+): WeightedTerm[] {
+  if (opts.path !== undefined) table = load(opts.path);
+  table ??= load(ASSET);
+  const words = terms.map((t) => t.toLowerCase().trim()).filter((t) => t !== "");
+  const own = new Set(words);
+  const found: { head: string; list: string }[] = [];
+  const covered = new Set<number>();
+  for (let i = 0; i + 1 < words.length; i++) {
+    const phrase = lookup(table, words[i + 1]!, `${words[i]} `);
+    if (phrase) {
+      found.push(phrase);
+      covered.add(i).add(i + 1);
+    }
+  }
+  words.forEach((w, i) => {
+    if (covered.has(i)) return;
+    const single = lookup(table!, w);
+    if (single) found.push(single);
+  });
+  const best = new Map<string, WeightedTerm>();
+  for (const { head, list } of found) {
+    for (const item of list.split(",")) {
+      const colon = item.lastIndexOf(":");
+      const term = item.slice(0, colon);
+      const weight = Number(item.slice(colon + 1));
+      if (own.has(term) || heads(term).some((h) => own.has(h))) continue;
+      const seen = best.get(term);
+      if (!seen || seen.weight < weight) best.set(term, { term, weight, from: head });
+    }
+  }
+  return [...best.values()]
+    .sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1))
+    .slice(0, opts.max ?? MAX_EXPANSIONS);
+}

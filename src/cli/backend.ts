@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MemoryClient } from "../client/index.js";
+import type { MemoryClient } from "../client/index.js";
 import { defaultDataDir } from "../engine/data-dir.js";
 import { CliError } from "./cli-error.js";
 
@@ -56,6 +56,8 @@ function localKey(dataDir: string): string {
 }
 
 export async function openBackend(env: NodeJS.ProcessEnv, flags: BackendFlags = {}): Promise<Backend> {
+  // Loaded when a backend opens, not with the command: `memctx --help` must answer on any Node.
+  const { MemoryClient } = await import("../client/index.js");
   const apiUrl = setting(env, "MEMCTX_API_URL");
   const apiKey = setting(env, "MEMCTX_API_KEY");
 

@@ -19,9 +19,9 @@ import {
 } from "../client/index.js";
 import { createMcpServer } from "./server.js";
 
-export const MCP_PATH = "/mcp";
-export const NAMESPACE_HEADER = "x-memctx-namespace";
-export const IDLE_TIMEOUT_DEFAULT_MS = 30 * 60_000;
+import { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER } from "./http-settings.js";
+
+export { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER };
 /** JSON-RPC messages are small; anything bigger than this is refused before parsing. */
 const BODY_MAX_BYTES = 8 * 1024 * 1024;
 

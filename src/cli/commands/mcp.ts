@@ -1,9 +1,7 @@
 import { parseArgs } from "node:util";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Namespace } from "../../api/index.js";
-import { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER, startHttpServer } from "../../mcp/http.js";
-import { DEFAULT_NAMESPACE, namespaceFromRoots } from "../../mcp/roots.js";
-import { createMcpServer } from "../../mcp/server.js";
+import { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER } from "../../mcp/http-settings.js";
+import { DEFAULT_NAMESPACE } from "../../mcp/roots.js";
 import { type Backend, openBackend, setting } from "../backend.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
@@ -69,6 +67,10 @@ function untilStopped(extra?: Promise<void>): Promise<string> {
 }
 
 async function runStdio(backend: Backend, namespace: string | undefined, readOnly: boolean): Promise<number> {
+  // The SDK and the client load only when a server runs: help must answer on any Node.
+  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+  const { createMcpServer } = await import("../../mcp/server.js");
+  const { namespaceFromRoots } = await import("../../mcp/roots.js");
   let namespaceSource: string | (() => Promise<string>) = namespace ?? DEFAULT_NAMESPACE;
   const server = createMcpServer({
     client: backend.client,
@@ -108,6 +110,7 @@ async function runHttp(
   },
 ): Promise<number> {
   const log = (m: string) => process.stderr.write(`memctx: ${m}\n`);
+  const { startHttpServer } = await import("../../mcp/http.js");
   const http = await startHttpServer({
     clientFor: backend.clientFor,
     defaultNamespace: flags.namespace ?? DEFAULT_NAMESPACE,

@@ -1,6 +1,5 @@
 import { parseArgs } from "node:util";
 import { defaultDataDir } from "../../engine/data-dir.js";
-import { startServer } from "../../engine/server.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
 
@@ -45,6 +44,8 @@ Environment:
     const apiKey = process.env.MEMCTX_API_KEY || undefined;
     if (apiKey !== undefined && apiKey.length < 8)
       throw new CliError("MEMCTX_API_KEY must be at least 8 characters");
+    // Loaded here, not at the top: `memctx --help` must not load node:sqlite (older Node lacks it).
+    const { startServer } = await import("../../engine/server.js");
     const server = await startServer({ port, host: values.host, dataDir, workers, apiKey }).catch((err) => {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "EADDRINUSE")

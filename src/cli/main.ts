@@ -11,7 +11,11 @@ const supported = major > REQUIRED[0] || (major === REQUIRED[0] && minor >= REQU
 const first = process.argv[2];
 // Help and the version need no SQLite: they answer on any Node.
 const helpOnly =
-  first === "--help" || first === "-h" || first === "help" || first === "--version" || first === "-v" ||
+  first === "--help" ||
+  first === "-h" ||
+  first === "help" ||
+  first === "--version" ||
+  first === "-v" ||
   process.argv.slice(3).some((a) => a === "--help" || a === "-h");
 
 if (!supported && !helpOnly) {

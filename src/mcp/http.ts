@@ -17,11 +17,11 @@ import {
   NotFoundError,
   PermissionDeniedError,
 } from "../client/index.js";
+import { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER } from "./http-settings.js";
 import { createMcpServer } from "./server.js";
 
-import { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER } from "./http-settings.js";
-
 export { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER };
+
 /** JSON-RPC messages are small; anything bigger than this is refused before parsing. */
 const BODY_MAX_BYTES = 8 * 1024 * 1024;
 

@@ -13,7 +13,8 @@ function refs(o: unknown, at = ""): [string, string][] {
 
 describe("the OpenAPI document", () => {
   it("is valid OpenAPI 3.1 for @readme/openapi-parser", async () => {
-    const result = await validate(structuredClone(openApiDocument("http://127.0.0.1:8787")));
+    // A JSON copy, as a client would fetch it: the validator takes a plain document.
+    const result = await validate(JSON.parse(JSON.stringify(openApiDocument("http://127.0.0.1:8787"))));
     expect(result.valid, JSON.stringify(result)).toBe(true);
   });
 

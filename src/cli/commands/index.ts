@@ -4,8 +4,9 @@ import { keys } from "./keys.js";
 import { mcp } from "./mcp.js";
 import { openapi } from "./openapi.js";
 import { serve } from "./serve.js";
+import { status } from "./status.js";
 
 /** Every subcommand, in the order `memctx --help` lists them. */
-export const commands: Command[] = [mcp, serve, install, keys, openapi];
+export const commands: Command[] = [mcp, serve, status, install, keys, openapi];
 
 export const findCommand = (name: string) => commands.find((c) => c.name === name);

@@ -1,5 +1,7 @@
 import { parseArgs } from "node:util";
 import { defaultDataDir } from "../../engine/data-dir.js";
+import { VERSION } from "../../version.js";
+import { describeModels } from "../backend.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
 
@@ -62,6 +64,9 @@ Environment:
         `memctx serve: created an API key for the local organization (shown once, keep it):\n${firstKey}\n`,
       );
     }
+    process.stderr.write(
+      `memctx ${VERSION}: v5 API on ${server.url}, embedded engine in ${dataDir} (${describeModels(server.engine.context)})\n`,
+    );
     process.stdout.write(`memctx serve: listening on ${server.url}\n`);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {

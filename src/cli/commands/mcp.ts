@@ -128,6 +128,7 @@ async function runHttp(
     idleTimeoutMs: flags.idleMinutes * 60_000,
     allowedOrigins: flags.origins,
     allowedHosts: flags.hosts,
+    keyHint: keyHint(backend),
     readOnly: flags.readOnly,
     log,
   });

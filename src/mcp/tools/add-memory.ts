@@ -144,19 +144,24 @@ export const addMemory = defineTool({
     // Whoever waits wants the memories now: instant dreaming skips the batching delay.
     if (wait) opts.dreaming = "instant";
 
+    // The id the API gives the document: the one list and search show (and forget's matches cite).
     let id: string;
     let status: DocumentState["status"];
     let turns: number | undefined;
     if (conversationId !== undefined && role !== undefined) {
-      id = conversationDocumentId(conversationId);
-      const out = await serialize(`${ctx.namespace}\0${id}`, () =>
-        appendTurn(ctx, id, turnLine(role, content), opts),
+      const customId = conversationDocumentId(conversationId);
+      const out = await serialize(`${ctx.namespace}\0${customId}`, () =>
+        appendTurn(ctx, customId, turnLine(role, content), opts),
       );
+      id = out.res.id;
       status = out.res.status;
       turns = out.turns;
     } else {
-      id = contentDocumentId(content);
-      const res = await ctx.ns.documents.add({ content, id, ...opts }, { signal: ctx.extra.signal });
+      const res = await ctx.ns.documents.add(
+        { content, id: contentDocumentId(content), ...opts },
+        { signal: ctx.extra.signal },
+      );
+      id = res.id;
       status = res.status;
     }
     await ctx.profileChanged();

@@ -131,7 +131,7 @@ export const search = defineTool({
     const lines = kept.map(renderResult);
     const header =
       kept.length === 0
-        ? `Nothing found for "${args.query}". Try other words, mode "hybrid", or a lower threshold.`
+        ? `Nothing found for "${args.query}". Try other words${args.mode === "hybrid" ? "" : ', mode "hybrid"'}, or a lower threshold.`
         : `${kept.length} result${kept.length === 1 ? "" : "s"}${truncated ? ` (of ${all.length}; cut to fit ${args.maxTokens} tokens)` : ""}:`;
     const text = [header, ...lines].join("\n");
     return {

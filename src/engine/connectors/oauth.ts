@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Provider } from "../../api/index.js";
-import { ConnectorApiError, ConnectorInputError, ConnectorSetupError } from "./errors.js";
+import { ConnectorApiError, ConnectorSetupError } from "./errors.js";
 import type { ConnectorFetch, OAuthTokens } from "./types.js";
 
 /**

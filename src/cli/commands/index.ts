@@ -1,4 +1,6 @@
 import type { Command } from "./command.js";
+import { exportCommand } from "./export.js";
+import { importCommand } from "./import.js";
 import { install } from "./install.js";
 import { keys } from "./keys.js";
 import { mcp } from "./mcp.js";
@@ -7,6 +9,6 @@ import { serve } from "./serve.js";
 import { status } from "./status.js";
 
 /** Every subcommand, in the order `memctx --help` lists them. */
-export const commands: Command[] = [mcp, serve, status, install, keys, openapi];
+export const commands: Command[] = [mcp, serve, status, install, exportCommand, importCommand, keys, openapi];
 
 export const findCommand = (name: string) => commands.find((c) => c.name === name);

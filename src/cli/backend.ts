@@ -18,7 +18,9 @@ export interface Backend {
   /** The embedded engine's data directory; undefined when remote. */
   dataDir: string | undefined;
   /** Which embedder and extractor the embedded engine runs ("embedder …, extractor …"); undefined when remote. */
-  models: string | undefined;
+  readonly models: string | undefined;
+  /** Resolves when the embedded engine's processing pipeline has loaded (at once when remote). */
+  ready(): Promise<void>;
   /** The embedded engine's background jobs per state; undefined when remote (the API does not report them). */
   jobCounts(): Record<string, number> | undefined;
   /** The process's own client (stdio): MEMCTX_API_KEY, or the local key of the embedded engine. */
@@ -83,6 +85,7 @@ export async function openBackend(env: NodeJS.ProcessEnv, flags: BackendFlags = 
       apiUrl,
       dataDir: undefined,
       models: undefined,
+      ready: async () => {},
       jobCounts: () => undefined,
       get client() {
         if (!own) throw new CliError("MEMCTX_API_KEY is not set");
@@ -112,7 +115,10 @@ export async function openBackend(env: NodeJS.ProcessEnv, flags: BackendFlags = 
     mode: "embedded",
     apiUrl: undefined,
     dataDir,
-    models: describeModels(engine.context),
+    get models() {
+      return describeModels(engine.context);
+    },
+    ready: () => engine.ready(),
     jobCounts: () => jobCounts(engine.context.db),
     client: own,
     clientFor: (callerKey) => new MemoryClient({ apiKey: callerKey, fetch: engine.fetch }),

@@ -1,12 +1,10 @@
 import { createApp } from "./app.js";
 import type { EngineContext } from "./context.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
-import { installDreaming } from "./memory/dreamer.js";
-import { extractorFromEnv } from "./memory/extract/index.js";
 import type { Extractor } from "./memory/extract/types.js";
+import { chatModelFromEnv } from "./models/chat.js";
 import { type Embedder, embedderFromEnv } from "./models/embedder.js";
 import { type Dreamer, noDreaming } from "./pipeline/dreamer.js";
-import { documentJobFailed, documentJobHandler } from "./pipeline/process-document.js";
 import { JobQueue } from "./pipeline/queue.js";
 import { WorkerPool } from "./pipeline/worker.js";
 import { openDatabase } from "./store/db.js";
@@ -52,6 +50,11 @@ export interface Engine {
   readonly dataDir: string;
   /** For services built on the engine (connectors, memory) and for tests. */
   readonly context: EngineContext;
+  /**
+   * Resolves once the processing pipeline has loaded and the workers run (its extractor is then in
+   * `context.extractor`). The API answers before: requests never wait for the pipeline's modules.
+   */
+  ready(): Promise<void>;
 }
 
 export const DEFAULT_WORKERS = 2;
@@ -71,22 +74,43 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     workers,
     allowPrivateNetwork: opts.allowPrivateNetwork ?? allowPrivateNetworkFromEnv(),
     embedder: opts.embedder === undefined ? embedderFromEnv() : opts.embedder,
-    extractor: opts.extractor ?? extractorFromEnv(),
+    extractor: opts.extractor,
     dreamer: noDreaming,
     log,
   };
-  if (typeof opts.dreamer === "function") ctx.dreamer = opts.dreamer(ctx);
-  else ctx.dreamer = opts.dreamer ?? installDreaming(ctx);
-  workers.register("document", documentJobHandler(ctx), documentJobFailed(ctx));
+  // A wrong model setting fails the start, as before; the extractor itself is made with the pipeline.
+  if (!opts.extractor) chatModelFromEnv();
   const app = createApp(ctx);
-  workers.start();
+  // The pipeline (extraction with its NLP model and date parser, chunking, dreaming) loads after the
+  // API is up: no request needs it, so a new session's first answers do not wait for its modules.
+  // Jobs are rows: whatever is added meanwhile waits in the queue.
+  const pipeline = (async () => {
+    const [{ extractorFromEnv }, { installDreaming }, { documentJobFailed, documentJobHandler }] =
+      await Promise.all([
+        import("./memory/extract/index.js"),
+        import("./memory/dreamer.js"),
+        import("./pipeline/process-document.js"),
+      ]);
+    ctx.extractor ??= extractorFromEnv();
+    if (typeof opts.dreamer === "function") ctx.dreamer = opts.dreamer(ctx);
+    else ctx.dreamer = opts.dreamer ?? installDreaming(ctx);
+    workers.register("document", documentJobHandler(ctx), documentJobFailed(ctx));
+    workers.start();
+  })();
+  pipeline.catch((err: unknown) =>
+    log(`the processing pipeline failed to load: ${(err as Error).stack ?? err}`),
+  );
   let closed: Promise<void> | undefined;
   return {
     fetch: async (req) => app.fetch(req),
     close: () => {
-      closed ??= workers.stop().then(() => db.close());
+      closed ??= pipeline
+        .catch(() => {})
+        .then(() => workers.stop())
+        .then(() => db.close());
       return closed;
     },
+    ready: () => pipeline,
     createKey: (organization = LOCAL_ORGANIZATION) => createKey(db, organization),
     createFirstKey: () =>
       countKeys(db, LOCAL_ORGANIZATION) === 0 ? createKey(db, LOCAL_ORGANIZATION) : null,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { DateString, DocumentStatus, DreamingStatus, Metadata } from "../../api/index.js";
-import { type DocumentState, NotFoundError, WaitTimeoutError } from "../../client/index.js";
+import { type DocumentState, WaitTimeoutError } from "../../client/index.js";
 import { defineTool, type ToolContext } from "./define.js";
 
 /** A conversation's turns live in one document with this id, so the session stays one document. */
@@ -59,31 +59,16 @@ const outputSchema = z.object({
 /** One turn per line, "role: text": line breaks inside a turn would split it into two turns. */
 const turnLine = (role: string, text: string) => `${role.trim()}: ${text.replace(/\s*[\r\n]+\s*/g, " ")}`;
 
-/** Turns of the same conversation are appended one at a time in this process (read, append, upsert). */
-const conversationLocks = new Map<string, Promise<unknown>>();
-function serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const previous = conversationLocks.get(key) ?? Promise.resolve();
-  const next = previous.then(fn, fn);
-  const settled = next.catch(() => {});
-  conversationLocks.set(key, settled);
-  void settled.then(() => {
-    if (conversationLocks.get(key) === settled) conversationLocks.delete(key);
-  });
-  return next;
-}
-
-/** Reads the stored transcript back through the API, so turns survive a restart of this server. */
+/**
+ * Appends one turn to the conversation's transcript: the API adds it to the stored document in one
+ * transaction (append), so the turn alone travels, and turns from several sessions all stay.
+ */
 async function appendTurn(ctx: ToolContext, id: string, line: string, opts: AddOptions) {
-  let transcript = "";
-  try {
-    const doc = await ctx.ns.documents.get(id, undefined, { signal: ctx.extra.signal });
-    transcript = doc.content ?? "";
-  } catch (err) {
-    if (!(err instanceof NotFoundError)) throw err;
-  }
-  const content = transcript ? `${transcript.replace(/\s+$/, "")}\n${line}` : line;
-  const res = await ctx.ns.documents.add({ content, id, ...opts }, { signal: ctx.extra.signal });
-  return { res, turns: content.split("\n").filter((l) => l.trim()).length };
+  const res = await ctx.ns.documents.add(
+    { content: line, id, append: true, ...opts },
+    { signal: ctx.extra.signal },
+  );
+  return { res, turns: res.lines };
 }
 
 interface AddOptions {
@@ -150,9 +135,7 @@ export const addMemory = defineTool({
     let turns: number | undefined;
     if (conversationId !== undefined && role !== undefined) {
       const customId = conversationDocumentId(conversationId);
-      const out = await serialize(`${ctx.namespace}\0${customId}`, () =>
-        appendTurn(ctx, customId, turnLine(role, content), opts),
-      );
+      const out = await appendTurn(ctx, customId, turnLine(role, content), opts);
       id = out.res.id;
       status = out.res.status;
       turns = out.turns;

@@ -4,9 +4,9 @@ import { connect, type Session, startEngine } from "./helpers.js";
 
 /**
  * What the six tools with their output schemas may take, compact JSON. The issue's target is
- * 14 KB; this is where the lean schemas stand (28.3 KB before), so a growth is a reviewed change.
+ * 14 KB; this is where the lean schemas stand (17.2 KB; 28.3 KB before), so a growth is a reviewed change.
  */
-const TOOLS_LIST_MAX_BYTES = 18_000;
+const TOOLS_LIST_MAX_BYTES = 17_500;
 
 // No engine needed: listing tools never calls the API.
 describe("the tool list", () => {

@@ -30,7 +30,10 @@ const outputSchema = z.object({
   authorization: Authorization.nullable().describe(
     "OAuth providers: the link the user opens to connect, and its expiry.",
   ),
-  connector: Connector.optional().describe("Configuration providers: the connector as created."),
+  // What a model acts on; the rest of the connector (its runs, picker, timestamps) still comes along.
+  connector: Connector.pick({ id: true, provider: true, namespace: true, account: true, documentLimit: true })
+    .optional()
+    .describe("Configuration providers: the connector as created."),
   run: SyncRun.nullable().optional().describe("Configuration providers: the sync run that started."),
 });
 

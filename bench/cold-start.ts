@@ -22,18 +22,21 @@ async function measure(start: () => Promise<McpChild>, first: (c: McpChild) => P
   await child.client.listTools();
   await first(child);
   const ms = performance.now() - t0;
-  // Idle: a moment after the first answer, as a client holding the server between turns sees it.
+  // Idle: a moment after the first answer, as a client holding the server between turns sees it;
+  // and 3 s later, when memctx has loaded its processing pipeline (2 s after start).
   await new Promise((r) => setTimeout(r, 500));
   const rss = rssMiB(child.pid);
+  await new Promise((r) => setTimeout(r, 2500));
+  const rssLater = rssMiB(child.pid);
   await child.close();
-  return { ms, rss };
+  return { ms, rss, rssLater };
 }
 
 const reference = await serverMemoryEntry();
 const mains = (process.env.BENCH_MEMCTX_MAINS ?? join(ROOT, "dist/cli/main.js")).split(",");
-const results: Record<string, { ms: number[]; rss: number[] }> = {};
-for (const main of mains) results[main] = { ms: [], rss: [] };
-if ("entry" in reference) results.reference = { ms: [], rss: [] };
+const results: Record<string, { ms: number[]; rss: number[]; rssLater: number[] }> = {};
+for (const main of mains) results[main] = { ms: [], rss: [], rssLater: [] };
+if ("entry" in reference) results.reference = { ms: [], rss: [], rssLater: [] };
 for (let i = 0; i < runs; i++) {
   const dir = mkdtempSync(join(tmpdir(), "memctx-cold-"));
   try {
@@ -48,6 +51,7 @@ for (let i = 0; i < runs; i++) {
       );
       results[main]!.ms.push(m.ms);
       results[main]!.rss.push(m.rss ?? Number.NaN);
+      results[main]!.rssLater.push(m.rssLater ?? Number.NaN);
     }
     if ("entry" in reference) {
       const r = await measure(
@@ -56,6 +60,7 @@ for (let i = 0; i < runs; i++) {
       );
       results.reference!.ms.push(r.ms);
       results.reference!.rss.push(r.rss ?? Number.NaN);
+      results.reference!.rssLater.push(r.rssLater ?? Number.NaN);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -66,7 +71,7 @@ console.log(
 );
 for (const [name, r] of Object.entries(results)) {
   console.log(
-    `${name} cold start median ${median(r.ms).toFixed(0)} ms (min ${Math.min(...r.ms).toFixed(0)}, max ${Math.max(...r.ms).toFixed(0)}); idle RSS median ${median(r.rss).toFixed(1)} MiB`,
+    `${name} cold start median ${median(r.ms).toFixed(0)} ms (min ${Math.min(...r.ms).toFixed(0)}, max ${Math.max(...r.ms).toFixed(0)}); idle RSS median ${median(r.rss).toFixed(1)} MiB, 3 s later ${median(r.rssLater).toFixed(1)} MiB`,
   );
 }
 if (!("entry" in reference)) console.log(`reference server skipped: ${reference.skipped}`);

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MemoryClient } from "../client/index.js";
 import { defaultDataDir } from "../engine/data-dir.js";
-import type { EngineContext } from "../engine/index.js";
+import type { Engine } from "../engine/index.js";
 import { CliError } from "./cli-error.js";
 
 export interface Backend {
@@ -19,8 +19,6 @@ export interface Backend {
   dataDir: string | undefined;
   /** Which embedder and extractor the embedded engine runs ("embedder …, extractor …"); undefined when remote. */
   readonly models: string | undefined;
-  /** Resolves when the embedded engine's processing pipeline has loaded (at once when remote). */
-  ready(): Promise<void>;
   /** The embedded engine's background jobs per state; undefined when remote (the API does not report them). */
   jobCounts(): Record<string, number> | undefined;
   /** The process's own client (stdio): MEMCTX_API_KEY, or the local key of the embedded engine. */
@@ -85,7 +83,6 @@ export async function openBackend(env: NodeJS.ProcessEnv, flags: BackendFlags = 
       apiUrl,
       dataDir: undefined,
       models: undefined,
-      ready: async () => {},
       jobCounts: () => undefined,
       get client() {
         if (!own) throw new CliError("MEMCTX_API_KEY is not set");
@@ -115,10 +112,7 @@ export async function openBackend(env: NodeJS.ProcessEnv, flags: BackendFlags = 
     mode: "embedded",
     apiUrl: undefined,
     dataDir,
-    get models() {
-      return describeModels(engine.context);
-    },
-    ready: () => engine.ready(),
+    models: describeModels(engine.models),
     jobCounts: () => jobCounts(engine.context.db),
     client: own,
     clientFor: (callerKey) => new MemoryClient({ apiKey: callerKey, fetch: engine.fetch }),
@@ -132,6 +126,6 @@ export function describeBackend(b: Backend): string {
 }
 
 /** The embedded engine's models, as startup lines and `memctx status` name them. */
-export function describeModels(ctx: Pick<EngineContext, "embedder" | "extractor">): string {
-  return `embedder ${ctx.embedder ? ctx.embedder.model : "none (lexical search only)"}, extractor ${ctx.extractor?.name ?? "none"}`;
+export function describeModels(models: Engine["models"]): string {
+  return `embedder ${models.embedder}, extractor ${models.extractor}`;
 }

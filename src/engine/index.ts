@@ -51,11 +51,19 @@ export interface Engine {
   /** For services built on the engine (connectors, memory) and for tests. */
   readonly context: EngineContext;
   /**
-   * Resolves once the processing pipeline has loaded and the workers run (its extractor is then in
-   * `context.extractor`). The API answers before: requests never wait for the pipeline's modules.
+   * Loads the processing pipeline now if it has not loaded yet, and resolves once the workers run
+   * (its extractor is then in `context.extractor`). The API answers before: no request waits for it.
    */
   ready(): Promise<void>;
+  /** What the engine runs, for startup lines: known from the settings, before the pipeline loads. */
+  readonly models: { embedder: string; extractor: string };
 }
+
+/**
+ * The pipeline loads when the first job is queued, or this long after the engine opens (jobs left
+ * by an earlier run), whichever comes first: a session's first answers never wait for its modules.
+ */
+const PIPELINE_LOAD_DELAY_MS = 2000;
 
 export const DEFAULT_WORKERS = 2;
 export const DEFAULT_JOB_LEASE_MS = 30_000;
@@ -79,12 +87,21 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     log,
   };
   // A wrong model setting fails the start, as before; the extractor itself is made with the pipeline.
-  if (!opts.extractor) chatModelFromEnv();
+  const chat = opts.extractor ? null : chatModelFromEnv();
+  const models = {
+    embedder: ctx.embedder ? ctx.embedder.model : "none (lexical search only)",
+    extractor: opts.extractor?.name ?? (chat ? `${chat.model} (MEMCTX_LLM_URL)` : "offline"),
+  };
   const app = createApp(ctx);
-  // The pipeline (extraction with its NLP model and date parser, chunking, dreaming) loads after the
-  // API is up: no request needs it, so a new session's first answers do not wait for its modules.
-  // Jobs are rows: whatever is added meanwhile waits in the queue.
-  const pipeline = (async () => {
+  // The pipeline (extraction with its NLP model and date parser, chunking, dreaming) is the largest
+  // part of the engine and no request needs it: it loads later (PIPELINE_LOAD_DELAY_MS). Jobs are
+  // rows: whatever is added meanwhile waits in the queue.
+  let pipeline: Promise<void> | undefined;
+  const load = () => {
+    pipeline ??= loadPipeline();
+    return pipeline;
+  };
+  const loadPipeline = async () => {
     const [{ extractorFromEnv }, { installDreaming }, { documentJobFailed, documentJobHandler }] =
       await Promise.all([
         import("./memory/extract/index.js"),
@@ -96,21 +113,29 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     else ctx.dreamer = opts.dreamer ?? installDreaming(ctx);
     workers.register("document", documentJobHandler(ctx), documentJobFailed(ctx));
     workers.start();
-  })();
-  pipeline.catch((err: unknown) =>
-    log(`the processing pipeline failed to load: ${(err as Error).stack ?? err}`),
-  );
+  };
+  const closing = new AbortController();
+  void queue.idle(PIPELINE_LOAD_DELAY_MS, closing.signal).then(() => {
+    if (closing.signal.aborted) return;
+    load().catch((err: unknown) =>
+      log(
+        `the processing pipeline failed to load: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      ),
+    );
+  });
   let closed: Promise<void> | undefined;
   return {
     fetch: async (req) => app.fetch(req),
     close: () => {
-      closed ??= pipeline
+      closing.abort();
+      closed ??= (pipeline ?? Promise.resolve())
         .catch(() => {})
         .then(() => workers.stop())
         .then(() => db.close());
       return closed;
     },
-    ready: () => pipeline,
+    ready: load,
+    models,
     createKey: (organization = LOCAL_ORGANIZATION) => createKey(db, organization),
     createFirstKey: () =>
       countKeys(db, LOCAL_ORGANIZATION) === 0 ? createKey(db, LOCAL_ORGANIZATION) : null,

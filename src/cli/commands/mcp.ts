@@ -95,8 +95,6 @@ async function runStdio(backend: Backend, namespace: string | undefined, readOnl
     process.stdin.once("end", () => resolve());
   });
   await server.connect(transport);
-  // The engine's pipeline loads behind the first requests; the line names its extractor.
-  await backend.ready();
   // One line on stderr (stdout is the protocol's): which build, which data, which namespace.
   process.stderr.write(
     `memctx ${VERSION}: MCP server over stdio, ${describeBackend(backend)}, namespace ${namespace ?? `from the client's roots, else ${DEFAULT_NAMESPACE}`}\n`,
@@ -121,7 +119,6 @@ async function runHttp(
 ): Promise<number> {
   const log = (m: string) => process.stderr.write(`memctx: ${m}\n`);
   const { startHttpServer } = await import("../../mcp/http.js");
-  await backend.ready();
   const http = await startHttpServer({
     clientFor: backend.clientFor,
     defaultNamespace: flags.namespace ?? DEFAULT_NAMESPACE,

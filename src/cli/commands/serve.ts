@@ -64,9 +64,8 @@ Environment:
         `memctx serve: created an API key for the local organization (shown once, keep it):\n${firstKey}\n`,
       );
     }
-    await server.engine.ready();
     process.stderr.write(
-      `memctx ${VERSION}: v5 API on ${server.url}, embedded engine in ${dataDir} (${describeModels(server.engine.context)})\n`,
+      `memctx ${VERSION}: v5 API on ${server.url}, embedded engine in ${dataDir} (${describeModels(server.engine.models)})\n`,
     );
     process.stdout.write(`memctx serve: listening on ${server.url}\n`);
     await new Promise<void>((resolve) => {

@@ -55,7 +55,6 @@ Options:
     }
     const backend = await openBackend(process.env, { ...(dataDir ? { dataDir } : {}), workers: 0 });
     try {
-      await backend.ready();
       line("api", describeBackend(backend));
       line(
         "namespace",

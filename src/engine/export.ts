@@ -40,8 +40,15 @@ export async function exportData(
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   let n = 0;
+  // A write error (a full disk) ends the export with that error, not an unhandled event.
+  let failed: Error | undefined;
+  const onError = (err: Error) => {
+    failed = err;
+  };
+  out.on("error", onError);
   const write = async (record: object) => {
-    // Backpressure: a large export streams instead of piling up in memory.
+    if (failed) throw failed;
+    // Backpressure: a large export streams instead of piling up in memory (once() rejects on 'error').
     if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, "drain");
   };
   await write({
@@ -55,6 +62,8 @@ export async function exportData(
     counts[record.kind] = (counts[record.kind] ?? 0) + 1;
     if (++n % PROGRESS_EVERY === 0) opts.progress?.(counts, false);
   }
+  out.off("error", onError);
+  if (failed) throw failed;
   opts.progress?.(counts, true);
   return counts;
 }

@@ -134,6 +134,15 @@ describe("memctx export and import", () => {
       .split("\n")
       .map((l) => JSON.parse(l));
     expect(kinds.filter((l) => l.kind === "namespace").map((l) => l.name)).toEqual(["work"]);
+    const unwritable = memctx(
+      "export",
+      "--data-dir",
+      from.path,
+      "--out",
+      join(from.path, "no", "such", "dir.jsonl"),
+    );
+    expect(unwritable.status).toBe(1);
+    expect(unwritable.stderr).toMatch(/^memctx: cannot write .*ENOENT/);
     const empty = tempDir("memctx-export-bad-");
     try {
       const bad = join(empty.path, "bad.jsonl");

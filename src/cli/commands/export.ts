@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { parseArgs } from "node:util";
 import { Namespace } from "../../api/index.js";
@@ -29,6 +30,17 @@ export async function embeddedDataDir(flag: string | undefined, command: string)
   }
   const { defaultDataDir } = await import("../../engine/data-dir.js");
   return flag ?? defaultDataDir({ ...process.env, MEMCTX_DATA_DIR: setting(process.env, "MEMCTX_DATA_DIR") });
+}
+
+/** The output file, opened before anything is read: a wrong path is one line, not a stack. */
+async function openForWriting(file: string) {
+  const stream = createWriteStream(file);
+  try {
+    await once(stream, "open");
+  } catch (err) {
+    throw new CliError(`cannot write ${file}: ${(err as Error).message}`, 1);
+  }
+  return stream;
 }
 
 export const exportCommand: Command = {
@@ -64,8 +76,8 @@ Options:
     if (!existsSync(join(dataDir, DATABASE_FILE))) throw new CliError(`${dataDir} holds no memctx data`, 1);
     const { exportData } = await import("../../engine/export.js");
     const { LOCAL_ORGANIZATION } = await import("../../engine/store/organizations.js");
+    const out = values.out ? await openForWriting(values.out) : process.stdout;
     const db = openDatabase(dataDir);
-    const out = values.out ? createWriteStream(values.out) : process.stdout;
     try {
       const counts = await exportData(db, out, {
         organization: LOCAL_ORGANIZATION,

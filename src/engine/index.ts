@@ -1,5 +1,4 @@
 import { createApp } from "./app.js";
-import { sealPlaintextSecrets } from "./connectors/store.js";
 import type { EngineContext } from "./context.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
 import { extractorFromEnv } from "./memory/extract/index.js";
@@ -10,6 +9,7 @@ import { JobQueue } from "./pipeline/queue.js";
 import { ProcessingThreads } from "./pipeline/threads.js";
 import { WorkerPool } from "./pipeline/worker.js";
 import { installProcessing } from "./processing.js";
+import { sealPlaintextSecrets } from "./store/connectors.js";
 import { openDatabase, transaction } from "./store/db.js";
 import {
   countKeys,

@@ -51,7 +51,8 @@ export function route<E extends Endpoint>(
   path: string = endpoint.path,
 ): void {
   app.on(endpoint.method, honoPath(path), async (c) => {
-    const request = await resolve(c, endpoint, (org, name) => findNamespace(ctx.db, org, name) ?? null);
+    const input = await parseRequest(c, endpoint);
+    const request = scoped(c, input, (org, name) => findNamespace(ctx.db, org, name) ?? null);
     return send(c, endpoint, await handler(request as RouteRequest<E, NamespaceRow | null>));
   });
 }
@@ -82,10 +83,6 @@ export function creatingRoute<E extends Endpoint>(
 }
 
 type Lookup = (organizationId: string, name: string) => NamespaceRow | null;
-
-async function resolve<E extends Endpoint>(c: Context<EngineEnv>, endpoint: E, lookup: Lookup) {
-  return scoped(c, await parseRequest(c, endpoint), lookup);
-}
 
 /** The request with its principal, organization and (allowed) namespace. */
 function scoped<E extends Endpoint>(c: Context<EngineEnv>, input: Input<E>, lookup: Lookup) {

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type ErrorHandler, Hono } from "hono";
 import { ZodError } from "zod";
 import { describeIssues } from "../api/errors.js";
 import { REQUEST_BODY_MAX_BYTES } from "../api/limits.js";
@@ -7,7 +7,18 @@ import { uiRoutes } from "../ui/static-files.js";
 import { VERSION } from "../version.js";
 import { bearerAuth } from "./auth.js";
 import type { EngineContext } from "./context.js";
-import { diskFull, HttpError } from "./errors.js";
+import {
+  ConfigurationError,
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  InputError,
+  NotFoundError,
+  StorageFullError,
+  TooLargeError,
+  UnauthenticatedError,
+} from "./errors.js";
+import { UnknownBucketError } from "./memory/profile.js";
 import { connectorCallbackRoute, connectorRoutes } from "./routes/connectors.js";
 import { documentRoutes } from "./routes/documents.js";
 import { batchRoutes } from "./routes/legacy/batch.js";
@@ -18,7 +29,60 @@ import { profileRoutes } from "./routes/profile.js";
 import { type EngineEnv, type EngineRoutes, tooLarge } from "./routes/route.js";
 import { searchRoutes } from "./routes/search.js";
 import { isDiskFull } from "./store/db.js";
+import { OrganizationBucketError } from "./store/profile.js";
 import { SecretKeyError } from "./store/secrets.js";
+
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 500 | 507;
+
+/** Each domain error's HTTP status: the one place where the engine's errors meet HTTP. */
+function statusOf(err: DomainError): ErrorStatus {
+  if (err instanceof InputError) return 400;
+  // A missing operator setting is not the caller's fault, but the request cannot be served as sent (kept 400).
+  if (err instanceof ConfigurationError) return 400;
+  if (err instanceof UnauthenticatedError) return 401;
+  if (err instanceof ForbiddenError) return 403;
+  if (err instanceof NotFoundError) return 404;
+  if (err instanceof ConflictError) return 409;
+  if (err instanceof TooLargeError) return 413;
+  if (err instanceof StorageFullError) return 507;
+  return 500;
+}
+
+/** A fault of the engine's own setup that the operator must mend (answered 500 with what to do). */
+class InternalError extends DomainError {}
+
+/** Errors of lower layers that name their own thing (a bucket, a key), as domain errors. */
+function asDomainError(err: Error): DomainError | undefined {
+  if (err instanceof DomainError) return err;
+  if (isDiskFull(err)) return new StorageFullError();
+  if (err instanceof UnknownBucketError) return new InputError(undefined, err.message);
+  if (err instanceof OrganizationBucketError) {
+    return new ForbiddenError(`Bucket '${err.bucket}' is owned by the organization`, err.message);
+  }
+  if (err instanceof SecretKeyError) return new InternalError("Secret key mismatch", err.message);
+  if (err instanceof ZodError) return new InputError(undefined, describeIssues("body", err.issues));
+  return undefined;
+}
+
+/**
+ * Turns every error into an ErrorResponse `{ error, details? }`. Exported so that a route mounted
+ * on another app (tests mount the OAuth callback alone) answers the same way.
+ */
+export function errorHandler(ctx: EngineContext): ErrorHandler<EngineEnv> {
+  return (err, c) => {
+    const where = `${c.req.method} ${new URL(c.req.url).pathname}`;
+    const known = asDomainError(err);
+    if (!known) {
+      ctx.log(`unexpected error on ${where}: ${err.stack ?? err.message}`);
+      return c.json({ error: "Internal server error" }, 500);
+    }
+    if (known instanceof StorageFullError) ctx.log(`disk full on ${where}: ${err.message}`);
+    return c.json(
+      { error: known.title, ...(known.details ? { details: known.details } : {}) },
+      statusOf(known),
+    );
+  };
+}
 
 /** Every group of routes; each registers its endpoints of the contract. */
 const ROUTES: EngineRoutes[] = [
@@ -39,23 +103,7 @@ const ROUTES: EngineRoutes[] = [
 export function createApp(ctx: EngineContext): Hono<EngineEnv> {
   const app = new Hono<EngineEnv>();
 
-  app.onError((err, c) => {
-    if (isDiskFull(err)) {
-      ctx.log(`disk full on ${c.req.method} ${new URL(c.req.url).pathname}: ${err.message}`);
-      err = diskFull();
-    }
-    if (err instanceof SecretKeyError) err = new HttpError(500, "Secret key mismatch", err.message);
-    if (err instanceof HttpError) {
-      return c.json({ error: err.message, ...(err.details ? { details: err.details } : {}) }, err.status);
-    }
-    if (err instanceof ZodError) {
-      return c.json({ error: "Invalid request", details: describeIssues("body", err.issues) }, 400);
-    }
-    ctx.log(
-      `unexpected error on ${c.req.method} ${new URL(c.req.url).pathname}: ${err.stack ?? err.message}`,
-    );
-    return c.json({ error: "Internal server error" }, 500);
-  });
+  app.onError(errorHandler(ctx));
   app.notFound((c) =>
     c.json(
       { error: "Not found", details: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` },

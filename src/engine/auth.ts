@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { EngineContext } from "./context.js";
-import { HttpError } from "./errors.js";
+import { UnauthenticatedError } from "./errors.js";
 import type { EngineEnv } from "./routes/route.js";
 import { authenticate } from "./store/organizations.js";
 
@@ -10,10 +10,10 @@ export function bearerAuth(ctx: EngineContext): MiddlewareHandler<EngineEnv> {
     const header = c.req.header("authorization");
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) {
-      throw new HttpError(401, "Missing API key", "send the header Authorization: Bearer <API key>");
+      throw new UnauthenticatedError("Missing API key", "send the header Authorization: Bearer <API key>");
     }
     const principal = authenticate(ctx.db, match[1]!);
-    if (!principal) throw new HttpError(401, "Invalid API key", "the API key is unknown or revoked");
+    if (!principal) throw new UnauthenticatedError("Invalid API key", "the API key is unknown or revoked");
     c.set("principal", principal);
     await next();
   };

@@ -1,5 +1,4 @@
 import { createApp } from "./app.js";
-import { sealPlaintextSecrets } from "./connectors/store.js";
 import type { EngineContext } from "./context.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
 import type { Extractor } from "./memory/extract/types.js";
@@ -9,6 +8,7 @@ import { type Dreamer, noDreaming } from "./pipeline/dreamer.js";
 import { JobQueue } from "./pipeline/queue.js";
 import { ProcessingThreads } from "./pipeline/threads.js";
 import { WorkerPool } from "./pipeline/worker.js";
+import { sealPlaintextSecrets } from "./store/connectors.js";
 import { openDatabase, transaction } from "./store/db.js";
 import {
   countKeys,

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { getConnectorRow } from "../../src/engine/connectors/store.js";
+import { getConnectorRow } from "../../src/engine/store/connectors.js";
 import { DATABASE_FILE } from "../../src/engine/store/db.js";
 import { keyFromString, SECRET_KEY_FILE } from "../../src/engine/store/secrets.js";
 import { ROOT, startTestServer, type TestServer, tempDir } from "./harness.js";

@@ -1,11 +1,11 @@
-import { ConnectorInputError } from "./errors.js";
+import { InputError } from "../errors.js";
 
 /** Readers for provider config and selection objects; each error names the field and the rule. */
 
 export function asObject(value: unknown, where: string): Record<string, unknown> {
   if (value === undefined || value === null) return {};
   if (typeof value !== "object" || Array.isArray(value)) {
-    throw new ConnectorInputError(`${where}: must be an object`);
+    throw new InputError(where, "must be an object");
   }
   return value as Record<string, unknown>;
 }
@@ -13,7 +13,7 @@ export function asObject(value: unknown, where: string): Record<string, unknown>
 export function requiredString(obj: Record<string, unknown>, key: string, where = "config"): string {
   const value = obj[key];
   if (typeof value !== "string" || value.trim() === "") {
-    throw new ConnectorInputError(`${where}.${key}: is required and must be a non-empty string`);
+    throw new InputError(`${where}.${key}`, "is required and must be a non-empty string");
   }
   return value.trim();
 }
@@ -25,7 +25,7 @@ export function optionalString(
 ): string | undefined {
   const value = obj[key];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw new ConnectorInputError(`${where}.${key}: must be a string`);
+  if (typeof value !== "string") throw new InputError(`${where}.${key}`, "must be a string");
   return value;
 }
 
@@ -36,7 +36,7 @@ export function optionalBoolean(
 ): boolean | undefined {
   const value = obj[key];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "boolean") throw new ConnectorInputError(`${where}.${key}: must be true or false`);
+  if (typeof value !== "boolean") throw new InputError(`${where}.${key}`, "must be true or false");
   return value;
 }
 
@@ -48,7 +48,7 @@ export function optionalStringArray(
   const value = obj?.[key];
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) {
-    throw new ConnectorInputError(`${where}.${key}: must be an array of strings`);
+    throw new InputError(`${where}.${key}`, "must be an array of strings");
   }
   return value as string[];
 }
@@ -59,10 +59,10 @@ export function httpUrl(value: string, field: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new ConnectorInputError(`${field}: must be an absolute http(s) URL`);
+    throw new InputError(field, "must be an absolute http(s) URL");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConnectorInputError(`${field}: must be an http or https URL`);
+    throw new InputError(field, "must be an http or https URL");
   }
   return url.href.replace(/\/+$/, "");
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Provider } from "../../api/index.js";
-import { ConnectorApiError, ConnectorSetupError } from "./errors.js";
+import { ConfigurationError } from "../errors.js";
+import { ConnectorApiError } from "./errors.js";
 import type { ConnectorFetch, OAuthTokens } from "./types.js";
 
 /**
@@ -47,14 +48,18 @@ export function envApiUrl(provider: Provider, env: NodeJS.ProcessEnv, fallback: 
   return env[`${envPrefix(provider)}_API_URL`]?.trim() || fallback;
 }
 
-/** Client id and secret from MEMCTX_<PROVIDER>_CLIENT_ID / _CLIENT_SECRET, or a 400 naming them. */
+/**
+ * Client id and secret from MEMCTX_<PROVIDER>_CLIENT_ID / _CLIENT_SECRET: the engine's operator
+ * registers the OAuth app; without it a ConfigurationError names the settings.
+ */
 export function clientCredentials(provider: Provider, env: NodeJS.ProcessEnv): OAuthClientCredentials {
   const prefix = envPrefix(provider);
   const clientId = env[`${prefix}_CLIENT_ID`]?.trim();
   const clientSecret = env[`${prefix}_CLIENT_SECRET`]?.trim();
   if (!clientId || !clientSecret) {
-    throw new ConnectorSetupError(
-      `provider ${provider} needs an OAuth app: set ${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET for the engine`,
+    throw new ConfigurationError(
+      `${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET`,
+      `provider ${provider} needs an OAuth app registered for this engine`,
     );
   }
   return { clientId, clientSecret };

@@ -7,35 +7,41 @@ import type {
   PatchConnectorBody,
   SyncResponse,
 } from "../../api/index.js";
-import { isOAuthProvider, OAUTH_LINK_TTL_MS, SERVER_SETTING_MISSING } from "../../api/index.js";
+import { isOAuthProvider, OAUTH_LINK_TTL_MS } from "../../api/index.js";
 import type { EngineContext } from "../context.js";
-import { HttpError, notFound } from "../errors.js";
-import { type Db, now, parseJson, transaction } from "../store/db.js";
+import { ConflictError, InputError, NotFoundError } from "../errors.js";
+import { connectorItems, deleteConnectorItem, upsertConnectorItem } from "../store/connector-items.js";
+import {
+  type ConnectorRow,
+  consumeOAuthState,
+  deleteConnector,
+  expireConnector,
+  getConnectorRow,
+  insertConnector,
+  listConnectorRows,
+  markConnected,
+  saveCredentials,
+  setConnectorDocumentSource,
+  updateConnectorSettings,
+} from "../store/connectors.js";
+import { type Db, parseJson, transaction } from "../store/db.js";
 import { addDocument, deleteDocuments } from "../store/documents.js";
 import { enqueueJob, type JobRow } from "../store/jobs.js";
-import { ensureNamespace, findNamespace, type NamespaceRow } from "../store/namespaces.js";
-import type { OrganizationRow } from "../store/organizations.js";
-import { ConnectorInputError, ConnectorSetupError } from "./errors.js";
+import { getNamespace, type NamespaceRow } from "../store/namespaces.js";
+import {
+  emptyCounts,
+  finishRun,
+  getRun,
+  insertRun,
+  RECENT_RUNS,
+  recentRuns,
+  startRun,
+  toSyncRun,
+} from "../store/sync-runs.js";
+import { redactConfig } from "./config.js";
 import { connectorFetch } from "./fetch.js";
 import { codeChallengeS256, createCodeVerifier, createState, isExpired } from "./oauth.js";
 import { createProviderRegistry, type ProviderRegistry } from "./registry.js";
-import {
-  type ConnectorRow,
-  connectorItems,
-  consumeOAuthState,
-  deleteConnectorItem,
-  emptyCounts,
-  expireConnector,
-  finishRun,
-  getConnectorRow,
-  getRun,
-  insertConnector,
-  insertRun,
-  listConnectorRows,
-  saveCredentials,
-  toConnector,
-  upsertConnectorItem,
-} from "./store.js";
 import type { OAuthTokens, SyncItemDocument } from "./types.js";
 
 /**
@@ -86,11 +92,13 @@ export class ConnectorService {
     );
   }
 
-  create(org: OrganizationRow, namespace: string, body: CreateConnectorBody): CreateConnectorResponse {
+  /** In the caller's namespace, which exists by now (a route creates it in the same transaction). */
+  create(namespace: NamespaceRow, body: CreateConnectorBody): CreateConnectorResponse {
     const provider = this.providers[body.provider];
-    const config = inputError(() => provider.validateConfig(body.config ?? {}));
+    const config = provider.validateConfig(body.config ?? {});
     const base = {
-      organization_id: org.id,
+      organization_id: namespace.organization_id,
+      namespace_id: namespace.id,
       provider: body.provider,
       config: JSON.stringify(config),
       selection: null,
@@ -99,41 +107,32 @@ export class ConnectorService {
     // GitHub also takes a personal access token in config: then there is no OAuth dance.
     const tokenInConfig = body.provider === "github" && typeof config.token === "string";
     if (isOAuthProvider(body.provider) && !tokenInConfig) {
-      if (!body.redirectUrl)
-        throw new HttpError(
-          400,
-          "Invalid request",
-          `redirectUrl: is required for ${body.provider} (an OAuth provider)`,
-        );
+      if (!body.redirectUrl) {
+        throw new InputError("redirectUrl", `is required for ${body.provider} (an OAuth provider)`);
+      }
       const state = createState();
       const verifier = createCodeVerifier();
-      const url = inputError(() =>
-        provider.authorizationUrl!({
-          state,
-          redirectUrl: body.redirectUrl!,
-          codeChallenge: codeChallengeS256(verifier),
-        }),
-      );
+      const url = provider.authorizationUrl!({
+        state,
+        redirectUrl: body.redirectUrl,
+        codeChallenge: codeChallengeS256(verifier),
+      });
       const expiresAt = new Date(Date.now() + OAUTH_LINK_TTL_MS).toISOString();
-      const row = transaction(this.db, () =>
-        insertConnector(this.db, {
-          ...base,
-          namespace_id: ensureNamespace(this.db, org.id, namespace).id,
-          state: "pending",
-          oauth_state: state,
-          code_verifier: verifier,
-          redirect_url: body.redirectUrl!,
-          authorization_url: url,
-          authorization_expires_at: expiresAt,
-        }),
-      );
+      const row = insertConnector(this.db, {
+        ...base,
+        state: "pending",
+        oauth_state: state,
+        code_verifier: verifier,
+        redirect_url: body.redirectUrl,
+        authorization_url: url,
+        authorization_expires_at: expiresAt,
+      });
       return { id: row.id, authorization: { url, expiresAt } };
     }
     // A config provider is connected at once and starts syncing (spec, Connector states).
     const row = transaction(this.db, () => {
       const created = insertConnector(this.db, {
         ...base,
-        namespace_id: ensureNamespace(this.db, org.id, namespace).id,
         state: "connected",
         oauth_state: null,
         code_verifier: null,
@@ -150,33 +149,31 @@ export class ConnectorService {
 
   /** The OAuth redirect: exchanges the code of a pending connector, connects it and starts its first sync. */
   async completeAuthorization(p: { state?: string; code?: string; error?: string }): Promise<Connector> {
-    if (!p.state) throw new HttpError(400, "Invalid request", "state: is required");
+    if (!p.state) throw new InputError("state", "is required");
     // The state is consumed before the code exchange, atomically: a second callback with the same
     // state (a replay, a double click, an attacker holding another code) finds nothing.
     const row = consumeOAuthState(this.db, p.state);
     if (!row) {
-      throw new HttpError(
-        400,
-        "Invalid request",
-        "state: unknown or already used; create the connector again",
-      );
+      throw new InputError("state", "unknown or already used; create the connector again");
     }
     // From here on the link is spent: any failure leaves the connector expired, never half-pending.
-    const fail = (error: HttpError) => {
+    const fail = (error: InputError) => {
       expireConnector(this.db, row.id);
       return error;
     };
     if (Date.parse(row.authorization_expires_at ?? "") <= Date.now()) {
       throw fail(
-        new HttpError(
-          400,
-          "Authorization expired",
+        new InputError(
+          "state",
           "the authorization link expired (one hour); create the connector again",
+          "Authorization expired",
         ),
       );
     }
-    if (p.error) throw fail(new HttpError(400, "Authorization refused", `the provider answered: ${p.error}`));
-    if (!p.code) throw fail(new HttpError(400, "Invalid request", "code: is required"));
+    if (p.error) {
+      throw fail(new InputError("error", `the provider answered: ${p.error}`, "Authorization refused"));
+    }
+    if (!p.code) throw fail(new InputError("code", "is required"));
     const provider = this.providers[row.provider];
     let tokens: OAuthTokens;
     try {
@@ -186,125 +183,85 @@ export class ConnectorService {
         codeVerifier: row.code_verifier ?? "",
       });
     } catch (error) {
-      throw fail(new HttpError(400, "Authorization failed", (error as Error).message));
+      throw fail(new InputError("code", (error as Error).message, "Authorization failed"));
     }
     transaction(this.db, () => {
       saveCredentials(this.db, row.id, tokens);
-      this.db
-        .prepare(
-          "UPDATE connectors SET state = 'connected', oauth_state = NULL, code_verifier = NULL, authorization_url = NULL, updated_at = ? WHERE id = ?",
-        )
-        .run(now(), row.id);
+      markConnected(this.db, row.id);
       this.queueRun(row.id);
     });
     this.ctx.queue.wake();
     return this.toRecord(getConnectorRow(this.db, row.id)!);
   }
 
-  list(org: OrganizationRow, namespace?: string): Connector[] {
-    let namespaceId: string | undefined;
-    if (namespace !== undefined) {
-      const ns = findNamespace(this.db, org.id, namespace);
-      if (!ns) return [];
-      namespaceId = ns.id;
-    }
-    return listConnectorRows(this.db, org.id, namespaceId).map((row) => this.toRecord(row));
+  /** The organization's connectors, or one namespace's (none for a namespace never written to). */
+  list(organizationId: string, namespace?: NamespaceRow | null): Connector[] {
+    if (namespace === null) return [];
+    return listConnectorRows(this.db, organizationId, namespace?.id).map((row) => this.toRecord(row));
   }
 
-  get(org: OrganizationRow, namespace: string, id: string, include: string[] = []): Connector {
-    return this.toRecord(this.find(org, namespace, id), {
+  get(namespace: NamespaceRow | null, id: string, include: string[] = []): Connector {
+    return this.toRecord(this.find(namespace, id), {
       syncs: include.includes("syncs"),
       picker: include.includes("picker"),
     });
   }
 
-  update(org: OrganizationRow, namespace: string, id: string, body: PatchConnectorBody): Connector {
-    const row = this.find(org, namespace, id);
-    this.db
-      .prepare(
-        "UPDATE connectors SET selection = COALESCE(?, selection), document_limit = COALESCE(?, document_limit), updated_at = ? WHERE id = ?",
-      )
-      .run(body.selection ? JSON.stringify(body.selection) : null, body.documentLimit ?? null, now(), row.id);
+  update(namespace: NamespaceRow | null, id: string, body: PatchConnectorBody): Connector {
+    const row = this.find(namespace, id);
+    updateConnectorSettings(this.db, row.id, {
+      selection: body.selection ? JSON.stringify(body.selection) : null,
+      documentLimit: body.documentLimit ?? null,
+    });
     return this.toRecord(getConnectorRow(this.db, row.id)!);
   }
 
-  sync(org: OrganizationRow, namespace: string, id: string): SyncResponse {
-    const row = this.find(org, namespace, id);
+  sync(namespace: NamespaceRow | null, id: string): SyncResponse {
+    const row = this.find(namespace, id);
     const run = transaction(this.db, () => this.queueRun(row.id));
     this.ctx.queue.wake();
     return { id: row.id, runId: run, status: "queued" };
   }
 
-  remove(
-    org: OrganizationRow,
-    namespace: string,
-    id: string,
-    deleteImported: boolean,
-  ): DeleteConnectorResponse {
-    const row = this.find(org, namespace, id);
-    const documentsDeleted = transaction(this.db, () => {
-      let count = 0;
-      if (deleteImported) {
-        const ids = (
-          this.db
-            .prepare("SELECT id FROM documents WHERE connector_id = ? AND namespace_id = ?")
-            .all(row.id, row.namespace_id) as { id: string }[]
-        ).map((d) => d.id);
-        count = deleteDocuments(this.db, row.namespace_id, ids).count;
-      } else {
-        this.db.prepare("UPDATE documents SET connector_id = NULL WHERE connector_id = ?").run(row.id);
-      }
-      // Runs, items and a queued sync job go with it; a running sync notices and stops.
-      this.db
-        .prepare(
-          "DELETE FROM jobs WHERE kind = ? AND json_extract(payload, '$.connectorId') = ? AND state = 'queued'",
-        )
-        .run(SYNC_JOB, row.id);
-      this.db.prepare("DELETE FROM connectors WHERE id = ?").run(row.id);
-      return count;
+  remove(namespace: NamespaceRow | null, id: string, deleteImported: boolean): DeleteConnectorResponse {
+    const row = this.find(namespace, id);
+    const documentsDeleted = deleteConnector(this.db, row, {
+      withDocuments: deleteImported,
+      syncJobKind: SYNC_JOB,
     });
     return { id: row.id, deleted: true, documentsDeleted };
   }
 
-  private find(org: OrganizationRow, namespace: string, id: string): ConnectorRow {
-    const ns = findNamespace(this.db, org.id, namespace);
-    const row = ns && getConnectorRow(this.db, id);
+  /** A connected connector of this namespace; any other (pending, another namespace's) is not found. */
+  private find(namespace: NamespaceRow | null, id: string): ConnectorRow {
+    const row = namespace && getConnectorRow(this.db, id);
     if (
       !row ||
-      !ns ||
-      row.namespace_id !== ns.id ||
-      row.organization_id !== org.id ||
+      !namespace ||
+      row.namespace_id !== namespace.id ||
+      row.organization_id !== namespace.organization_id ||
       row.state !== "connected"
     ) {
-      throw notFound("Connector");
+      throw new NotFoundError("Connector");
     }
     return row;
   }
 
   private toRecord(row: ConnectorRow, include: { syncs?: boolean; picker?: boolean } = {}): Connector {
-    const ns = this.db.prepare("SELECT name FROM namespaces WHERE id = ?").get(row.namespace_id) as {
-      name: string;
-    };
-    return toConnector(this.db, row, ns.name, include);
+    return toConnector(this.db, row, getNamespace(this.db, row.namespace_id)!.name, include);
   }
 
   /** A queued run and its job, in the caller's transaction; 409 while another run is queued or running. */
   private queueRun(connectorId: string): string {
-    let runId: string;
-    try {
-      runId = insertRun(this.db, connectorId).id;
-    } catch (error) {
-      if (/UNIQUE constraint failed: sync_runs\.connector_id/.test((error as Error).message)) {
-        throw new HttpError(
-          409,
-          "A sync is already running",
-          "wait for the running sync to finish (see latestRun)",
-        );
-      }
-      throw error;
+    const run = insertRun(this.db, connectorId);
+    if (!run) {
+      throw new ConflictError(
+        "A sync is already running",
+        "wait for the running sync to finish (see latestRun)",
+      );
     }
-    enqueueJob(this.db, { kind: SYNC_JOB, payload: { connectorId, runId }, maxAttempts: 3 });
-    return runId;
+    enqueueJob(this.db, { kind: SYNC_JOB, payload: { connectorId, runId: run.id }, maxAttempts: 3 });
+    return run.id;
   }
 
   private jobFailed(job: JobRow, message: string): void {
@@ -326,9 +283,7 @@ export class ConnectorService {
     const run = runId ? getRun(this.db, runId) : undefined;
     const connector = connectorId ? getConnectorRow(this.db, connectorId) : undefined;
     if (!run || !connector || run.status === "done" || run.status === "failed") return;
-    this.db
-      .prepare("UPDATE sync_runs SET status = 'running', started_at = COALESCE(started_at, ?) WHERE id = ?")
-      .run(now(), run.id);
+    startRun(this.db, run.id);
     const counts = emptyCounts();
     const failedItems: { item: string; reason: string }[] = [];
     try {
@@ -360,9 +315,7 @@ export class ConnectorService {
     const previous = new Map(items.map((i) => [i.external_id, i.version]));
     const documentOf = new Map(items.map((i) => [i.external_id, i.document_id]));
     const limit = connector.document_limit ?? CONNECTOR_DOCUMENT_LIMIT_DEFAULT;
-    const ns = this.db
-      .prepare("SELECT * FROM namespaces WHERE id = ?")
-      .get(connector.namespace_id) as unknown as NamespaceRow;
+    const ns = getNamespace(this.db, connector.namespace_id)!;
     const seen = new Set<string>();
     const keep = new Set<string>(); // failed this run: not deleted, tried again next run
     let documents = 0;
@@ -430,7 +383,7 @@ export class ConnectorService {
       connectorId: connector.id,
     });
     // The provider knows the type and URL; processing keeps them for connector documents.
-    this.db.prepare("UPDATE documents SET type = ?, url = ? WHERE id = ?").run(item.type, item.url, id);
+    setConnectorDocumentSource(this.db, id, item.type, item.url);
     return id;
   }
 }
@@ -442,12 +395,27 @@ export function customId(connectorId: string, externalId: string): string {
   return `connector:${connectorId}:sha256:${createHash("sha256").update(externalId).digest("hex")}`;
 }
 
-function inputError<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (error instanceof ConnectorSetupError) throw new HttpError(400, SERVER_SETTING_MISSING, error.message);
-    if (error instanceof ConnectorInputError) throw new HttpError(400, "Invalid request", error.message);
-    throw error;
-  }
+/** The connector as API callers see it: secrets in its config redacted, its latest run (and recent ones). */
+export function toConnector(
+  db: Db,
+  row: ConnectorRow,
+  namespace: string,
+  include: { syncs?: boolean; picker?: boolean } = {},
+): Connector {
+  const [latest] = recentRuns(db, row.id, 1);
+  return {
+    id: row.id,
+    provider: row.provider,
+    namespace,
+    account: row.account,
+    config: redactConfig(parseJson<Record<string, unknown> | null>(row.config, null)),
+    selection: parseJson<Record<string, unknown> | null>(row.selection, null),
+    documentLimit: row.document_limit,
+    latestRun: latest ? toSyncRun(latest) : null,
+    authorization: null,
+    ...(include.syncs ? { syncs: recentRuns(db, row.id, RECENT_RUNS).map(toSyncRun) } : {}),
+    // The embedded engine hosts no picker: what a connector syncs is changed with PATCH selection.
+    ...(include.picker ? { picker: null } : {}),
+    system: { createdAt: row.created_at, updatedAt: row.updated_at },
+  };
 }

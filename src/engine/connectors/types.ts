@@ -48,7 +48,7 @@ export interface SyncContext {
 export interface ConnectorProvider {
   readonly provider: Provider;
   readonly kind: "oauth" | "config";
-  /** Throws a ConnectorInputError (400) naming the field and the rule. */
+  /** Throws an InputError naming the field and the rule. */
   validateConfig(config: unknown): Record<string, unknown>;
   authorizationUrl?(p: { state: string; redirectUrl: string; codeChallenge: string }): string;
   exchangeCode?(p: { code: string; redirectUrl: string; codeVerifier: string }): Promise<OAuthTokens>;

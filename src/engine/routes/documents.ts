@@ -1,7 +1,6 @@
 import { endpoints } from "../../api/endpoints.js";
 import type { EngineContext } from "../context.js";
-import { notFound } from "../errors.js";
-import { transaction } from "../store/db.js";
+import { NotFoundError } from "../errors.js";
 import {
   addDocument,
   appendToDocument,
@@ -13,41 +12,33 @@ import {
   toDocument,
 } from "../store/documents.js";
 import { listMemories, memoriesOfDocument } from "../store/memories.js";
-import { ensureNamespace, findNamespace } from "../store/namespaces.js";
 import { type Page, pagination } from "../store/pages.js";
-import { type EngineApp, route } from "./route.js";
+import { creatingRoute, type EngineApp, route } from "./route.js";
 
 export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
-  route(app, endpoints.addDocument, ({ params, query, body }, c) => {
-    const org = c.get("principal").organization;
-    const result = transaction(db, () => {
-      const ns = ensureNamespace(db, org.id, params.namespace);
-      const doc = {
-        content: body.content,
-        customId: body.id,
-        metadata: body.metadata,
-        date: body.date ?? body.documentDate,
-        supportingContext: body.supportingContext ?? body.entityContext,
-        filterByMetadata: body.filterByMetadata,
-        // Options may come in the query (spec) or the body (hosted service); the body wins.
-        taskType: body.taskType ?? query.taskType,
-        dreaming: body.dreaming ?? query.dreaming,
-      };
-      // The contract lets append through only with an id.
-      return body.append && body.id !== undefined
-        ? appendToDocument(db, ns, { ...doc, customId: body.id })
-        : addDocument(db, ns, doc);
-    });
-    ctx.queue.wake();
-    return result;
+  creatingRoute(app, ctx, endpoints.addDocument, ({ namespace, query, body }) => {
+    const doc = {
+      content: body.content,
+      customId: body.id,
+      metadata: body.metadata,
+      date: body.date ?? body.documentDate,
+      supportingContext: body.supportingContext ?? body.entityContext,
+      filterByMetadata: body.filterByMetadata,
+      // Options may come in the query (spec) or the body (hosted service); the body wins.
+      taskType: body.taskType ?? query.taskType,
+      dreaming: body.dreaming ?? query.dreaming,
+    };
+    // The contract lets append through only with an id.
+    return body.append && body.id !== undefined
+      ? appendToDocument(db, namespace, { ...doc, customId: body.id })
+      : addDocument(db, namespace, doc);
   });
 
-  route(app, endpoints.getDocument, ({ params, query }, c) => {
-    const ns = findNamespace(db, c.get("principal").organization.id, params.namespace);
-    const doc = ns && findDocument(db, ns.id, params.id);
-    if (!doc) throw notFound("Document");
+  route(app, ctx, endpoints.getDocument, ({ namespace, params, query }) => {
+    const doc = namespace && findDocument(db, namespace.id, params.id);
+    if (!doc) throw new NotFoundError("Document");
     const include = new Set(query.include ?? []);
     return toDocument(doc, {
       chunks: include.has("chunks") ? chunksOfDocument(db, doc) : undefined,
@@ -55,21 +46,22 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
     });
   });
 
-  route(app, endpoints.deleteDocuments, ({ params, body }, c) => {
-    const ns = findNamespace(db, c.get("principal").organization.id, params.namespace);
-    if (!ns) return { count: 0, errors: body.ids.map((id) => ({ id, error: "document not found" })) };
-    return deleteDocuments(db, ns.id, body.ids);
+  route(app, ctx, endpoints.deleteDocuments, ({ namespace, body }) => {
+    if (!namespace) {
+      return { count: 0, errors: body.ids.map((id) => ({ id, error: "document not found" })) };
+    }
+    return deleteDocuments(db, namespace.id, body.ids);
   });
 
-  route(app, endpoints.list, ({ params, query, body }, c) => {
-    const ns = findNamespace(db, c.get("principal").organization.id, params.namespace);
+  route(app, ctx, endpoints.list, ({ namespace, params, query, body }) => {
     const empty: Page<never> = { items: [], total: 0 };
     const out = { documents: [] as unknown[], chunks: [] as unknown[], memories: [] as unknown[] };
     let page: Page<unknown> = empty;
-    if (ns) {
-      if (params.type === "documents") page = listDocuments(db, ns.id, query, body.filter);
-      else if (params.type === "chunks") page = listChunks(db, ns.id, query, body.filter);
-      else page = listMemories(db, ns.id, query, body.filter, body.include?.forgotten === true);
+    if (namespace) {
+      const id = namespace.id;
+      if (params.type === "documents") page = listDocuments(db, id, query, body.filter);
+      else if (params.type === "chunks") page = listChunks(db, id, query, body.filter);
+      else page = listMemories(db, id, query, body.filter, body.include?.forgotten === true);
     }
     out[params.type] = page.items;
     return { ...out, pagination: pagination(query.page, query.limit, page.total) };

@@ -1,9 +1,8 @@
 import { endpoints } from "../../api/endpoints.js";
 import type { EngineContext } from "../context.js";
-import { notFound } from "../errors.js";
+import { NotFoundError } from "../errors.js";
 import { forgetByIds, forgetByMeaning } from "../memory/forget.js";
 import { readMemory } from "../memory/read.js";
-import { findNamespace } from "../store/namespaces.js";
 import { type EngineApp, route } from "./route.js";
 
 /**
@@ -13,27 +12,24 @@ import { type EngineApp, route } from "./route.js";
  */
 export function memoryRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
-  const namespaceId = (organizationId: string, name: string) =>
-    findNamespace(db, organizationId, name)?.id ?? null;
 
-  route(app, endpoints.forgetSemantic, ({ params, body }, c) =>
+  route(app, ctx, endpoints.forgetSemantic, ({ namespace, body, signal }) =>
     forgetByMeaning(
       { db, embedder: ctx.embedder, log: ctx.log },
-      namespaceId(c.get("principal").organization.id, params.namespace),
+      namespace?.id ?? null,
       body.query,
       body.dryRun === true,
-      c.req.raw.signal,
+      signal,
     ),
   );
 
-  route(app, endpoints.forgetMemories, ({ params, body }, c) =>
-    forgetByIds(db, namespaceId(c.get("principal").organization.id, params.namespace), body.ids),
+  route(app, ctx, endpoints.forgetMemories, ({ namespace, body }) =>
+    forgetByIds(db, namespace?.id ?? null, body.ids),
   );
 
-  route(app, endpoints.getMemory, ({ params, query }, c) => {
-    const ns = namespaceId(c.get("principal").organization.id, params.namespace);
-    const memory = ns && readMemory(db, ns, params.id, query);
-    if (!memory) throw notFound("Memory");
+  route(app, ctx, endpoints.getMemory, ({ namespace, params, query }) => {
+    const memory = namespace && readMemory(db, namespace.id, params.id, query);
+    if (!memory) throw new NotFoundError("Memory");
     return memory;
   });
 }

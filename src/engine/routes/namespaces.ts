@@ -1,16 +1,15 @@
 import { endpoints, NAMESPACES_ALIAS_PATH } from "../../api/endpoints.js";
 import type { EngineContext } from "../context.js";
-import { badRequest, notFound } from "../errors.js";
+import { InputError, NotFoundError } from "../errors.js";
 import { newId } from "../store/db.js";
 import {
   deleteNamespace,
-  findNamespace,
   listNamespaces,
   setSupportingContext,
   toNamespaceRecord,
 } from "../store/namespaces.js";
 import { pagination } from "../store/pages.js";
-import { assertNamespaceAllowed, type EngineApp, route } from "./route.js";
+import { assertNamespaceAllowed, creatingRoute, type EngineApp, route } from "./route.js";
 
 export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
@@ -18,15 +17,15 @@ export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
   for (const path of [endpoints.listNamespaces.path, NAMESPACES_ALIAS_PATH]) {
     route(
       app,
+      ctx,
       endpoints.listNamespaces,
-      ({ query }, c) => {
-        const p = c.get("principal");
+      ({ principal, query }) => {
         const { namespaces, total } = listNamespaces(
           db,
-          p.organization.id,
+          principal.organization.id,
           query.page,
           query.limit,
-          p.namespaces,
+          principal.namespaces,
         );
         return { namespaces, pagination: pagination(query.page, query.limit, total) };
       },
@@ -34,32 +33,23 @@ export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
     );
   }
 
-  route(app, endpoints.getNamespace, ({ params }, c) => {
-    const ns = findNamespace(db, c.get("principal").organization.id, params.namespace);
-    if (!ns) throw notFound("Namespace");
-    return toNamespaceRecord(db, ns);
+  route(app, ctx, endpoints.getNamespace, ({ namespace }) => {
+    if (!namespace) throw new NotFoundError("Namespace");
+    return toNamespaceRecord(db, namespace);
   });
 
-  route(app, endpoints.patchNamespace, ({ params, body }, c) => {
-    const ns = setSupportingContext(
-      db,
-      c.get("principal").organization.id,
-      params.namespace,
-      body.supportingContext,
-    );
-    return toNamespaceRecord(db, ns);
-  });
+  creatingRoute(app, ctx, endpoints.patchNamespace, ({ namespace, body }) =>
+    toNamespaceRecord(db, setSupportingContext(db, namespace, body.supportingContext)),
+  );
 
   // Body deliberately not read: moveTo comes from the query only (supplement).
-  route(app, endpoints.deleteNamespace, ({ params, query }, c) => {
-    const p = c.get("principal");
+  route(app, ctx, endpoints.deleteNamespace, ({ principal, namespace, params, query }) => {
     if (query.moveTo === params.namespace) {
-      throw badRequest("query.moveTo: must name another namespace than the one being deleted");
+      throw new InputError("query.moveTo", "must name another namespace than the one being deleted");
     }
-    if (query.moveTo) assertNamespaceAllowed(p, query.moveTo);
-    const ns = findNamespace(db, p.organization.id, params.namespace);
-    if (!ns) throw notFound("Namespace");
-    deleteNamespace(db, ns, query.moveTo);
+    if (query.moveTo) assertNamespaceAllowed(principal, query.moveTo);
+    if (!namespace) throw new NotFoundError("Namespace");
+    deleteNamespace(db, namespace, query.moveTo);
     return { operationId: newId("op"), status: "done" };
   });
 }

@@ -1,7 +1,7 @@
 import { endpoints } from "../../api/endpoints.js";
 import type { Organization } from "../../api/namespaces.js";
 import type { EngineContext } from "../context.js";
-import { HttpError } from "../errors.js";
+import { ForbiddenError } from "../errors.js";
 import type { Db } from "../store/db.js";
 import { countNamespaces, getOrganization, setOrganizationalContext } from "../store/organizations.js";
 import { type EngineApp, route } from "./route.js";
@@ -16,21 +16,18 @@ function organization(db: Db, id: string, allowed: string[] | null): Organizatio
 }
 
 export function organizationRoutes(app: EngineApp, ctx: EngineContext): void {
-  route(app, endpoints.getOrganization, (_, c) => {
-    const p = c.get("principal");
-    return organization(ctx.db, p.organization.id, p.namespaces);
-  });
-  route(app, endpoints.patchOrganization, ({ body }, c) => {
-    const p = c.get("principal");
+  route(app, ctx, endpoints.getOrganization, ({ principal }) =>
+    organization(ctx.db, principal.organization.id, principal.namespaces),
+  );
+  route(app, ctx, endpoints.patchOrganization, ({ principal, body }) => {
     // The shared context guides every namespace's memories: not for a key limited to some of them.
-    if (p.namespaces) {
-      throw new HttpError(
-        403,
+    if (principal.namespaces) {
+      throw new ForbiddenError(
         "Not allowed",
         "this API key is restricted to some namespaces; changing the organization needs an unrestricted key",
       );
     }
-    const id = p.organization.id;
+    const id = principal.organization.id;
     setOrganizationalContext(ctx.db, id, body.organizationalContext);
     return organization(ctx.db, id, null);
   });

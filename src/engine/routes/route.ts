@@ -4,8 +4,10 @@ import type { Endpoint } from "../../api/endpoints.js";
 import { describeIssues } from "../../api/errors.js";
 import { REQUEST_BODY_MAX_BYTES } from "../../api/limits.js";
 import type { EngineContext } from "../context.js";
-import { HttpError } from "../errors.js";
-import type { Principal } from "../store/organizations.js";
+import { ForbiddenError, InputError, TooLargeError } from "../errors.js";
+import { transaction } from "../store/db.js";
+import { ensureNamespace, findNamespace, type NamespaceRow } from "../store/namespaces.js";
+import type { OrganizationRow, Principal } from "../store/organizations.js";
 
 export type EngineEnv = { Variables: { principal: Principal } };
 export type EngineApp = Hono<EngineEnv>;
@@ -19,6 +21,18 @@ export interface Input<E extends Endpoint> {
   body: Out<E["body"]>;
 }
 
+/** The endpoint's namespace as `N` when its path has a `{namespace}`, else nothing. */
+type NamespaceOf<E extends Endpoint, N> = Out<E["params"]> extends { namespace: string } ? N : undefined;
+
+/** What a handler gets: the parsed request, who asks, and the namespace resolved once for it. */
+export interface RouteRequest<E extends Endpoint, N> extends Input<E> {
+  principal: Principal;
+  organization: OrganizationRow;
+  namespace: NamespaceOf<E, N>;
+  /** Aborted when the caller goes away. */
+  signal: AbortSignal;
+}
+
 /** `/ns/{namespace}/document/{id}` -> `/ns/:namespace/document/:id` */
 const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
 
@@ -26,26 +40,72 @@ const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
  * Registers the handler of one endpoint of the contract: the request's params, query and body are
  * parsed with the endpoint's own schemas (400 naming field and rule), the key's namespace
  * allow-list is enforced (403), and a returned value is sent as JSON with the endpoint's status.
+ * A `{namespace}` of the path is looked up, never created: one never written to is `null` (a read
+ * of it finds nothing; it is not an error).
  */
 export function route<E extends Endpoint>(
   app: EngineApp,
+  ctx: EngineContext,
   endpoint: E,
-  handler: (input: Input<E>, c: Context<EngineEnv>) => unknown,
+  handler: (request: RouteRequest<E, NamespaceRow | null>) => unknown,
   path: string = endpoint.path,
 ): void {
   app.on(endpoint.method, honoPath(path), async (c) => {
     const input = await parseRequest(c, endpoint);
-    const ns = (input.params as { namespace?: string }).namespace;
-    if (ns !== undefined) assertNamespaceAllowed(c.get("principal"), ns);
-    const out = await handler(input, c);
-    if (out instanceof Response) return out;
-    return c.json(out as object, endpoint.status ?? 200);
+    const request = scoped(c, input, (org, name) => findNamespace(ctx.db, org, name) ?? null);
+    return send(c, endpoint, await handler(request as RouteRequest<E, NamespaceRow | null>));
   });
+}
+
+/**
+ * Like `route`, for writes that bring their namespace into being: the namespace is found or
+ * created in one transaction with the (synchronous) handler, so a refused write creates nothing.
+ * Idle workers are woken after the commit, for the jobs the write may have queued.
+ */
+export function creatingRoute<E extends Endpoint>(
+  app: EngineApp,
+  ctx: EngineContext,
+  endpoint: E,
+  handler: (request: RouteRequest<E, NamespaceRow>) => unknown,
+): void {
+  app.on(endpoint.method, honoPath(endpoint.path), async (c) => {
+    const input = await parseRequest(c, endpoint);
+    const out = transaction(ctx.db, () => {
+      const request = scoped(c, input, (org, name) => ensureNamespace(ctx.db, org, name));
+      const result = handler(request as RouteRequest<E, NamespaceRow>);
+      if (result instanceof Promise)
+        throw new Error(`${endpoint.path}: a creating route must be synchronous`);
+      return result;
+    });
+    ctx.queue.wake();
+    return send(c, endpoint, out);
+  });
+}
+
+type Lookup = (organizationId: string, name: string) => NamespaceRow | null;
+
+/** The request with its principal, organization and (allowed) namespace. */
+function scoped<E extends Endpoint>(c: Context<EngineEnv>, input: Input<E>, lookup: Lookup) {
+  const principal = c.get("principal");
+  const name = (input.params as { namespace?: string } | undefined)?.namespace;
+  if (name !== undefined) assertNamespaceAllowed(principal, name);
+  return {
+    ...input,
+    principal,
+    organization: principal.organization,
+    namespace: name === undefined ? undefined : lookup(principal.organization.id, name),
+    signal: c.req.raw.signal,
+  };
+}
+
+function send(c: Context<EngineEnv>, endpoint: Endpoint, out: unknown): Response {
+  if (out instanceof Response) return out;
+  return c.json(out as object, endpoint.status ?? 200);
 }
 
 export function assertNamespaceAllowed(principal: Principal, namespace: string): void {
   if (principal.namespaces && !principal.namespaces.includes(namespace)) {
-    throw new HttpError(403, "Namespace not allowed", `this API key may not use namespace '${namespace}'`);
+    throw new ForbiddenError("Namespace not allowed", `this API key may not use namespace '${namespace}'`);
   }
 }
 
@@ -68,12 +128,12 @@ export async function parseRequest<E extends Endpoint>(c: Context, endpoint: E):
       raw = await readJsonBody(c.req.raw);
     } catch (err) {
       // Malformed JSON joins the other issues; a body too large stops here.
-      if (!(err instanceof HttpError && err.status === 400 && issues.length)) throw err;
+      if (!(err instanceof InputError && issues.length)) throw err;
       issues.push(err.details ?? err.message);
     }
     if (raw !== undefined) body = parse("body", endpoint.body, raw);
   }
-  if (issues.length) throw new HttpError(400, "Invalid request", issues.join("; "));
+  if (issues.length) throw new InputError(undefined, issues.join("; "));
   return { params, query, body } as Input<E>;
 }
 
@@ -88,7 +148,7 @@ export function queryObject(url: URL): Record<string, string | string[]> {
 }
 
 export const tooLarge = () =>
-  new HttpError(413, "Request body too large", `the body must be at most ${REQUEST_BODY_MAX_BYTES} bytes`);
+  new TooLargeError("Request body too large", `the body must be at most ${REQUEST_BODY_MAX_BYTES} bytes`);
 
 /**
  * The JSON body, read with a byte limit (Content-Length may be absent or lie, so the stream is
@@ -116,10 +176,10 @@ export async function readJsonBody(req: Request, maxBytes = REQUEST_BODY_MAX_BYT
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new HttpError(
-      400,
+    throw new InputError(
+      "body",
+      `not valid JSON (${err instanceof Error ? err.message : String(err)})`,
       "Malformed JSON body",
-      `body: not valid JSON (${err instanceof Error ? err.message : String(err)})`,
     );
   }
 }

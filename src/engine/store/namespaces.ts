@@ -1,6 +1,7 @@
 import type { NamespaceRecord, NamespaceSummary } from "../../api/namespaces.js";
 import { type Db, newId, now, transaction } from "./db.js";
 import { deleteDocuments } from "./documents.js";
+import { statement } from "./statements.js";
 
 export interface NamespaceRow {
   id: string;
@@ -19,6 +20,10 @@ export function findNamespace(db: Db, organizationId: string, name: string): Nam
   return db
     .prepare("SELECT * FROM namespaces WHERE organization_id = ? AND name = ?")
     .get(organizationId, name) as NamespaceRow | undefined;
+}
+
+export function getNamespace(db: Db, id: string): NamespaceRow | undefined {
+  return statement(db, "SELECT * FROM namespaces WHERE id = ?").get(id) as NamespaceRow | undefined;
 }
 
 /** Namespaces come into being on their first write. */
@@ -86,16 +91,13 @@ export function listNamespaces(
   };
 }
 
-export function setSupportingContext(db: Db, organizationId: string, name: string, context: string | null) {
-  return transaction(db, () => {
-    const ns = ensureNamespace(db, organizationId, name);
-    db.prepare("UPDATE namespaces SET supporting_context = ?, updated_at = ? WHERE id = ?").run(
-      context,
-      now(),
-      ns.id,
-    );
-    return findNamespace(db, organizationId, name)!;
-  });
+export function setSupportingContext(db: Db, ns: NamespaceRow, context: string | null): NamespaceRow {
+  statement(db, "UPDATE namespaces SET supporting_context = ?, updated_at = ? WHERE id = ?").run(
+    context,
+    now(),
+    ns.id,
+  );
+  return getNamespace(db, ns.id)!;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConnectorInputError } from "../../../src/engine/connectors/errors.js";
 import { createGitHub } from "../../../src/engine/connectors/providers/github.js";
+import { InputError } from "../../../src/engine/errors.js";
 import {
   collect,
   documentsOf,
@@ -193,7 +193,7 @@ describe("github provider", () => {
     const run = collect(
       github.sync(syncContext({ config: { token: TOKEN }, selection: { repositories: ["not a repo"] } })),
     );
-    await expect(run).rejects.toThrow(ConnectorInputError);
+    await expect(run).rejects.toThrow(InputError);
     await expect(
       collect(github.sync(syncContext({ config: { token: TOKEN }, selection: { repositories: ["x"] } }))),
     ).rejects.toThrow(/selection\.repositories/);

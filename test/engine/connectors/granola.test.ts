@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConnectorInputError } from "../../../src/engine/connectors/errors.js";
 import { createGranola } from "../../../src/engine/connectors/providers/granola.js";
+import { InputError } from "../../../src/engine/errors.js";
 import {
   collect,
   documentsOf,
@@ -87,7 +87,7 @@ describe("granola provider", () => {
   });
 
   it("requires an API key in config", () => {
-    expect(() => createGranola().validateConfig({})).toThrow(ConnectorInputError);
+    expect(() => createGranola().validateConfig({})).toThrow(InputError);
     expect(() => createGranola().validateConfig({})).toThrow(/config\.apiKey/);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConnectorApiError, ConnectorInputError } from "../../../src/engine/connectors/errors.js";
+import { ConnectorApiError } from "../../../src/engine/connectors/errors.js";
 import { connectorFetch } from "../../../src/engine/connectors/fetch.js";
 import {
   codeChallengeS256,
@@ -10,6 +10,7 @@ import {
   OAuthClient,
 } from "../../../src/engine/connectors/oauth.js";
 import { createProviderRegistry } from "../../../src/engine/connectors/registry.js";
+import { ConfigurationError } from "../../../src/engine/errors.js";
 import { type AuthServer, startAuthServer } from "./oauth-server.js";
 
 const fetch = connectorFetch({ allowPrivateNetwork: true, timeoutMs: 10_000 });
@@ -158,21 +159,22 @@ describe("OAuth 2.0 authorization code flow with PKCE", () => {
     expect(refreshed.account).toBe("octo-user");
   });
 
-  it("fails with a 400 naming the variables when a provider has no OAuth app configured", () => {
+  it("fails with a ConfigurationError naming the operator's variables when a provider has no OAuth app", () => {
     const registry = createProviderRegistry({ env: {}, fetch });
     const link = () =>
       registry["google-drive"].authorizationUrl!({ state: "s", redirectUrl: REDIRECT, codeChallenge: "c" });
-    expect(link).toThrow(ConnectorInputError);
+    expect(link).toThrow(ConfigurationError);
     expect(link).toThrow("set MEMCTX_GOOGLE_DRIVE_CLIENT_ID and MEMCTX_GOOGLE_DRIVE_CLIENT_SECRET");
     for (const provider of ["notion", "onedrive", "gmail", "github"] as const) {
       const error = (() => {
         try {
           registry[provider].authorizationUrl!({ state: "s", redirectUrl: REDIRECT, codeChallenge: "c" });
         } catch (e) {
-          return e as ConnectorInputError;
+          return e as ConfigurationError;
         }
       })();
-      expect(error?.status).toBe(400);
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error?.setting).toContain("_CLIENT_ID");
     }
   });
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Hono } from "hono";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createApp } from "../../../src/engine/app.js";
+import { createApp, errorHandler } from "../../../src/engine/app.js";
 import { bearerAuth } from "../../../src/engine/auth.js";
 import { type Engine, openEngine } from "../../../src/engine/index.js";
 import { connectorCallbackRoute, connectorRoutes } from "../../../src/engine/routes/connectors.js";
@@ -121,8 +121,9 @@ describe("connector routes", () => {
   });
 
   it("serves the OAuth callback without an API key and refuses an unknown state", async () => {
-    // Mounted as app.ts should: before bearer auth.
+    // Mounted as app.ts should: before bearer auth, errors answered by the engine's one handler.
     const app = new Hono<EngineEnv>();
+    app.onError(errorHandler(engine.context));
     connectorCallbackRoute(app, engine.context);
     app.use(bearerAuth(engine.context));
     const res = await app.fetch(

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConnectorInputError } from "../../../src/engine/connectors/errors.js";
 import { bucketUrl, createS3, parseListObjects } from "../../../src/engine/connectors/providers/s3.js";
 import {
   canonicalRequest,
@@ -11,6 +10,7 @@ import {
   stringToSign,
   uriEncode,
 } from "../../../src/engine/connectors/sigv4.js";
+import { InputError } from "../../../src/engine/errors.js";
 import {
   collect,
   documentsOf,
@@ -206,7 +206,7 @@ describe("s3 provider", () => {
   });
 
   it("validates its config, naming the field", () => {
-    expect(() => provider.validateConfig({ ...config(), bucket: undefined })).toThrow(ConnectorInputError);
+    expect(() => provider.validateConfig({ ...config(), bucket: undefined })).toThrow(InputError);
     expect(() => provider.validateConfig({ ...config(), bucket: "Bad_Bucket" })).toThrow(/config\.bucket/);
     expect(() => provider.validateConfig({ ...config(), secretAccessKey: "" })).toThrow(
       /config\.secretAccessKey/,

@@ -5,10 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { connectorService } from "../../../src/engine/connectors/service.js";
-import { getRun } from "../../../src/engine/connectors/store.js";
-import { HttpError } from "../../../src/engine/errors.js";
+import { ConflictError, InputError, NotFoundError } from "../../../src/engine/errors.js";
 import { type Engine, openEngine } from "../../../src/engine/index.js";
+import { ensureNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../../src/engine/store/organizations.js";
+import { getRun } from "../../../src/engine/store/sync-runs.js";
 import { startServer, type TestServer } from "./helpers.js";
 import { type AuthServer, startAuthServer } from "./oauth-server.js";
 
@@ -81,15 +82,15 @@ describe("connector service", () => {
   it("syncs a web-crawler connector into documents, then updates, keeps and deletes on the next run", async () => {
     const e = await engine(1);
     const service = connectorService(e.context);
-    const org = ensureOrganization(e.context.db, "local");
-    const created = service.create(org, "team", {
+    const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+    const created = service.create(team, {
       provider: "web-crawler",
       config: { startUrl: site.url },
       documentLimit: 10,
     });
     expect(created.authorization).toBeNull();
 
-    const first = service.get(org, "team", created.id, ["syncs"]);
+    const first = service.get(team, created.id, ["syncs"]);
     const run1 = await finished(e, first.latestRun!.id);
     expect(run1.status).toBe("done");
     expect(JSON.parse(run1.counts!)).toEqual({
@@ -114,7 +115,7 @@ describe("connector service", () => {
 
     pages.delete("/two");
     pages.set("/one", { body: page("One", "First page, edited."), etag: '"o2"' });
-    const { runId } = service.sync(org, "team", created.id);
+    const { runId } = service.sync(team, created.id);
     const run2 = await finished(e, runId);
     expect(JSON.parse(run2.counts!)).toEqual({
       added: 0,
@@ -131,7 +132,7 @@ describe("connector service", () => {
     ]);
     expect(after[1]!.content).toBe("First page, edited.");
 
-    const read = service.get(org, "team", created.id, ["syncs"]);
+    const read = service.get(team, created.id, ["syncs"]);
     expect(read.syncs).toHaveLength(2);
     expect(read.latestRun).toMatchObject({ id: runId, system: { status: "done" } });
   });
@@ -140,34 +141,33 @@ describe("connector service", () => {
     // No workers: the first run stays queued.
     const e = await engine(0);
     const service = connectorService(e.context);
-    const org = ensureOrganization(e.context.db, "local");
-    const { id } = service.create(org, "team", { provider: "web-crawler", config: { startUrl: site.url } });
+    const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+    const { id } = service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
     const second = (() => {
       try {
-        service.sync(org, "team", id);
+        service.sync(team, id);
       } catch (error) {
-        return error as HttpError;
+        return error;
       }
     })();
-    expect(second).toBeInstanceOf(HttpError);
-    expect(second!.status).toBe(409);
+    expect(second).toBeInstanceOf(ConflictError);
   });
 
   it("refuses bad config with a 400 naming the field, and hides secrets when reading a connector", async () => {
     const e = await engine(0);
     const service = connectorService(e.context);
-    const org = ensureOrganization(e.context.db, "local");
-    expect(() => service.create(org, "team", { provider: "web-crawler", config: {} })).toThrow(
-      expect.objectContaining({ status: 400, details: expect.stringContaining("config.startUrl") }),
+    const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+    expect(() => service.create(team, { provider: "web-crawler", config: {} })).toThrow(
+      expect.objectContaining({ field: "config.startUrl" }),
     );
-    expect(() => service.create(org, "team", { provider: "github" })).toThrow(
-      expect.objectContaining({ status: 400, details: expect.stringContaining("redirectUrl") }),
+    expect(() => service.create(team, { provider: "github" })).toThrow(
+      expect.objectContaining({ field: "redirectUrl" }),
     );
-    const { id } = service.create(org, "team", {
+    const { id } = service.create(team, {
       provider: "s3",
       config: { bucket: "notes", accessKeyId: "AKID", secretAccessKey: "very-secret", endpoint: site.url },
     });
-    const read = service.get(org, "team", id);
+    const read = service.get(team, id);
     expect(read.config).toMatchObject({
       bucket: "notes",
       accessKeyId: "AKID",
@@ -179,12 +179,12 @@ describe("connector service", () => {
   it("deletes a connector with or without its documents", async () => {
     const e = await engine(1);
     const service = connectorService(e.context);
-    const org = ensureOrganization(e.context.db, "local");
-    const a = service.create(org, "team", { provider: "web-crawler", config: { startUrl: site.url } });
-    await finished(e, service.get(org, "team", a.id).latestRun!.id);
-    expect(service.remove(org, "team", a.id, true)).toEqual({ id: a.id, deleted: true, documentsDeleted: 3 });
+    const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+    const a = service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
+    await finished(e, service.get(team, a.id).latestRun!.id);
+    expect(service.remove(team, a.id, true)).toEqual({ id: a.id, deleted: true, documentsDeleted: 3 });
     expect(connectorDocs(e, a.id)).toEqual([]);
-    expect(() => service.get(org, "team", a.id)).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => service.get(team, a.id)).toThrow(NotFoundError);
   });
 });
 
@@ -209,13 +209,13 @@ describe("connector service OAuth", () => {
     });
     const e = await engine(0);
     const service = connectorService(e.context);
-    const org = ensureOrganization(e.context.db, "local");
+    const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
     const redirectUrl = "http://127.0.0.1:8787/connectors/oauth/callback";
-    const created = service.create(org, "team", { provider: "github", redirectUrl });
+    const created = service.create(team, { provider: "github", redirectUrl });
     expect(created.authorization!.url.startsWith(`${auth.url}/authorize?`)).toBe(true);
     expect(Date.parse(created.authorization!.expiresAt) - Date.now()).toBeGreaterThan(59 * 60_000);
-    expect(service.list(org, "team")).toEqual([]);
-    expect(() => service.get(org, "team", created.id)).toThrow(expect.objectContaining({ status: 404 }));
+    expect(service.list(team.organization_id, team)).toEqual([]);
+    expect(() => service.get(team, created.id)).toThrow(NotFoundError);
 
     const answer = await fetch(created.authorization!.url, { redirect: "manual" });
     const back = new URL(answer.headers.get("location")!);
@@ -224,14 +224,12 @@ describe("connector service OAuth", () => {
       code: back.searchParams.get("code")!,
     });
     expect(connector).toMatchObject({ id: created.id, provider: "github", account: "octo-user" });
-    expect(service.list(org, "team").map((c) => c.id)).toEqual([created.id]);
-    expect(service.get(org, "team", created.id).latestRun?.system.status).toBe("queued");
+    expect(service.list(team.organization_id, team).map((c) => c.id)).toEqual([created.id]);
+    expect(service.get(team, created.id).latestRun?.system.status).toBe("queued");
     // The state is single-use.
     await expect(
       service.completeAuthorization({ state: back.searchParams.get("state")!, code: "x" }),
-    ).rejects.toMatchObject({
-      status: 400,
-    });
+    ).rejects.toThrow(InputError);
   });
 
   it("exchanges exactly one code when two callbacks carry the same state at once", async () => {
@@ -252,8 +250,8 @@ describe("connector service OAuth", () => {
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     try {
       const service = connectorService(e.context);
-      const org = ensureOrganization(e.context.db, "local");
-      const created = service.create(org, "team", {
+      const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+      const created = service.create(team, {
         provider: "github",
         redirectUrl: `${base}/connectors/oauth/callback`,
       });
@@ -269,7 +267,7 @@ describe("connector service OAuth", () => {
       const answers = await Promise.all(codes.map((p) => fetch(`${base}/connectors/oauth/callback?${p}`)));
       expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
       expect(auth.state.codeExchanges).toBe(1);
-      expect(service.get(org, "team", created.id)).toMatchObject({ account: "octo-user" });
+      expect(service.get(team, created.id)).toMatchObject({ account: "octo-user" });
     } finally {
       await new Promise((resolve) => http.close(resolve));
     }
@@ -284,19 +282,16 @@ describe("connector service OAuth", () => {
     });
     const e = await engine(0);
     const service = connectorService(e.context);
-    const org = ensureOrganization(e.context.db, "local");
-    const created = service.create(org, "team", {
+    const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+    const created = service.create(team, {
       provider: "github",
       redirectUrl: "http://127.0.0.1:8787/connectors/oauth/callback",
     });
     const state = new URL(created.authorization!.url).searchParams.get("state")!;
     await expect(service.completeAuthorization({ state, error: "access_denied" })).rejects.toMatchObject({
-      status: 400,
-      message: "Authorization refused",
+      title: "Authorization refused",
     });
-    await expect(service.completeAuthorization({ state, code: "late" })).rejects.toMatchObject({
-      status: 400,
-    });
+    await expect(service.completeAuthorization({ state, code: "late" })).rejects.toThrow(InputError);
     expect(auth.state.codeExchanges).toBe(0);
     const row = e.context.db
       .prepare("SELECT state, oauth_state FROM connectors WHERE id = ?")

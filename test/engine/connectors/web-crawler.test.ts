@@ -1,10 +1,10 @@
 import type { ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConnectorInputError } from "../../../src/engine/connectors/errors.js";
 import {
   conditionalHeaders,
   createWebCrawler,
 } from "../../../src/engine/connectors/providers/web-crawler.js";
+import { InputError } from "../../../src/engine/errors.js";
 import {
   collect,
   documentsOf,
@@ -233,7 +233,7 @@ describe("web-crawler provider", () => {
   });
 
   it("refuses a config without a usable startUrl, naming the field", () => {
-    expect(() => crawler.validateConfig({})).toThrow(ConnectorInputError);
+    expect(() => crawler.validateConfig({})).toThrow(InputError);
     expect(() => crawler.validateConfig({})).toThrow(/config\.startUrl/);
     expect(() => crawler.validateConfig({ startUrl: "ftp://example.com/" })).toThrow(
       /config\.startUrl: must be an http/,

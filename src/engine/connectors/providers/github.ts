@@ -1,6 +1,7 @@
 import { FILE_MAX_BYTES } from "../../../api/index.js";
+import { InputError } from "../../errors.js";
 import { apiBase, asObject, optionalString, optionalStringArray } from "../config.js";
-import { ConnectorApiError, ConnectorInputError } from "../errors.js";
+import { ConnectorApiError } from "../errors.js";
 import { defaultFetch, getJson, isClientError, nextLink } from "../http.js";
 import { clientCredentials, envApiUrl, OAuthClient, oauthEndpoints } from "../oauth.js";
 import type { ConnectorProvider, ProviderOptions, SyncContext, SyncItem } from "../types.js";
@@ -81,7 +82,7 @@ function repositoriesOf(selection: Record<string, unknown> | null): string[] | u
   const repos = optionalStringArray(selection, "repositories");
   for (const repo of repos ?? []) {
     if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) {
-      throw new ConnectorInputError(`selection.repositories: "${repo}" is not of the form owner/name`);
+      throw new InputError("selection.repositories", `"${repo}" is not of the form owner/name`);
     }
   }
   return repos;

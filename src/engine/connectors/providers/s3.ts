@@ -1,8 +1,9 @@
 import { FILE_MAX_BYTES } from "../../../api/index.js";
+import { InputError } from "../../errors.js";
 import { FetchRefusedError } from "../../ingest/fetch.js";
 import { pdfToText } from "../../ingest/pdf.js";
 import { asObject, httpUrl, optionalBoolean, optionalString, requiredString } from "../config.js";
-import { ConnectorApiError, ConnectorInputError } from "../errors.js";
+import { ConnectorApiError } from "../errors.js";
 import { canonicalQuery, encodePath, signRequest } from "../sigv4.js";
 import { decodeText, isPdf, isTextLike, looksBinary } from "../text.js";
 import type { ConnectorProvider, SyncContext, SyncItem } from "../types.js";
@@ -30,7 +31,7 @@ export function validateS3Config(config: unknown): Record<string, unknown> {
   const obj = asObject(config, "config");
   const bucket = requiredString(obj, "bucket");
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
-    throw new ConnectorInputError("config.bucket: must be an S3 bucket name (3 to 63 of a-z 0-9 . -)");
+    throw new InputError("config.bucket", "must be an S3 bucket name (3 to 63 of a-z 0-9 . -)");
   }
   const endpoint = optionalString(obj, "endpoint");
   const out: Record<string, unknown> = {

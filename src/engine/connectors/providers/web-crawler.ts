@@ -1,9 +1,10 @@
 import type { Metadata } from "../../../api/index.js";
+import { InputError } from "../../errors.js";
 import { FetchRefusedError } from "../../ingest/fetch.js";
 import { htmlToText } from "../../ingest/html.js";
 import { pdfToText } from "../../ingest/pdf.js";
 import { asObject, httpUrl, requiredString } from "../config.js";
-import { ConnectorApiError, ConnectorInputError } from "../errors.js";
+import { ConnectorApiError } from "../errors.js";
 import { extractLinks, metaRobots, normalizeUrl } from "../links.js";
 import { RobotsRules } from "../robots.js";
 import { contentHash, decodeText, isHtml, isPdf, isTextLike, mediaType } from "../text.js";
@@ -28,7 +29,7 @@ export function validateWebCrawlerConfig(config: unknown): Record<string, unknow
   const out: Record<string, unknown> = { ...obj, startUrl: new URL(startUrl).href };
   if (obj.maxDepth !== undefined) {
     if (!Number.isInteger(obj.maxDepth) || (obj.maxDepth as number) < 0) {
-      throw new ConnectorInputError("config.maxDepth: must be a non-negative integer");
+      throw new InputError("config.maxDepth", "must be a non-negative integer");
     }
   }
   return out;

@@ -27,8 +27,7 @@ const BatchEnvelope = BatchAddBody.extend({
 const batchAdd = { ...endpoints.batchAdd, body: BatchEnvelope };
 
 export function batchRoutes(app: EngineApp, ctx: EngineContext): void {
-  route(app, batchAdd, ({ body }, c) => {
-    const principal = c.get("principal");
+  route(app, ctx, batchAdd, ({ principal, body }) => {
     const results: BatchResult[] = [];
     transaction(ctx.db, () => {
       for (const [i, raw] of body.documents.entries()) {

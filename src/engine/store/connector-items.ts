@@ -1,0 +1,42 @@
+import { type Db, now } from "./db.js";
+import { statement } from "./statements.js";
+
+/**
+ * The rows of `connector_items`: what a connector imported from its source (external id, the
+ * source's version, the document it became), so a sync skips the unchanged and deletes the vanished.
+ */
+
+export interface ConnectorItemRow {
+  external_id: string;
+  document_id: string | null;
+  version: string;
+}
+
+export function connectorItems(db: Db, connectorId: string): ConnectorItemRow[] {
+  return statement(
+    db,
+    "SELECT external_id, document_id, version FROM connector_items WHERE connector_id = ?",
+  ).all(connectorId) as unknown as ConnectorItemRow[];
+}
+
+export function upsertConnectorItem(
+  db: Db,
+  connectorId: string,
+  externalId: string,
+  documentId: string,
+  version: string,
+): void {
+  statement(
+    db,
+    `INSERT INTO connector_items (connector_id, external_id, document_id, version, updated_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT(connector_id, external_id) DO UPDATE SET document_id = excluded.document_id, version = excluded.version,
+       updated_at = excluded.updated_at`,
+  ).run(connectorId, externalId, documentId, version, now());
+}
+
+export function deleteConnectorItem(db: Db, connectorId: string, externalId: string): void {
+  statement(db, "DELETE FROM connector_items WHERE connector_id = ? AND external_id = ?").run(
+    connectorId,
+    externalId,
+  );
+}

@@ -1,0 +1,204 @@
+import type { Provider } from "../../api/index.js";
+import { type Db, newId, now, transaction } from "./db.js";
+import { deleteDocuments } from "./documents.js";
+import { isSealed, openSecret, sealSecret } from "./secrets.js";
+import { statement } from "./statements.js";
+
+/**
+ * The rows of `connectors` (schema in store/schema.ts), and what a connector owns in other tables:
+ * its documents and its queued sync jobs. Runs are in sync-runs.ts, imported items in
+ * connector-items.ts.
+ */
+
+export interface ConnectorRow {
+  id: string;
+  organization_id: string;
+  namespace_id: string;
+  provider: Provider;
+  state: "pending" | "connected" | "expired";
+  account: string | null;
+  config: string | null;
+  selection: string | null;
+  document_limit: number | null;
+  credentials: string | null;
+  oauth_state: string | null;
+  code_verifier: string | null;
+  redirect_url: string | null;
+  authorization_url: string | null;
+  authorization_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * `config` (API keys, personal tokens) and `credentials` (OAuth tokens) are sealed at rest
+ * (store/secrets.ts); rows read here carry them opened. The row id binds each sealed value.
+ */
+const SECRET_COLUMNS = ["config", "credentials"] as const;
+const seal = (db: Db, id: string, column: (typeof SECRET_COLUMNS)[number], value: string | null) =>
+  value === null ? null : sealSecret(db, `connectors.${column}:${id}`, value);
+
+function opened(db: Db, row: ConnectorRow | undefined): ConnectorRow | undefined {
+  if (!row) return row;
+  const out = { ...row };
+  for (const column of SECRET_COLUMNS) {
+    const value = row[column];
+    if (value !== null) out[column] = openSecret(db, `connectors.${column}:${row.id}`, value);
+  }
+  return out;
+}
+
+/** Seals the secrets of rows written before encryption (their next write would too). */
+export function sealPlaintextSecrets(db: Db): number {
+  const rows = statement(
+    db,
+    "SELECT id, config, credentials FROM connectors WHERE config NOT LIKE 'enc:v1:%' OR credentials NOT LIKE 'enc:v1:%'",
+  ).all() as { id: string; config: string | null; credentials: string | null }[];
+  const update = statement(db, "UPDATE connectors SET config = ?, credentials = ? WHERE id = ?");
+  for (const r of rows) {
+    const keep = (column: (typeof SECRET_COLUMNS)[number]) => {
+      const value = r[column];
+      return value === null || isSealed(value) ? value : seal(db, r.id, column, value);
+    };
+    update.run(keep("config"), keep("credentials"), r.id);
+  }
+  return rows.length;
+}
+
+export function insertConnector(
+  db: Db,
+  row: Omit<ConnectorRow, "id" | "created_at" | "updated_at" | "credentials" | "account">,
+): ConnectorRow {
+  const t = now();
+  const id = newId("con");
+  statement(
+    db,
+    `INSERT INTO connectors (id, organization_id, namespace_id, provider, state, config, selection, document_limit,
+       oauth_state, code_verifier, redirect_url, authorization_url, authorization_expires_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    id,
+    row.organization_id,
+    row.namespace_id,
+    row.provider,
+    row.state,
+    seal(db, id, "config", row.config),
+    row.selection,
+    row.document_limit,
+    row.oauth_state,
+    row.code_verifier,
+    row.redirect_url,
+    row.authorization_url,
+    row.authorization_expires_at,
+    t,
+    t,
+  );
+  return getConnectorRow(db, id)!;
+}
+
+export function getConnectorRow(db: Db, id: string): ConnectorRow | undefined {
+  return opened(
+    db,
+    statement(db, "SELECT * FROM connectors WHERE id = ?").get(id) as ConnectorRow | undefined,
+  );
+}
+
+/**
+ * Takes a pending connector's one-time OAuth state, in one statement: of two callbacks that carry
+ * the same state, exactly one gets the row (and its code verifier); the other gets undefined.
+ */
+export function consumeOAuthState(db: Db, state: string): ConnectorRow | undefined {
+  return opened(
+    db,
+    statement(
+      db,
+      "UPDATE connectors SET oauth_state = NULL, updated_at = ? WHERE oauth_state = ? AND state = 'pending' RETURNING *",
+    ).get(now(), state) as ConnectorRow | undefined,
+  );
+}
+
+/** A pending connector whose authorization can no longer complete (expired, refused or failed). */
+export function expireConnector(db: Db, id: string): void {
+  statement(
+    db,
+    "UPDATE connectors SET state = 'expired', oauth_state = NULL, code_verifier = NULL, updated_at = ? WHERE id = ? AND state = 'pending'",
+  ).run(now(), id);
+}
+
+/** Connected connectors only: a pending OAuth connector is not listed (spec, Connector states). */
+export function listConnectorRows(db: Db, organizationId: string, namespaceId?: string): ConnectorRow[] {
+  const sql = `SELECT * FROM connectors WHERE organization_id = ? AND state = 'connected'${namespaceId ? " AND namespace_id = ?" : ""} ORDER BY created_at`;
+  const args = namespaceId ? [organizationId, namespaceId] : [organizationId];
+  return (statement(db, sql).all(...args) as unknown as ConnectorRow[]).map((r) => opened(db, r)!);
+}
+
+/** OAuth tokens (sealed) and the account they belong to, when the provider names it. */
+export function saveCredentials(db: Db, id: string, tokens: { account?: string | null }): void {
+  statement(
+    db,
+    "UPDATE connectors SET credentials = ?, account = COALESCE(?, account), updated_at = ? WHERE id = ?",
+  ).run(seal(db, id, "credentials", JSON.stringify(tokens)), tokens.account ?? null, now(), id);
+}
+
+/** The code was exchanged: the connector is connected and its one-time OAuth values are gone. */
+export function markConnected(db: Db, id: string): void {
+  statement(
+    db,
+    "UPDATE connectors SET state = 'connected', oauth_state = NULL, code_verifier = NULL, authorization_url = NULL, updated_at = ? WHERE id = ?",
+  ).run(now(), id);
+}
+
+/** PATCH: a null leaves the value as it is. */
+export function updateConnectorSettings(
+  db: Db,
+  id: string,
+  change: { selection: string | null; documentLimit: number | null },
+): void {
+  statement(
+    db,
+    "UPDATE connectors SET selection = COALESCE(?, selection), document_limit = COALESCE(?, document_limit), updated_at = ? WHERE id = ?",
+  ).run(change.selection, change.documentLimit, now(), id);
+}
+
+/** What the provider knows of an imported document (processing keeps them for connector documents). */
+export function setConnectorDocumentSource(
+  db: Db,
+  documentId: string,
+  type: string,
+  url: string | null,
+): void {
+  statement(db, "UPDATE documents SET type = ?, url = ? WHERE id = ?").run(type, url, documentId);
+}
+
+/**
+ * Deletes a connector in one transaction: its imported documents too when `withDocuments` (else
+ * they stay, no longer tied to it) and its queued sync job (of kind `syncJobKind`); runs and items
+ * go by foreign key. A running sync notices that the connector is gone and stops. Returns the
+ * number of documents deleted.
+ */
+export function deleteConnector(
+  db: Db,
+  row: ConnectorRow,
+  options: { withDocuments: boolean; syncJobKind: string },
+): number {
+  return transaction(db, () => {
+    let count = 0;
+    if (options.withDocuments) {
+      const ids = (
+        statement(db, "SELECT id FROM documents WHERE connector_id = ? AND namespace_id = ?").all(
+          row.id,
+          row.namespace_id,
+        ) as { id: string }[]
+      ).map((d) => d.id);
+      count = deleteDocuments(db, row.namespace_id, ids).count;
+    } else {
+      statement(db, "UPDATE documents SET connector_id = NULL WHERE connector_id = ?").run(row.id);
+    }
+    statement(
+      db,
+      "DELETE FROM jobs WHERE kind = ? AND json_extract(payload, '$.connectorId') = ? AND state = 'queued'",
+    ).run(options.syncJobKind, row.id);
+    statement(db, "DELETE FROM connectors WHERE id = ?").run(row.id);
+    return count;
+  });
+}

@@ -1,0 +1,113 @@
+import type { SyncRun } from "../../api/index.js";
+import { type Db, newId, now, parseJson } from "./db.js";
+import { statement } from "./statements.js";
+
+/** The rows of `sync_runs`: one per sync of a connector (schema in store/schema.ts). */
+
+export interface SyncRunRow {
+  id: string;
+  connector_id: string;
+  status: "queued" | "running" | "done" | "failed";
+  error: string | null;
+  counts: string | null;
+  failed_items: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  created_at: string;
+}
+
+export type SyncCounts = {
+  added: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  skipped: number;
+  failed: number;
+};
+
+export const emptyCounts = (): SyncCounts => ({
+  added: 0,
+  updated: 0,
+  unchanged: 0,
+  deleted: 0,
+  skipped: 0,
+  failed: 0,
+});
+
+/** Runs shown with a connector's `include=syncs`. */
+export const RECENT_RUNS = 10;
+
+/**
+ * A queued run, or undefined while another run of the connector is queued or running (a unique
+ * index allows one: two triggers at once cannot both queue).
+ */
+export function insertRun(db: Db, connectorId: string): SyncRunRow | undefined {
+  const id = newId("run");
+  try {
+    statement(
+      db,
+      "INSERT INTO sync_runs (id, connector_id, status, created_at) VALUES (?, ?, 'queued', ?)",
+    ).run(id, connectorId, now());
+  } catch (error) {
+    if (/UNIQUE constraint failed: sync_runs\.connector_id/.test((error as Error).message)) return undefined;
+    throw error;
+  }
+  return getRun(db, id)!;
+}
+
+export function getRun(db: Db, id: string): SyncRunRow | undefined {
+  return statement(db, "SELECT * FROM sync_runs WHERE id = ?").get(id) as SyncRunRow | undefined;
+}
+
+export function recentRuns(db: Db, connectorId: string, limit: number): SyncRunRow[] {
+  return statement(
+    db,
+    "SELECT * FROM sync_runs WHERE connector_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
+  ).all(connectorId, limit) as unknown as SyncRunRow[];
+}
+
+/** The run is running; a resumed run keeps its first start time. */
+export function startRun(db: Db, id: string): void {
+  statement(
+    db,
+    "UPDATE sync_runs SET status = 'running', started_at = COALESCE(started_at, ?) WHERE id = ?",
+  ).run(now(), id);
+}
+
+export function finishRun(
+  db: Db,
+  id: string,
+  outcome: {
+    status: "done" | "failed";
+    error?: string | null;
+    counts: SyncCounts;
+    failedItems: { item: string; reason: string }[];
+  },
+): void {
+  statement(
+    db,
+    "UPDATE sync_runs SET status = ?, error = ?, counts = ?, failed_items = ?, finished_at = ? WHERE id = ?",
+  ).run(
+    outcome.status,
+    outcome.error ?? null,
+    JSON.stringify(outcome.counts),
+    JSON.stringify(outcome.failedItems),
+    now(),
+    id,
+  );
+}
+
+export function toSyncRun(run: SyncRunRow): SyncRun {
+  return {
+    id: run.id,
+    error: run.error,
+    system: {
+      status: run.status,
+      startedAt: run.started_at,
+      finishedAt: run.finished_at,
+      createdAt: run.created_at,
+    },
+    counts: parseJson<SyncCounts>(run.counts, emptyCounts()),
+    failedItems: parseJson<{ item: string; reason: string }[]>(run.failed_items, []),
+  };
+}

@@ -30,7 +30,8 @@ beforeAll(async () => {
       "Caroline is researching adoption agencies so she can build a family.",
       "Caroline went to an adoption meeting at the agency on Friday.",
       "Melanie painted a sunrise over the lake last summer.",
-    ].map((content, i) => ns.documents.add({ content, metadata: { n: i } })),
+      // superrag: chunks only, so memories mode finds nothing whenever the test runs.
+    ].map((content, i) => ns.documents.add({ content, metadata: { n: i }, taskType: "superrag" })),
   );
   for (const d of docs) await ns.documents.waitFor(d.id, { until: "indexed", timeoutMs: 20_000 });
 });

@@ -7,7 +7,6 @@
 import type { Engine } from "../../src/engine/index.js";
 import { chunkText } from "../../src/engine/ingest/chunk.js";
 import type { Fact } from "../../src/engine/memory/relations.js";
-import { insertMemory } from "../../src/engine/memory/repository.js";
 import { transaction } from "../../src/engine/store/db.js";
 import {
   addDocument,
@@ -16,6 +15,7 @@ import {
   setDreamingStatus,
 } from "../../src/engine/store/documents.js";
 import { claimJob, completeJob } from "../../src/engine/store/jobs.js";
+import { insertMemory } from "../../src/engine/store/memories.js";
 import { ensureNamespace } from "../../src/engine/store/namespaces.js";
 import { ensureOrganization, LOCAL_ORGANIZATION } from "../../src/engine/store/organizations.js";
 import { loadSamples, type Sample, sessions } from "../locomo/data.js";

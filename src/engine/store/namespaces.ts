@@ -1,6 +1,7 @@
 import type { NamespaceRecord, NamespaceSummary } from "../../api/namespaces.js";
 import { type Db, newId, now, transaction } from "./db.js";
 import { deleteDocuments } from "./documents.js";
+import { statement } from "./statements.js";
 
 export interface NamespaceRow {
   id: string;
@@ -54,6 +55,19 @@ export function toNamespaceRecord(db: Db, row: NamespaceRow): NamespaceRecord {
     ...counts(db, row),
     system: { createdAt: row.created_at, updatedAt: row.updated_at },
   };
+}
+
+/** The namespace's supporting context and its organization's context (what an extractor reads). */
+export function namespaceContexts(
+  db: Db,
+  namespaceId: string,
+): { supportingContext: string | null; organizationalContext: string | null } | undefined {
+  const row = statement(
+    db,
+    `SELECT n.supporting_context AS ns_context, o.organizational_context AS org_context
+     FROM namespaces n JOIN organizations o ON o.id = n.organization_id WHERE n.id = ?`,
+  ).get(namespaceId) as { ns_context: string | null; org_context: string | null } | undefined;
+  return row && { supportingContext: row.ns_context, organizationalContext: row.org_context };
 }
 
 /** A page of the organization's namespaces (by name), restricted to `allowed` when given. */

@@ -130,7 +130,7 @@ export class Corpus {
 /**
  * Seeds documents `from` to `to` (each one conversation of TURNS_PER_DOCUMENT turns, one memory
  * per turn) into `namespace`: addDocument, then the pipeline's own indexDocument (real chunking)
- * with the memory repository's insertMemory in the same transaction, as instant dreaming stores
+ * with the store's insertMemory in the same transaction, as instant dreaming stores
  * them; the queued processing jobs are then claimed and completed, so no worker redoes them.
  * Not the dreamer's commitFacts: its relation detection (a duplicate / update look-up per fact)
  * seeded 10k memories in 100 s here, so 100k would take most of an hour.

@@ -78,6 +78,16 @@ export const AddDocumentBody = z
     filterByMetadata: Metadata.optional(),
     taskType: TaskType.optional(),
     dreaming: Dreaming.optional(),
+    /**
+     * memctx's extension: with `id`, `content` is added to the end of that stored document, on a
+     * new line (a conversation turn), in one transaction; without a stored document it starts one.
+     * The caller sends only the new turn, however long the transcript grows.
+     */
+    append: z.boolean().optional(),
+  })
+  .refine((b) => !(b.append === true && b.id === undefined), {
+    message: "append needs the id of the document to append to",
+    path: ["append"],
   })
   .refine((b) => !(b.supportingContext !== undefined && b.entityContext !== undefined), {
     message: "send supportingContext or its alias entityContext, not both",
@@ -92,6 +102,8 @@ export type AddDocumentBody = z.input<typeof AddDocumentBody>;
 export const AddDocumentResponse = z.looseObject({
   id: z.string(),
   status: DocumentStatus,
+  /** With `append`: how many lines (conversation turns) the stored document holds now. */
+  lines: z.number().int().optional(),
 });
 export type AddDocumentResponse = z.infer<typeof AddDocumentResponse>;
 

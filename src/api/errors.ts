@@ -3,6 +3,12 @@ import type { z } from "zod";
 type Issue = z.core.$ZodIssue;
 
 /**
+ * The `error` of a 400 that the caller cannot fix: the server lacks a setting (an OAuth app's
+ * client id, for example) that whoever runs it must give; `details` names it.
+ */
+export const SERVER_SETTING_MISSING = "Server setting missing";
+
+/**
  * Turns zod issues into the `details` of a 400: each names the field and the rule,
  * for example `limit: limit must be at most 100`.
  */

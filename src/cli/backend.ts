@@ -6,8 +6,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MemoryClient } from "../client/index.js";
+import type { MemoryClient } from "../client/index.js";
 import { defaultDataDir } from "../engine/data-dir.js";
+import type { Engine } from "../engine/index.js";
 import { CliError } from "./cli-error.js";
 
 export interface Backend {
@@ -16,6 +17,10 @@ export interface Backend {
   apiUrl: string | undefined;
   /** The embedded engine's data directory; undefined when remote. */
   dataDir: string | undefined;
+  /** Which embedder and extractor the embedded engine runs ("embedder …, extractor …"); undefined when remote. */
+  readonly models: string | undefined;
+  /** The embedded engine's background jobs per state; undefined when remote (the API does not report them). */
+  jobCounts(): Record<string, number> | undefined;
   /** The process's own client (stdio): MEMCTX_API_KEY, or the local key of the embedded engine. */
   readonly client: MemoryClient;
   /** A client that acts with a caller's key (HTTP sessions); close it when the session ends. */
@@ -25,6 +30,8 @@ export interface Backend {
 
 export interface BackendFlags {
   dataDir?: string;
+  /** Background processing loops of an embedded engine (0 for a command that only reads, like status). */
+  workers?: number;
   /** HTTP hosting: every session brings its own key, so MEMCTX_API_KEY is optional when remote. */
   perCallerKeys?: boolean;
 }
@@ -56,6 +63,8 @@ function localKey(dataDir: string): string {
 }
 
 export async function openBackend(env: NodeJS.ProcessEnv, flags: BackendFlags = {}): Promise<Backend> {
+  // Loaded when a backend opens, not with the command: `memctx --help` must answer on any Node.
+  const { MemoryClient } = await import("../client/index.js");
   const apiUrl = setting(env, "MEMCTX_API_URL");
   const apiKey = setting(env, "MEMCTX_API_KEY");
 
@@ -73,6 +82,8 @@ export async function openBackend(env: NodeJS.ProcessEnv, flags: BackendFlags = 
       mode: "remote",
       apiUrl,
       dataDir: undefined,
+      models: undefined,
+      jobCounts: () => undefined,
       get client() {
         if (!own) throw new CliError("MEMCTX_API_KEY is not set");
         return own;
@@ -90,14 +101,31 @@ export async function openBackend(env: NodeJS.ProcessEnv, flags: BackendFlags = 
   // A MEMCTX_API_KEY given at start is registered for the local organization, as `memctx serve` does.
   // Loaded only here: a remote setup never pays for the engine's modules.
   const { openEngine } = await import("../engine/index.js");
-  const engine = await openEngine({ dataDir, apiKey: key });
+  const engine = await openEngine({
+    dataDir,
+    apiKey: key,
+    ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
+  });
+  const { jobCounts } = await import("../engine/store/jobs.js");
   const own = new MemoryClient({ apiKey: key, fetch: engine.fetch });
   return {
     mode: "embedded",
     apiUrl: undefined,
     dataDir,
+    models: describeModels(engine.models),
+    jobCounts: () => jobCounts(engine.context.db),
     client: own,
     clientFor: (callerKey) => new MemoryClient({ apiKey: callerKey, fetch: engine.fetch }),
     close: () => engine.close(),
   };
+}
+
+/** Where the API lives, for a startup line: "embedded engine in DIR (embedder …, extractor …)" or "API URL". */
+export function describeBackend(b: Backend): string {
+  return b.mode === "embedded" ? `embedded engine in ${b.dataDir} (${b.models})` : `API ${b.apiUrl}`;
+}
+
+/** The embedded engine's models, as startup lines and `memctx status` name them. */
+export function describeModels(models: Engine["models"]): string {
+  return `embedder ${models.embedder}, extractor ${models.extractor}`;
 }

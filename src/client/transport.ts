@@ -3,7 +3,7 @@
  * connections are reused), or through an in-process fetch handler (`Request` in, `Response` out),
  * for example the embedded engine's `engine.fetch`, which opens no socket.
  */
-import { Agent, fetch as undiciFetch } from "undici";
+import type { Agent } from "undici";
 
 /** A fetch-style handler: the embedded engine's `engine.fetch`, or any function of that shape. */
 export type FetchHandler = (req: Request) => Promise<Response>;
@@ -28,10 +28,19 @@ export interface Transport {
   close(): Promise<void>;
 }
 
+/** undici loads on the first HTTP request: an in-process client (the embedded engine) never needs it. */
+let undici: Promise<typeof import("undici")> | undefined;
+export const loadUndici = () => {
+  undici ??= import("undici");
+  return undici;
+};
+
 export function httpTransport(): Transport {
-  const agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+  let agent: Agent | undefined;
   return {
     async send(r) {
+      const { Agent, fetch: undiciFetch } = await loadUndici();
+      agent ??= new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
       const res = await undiciFetch(r.url, {
         method: r.method,
         headers: r.headers,
@@ -42,7 +51,9 @@ export function httpTransport(): Transport {
       // undici's own Response class; structurally what WireResponse needs.
       return res as unknown as WireResponse;
     },
-    close: () => agent.close(),
+    close: async () => {
+      await agent?.close();
+    },
   };
 }
 

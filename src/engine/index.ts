@@ -2,15 +2,14 @@ import { createApp } from "./app.js";
 import { sealPlaintextSecrets } from "./connectors/store.js";
 import type { EngineContext } from "./context.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
-import { extractorFromEnv } from "./memory/extract/index.js";
 import type { Extractor } from "./memory/extract/types.js";
+import { chatModelFromEnv } from "./models/chat.js";
 import type { Embedder } from "./models/embedder.js";
 import { embedderFromEnv } from "./models/embedder-from-env.js";
 import { type Dreamer, noDreaming } from "./pipeline/dreamer.js";
 import { JobQueue } from "./pipeline/queue.js";
 import { ProcessingThreads } from "./pipeline/threads.js";
 import { WorkerPool } from "./pipeline/worker.js";
-import { installProcessing } from "./processing.js";
 import { openDatabase, transaction } from "./store/db.js";
 import {
   countKeys,
@@ -69,7 +68,21 @@ export interface Engine {
   readonly dataDir: string;
   /** For services built on the engine (connectors, memory) and for tests. */
   readonly context: EngineContext;
+  /**
+   * Starts processing now if it has not started yet: its threads, or (without threads) its modules
+   * in this thread, and resolves once the workers run (without threads its extractor is then in
+   * `context.extractor`). The API answers before: no request waits for it.
+   */
+  ready(): Promise<void>;
+  /** What the engine runs, for startup lines: known from the settings, before the pipeline loads. */
+  readonly models: { embedder: string; extractor: string };
 }
+
+/**
+ * The pipeline loads when the first job is queued, or this long after the engine opens (jobs left
+ * by an earlier run), whichever comes first: a session's first answers never wait for its modules.
+ */
+const PIPELINE_LOAD_DELAY_MS = 2000;
 
 export const DEFAULT_WORKERS = 2;
 export const DEFAULT_JOB_LEASE_MS = 30_000;
@@ -117,22 +130,56 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     workers,
     allowPrivateNetwork,
     embedder: opts.embedder === undefined ? embedderFromEnv() : opts.embedder,
-    extractor: opts.extractor ?? extractorFromEnv(),
+    extractor: opts.extractor,
     dreamer: noDreaming,
     log,
   };
-  // With threads, jobs run there: this thread only answers requests.
-  if (!threads) installProcessing(ctx, opts.dreamer);
+  // A wrong model setting fails the start, as before; the extractor itself is made with the pipeline.
+  const chat = opts.extractor ? null : chatModelFromEnv();
+  const models = {
+    embedder: ctx.embedder ? ctx.embedder.model : "none (lexical search only)",
+    extractor: opts.extractor?.name ?? (chat ? `${chat.model} (MEMCTX_LLM_URL)` : "offline"),
+  };
   const app = createApp(ctx);
-  workers.start();
-  threads?.start(loops);
+  // Processing (extraction with its NLP model and date parser, chunking, dreaming, connector
+  // syncs) is the largest part of the engine and no request needs it: its threads start, or its
+  // modules load in this thread, when the first job is queued or PIPELINE_LOAD_DELAY_MS after
+  // open (jobs left by an earlier run), whichever comes first. Jobs are rows: they wait meanwhile.
+  let processing: Promise<void> | undefined;
+  const start = () => {
+    processing ??= startProcessing();
+    return processing;
+  };
+  const startProcessing = async () => {
+    if (threads) return threads.start(loops);
+    const [{ extractorFromEnv }, { installProcessing }] = await Promise.all([
+      import("./memory/extract/index.js"),
+      import("./processing.js"),
+    ]);
+    ctx.extractor ??= extractorFromEnv();
+    installProcessing(ctx, opts.dreamer);
+    workers.start();
+  };
+  const closing = new AbortController();
+  void queue.idle(PIPELINE_LOAD_DELAY_MS, closing.signal).then(() => {
+    if (closing.signal.aborted) return;
+    start().catch((err: unknown) =>
+      log(`processing failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+    );
+  });
   let closed: Promise<void> | undefined;
   return {
     fetch: async (req) => app.fetch(req),
     close: () => {
-      closed ??= Promise.all([workers.stop(), threads?.stop()]).then(() => db.close());
+      closing.abort();
+      closed ??= (processing ?? Promise.resolve())
+        .catch(() => {})
+        .then(() => Promise.all([workers.stop(), threads?.stop()]))
+        .then(() => db.close());
       return closed;
     },
+    ready: start,
+    models,
     createKey: (organization = LOCAL_ORGANIZATION) => createKey(db, organization),
     createFirstKey: () =>
       countKeys(db, LOCAL_ORGANIZATION) === 0 ? createKey(db, LOCAL_ORGANIZATION) : null,

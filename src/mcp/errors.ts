@@ -3,6 +3,7 @@
  * next; anything else is a bug and stays one (rethrown).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { SERVER_SETTING_MISSING } from "../api/index.js";
 import {
   APIConnectionError,
   APITimeoutError,
@@ -42,6 +43,9 @@ export function describeClientError(err: unknown, ctx: ErrorContext): string | u
   if (!(err instanceof MemoryApiError)) return undefined;
   if (err instanceof InvalidRequestError) {
     return `Invalid input: ${err.message}. Fix that field and call the tool again.`;
+  }
+  if (err instanceof BadRequestError && err.body?.error === SERVER_SETTING_MISSING) {
+    return `The memory service is not set up for this: ${err.body.details ?? err.message}. That is a setting of the server, for whoever runs it (tell the user), not a field of this call; retrying will not help.`;
   }
   if (err instanceof BadRequestError || err instanceof UnprocessableEntityError) {
     return `The memory service rejected the request (${err.status}): ${reason(err)}. Fix the named field and call the tool again.`;

@@ -17,11 +17,11 @@ import {
   NotFoundError,
   PermissionDeniedError,
 } from "../client/index.js";
+import { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER } from "./http-settings.js";
 import { createMcpServer } from "./server.js";
 
-export const MCP_PATH = "/mcp";
-export const NAMESPACE_HEADER = "x-memctx-namespace";
-export const IDLE_TIMEOUT_DEFAULT_MS = 30 * 60_000;
+export { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER };
+
 /** JSON-RPC messages are small; anything bigger than this is refused before parsing. */
 const BODY_MAX_BYTES = 8 * 1024 * 1024;
 
@@ -40,8 +40,18 @@ export interface HttpServerOptions {
   /** Host headers allowed besides the bind host and the loopback names (e.g. "memctx.lan:3333"). */
   allowedHosts?: string[];
   readOnly?: boolean;
+  /** Where a caller finds a key this server accepts, for the 401 answer and the resource metadata. */
+  keyHint?: string;
   log?: (message: string) => void;
 }
+
+/** Where OAuth clients look for this resource's metadata (RFC 9728), at the root and per path. */
+const RESOURCE_METADATA_PATHS = [
+  "/.well-known/oauth-protected-resource",
+  `/.well-known/oauth-protected-resource${MCP_PATH}`,
+];
+/** What /mcp answers to: POST for messages, GET for the server's stream, DELETE to end a session. */
+const MCP_METHODS = ["GET", "POST", "DELETE"];
 
 export interface McpHttpServer {
   /** e.g. http://127.0.0.1:3333/mcp */
@@ -142,7 +152,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<McpHttpS
     } catch (err) {
       await client.close();
       if (err instanceof AuthenticationError) {
-        return reject(res, 401, "Invalid API key", { "www-authenticate": 'Bearer realm="memctx"' });
+        return reject(res, 401, `Invalid API key (${keyHint})`, {
+          "www-authenticate": 'Bearer realm="memctx", error="invalid_token"',
+        });
       }
       if (err instanceof PermissionDeniedError) {
         return reject(res, 403, `This API key may not use namespace ${namespace}`);
@@ -204,12 +216,47 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<McpHttpS
     }
   };
 
+  const keyHint = opts.keyHint ?? "ask the server's operator for an API key";
+  const missingKey = `Missing API key: send Authorization: Bearer <key> (${keyHint}). This server takes bearer keys, not OAuth sign-in.`;
+
+  /**
+   * RFC 9728 metadata for clients that look for OAuth: this resource takes bearer keys in the
+   * header and names no authorization server, so there is no sign-in flow to start.
+   */
+  const resourceMetadata = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.writeHead(405, { allow: "GET, HEAD" });
+      return res.end();
+    }
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+    res.end(
+      JSON.stringify({
+        resource: `http://${req.headers.host}${MCP_PATH}`,
+        resource_name: "memctx MCP server",
+        authorization_servers: [],
+        bearer_methods_supported: ["header"],
+        resource_documentation: `Send Authorization: Bearer <key> on every request: ${keyHint}. No OAuth sign-in.`,
+      }),
+    );
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://localhost");
-    if (url.pathname !== MCP_PATH) return reject(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
     // DNS rebinding: a page may reach 127.0.0.1 under another name; only our own names pass.
     if (!allowedHosts.has((req.headers.host ?? "").toLowerCase())) {
-      return reject(res, 403, `Host ${JSON.stringify(req.headers.host ?? "")} is not allowed`);
+      const asked = req.headers.host ?? "";
+      return reject(
+        res,
+        403,
+        `Host ${JSON.stringify(asked)} is not allowed; to accept it, start memctx mcp --http with --allowed-host ${asked || "HOST:PORT"}`,
+      );
+    }
+    if (RESOURCE_METADATA_PATHS.includes(url.pathname)) return resourceMetadata(req, res);
+    if (url.pathname !== MCP_PATH) return reject(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
+    if (!MCP_METHODS.includes(req.method ?? "")) {
+      return reject(res, 405, `Method ${req.method} is not allowed on ${MCP_PATH}`, {
+        allow: MCP_METHODS.join(", "),
+      });
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
@@ -217,9 +264,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<McpHttpS
     }
     const key = bearer(req);
     if (!key) {
-      return reject(res, 401, "Missing API key: send Authorization: Bearer <key>", {
-        "www-authenticate": 'Bearer realm="memctx"',
-      });
+      return reject(res, 401, missingKey, { "www-authenticate": 'Bearer realm="memctx"' });
     }
 
     const sessionId = req.headers["mcp-session-id"];

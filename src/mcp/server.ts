@@ -13,6 +13,7 @@ import type { MemoryClient, NamespaceClient } from "../client/index.js";
 import { VERSION } from "../version.js";
 import { describeClientError, type ErrorContext, toolErrorFrom } from "./errors.js";
 import { assertOwnProfile, profileUri, registerProfileResource } from "./resources/profile.js";
+import { serveLeanToolList } from "./tool-list.js";
 import { isCallToolResult, type ToolContext, type ToolDefinition } from "./tools/define.js";
 import { tools as allTools } from "./tools/index.js";
 
@@ -101,6 +102,7 @@ export function createMcpServer(opts: CreateMcpServerOptions): McpServer {
   const tools = opts.readOnly ? allTools.filter((t) => t.annotations.readOnlyHint) : allTools;
   for (const tool of tools)
     registerTool(server, tool, { namespace, ns, errors, profileChanged, watchDreaming, log: opts.log });
+  serveLeanToolList(server, tools);
 
   registerProfileResource(server, { namespace, ns, errors });
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {

@@ -23,12 +23,13 @@ describe("add_memory", () => {
           role: "assistant",
         }),
       );
-      expect(first.id).toBe("conv-c1");
-      expect(second).toMatchObject({ id: "conv-c1", conversationId: "c1", turns: 2 });
       const doc = await t.client.ns("conv").documents.get("conv-c1");
       expect(doc.content).toBe("user: I moved to Berlin\nassistant: Nice! How is it?");
+      // The id add_memory answers is the one list shows.
       const { documents } = await t.client.ns("conv").documents.list();
-      expect(documents.map((d) => d.customId ?? d.id)).toEqual(["conv-c1"]);
+      expect(documents.map((d) => [d.id, d.customId])).toEqual([[doc.id, "conv-c1"]]);
+      expect(first.id).toBe(doc.id);
+      expect(second).toMatchObject({ id: doc.id, conversationId: "c1", turns: 2 });
     } finally {
       await s.close();
     }

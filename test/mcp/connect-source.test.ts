@@ -46,6 +46,16 @@ describe("connect_source", () => {
     expect(text(res)).toContain(out.authorization.url);
   });
 
+  it("reports a provider without an OAuth app as a server setting, not a field to fix", async () => {
+    const res = await call(s.mcp, "connect_source", {
+      provider: "notion",
+      redirectUrl: "http://localhost:5555/callback",
+    });
+    expect(res.isError).toBe(true);
+    expect(text(res)).toMatch(/not set up for this: .*MEMCTX_NOTION_CLIENT_ID.*setting of the server/);
+    expect(text(res)).not.toMatch(/Fix the named field/);
+  });
+
   it("returns the connector and its run for a configuration provider", async () => {
     const out = structured<{ connector: { provider: string }; run: { system: { status: string } } | null }>(
       await call(s.mcp, "connect_source", {

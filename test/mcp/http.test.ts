@@ -26,8 +26,10 @@ function post(url: string, headers: Record<string, string>, body: unknown = INIT
   });
 }
 
-/** fetch() may not set Host; node:http may. */
-function postWithHost(url: string, host: string): Promise<number> {
+/** fetch() may not set Host; node:http may. Resolves to the status, or to what `read` makes of the body. */
+function postWithHost(url: string, host: string): Promise<number>;
+function postWithHost(url: string, host: string, read: (body: string) => string): Promise<string>;
+function postWithHost(url: string, host: string, read?: (body: string) => string): Promise<number | string> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       url,
@@ -41,8 +43,11 @@ function postWithHost(url: string, host: string): Promise<number> {
         },
       },
       (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
+        let body = "";
+        res.on("data", (d: Buffer) => {
+          body += d.toString();
+        });
+        res.on("end", () => resolve(read ? read(body) : (res.statusCode ?? 0)));
       },
     );
     req.on("error", reject);
@@ -75,6 +80,7 @@ describe("MCP over Streamable HTTP", () => {
       clientFor: (key) => new MemoryClient({ apiKey: key, fetch: t.engine.fetch, maxRetries: 0 }),
       defaultNamespace: "default",
       port: 0,
+      keyHint: "the key in /data/mcp-local.key",
     });
   });
   afterAll(async () => {
@@ -118,6 +124,32 @@ describe("MCP over Streamable HTTP", () => {
     expect(wrong.status).toBe(401);
   });
 
+  it("says where the key is in the 401, and answers OAuth discovery with bearer-key metadata", async () => {
+    const none = await post(http.url, {});
+    expect(await none.text()).toMatch(/Bearer <key> \(the key in \/data\/mcp-local\.key\).*not OAuth/);
+    const origin = new URL(http.url).origin;
+    for (const path of [
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-protected-resource/mcp",
+    ]) {
+      const res = await fetch(`${origin}${path}`);
+      expect(res.status, path).toBe(200);
+      const meta = (await res.json()) as Record<string, unknown>;
+      expect(meta).toMatchObject({
+        resource: `${origin}/mcp`,
+        authorization_servers: [],
+        bearer_methods_supported: ["header"],
+      });
+      expect(meta.resource_documentation).toContain("/data/mcp-local.key");
+    }
+  });
+
+  it("answers 405 with Allow for a method /mcp does not take", async () => {
+    const res = await fetch(http.url, { method: "PUT", headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, POST, DELETE");
+  });
+
   it("lets a key limited to some namespaces open only those (403 elsewhere)", async () => {
     const ok = await session({ key: aliceOnlyKey, header: "alice" });
     expect((await ok.client.listResources()).resources[0]?.uri).toBe("memctx://profile/alice");
@@ -147,6 +179,9 @@ describe("MCP over Streamable HTTP", () => {
     });
     expect(own.status).toBe(200);
     expect(await postWithHost(http.url, `rebind.example:${http.port}`)).toBe(403);
+    expect(await postWithHost(http.url, `rebind.example:${http.port}`, (b) => b)).toMatch(
+      new RegExp(`--allowed-host rebind\\.example:${http.port}`),
+    );
     expect(await postWithHost(http.url, `localhost:${http.port}`)).toBe(200);
   });
 

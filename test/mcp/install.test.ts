@@ -10,8 +10,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { configPath } from "../../src/cli/commands/install.js";
+import { configPath, currentLaunch } from "../../src/cli/commands/install.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const NODE = join(ROOT, "node_modules/.bin/node");
@@ -32,13 +34,63 @@ describe("memctx install", () => {
     });
   const json = (file: string) => JSON.parse(readFileSync(file, "utf8"));
 
-  it("writes a claude-desktop configuration that starts npx memctx with the namespace", () => {
+  /** The Node the CLI runs on, as the entry names it (the resolved binary, not the .bin link). */
+  const nodeBinary = () => spawnSync(NODE, ["-p", "process.execPath"], { encoding: "utf8" }).stdout.trim();
+
+  it("writes a claude-desktop entry that runs this installation with its Node, and the namespace", () => {
     const res = memctx("claude-desktop", "--namespace", "work");
     expect(res.status, res.stderr).toBe(0);
     const file = join(home, ".config", "Claude", "claude_desktop_config.json");
     expect(json(file)).toEqual({
-      mcpServers: { memctx: { command: "npx", args: ["-y", "memctx", "mcp", "--namespace", "work"] } },
+      mcpServers: { memctx: { command: nodeBinary(), args: [MAIN, "mcp", "--namespace", "work"] } },
     });
+  });
+
+  it("writes a pinned npx entry when run from npm's package cache", () => {
+    const launch = { execPath: "/usr/bin/node", version: "1.2.3" };
+    expect(
+      currentLaunch({ ...launch, entry: "/home/a/.npm/_npx/1f2e/node_modules/memctx/dist/cli/main.js" }),
+    ).toEqual({
+      command: "npx",
+      args: ["-y", "memctx@1.2.3"],
+    });
+    expect(
+      currentLaunch({
+        ...launch,
+        entry: "C:\\Users\\a\\AppData\\Local\\npm-cache\\_npx\\9\\node_modules\\memctx\\dist\\cli\\main.js",
+      }).command,
+    ).toBe("npx");
+    expect(currentLaunch({ ...launch, entry: "/opt/memctx/dist/cli/main.js" })).toEqual({
+      command: "/usr/bin/node",
+      args: ["/opt/memctx/dist/cli/main.js"],
+    });
+  });
+
+  it("prints an entry that, started from another directory, answers initialize and tools/list", async () => {
+    const res = memctx("claude-desktop", "--print");
+    expect(res.status, res.stderr).toBe(0);
+    const entry = JSON.parse(res.stdout.replace(/^#.*\n/, "")).mcpServers.memctx;
+    const transport = new StdioClientTransport({
+      command: entry.command,
+      args: entry.args,
+      cwd: home,
+      env: { HOME: home, MEMCTX_DATA_DIR: join(home, "data") },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "install-test", version: "1" });
+    try {
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain("search");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("treats an empty XDG_CONFIG_HOME as unset", () => {
+    expect(configPath("vscode", { platform: "linux", home: "/home/ana", env: { XDG_CONFIG_HOME: "" } })).toBe(
+      "/home/ana/.config/Code/User/mcp.json",
+    );
   });
 
   it("keeps every other entry and a backup of the previous file", () => {
@@ -51,7 +103,7 @@ describe("memctx install", () => {
     expect(json(file)).toEqual({
       mcpServers: {
         other: { command: "other-server" },
-        memctx: { command: "npx", args: ["-y", "memctx", "mcp"] },
+        memctx: { command: nodeBinary(), args: [MAIN, "mcp"] },
       },
       theme: "dark",
     });
@@ -64,13 +116,13 @@ describe("memctx install", () => {
     expect(memctx("vscode").status).toBe(0);
     expect(json(join(home, ".config", "Code", "User", "mcp.json")).servers.memctx).toMatchObject({
       type: "stdio",
-      command: "npx",
+      command: nodeBinary(),
     });
     writeFileSync(join(home, ".claude.json"), JSON.stringify({ numStartups: 3 }));
     expect(memctx("claude-code").status).toBe(0);
     const cc = json(join(home, ".claude.json"));
     expect(cc.numStartups).toBe(3);
-    expect(cc.mcpServers.memctx).toMatchObject({ type: "stdio", args: ["-y", "memctx", "mcp"] });
+    expect(cc.mcpServers.memctx).toMatchObject({ type: "stdio", args: [MAIN, "mcp"] });
   });
 
   it("prints the entry with --print and changes nothing", () => {

@@ -36,6 +36,13 @@ describe("manifest.json (the MCPB bundle manifest)", () => {
     });
   });
 
+  it("has a homepage and a PNG icon that the package ships", () => {
+    expect(manifest.homepage).toMatch(/^https:\/\//);
+    expect(pkg.files).toContain(manifest.icon.split("/")[0]);
+    const png = readFileSync(resolve(ROOT, manifest.icon));
+    expect(png.subarray(0, 8).toString("latin1")).toBe("\x89PNG\r\n\x1a\n");
+  });
+
   it("requires the Node that has node:sqlite", () => {
     expect(manifest.compatibility.runtimes.node).toBe(">=22.13.0");
   });

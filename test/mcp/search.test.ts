@@ -80,6 +80,16 @@ describe("search", () => {
     expect(text(res).length).toBeLessThanOrEqual(80 * 4);
   });
 
+  it("hints at another mode only when nothing was found in a narrower one", async () => {
+    const hybrid = text(await call(s.mcp, "search", { query: "zeppelin quarantine xylophone" }));
+    expect(hybrid).toMatch(/^Nothing found/);
+    expect(hybrid).not.toContain('mode "hybrid"');
+    const memories = text(
+      await call(s.mcp, "search", { query: "zeppelin quarantine xylophone", mode: "memories" }),
+    );
+    expect(memories).toContain('mode "hybrid"');
+  });
+
   it("narrows results with a metadata filter", async () => {
     const out = structured<SearchOut>(
       await call(s.mcp, "search", {

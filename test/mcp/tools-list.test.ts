@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
-import { connect, type Session } from "./helpers.js";
+import { connect, type Session, startEngine } from "./helpers.js";
+
+/**
+ * What the six tools with their output schemas may take, compact JSON. The issue's target is
+ * 14 KB; this is where the lean schemas stand (17.2 KB; 28.3 KB before), so a growth is a reviewed change.
+ */
+const TOOLS_LIST_MAX_BYTES = 17_500;
 
 // No engine needed: listing tools never calls the API.
 describe("the tool list", () => {
@@ -56,6 +62,50 @@ describe("the tool list", () => {
       expect(tools.map((t) => t.name)).toEqual(["search", "get_profile", "list"]);
     } finally {
       await ro.close();
+    }
+  });
+
+  it(`stays within ${TOOLS_LIST_MAX_BYTES} bytes of compact JSON, output schemas included`, async () => {
+    const { tools } = await s.mcp.listTools();
+    for (const t of tools) expect(t.outputSchema, t.name).toBeDefined();
+    expect(JSON.stringify(tools).length).toBeLessThanOrEqual(TOOLS_LIST_MAX_BYTES);
+  });
+
+  it("writes the filter's leaf once per tool and no JSON Schema that says nothing", async () => {
+    const { tools } = await s.mcp.listTools();
+    const search = JSON.stringify(tools.find((t) => t.name === "search")?.inputSchema);
+    expect(search.match(/"arrayNotContains"/g)).toHaveLength(1);
+    const all = JSON.stringify(tools);
+    expect(all).not.toContain("9007199254740991");
+    expect(all).not.toContain('"$schema"');
+  });
+
+  it("gives results that the SDK client validates against the lean output schemas", async () => {
+    const t = await startEngine();
+    const session = await connect({ client: t.client });
+    try {
+      // Listing first: the SDK client then checks every structured result against its output schema.
+      await session.mcp.listTools();
+      const added = await session.mcp.callTool({
+        name: "add_memory",
+        arguments: { content: "Ana prefers green tea", metadata: { topic: "drinks" }, wait: true },
+      });
+      expect(added.isError, JSON.stringify(added.content)).toBeFalsy();
+      for (const [name, args] of [
+        ["search", { query: "tea", filter: { field: "topic", operator: "eq", value: "drinks" } }],
+        ["list", { type: "documents" }],
+        ["list", { type: "memories" }],
+        ["list", { type: "chunks" }],
+        ["get_profile", {}],
+        ["forget", { query: "coffee" }],
+      ] as const) {
+        const res = await session.mcp.callTool({ name, arguments: args });
+        expect(res.isError, `${name}: ${JSON.stringify(res.content)}`).toBeFalsy();
+        expect(res.structuredContent, name).toBeDefined();
+      }
+    } finally {
+      await session.close();
+      await t.close();
     }
   });
 });

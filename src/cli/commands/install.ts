@@ -1,8 +1,10 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Namespace } from "../../api/index.js";
+import { VERSION } from "../../version.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
 
@@ -20,8 +22,9 @@ interface Platform {
 
 /** Where each client keeps its user-level MCP configuration, per platform. */
 export function configPath(client: McpClientName, p: Platform): string {
-  const appData = p.env.APPDATA ?? join(p.home, "AppData", "Roaming");
-  const xdgConfig = p.env.XDG_CONFIG_HOME ?? join(p.home, ".config");
+  // An empty variable counts as unset (the XDG Base Directory rule).
+  const appData = p.env.APPDATA || join(p.home, "AppData", "Roaming");
+  const xdgConfig = p.env.XDG_CONFIG_HOME || join(p.home, ".config");
   const appSupport = join(p.home, "Library", "Application Support");
   switch (client) {
     case "claude-desktop":
@@ -40,15 +43,54 @@ export function configPath(client: McpClientName, p: Platform): string {
   }
 }
 
-/** The server entry: `npx -y memctx mcp`, with the namespace and the API settings when given. */
-export function serverEntry(client: McpClientName, opts: { namespace?: string; env: NodeJS.ProcessEnv }) {
-  const args = ["-y", "memctx", "mcp", ...(opts.namespace ? ["--namespace", opts.namespace] : [])];
+/** How a client starts memctx: a program and the arguments before `mcp`. */
+export interface Launch {
+  command: string;
+  args: string[];
+}
+
+/** Where npm keeps what `npx` fetched: an entry pointing there can vanish with the cache. */
+const PACKAGE_CACHE = /[\\/](_npx|_cacache)[\\/]|[\\/]npm-cache[\\/]|[\\/]\.npm[\\/]/;
+
+/**
+ * The installation this command runs from: the absolute Node and entry point, so the client starts
+ * exactly this build (a clone, a tarball, a global install) with a Node new enough for it. Run
+ * through `npx` from the registry's cache, the pinned `npx -y memctx@<version>` is the lasting one.
+ */
+export function currentLaunch(
+  run: { execPath: string; entry: string; version: string } = {
+    execPath: process.execPath,
+    entry: entryPoint(),
+    version: VERSION,
+  },
+): Launch {
+  if (PACKAGE_CACHE.test(run.entry)) return { command: "npx", args: ["-y", `memctx@${run.version}`] };
+  return { command: run.execPath, args: [run.entry] };
+}
+
+/** The built entry point (dist/cli/main.js) beside this file; from the sources (tsx), the build's. */
+function entryPoint(): string {
+  const here = fileURLToPath(new URL("../main.js", import.meta.url));
+  if (!here.endsWith(".ts")) return here;
+  const built = join(dirname(here), "..", "..", "dist", "cli", "main.js");
+  if (!existsSync(built))
+    throw new CliError("run `npm run build` first: the entry points at dist/cli/main.js");
+  return built;
+}
+
+/** The server entry: this installation's `memctx mcp`, with the namespace and the API settings when given. */
+export function serverEntry(
+  client: McpClientName,
+  opts: { namespace?: string; env: NodeJS.ProcessEnv; launch?: Launch },
+) {
+  const launch = opts.launch ?? currentLaunch();
+  const args = [...launch.args, "mcp", ...(opts.namespace ? ["--namespace", opts.namespace] : [])];
   const env: Record<string, string> = {};
   for (const name of ["MEMCTX_DATA_DIR", "MEMCTX_API_URL", "MEMCTX_API_KEY"] as const) {
     const v = opts.env[name]?.trim();
     if (v) env[name] = v;
   }
-  const entry = { command: "npx", args, ...(Object.keys(env).length ? { env } : {}) };
+  const entry = { command: launch.command, args, ...(Object.keys(env).length ? { env } : {}) };
   // Claude Code and VS Code name the transport; Claude Desktop and Cursor take stdio as given.
   return client === "claude-code" || client === "vscode" ? { type: "stdio", ...entry } : entry;
 }
@@ -124,8 +166,10 @@ export const install: Command = {
   usage: `
 Usage: memctx install <claude-desktop|claude-code|cursor|vscode> [--namespace NS] [--print]
 
-Adds a "${SERVER_NAME}" server (npx -y memctx mcp) to the client's user configuration, keeping
-every other entry and a backup of the previous file (<file>.memctx-backup-<time>).
+Adds a "${SERVER_NAME}" server to the client's user configuration, keeping every other entry and a
+backup of the previous file (<file>.memctx-backup-<time>). The entry runs this installation: the
+absolute path of this Node and of memctx's entry point (so a clone or a tarball works as is); run
+through npx from npm's cache, it is \`npx -y memctx@${VERSION} mcp\`.
 MEMCTX_DATA_DIR, MEMCTX_API_URL and MEMCTX_API_KEY, when set, are copied into the entry.
 
 Options:

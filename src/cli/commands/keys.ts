@@ -1,7 +1,5 @@
 import { parseArgs } from "node:util";
 import { defaultDataDir } from "../../engine/data-dir.js";
-import { openDatabase } from "../../engine/store/db.js";
-import { createKey, LOCAL_ORGANIZATION, listKeys, revokeKey } from "../../engine/store/organizations.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
 
@@ -32,6 +30,11 @@ Options:
       },
     });
     const [action, target, ...extra] = positionals;
+    // Loaded here, not at the top: `memctx --help` must not load node:sqlite (older Node lacks it).
+    const { openDatabase } = await import("../../engine/store/db.js");
+    const { createKey, LOCAL_ORGANIZATION, listKeys, revokeKey } = await import(
+      "../../engine/store/organizations.js"
+    );
     const db = openDatabase(values["data-dir"] ?? defaultDataDir());
     try {
       switch (action) {

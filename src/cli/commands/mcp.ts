@@ -1,10 +1,10 @@
+import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Namespace } from "../../api/index.js";
-import { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER, startHttpServer } from "../../mcp/http.js";
-import { DEFAULT_NAMESPACE, namespaceFromRoots } from "../../mcp/roots.js";
-import { createMcpServer } from "../../mcp/server.js";
-import { type Backend, openBackend, setting } from "../backend.js";
+import { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER } from "../../mcp/http-settings.js";
+import { DEFAULT_NAMESPACE } from "../../mcp/roots.js";
+import { VERSION } from "../../version.js";
+import { type Backend, describeBackend, LOCAL_KEY_FILE, openBackend, setting } from "../backend.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
 
@@ -25,6 +25,8 @@ Namespace:
   HTTP    per session, at initialize: the ${NAMESPACE_HEADER} header or ?namespace=, else
           --namespace / MEMCTX_NAMESPACE / "${DEFAULT_NAMESPACE}". Each request needs
           Authorization: Bearer <key>; a key limited to some namespaces opens only those.
+          The key: <data-dir>/${LOCAL_KEY_FILE} (created at the first start; the startup line
+          prints its path), MEMCTX_API_KEY when set, or one from \`memctx keys create\`.
 
 Options:
   --namespace NS        bind the session(s) to NS
@@ -69,6 +71,10 @@ function untilStopped(extra?: Promise<void>): Promise<string> {
 }
 
 async function runStdio(backend: Backend, namespace: string | undefined, readOnly: boolean): Promise<number> {
+  // The SDK and the client load only when a server runs: help must answer on any Node.
+  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+  const { createMcpServer } = await import("../../mcp/server.js");
+  const { namespaceFromRoots } = await import("../../mcp/roots.js");
   let namespaceSource: string | (() => Promise<string>) = namespace ?? DEFAULT_NAMESPACE;
   const server = createMcpServer({
     client: backend.client,
@@ -89,6 +95,10 @@ async function runStdio(backend: Backend, namespace: string | undefined, readOnl
     process.stdin.once("end", () => resolve());
   });
   await server.connect(transport);
+  // One line on stderr (stdout is the protocol's): which build, which data, which namespace.
+  process.stderr.write(
+    `memctx ${VERSION}: MCP server over stdio, ${describeBackend(backend)}, namespace ${namespace ?? `from the client's roots, else ${DEFAULT_NAMESPACE}`}\n`,
+  );
   await untilStopped(closed);
   await server.close().catch(() => {});
   await backend.close();
@@ -108,6 +118,7 @@ async function runHttp(
   },
 ): Promise<number> {
   const log = (m: string) => process.stderr.write(`memctx: ${m}\n`);
+  const { startHttpServer } = await import("../../mcp/http.js");
   const http = await startHttpServer({
     clientFor: backend.clientFor,
     defaultNamespace: flags.namespace ?? DEFAULT_NAMESPACE,
@@ -117,19 +128,27 @@ async function runHttp(
     idleTimeoutMs: flags.idleMinutes * 60_000,
     allowedOrigins: flags.origins,
     allowedHosts: flags.hosts,
+    keyHint: keyHint(backend),
     readOnly: flags.readOnly,
     log,
   });
-  log(
-    `MCP server on ${http.url} (${backend.mode === "embedded" ? `embedded engine in ${backend.dataDir}` : backend.apiUrl})`,
+  process.stderr.write(
+    `memctx ${VERSION}: MCP server on ${http.url}, ${describeBackend(backend)}, namespace per session (${NAMESPACE_HEADER} header or ?namespace=, else ${flags.namespace ?? DEFAULT_NAMESPACE})\n`,
   );
-  log(
-    `each request needs Authorization: Bearer <key>; namespace per session: ${NAMESPACE_HEADER} header or ?namespace=`,
-  );
+  log(`each request needs Authorization: Bearer <key>: ${keyHint(backend)}`);
   await untilStopped();
   await http.close();
   await backend.close();
   return 0;
+}
+
+/** Where a caller finds a key the server accepts. */
+function keyHint(backend: Backend): string {
+  if (backend.mode === "remote") return `a key of ${backend.apiUrl}`;
+  const own = setting(process.env, "MEMCTX_API_KEY")
+    ? "MEMCTX_API_KEY"
+    : `the key in ${join(backend.dataDir!, LOCAL_KEY_FILE)}`;
+  return `${own}, or one from \`memctx keys create\``;
 }
 
 export const mcp: Command = {

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { defaultDataDir } from "../../engine/data-dir.js";
-import { startServer } from "../../engine/server.js";
+import { VERSION } from "../../version.js";
+import { describeModels } from "../backend.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
 
@@ -47,6 +48,8 @@ Environment:
     const apiKey = process.env.MEMCTX_API_KEY || undefined;
     if (apiKey !== undefined && apiKey.length < 8)
       throw new CliError("MEMCTX_API_KEY must be at least 8 characters");
+    // Loaded here, not at the top: `memctx --help` must not load node:sqlite (older Node lacks it).
+    const { startServer } = await import("../../engine/server.js");
     const server = await startServer({ port, host: values.host, dataDir, workers, apiKey }).catch((err) => {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "EADDRINUSE")
@@ -63,6 +66,9 @@ Environment:
         `memctx serve: created an API key for the local organization (shown once, keep it):\n${firstKey}\n`,
       );
     }
+    process.stderr.write(
+      `memctx ${VERSION}: v5 API on ${server.url}, embedded engine in ${dataDir} (${describeModels(server.engine.models)})\n`,
+    );
     process.stdout.write(`memctx serve: listening on ${server.url}\n`);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {

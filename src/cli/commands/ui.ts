@@ -1,9 +1,7 @@
 import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import { defaultDataDir } from "../../engine/data-dir.js";
-import { startServer } from "../../engine/server.js";
-import { revokeKey } from "../../engine/store/organizations.js";
-import { createUiLaunch, type UiLaunch } from "../../ui/launch.js";
+import type { UiLaunch } from "../../ui/launch.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
 
@@ -58,6 +56,12 @@ Examples:
     if (apiKey !== undefined && apiKey.length < 8)
       throw new CliError("MEMCTX_API_KEY must be at least 8 characters");
 
+    // Loaded here, not at the top: `memctx --help` must work on a Node without node:sqlite.
+    const [{ startServer }, { revokeKey }, { createUiLaunch }] = await Promise.all([
+      import("../../engine/server.js"),
+      import("../../engine/store/organizations.js"),
+      import("../../ui/launch.js"),
+    ]);
     // The key needs the open engine; until it exists, /ui/session falls through to the API (401).
     let launch: UiLaunch | undefined;
     const host = "127.0.0.1";

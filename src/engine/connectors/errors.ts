@@ -4,6 +4,11 @@ export class ConnectorInputError extends Error {
   readonly status = 400;
 }
 
+/** A provider this server is not set up for (no OAuth app): the operator's to fix, not the caller's. */
+export class ConnectorSetupError extends ConnectorInputError {
+  override name = "ConnectorSetupError";
+}
+
 /** The source's API answered an error or something unusable; the sync run fails with this message. */
 export class ConnectorApiError extends Error {
   override name = "ConnectorApiError";

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Provider } from "../../api/index.js";
-import { ConnectorApiError, ConnectorInputError } from "./errors.js";
+import { ConnectorApiError, ConnectorSetupError } from "./errors.js";
 import type { ConnectorFetch, OAuthTokens } from "./types.js";
 
 /**
@@ -53,7 +53,7 @@ export function clientCredentials(provider: Provider, env: NodeJS.ProcessEnv): O
   const clientId = env[`${prefix}_CLIENT_ID`]?.trim();
   const clientSecret = env[`${prefix}_CLIENT_SECRET`]?.trim();
   if (!clientId || !clientSecret) {
-    throw new ConnectorInputError(
+    throw new ConnectorSetupError(
       `provider ${provider} needs an OAuth app: set ${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET for the engine`,
     );
   }

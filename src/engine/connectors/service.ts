@@ -7,7 +7,7 @@ import type {
   PatchConnectorBody,
   SyncResponse,
 } from "../../api/index.js";
-import { isOAuthProvider, OAUTH_LINK_TTL_MS } from "../../api/index.js";
+import { isOAuthProvider, OAUTH_LINK_TTL_MS, SERVER_SETTING_MISSING } from "../../api/index.js";
 import type { EngineContext } from "../context.js";
 import { HttpError, notFound } from "../errors.js";
 import { type Db, now, parseJson, transaction } from "../store/db.js";
@@ -15,7 +15,7 @@ import { addDocument, deleteDocuments } from "../store/documents.js";
 import { enqueueJob, type JobRow } from "../store/jobs.js";
 import { ensureNamespace, findNamespace, type NamespaceRow } from "../store/namespaces.js";
 import type { OrganizationRow } from "../store/organizations.js";
-import { ConnectorInputError } from "./errors.js";
+import { ConnectorInputError, ConnectorSetupError } from "./errors.js";
 import { connectorFetch } from "./fetch.js";
 import { codeChallengeS256, createCodeVerifier, createState, isExpired } from "./oauth.js";
 import { createProviderRegistry, type ProviderRegistry } from "./registry.js";
@@ -446,6 +446,7 @@ function inputError<T>(fn: () => T): T {
   try {
     return fn();
   } catch (error) {
+    if (error instanceof ConnectorSetupError) throw new HttpError(400, SERVER_SETTING_MISSING, error.message);
     if (error instanceof ConnectorInputError) throw new HttpError(400, "Invalid request", error.message);
     throw error;
   }

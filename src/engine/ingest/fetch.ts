@@ -1,7 +1,7 @@
 import type { LookupAddress } from "node:dns";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { Agent, fetch as undiciFetch } from "undici";
+import type { Agent } from "undici";
 import { FILE_MAX_BYTES } from "../../api/index.js";
 import { VERSION } from "../../version.js";
 import { nonPublicReason } from "./address.js";
@@ -89,7 +89,10 @@ export async function safeFetch(url: string, opts: FetchOptions): Promise<Fetche
   try {
     for (let hop = 0; ; hop++) {
       const addresses = await checkedAddresses(current, opts);
-      const agent = pinnedAgent(addresses);
+      // Loaded on the first fetch, not at start: most sessions never fetch a URL.
+      const undici = await import("undici");
+      const undiciFetch = undici.fetch;
+      const agent = pinnedAgent(undici.Agent, addresses);
       try {
         const response = await undiciFetch(current, {
           method,
@@ -226,9 +229,9 @@ function resolveAll(hostname: string): Promise<LookupAddress[]> {
 }
 
 /** An agent whose connections can only go to the addresses that were checked. */
-function pinnedAgent(addresses: LookupAddress[]): Agent {
+function pinnedAgent(AgentClass: typeof Agent, addresses: LookupAddress[]): Agent {
   const first = addresses[0]!;
-  return new Agent({
+  return new AgentClass({
     connect: {
       lookup: (_hostname, options, callback) => {
         if ((options as { all?: boolean }).all) {

@@ -1,4 +1,12 @@
-import { convert, type HtmlToTextOptions } from "html-to-text";
+import { createRequire } from "node:module";
+import type { HtmlToTextOptions } from "html-to-text";
+
+/** html-to-text and its parser (some 30 modules) load with the first page, not at start. */
+let converter: typeof import("html-to-text").convert | undefined;
+function convert(html: string, options: HtmlToTextOptions): string {
+  converter ??= (createRequire(import.meta.url)("html-to-text") as typeof import("html-to-text")).convert;
+  return converter(html, options);
+}
 
 /** HTML to the readable text of the page: headings and paragraphs kept, navigation and code noise dropped. */
 export interface HtmlText {

@@ -1,5 +1,3 @@
-import { extractText, getDocumentProxy, getMeta } from "unpdf";
-
 export interface PdfText {
   title: string | null;
   text: string;
@@ -11,6 +9,8 @@ export const PDF_PAGE_BREAK = "\n\f\n";
 
 /** PDF bytes to text, page by page; a PDF without a text layer (scanned) gives empty text. */
 export async function pdfToText(bytes: Uint8Array): Promise<PdfText> {
+  // The PDF reader loads with the first PDF, not at start.
+  const { extractText, getDocumentProxy, getMeta } = await import("unpdf");
   // pdf.js may transfer (detach) the buffer it is given; it gets a copy.
   const pdf = await getDocumentProxy(new Uint8Array(bytes)).catch((error: unknown) => {
     throw new Error(`not a readable PDF: ${error instanceof Error ? error.message : String(error)}`, {

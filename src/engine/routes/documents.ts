@@ -4,6 +4,7 @@ import { notFound } from "../errors.js";
 import { transaction } from "../store/db.js";
 import {
   addDocument,
+  appendToDocument,
   chunksOfDocument,
   deleteDocuments,
   findDocument,
@@ -21,8 +22,9 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
 
   route(app, endpoints.addDocument, ({ params, query, body }, c) => {
     const org = c.get("principal").organization;
-    const result = transaction(db, () =>
-      addDocument(db, ensureNamespace(db, org.id, params.namespace), {
+    const result = transaction(db, () => {
+      const ns = ensureNamespace(db, org.id, params.namespace);
+      const doc = {
         content: body.content,
         customId: body.id,
         metadata: body.metadata,
@@ -32,8 +34,12 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
         // Options may come in the query (spec) or the body (hosted service); the body wins.
         taskType: body.taskType ?? query.taskType,
         dreaming: body.dreaming ?? query.dreaming,
-      }),
-    );
+      };
+      // The contract lets append through only with an id.
+      return body.append && body.id !== undefined
+        ? appendToDocument(db, ns, { ...doc, customId: body.id })
+        : addDocument(db, ns, doc);
+    });
     ctx.queue.wake();
     return result;
   });

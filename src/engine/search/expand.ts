@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
+import { type QueryTerm, stemTexts } from "../text/terms.js";
 
 /**
  * Words that differ from the question: WordNet's synonyms and kinds (hyponyms, instances) of a
@@ -96,4 +97,23 @@ export function expandTerms(
   return [...best.values()]
     .sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1))
     .slice(0, opts.max ?? MAX_EXPANSIONS);
+}
+
+/**
+ * The query's expansions as index terms (stemmed as the index stems), each with its weight, none
+ * that stands for a word the query already holds: what lexical search scores beside the query.
+ */
+export function expansionTerms(terms: readonly QueryTerm[]): { term: QueryTerm; weight: number }[] {
+  const found = expandTerms(terms.map((t) => t.text));
+  const stems = stemTexts(found.map((e) => e.term));
+  const seen = new Set(terms.map((t) => t.stems.join(" ")));
+  const out: { term: QueryTerm; weight: number }[] = [];
+  found.forEach((e, i) => {
+    const s = stems[i] ?? [];
+    const key = s.join(" ");
+    if (s.length === 0 || seen.has(key)) return;
+    seen.add(key);
+    out.push({ term: { text: e.term, stems: s }, weight: e.weight });
+  });
+  return out;
 }

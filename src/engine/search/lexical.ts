@@ -86,6 +86,13 @@ export interface LexicalOptions {
    * not among them) has its score multiplied by `factor` before the best rows are kept.
    */
   person?: { names: ReadonlySet<string>; factor: number } | undefined;
+  /**
+   * Words the query means without saying them (expand.ts: WordNet's synonyms and kinds), each
+   * scored as a query term whose idf counts `weight` times: a row holding "taekwondo" answers
+   * "martial arts", below one holding the query's own words. They add to rows' scores, not to
+   * the query's idf sum (a query is not harder to answer for having synonyms).
+   */
+  expansions?: readonly { term: QueryTerm; weight: number }[] | undefined;
 }
 
 /** A unit's occurrences of one term: its text's and its context's counts, and its length. */
@@ -165,25 +172,29 @@ export function lexicalSearch(
   opts: LexicalOptions = {},
 ): LexicalResult {
   if (terms.length === 0 || want <= 0) return { candidates: [], idfSum: 0, termIdf: terms.map(() => 0) };
+  const own = terms.length;
+  const expansions = opts.expansions ?? [];
+  const all = [...terms, ...expansions.map((e) => e.term)];
+  const weight = [...terms.map(() => 1), ...expansions.map((e) => e.weight)];
   const space = searchSpace(db, scope.namespaceId, corpus);
   const counts = space
     ? unitsHolding(
         db,
         space.id,
-        terms.flatMap((t) => t.stems),
+        all.flatMap((t) => t.stems),
       )
     : new Map<string, number>();
-  const frequency = terms.map((t) => Math.min(...t.stems.map((s) => counts.get(s) ?? 0)));
-  const idf = terms.map((t, i) => termIdf(space, frequency[i]!, t));
-  const total = idf.reduce((a, b) => a + b, 0);
+  const frequency = all.map((t) => Math.min(...t.stems.map((s) => counts.get(s) ?? 0)));
+  const idf = all.map((t, i) => weight[i]! * termIdf(space, frequency[i]!, t));
+  const total = idf.slice(0, own).reduce((a, b) => a + b, 0);
   const result = (candidates: LexicalCandidate[]): LexicalResult => ({
     candidates: candidates.slice(0, want),
     idfSum: total,
-    termIdf: idf,
+    termIdf: idf.slice(0, own),
   });
   if (!space || space.units === 0) return result([]);
   const averageLength = space.length / space.units;
-  const rarestFirst = terms.map((_, i) => i).sort((a, b) => idf[b]! - idf[a]! || a - b);
+  const rarestFirst = all.map((_, i) => i).sort((a, b) => idf[b]! - idf[a]! || a - b);
   // 1. The commonest terms that together cannot make a hit.
   const needed = ((opts.threshold ?? 0) / MAX_TERM_WEIGHT) ** 2 * total;
   let worth = rarestFirst.length;
@@ -204,7 +215,7 @@ export function lexicalSearch(
       db,
       corpus,
       space.id,
-      read.map((i) => ({ term: terms[i]!, idf: idf[i]! })),
+      read.map((i) => ({ term: all[i]!, idf: idf[i]! })),
       {
         scope,
         count: window,
@@ -218,7 +229,7 @@ export function lexicalSearch(
     // A term in over half the rows has its idf floored at 1e-6: its part is not worth reading.
     const leftOut = rarestFirst
       .slice(matched)
-      .map((i) => ({ term: terms[i]!, idf: idf[i]! }))
+      .map((i) => ({ term: all[i]!, idf: idf[i]! }))
       .filter((l) => l.idf > NEGLIGIBLE_IDF);
     if (leftOut.length > 0 && candidates.length > 0) {
       addLeftOutTerms(db, space.id, candidates, leftOut, averageLength);

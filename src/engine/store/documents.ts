@@ -497,3 +497,29 @@ export function indexDocument(db: Db, id: string, generation: number, ix: Indexe
     return true;
   });
 }
+
+/**
+ * Appends `doc.content` to the document with caller id `doc.customId` on a new line (a conversation
+ * turn), or starts it; then stores it as addDocument does. Read and write happen in one write
+ * transaction, so turns appended at once by several processes are all kept, in commit order.
+ * The caller sends one turn, not the transcript; answers the document's line count too.
+ */
+export function appendToDocument(
+  db: Db,
+  ns: { id: string },
+  doc: NewDocument & { customId: string },
+): { id: string; status: DocumentStatus; lines: number } {
+  return transaction(db, () => {
+    const existing = db
+      .prepare(
+        `SELECT content, length(content) - length(replace(content, char(10), '')) + 1 AS lines
+         FROM documents WHERE namespace_id = ? AND custom_id = ?`,
+      )
+      .get(ns.id, doc.customId) as { content: string; lines: number } | undefined;
+    const added = doc.content.trim();
+    const content = existing ? `${existing.content.trimEnd()}\n${added}` : added;
+    const addedLines = added.split("\n").length;
+    const result = addDocument(db, ns, { ...doc, content });
+    return { ...result, lines: existing ? existing.lines + addedLines : addedLines };
+  });
+}

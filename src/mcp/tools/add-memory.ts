@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { DateString, DocumentStatus, DreamingStatus, Metadata } from "../../api/index.js";
-import { type DocumentState, NotFoundError, WaitTimeoutError } from "../../client/index.js";
+import { type DocumentState, WaitTimeoutError } from "../../client/index.js";
 import { defineTool, type ToolContext } from "./define.js";
 
 /** A conversation's turns live in one document with this id, so the session stays one document. */
@@ -59,31 +59,16 @@ const outputSchema = z.object({
 /** One turn per line, "role: text": line breaks inside a turn would split it into two turns. */
 const turnLine = (role: string, text: string) => `${role.trim()}: ${text.replace(/\s*[\r\n]+\s*/g, " ")}`;
 
-/** Turns of the same conversation are appended one at a time in this process (read, append, upsert). */
-const conversationLocks = new Map<string, Promise<unknown>>();
-function serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const previous = conversationLocks.get(key) ?? Promise.resolve();
-  const next = previous.then(fn, fn);
-  const settled = next.catch(() => {});
-  conversationLocks.set(key, settled);
-  void settled.then(() => {
-    if (conversationLocks.get(key) === settled) conversationLocks.delete(key);
-  });
-  return next;
-}
-
-/** Reads the stored transcript back through the API, so turns survive a restart of this server. */
+/**
+ * Appends one turn to the conversation's transcript: the API adds it to the stored document in one
+ * transaction (append), so the turn alone travels, and turns from several sessions all stay.
+ */
 async function appendTurn(ctx: ToolContext, id: string, line: string, opts: AddOptions) {
-  let transcript = "";
-  try {
-    const doc = await ctx.ns.documents.get(id, undefined, { signal: ctx.extra.signal });
-    transcript = doc.content ?? "";
-  } catch (err) {
-    if (!(err instanceof NotFoundError)) throw err;
-  }
-  const content = transcript ? `${transcript.replace(/\s+$/, "")}\n${line}` : line;
-  const res = await ctx.ns.documents.add({ content, id, ...opts }, { signal: ctx.extra.signal });
-  return { res, turns: content.split("\n").filter((l) => l.trim()).length };
+  const res = await ctx.ns.documents.add(
+    { content: line, id, append: true, ...opts },
+    { signal: ctx.extra.signal },
+  );
+  return { res, turns: res.lines };
 }
 
 interface AddOptions {
@@ -108,11 +93,10 @@ export const addMemory = defineTool({
   name: "add_memory",
   title: "Add memory",
   description: [
-    "Store something in long-term memory: a fact, a note, a decision, a URL to read, or a turn of the current conversation.",
-    "Call it when the user shares something worth remembering later (preferences, facts about people and projects, decisions), or to log each conversation turn.",
-    "For conversation turns pass conversationId (the same for the whole conversation) and role: each turn is appended to one transcript document.",
-    "Returns the document id and its processing status. Memories are extracted in the background; search finds the text within seconds and the extracted memories a little later. Pass wait: true to wait until the memories are ready.",
-    "Adding the same text again does not duplicate it. On an error, the message says which field to fix.",
+    "Store a fact, note, decision, URL or conversation turn in long-term memory, when the user shares something worth remembering (preferences, people, projects, decisions) or to log each turn.",
+    "For a turn pass conversationId (one per conversation) and role: turns are appended to one transcript.",
+    "Returns the document id and status; memories are extracted in the background (wait: true waits for them).",
+    "The same text twice is stored once. An error names the field to fix.",
   ].join(" "),
   inputSchema,
   outputSchema,
@@ -145,19 +129,22 @@ export const addMemory = defineTool({
     // Whoever waits wants the memories now: instant dreaming skips the batching delay.
     if (wait) opts.dreaming = "instant";
 
+    // The id the API gives the document: the one list and search show (and forget's matches cite).
     let id: string;
     let status: DocumentState["status"];
     let turns: number | undefined;
     if (conversationId !== undefined && role !== undefined) {
-      id = conversationDocumentId(conversationId);
-      const out = await serialize(`${ctx.namespace}\0${id}`, () =>
-        appendTurn(ctx, id, turnLine(role, content), opts),
-      );
+      const customId = conversationDocumentId(conversationId);
+      const out = await appendTurn(ctx, customId, turnLine(role, content), opts);
+      id = out.res.id;
       status = out.res.status;
       turns = out.turns;
     } else {
-      id = contentDocumentId(content);
-      const res = await ctx.ns.documents.add({ content, id, ...opts }, { signal: ctx.extra.signal });
+      const res = await ctx.ns.documents.add(
+        { content, id: contentDocumentId(content), ...opts },
+        { signal: ctx.extra.signal },
+      );
+      id = res.id;
       status = res.status;
     }
     await ctx.profileChanged();

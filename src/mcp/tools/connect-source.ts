@@ -30,7 +30,10 @@ const outputSchema = z.object({
   authorization: Authorization.nullable().describe(
     "OAuth providers: the link the user opens to connect, and its expiry.",
   ),
-  connector: Connector.optional().describe("Configuration providers: the connector as created."),
+  // What a model acts on; the rest of the connector (its runs, picker, timestamps) still comes along.
+  connector: Connector.pick({ id: true, provider: true, namespace: true, account: true, documentLimit: true })
+    .optional()
+    .describe("Configuration providers: the connector as created."),
   run: SyncRun.nullable().optional().describe("Configuration providers: the sync run that started."),
 });
 
@@ -38,10 +41,10 @@ export const connectSource = defineTool({
   name: "connect_source",
   title: "Connect a source",
   description: [
-    "Sync an external source into this memory: notion, google-drive, onedrive, gmail or github (the user signs in: pass redirectUrl), or web-crawler (config: {startUrl}), s3 or granola (configuration in config).",
-    "For OAuth providers it returns an authorization link: give it to the user to open; it expires after one hour, then call again.",
-    "For configuration providers the first sync starts at once and the result shows the connector and its run; the synced documents become searchable as they are processed.",
-    "Call it only when the user asks to connect a source. On an error, the message names the field to fix (for example a missing startUrl).",
+    "Sync an external source into this memory, only when the user asks.",
+    "OAuth providers (notion, google-drive, onedrive, gmail, github) return a link for the user to open (valid one hour; then call again).",
+    "Configuration providers (web-crawler with config {startUrl}, s3, granola) start syncing at once; documents become searchable as they are processed.",
+    "An error names the field to fix.",
   ].join(" "),
   inputSchema,
   outputSchema,

@@ -70,10 +70,8 @@ export const forget = defineTool({
   name: "forget",
   title: "Forget memories",
   description: [
-    "Forget memories that are wrong, outdated or that the user wants removed. Forgotten memories no longer appear in search or the profile.",
-    "Pass ids to forget exact memories, or query to forget by meaning.",
-    "By meaning, the matching memories are shown first: where the client can ask the user, the user confirms there; otherwise nothing is forgotten and the result lists the matches (needsConfirmation: true): show them to the user and, once confirmed, call forget again with their ids.",
-    "Only forget what the user asked to forget.",
+    "Forget memories that are wrong, outdated or that the user wants removed (only those); they leave search and the profile.",
+    "Pass ids, or query to forget by meaning: the matches are confirmed by the user first; where the client cannot ask, nothing is forgotten and the result lists them (needsConfirmation: true): show them, then call again with their ids.",
   ].join(" "),
   inputSchema,
   outputSchema,

@@ -25,9 +25,9 @@ export const getProfile = defineTool({
   name: "get_profile",
   title: "Get profile",
   description: [
-    "The always-on summary of what is known in this memory: static facts (identity, preferences, relationships, work), dynamic facts (recent events, plans, current state) and custom buckets.",
-    "Call it at the start of a conversation to personalise answers, or when you need the big picture rather than an answer to one question (use search for that).",
-    "A fresh memory can show an empty profile for a while: memories are extracted in the background after content is added.",
+    "The summary of this memory: static facts (identity, preferences, relationships, work), dynamic facts (recent events, plans) and custom buckets.",
+    "Call it at the start of a conversation, or for the big picture (search answers one question).",
+    "Empty for a while after the first content is added: memories are extracted in the background.",
   ].join(" "),
   inputSchema,
   outputSchema,

@@ -45,9 +45,9 @@ export const list = defineTool({
   name: "list",
   title: "List memory contents",
   description: [
-    "Browse what is stored, page by page: documents (with their processing status), extracted memories, or text chunks, newest first.",
-    "Call it to see what exists, to check whether added content has finished processing (status done, dreamingStatus done), or to find ids for forget.",
-    "Returns one page and pagination (currentPage, totalPages); ask for the next page while currentPage < totalPages.",
+    "Browse documents (with processing status), memories or chunks, one page at a time, newest first:",
+    "to see what exists, to check that added content is processed (status and dreamingStatus done), or to find ids for forget.",
+    "Ask for the next page while currentPage < totalPages.",
   ].join(" "),
   inputSchema,
   outputSchema,

@@ -28,7 +28,7 @@ const inputSchema = z.strictObject({
     .optional()
     .describe("Minimum similarity in [0, 1] (default 0.3); lower it when nothing comes back."),
   filter: Filter.optional().describe(
-    'Metadata filter: {field, operator, value} (operators eq, neq, gt, gte, lt, lte, contains, notContains, arrayContains, arrayNotContains) or {operator: "and"|"or", operands: [...]}. Fields name metadata keys, or source, type, documentId.',
+    'Metadata filter: {field, operator, value} or {operator: "and"|"or", operands: [...]}; field is a metadata key, or source, type, documentId.',
   ),
   maxTokens: z
     .number()
@@ -100,10 +100,9 @@ export const search = defineTool({
   name: "search",
   title: "Search memory",
   description: [
-    "Recall what was stored before: facts about the user, people, projects and decisions, and passages of stored documents.",
-    "Call it before answering anything that may depend on earlier conversations or stored knowledge.",
-    "Returns results ordered by similarity, each with its text, how old it is and where it came from (document title, URL or id).",
-    "Use maxTokens to bound the size of the answer. If nothing comes back, rephrase the query or lower threshold; a just-added document can take a few seconds to become searchable.",
+    "Recall stored facts (the user, people, projects, decisions) and document passages; call it before answering anything that may depend on earlier conversations.",
+    "Results come by similarity, each with its age and source. maxTokens bounds the answer.",
+    "If nothing comes back, rephrase or lower threshold; new content takes a few seconds to be searchable.",
   ].join(" "),
   inputSchema,
   outputSchema,
@@ -132,7 +131,7 @@ export const search = defineTool({
     const lines = kept.map(renderResult);
     const header =
       kept.length === 0
-        ? `Nothing found for "${args.query}". Try other words, mode "hybrid", or a lower threshold.`
+        ? `Nothing found for "${args.query}". Try other words${args.mode === "hybrid" ? "" : ', mode "hybrid"'}, or a lower threshold.`
         : `${kept.length} result${kept.length === 1 ? "" : "s"}${truncated ? ` (of ${all.length}; cut to fit ${args.maxTokens} tokens)` : ""}:`;
     const text = [header, ...lines].join("\n");
     return {

@@ -373,9 +373,9 @@ describe("vector search", () => {
     const texts = ["I bought a used car last spring.", "My dog loves the beach.", "Taxes are due in April."];
     for (const t of texts)
       store.document(ns, [t], { embedder: { model: embedder.model, vectors: [embedder.embedSync(t)] } });
-    const lexicalOnly = await run({ query: "automobile", searchMode: "chunks" });
+    const lexicalOnly = await run({ query: "zorbmobile", searchMode: "chunks" });
     expect(lexicalOnly.results).toEqual([]);
-    const res = await run({ query: "automobile", searchMode: "chunks" }, ns, embedder);
+    const res = await run({ query: "zorbmobile", searchMode: "chunks" }, ns, embedder);
     expect(res.results[0]?.chunk).toBe("I bought a used car last spring.");
     expect(res.results.every((r) => r.similarity >= 0.3)).toBe(true);
   });

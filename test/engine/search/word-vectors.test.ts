@@ -18,16 +18,17 @@ const OTHER_TURNS = [
 
 /**
  * Two turns that BM25 cannot tell apart for the query (the same words but one, of the same
- * length), the one about knitting stored first: only the meaning of "taekwondo" against
- * "martial arts" can put it first.
+ * length), the one about the library stored first: only the meaning of "hospital" against
+ * "doctor" can put it first (WordNet relates the two by no synonym or kind: its expansions of
+ * the query, search/expand.ts, leave the tie).
  */
 async function ingest(embedder: Embedder | null) {
   t = await openTestEngine({ workers: 1, embedder });
   for (const [id, content] of [
     // Other memories, so that "arts" is a rare word (BM25 gives a word in most rows no weight).
     ["other", OTHER_TURNS],
-    ["knit", "John: I joined the arts center on Main Street for knitting classes."],
-    ["tkd", "John: I joined the arts center on Main Street for taekwondo classes."],
+    ["library", "John: I went to the library on Main Street yesterday."],
+    ["hospital", "John: I went to the hospital on Main Street yesterday."],
   ] as const) {
     const res = await t.call("POST", "/ns/john/document", { id, content, dreaming: "instant" });
     expect(res.status).toBe(200);
@@ -37,7 +38,7 @@ async function ingest(embedder: Embedder | null) {
     }, `document ${id} done`);
   }
   const found = await t.call("POST", "/ns/john/search", {
-    query: "What martial arts does John practise?",
+    query: "When did John see a doctor on Main Street?",
     searchMode: "memories",
   });
   expect(found.status).toBe(200);
@@ -48,8 +49,8 @@ describe("search with the built-in word vectors", () => {
   it("ranks the memory that means what the query asks first when the words tie", async () => {
     const results = await ingest(new WordVectorEmbedder());
     expect(results.length).toBeGreaterThanOrEqual(2);
-    expect(results[0]!.memory).toMatch(/taekwondo/);
-    expect(results[1]!.memory).toMatch(/knitting/);
+    expect(results[0]!.memory).toMatch(/hospital/);
+    expect(results[1]!.memory).toMatch(/library/);
     expect(results[0]!.similarity).toBeGreaterThan(results[1]!.similarity);
 
     // Memories carry vectors of the model; chunks none (an average blurs over a passage).
@@ -63,12 +64,38 @@ describe("search with the built-in word vectors", () => {
 
   it("without them the tie goes to the older memory (the control)", async () => {
     const results = await ingest(null);
-    expect(results[0]!.memory).toMatch(/knitting/);
+    expect(results[0]!.memory).toMatch(/library/);
     expect(results[0]!.similarity).toBeCloseTo(results[1]!.similarity, 6);
   });
 
   it("adds no hit that lexical search did not find at the default threshold", async () => {
     t = await openTestEngine({ workers: 1, embedder: new WordVectorEmbedder() });
+    await t.call("POST", "/ns/john/document", {
+      id: "hospital",
+      content: `${OTHER_TURNS}\nJohn: I spent the night at the hospital.`,
+      dreaming: "instant",
+    });
+    await eventually(async () => {
+      const doc = await t!.call("GET", "/ns/john/document/hospital");
+      return doc.body.system?.status === "done" ? true : undefined;
+    }, "document done");
+    const res = await t.call("POST", "/ns/john/search", { query: "doctor", searchMode: "memories" });
+    expect(res.body.results).toEqual([]);
+    // A caller who asks for weaker matches gets the vector's find, scored under its weight.
+    const loose = await t.call("POST", "/ns/john/search", {
+      query: "doctor",
+      searchMode: "memories",
+      threshold: 0,
+    });
+    expect(loose.body.results.length).toBeGreaterThan(0);
+    expect(loose.body.results[0].memory).toMatch(/hospital/);
+    expect(loose.body.results[0].similarity).toBeLessThanOrEqual(0.3);
+  });
+});
+
+describe("search with WordNet's expansions of the query", () => {
+  it("finds a kind of what the query names without vectors, at the default threshold", async () => {
+    t = await openTestEngine({ workers: 1, embedder: null });
     await t.call("POST", "/ns/john/document", {
       id: "tkd",
       content: `${OTHER_TURNS}\nJohn: I practise taekwondo every Monday.`,
@@ -79,15 +106,9 @@ describe("search with the built-in word vectors", () => {
       return doc.body.system?.status === "done" ? true : undefined;
     }, "document done");
     const res = await t.call("POST", "/ns/john/search", { query: "martial arts", searchMode: "memories" });
-    expect(res.body.results).toEqual([]);
-    // A caller who asks for weaker matches gets the vector's find, scored under its weight.
-    const loose = await t.call("POST", "/ns/john/search", {
-      query: "martial arts",
-      searchMode: "memories",
-      threshold: 0,
-    });
-    expect(loose.body.results.length).toBeGreaterThan(0);
-    expect(loose.body.results[0].memory).toMatch(/taekwondo/);
-    expect(loose.body.results[0].similarity).toBeLessThanOrEqual(0.3);
+    expect(res.body.results[0]?.memory).toMatch(/taekwondo/);
+    // A query WordNet relates to nothing here still finds nothing.
+    const none = await t.call("POST", "/ns/john/search", { query: "quantum chromodynamics" });
+    expect(none.body.results).toEqual([]);
   });
 });

@@ -1,0 +1,96 @@
+import { once } from "node:events";
+import { createWriteStream } from "node:fs";
+import { parseArgs } from "node:util";
+import { Namespace } from "../../api/index.js";
+import { setting } from "../backend.js";
+import { CliError } from "../cli-error.js";
+import type { Command } from "./command.js";
+
+/** "documents 12, memories 40, …": what a progress line and the last line say. */
+export const describeCounts = (counts: Readonly<Record<string, number>>) =>
+  Object.entries(counts)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(", ") || "nothing";
+
+/** Progress on standard error: rewritten in place on a terminal, a line at the end otherwise. */
+export function progressLine(verb: string) {
+  return (counts: Readonly<Record<string, number>>, done: boolean) => {
+    if (process.stderr.isTTY)
+      process.stderr.write(`\r\x1b[Kmemctx: ${verb} ${describeCounts(counts)}${done ? "\n" : ""}`);
+    else if (done) process.stderr.write(`memctx: ${verb} ${describeCounts(counts)}\n`);
+  };
+}
+
+/** The embedded engine's data directory; export and import read and write its file directly. */
+export async function embeddedDataDir(flag: string | undefined, command: string): Promise<string> {
+  if (setting(process.env, "MEMCTX_API_URL") && !flag) {
+    throw new CliError(
+      `${command} works on the embedded engine's data directory; MEMCTX_API_URL is set: unset it, or pass --data-dir`,
+    );
+  }
+  const { defaultDataDir } = await import("../../engine/data-dir.js");
+  return flag ?? defaultDataDir({ ...process.env, MEMCTX_DATA_DIR: setting(process.env, "MEMCTX_DATA_DIR") });
+}
+
+/** The output file, opened before anything is read: a wrong path is one line, not a stack. */
+async function openForWriting(file: string) {
+  const stream = createWriteStream(file);
+  try {
+    await once(stream, "open");
+  } catch (err) {
+    throw new CliError(`cannot write ${file}: ${(err as Error).message}`, 1);
+  }
+  return stream;
+}
+
+export const exportCommand: Command = {
+  name: "export",
+  summary: "Write the embedded engine's memory to a JSON Lines file (documents, memories, profile)",
+  usage: `
+Usage: memctx export [--namespace NS] [--out FILE] [--data-dir DIR]
+
+Writes every namespace (or one) of the embedded engine as JSON Lines: documents with their ids,
+content, metadata and dates; chunks and memories with their vectors; memory versions, relations
+and forgotten state; profile buckets; namespace and organization contexts. \`memctx import\` reads
+it into another data directory. Keys, connectors and pending jobs stay behind. The format is
+described in the README ("Export and import").
+
+Options:
+  --namespace NS  only this namespace
+  --out FILE      write to FILE (default: standard output)
+  --data-dir DIR  data directory (default: MEMCTX_DATA_DIR or the user data directory)
+  -h, --help      show this help`,
+  async run(argv) {
+    const { values } = parseArgs({
+      args: argv,
+      options: { namespace: { type: "string" }, out: { type: "string" }, "data-dir": { type: "string" } },
+    });
+    if (values.namespace !== undefined) {
+      const ok = Namespace.safeParse(values.namespace);
+      if (!ok.success) throw new CliError(`--namespace: ${ok.error.issues[0]?.message}`);
+    }
+    const dataDir = await embeddedDataDir(values["data-dir"], "export");
+    const { existsSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { DATABASE_FILE, openDatabase } = await import("../../engine/store/db.js");
+    if (!existsSync(join(dataDir, DATABASE_FILE))) throw new CliError(`${dataDir} holds no memctx data`, 1);
+    const { exportData } = await import("../../engine/export.js");
+    const { LOCAL_ORGANIZATION } = await import("../../engine/store/organizations.js");
+    const out = values.out ? await openForWriting(values.out) : process.stdout;
+    const db = openDatabase(dataDir);
+    try {
+      const counts = await exportData(db, out, {
+        organization: LOCAL_ORGANIZATION,
+        ...(values.namespace ? { namespace: values.namespace } : {}),
+        progress: progressLine("exported"),
+      });
+      if (values.namespace && !counts.namespace) {
+        throw new CliError(`no namespace ${values.namespace} in ${dataDir}`, 1);
+      }
+    } finally {
+      db.close();
+      if (out !== process.stdout) await new Promise<void>((resolve) => out.end(resolve));
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,342 @@
+/**
+ * Rows of one organization's content, out to export records and back in (see engine/export.ts for
+ * the file format). Rows keep their ids, versions, dates and vectors, so an imported data directory
+ * answers the same searches; jobs, keys and connectors stay behind (they belong to a machine).
+ */
+import { type Db, now, parseJson } from "./db.js";
+import { enqueueDocumentJob } from "./jobs.js";
+import { ensureNamespace, type NamespaceRow } from "./namespaces.js";
+import { ensureOrganization } from "./organizations.js";
+
+/** One line of an export: its kind, then the row's columns in camelCase. */
+export type ExportRecord = { kind: ExportKind } & Record<string, unknown>;
+
+export type ExportKind =
+  | "organization"
+  | "bucket"
+  | "namespace"
+  | "document"
+  | "chunk"
+  | "memory"
+  | "memorySource"
+  | "relation";
+
+interface Table {
+  table: string;
+  /** Columns copied as they are (snake_case in the table, camelCase in the record). */
+  columns: readonly string[];
+  /** Columns holding JSON text: objects in the record. */
+  json?: readonly string[];
+  /** The vector table keyed by this table's rowid, when it has one. */
+  vectors?: { table: string; key: string };
+}
+
+const TABLES = {
+  document: {
+    table: "documents",
+    columns: [
+      "id",
+      "custom_id",
+      "content",
+      "content_hash",
+      "text",
+      "format",
+      "title",
+      "type",
+      "url",
+      "source",
+      "summary",
+      "metadata",
+      "document_date",
+      "supporting_context",
+      "filter_by_metadata",
+      "task_type",
+      "dreaming",
+      "status",
+      "dreaming_status",
+      "error",
+      "generation",
+      "created_at",
+      "updated_at",
+    ],
+    json: ["metadata", "filter_by_metadata"],
+  },
+  chunk: {
+    table: "chunks",
+    columns: [
+      "id",
+      "document_id",
+      "position",
+      "content",
+      "type",
+      "start_offset",
+      "end_offset",
+      "label",
+      "speaker",
+      "context",
+      "created_at",
+    ],
+    vectors: { table: "chunk_vectors", key: "chunk_rowid" },
+  },
+  memory: {
+    table: "memories",
+    columns: [
+      "id",
+      "memory",
+      "metadata",
+      "is_static",
+      "is_inference",
+      "is_latest",
+      "is_forgotten",
+      "version",
+      "parent_memory_id",
+      "root_memory_id",
+      "forget_after",
+      "forget_reason",
+      "subject",
+      "attribute",
+      "event_date",
+      "document_id",
+      "memory_key",
+      "speaker",
+      "context",
+      "created_at",
+      "updated_at",
+    ],
+    json: ["metadata"],
+    vectors: { table: "memory_vectors", key: "memory_rowid" },
+  },
+  memorySource: {
+    table: "memory_sources",
+    columns: ["memory_id", "document_id", "start_offset", "end_offset", "created_at"],
+  },
+  relation: { table: "memory_relations", columns: ["from_id", "to_id", "relation", "created_at"] },
+} as const satisfies Partial<Record<ExportKind, Table>>;
+
+const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function toRecord(kind: ExportKind, t: Table, row: Record<string, unknown>): ExportRecord {
+  const out: ExportRecord = { kind };
+  for (const c of t.columns) {
+    const v = row[c];
+    out[camel(c)] = t.json?.includes(c) ? parseJson(v as string | null, null) : v;
+  }
+  if (t.vectors && row.vector_model != null) {
+    out.vector = {
+      model: row.vector_model,
+      embedding: Buffer.from(row.vector_embedding as Uint8Array).toString("base64"),
+    };
+  }
+  return out;
+}
+
+/** The rows of `t` in one namespace, oldest first, each with its vector when it has one. */
+function* rowsOf(db: Db, kind: keyof typeof TABLES, namespaceId: string): Generator<ExportRecord> {
+  const t: Table = TABLES[kind];
+  const cols = t.columns.map((c) => `x.${c}`).join(", ");
+  let sql: string;
+  if (kind === "memorySource" || kind === "relation") {
+    // Scoped through their memory: a relation's both ends are memories of the same namespace.
+    const memoryColumn = kind === "memorySource" ? "memory_id" : "from_id";
+    sql = `SELECT ${cols} FROM ${t.table} x JOIN memories m ON m.id = x.${memoryColumn}
+           WHERE m.namespace_id = ? ORDER BY m.rowid, x.created_at`;
+  } else if (t.vectors) {
+    sql = `SELECT ${cols}, v.model AS vector_model, v.embedding AS vector_embedding FROM ${t.table} x
+           LEFT JOIN ${t.vectors.table} v ON v.${t.vectors.key} = x.rowid
+           WHERE x.namespace_id = ? ORDER BY x.rowid`;
+  } else {
+    sql = `SELECT ${cols} FROM ${t.table} x WHERE x.namespace_id = ? ORDER BY x.rowid`;
+  }
+  for (const row of db.prepare(sql).iterate(namespaceId)) {
+    yield toRecord(kind, t, row as Record<string, unknown>);
+  }
+}
+
+/**
+ * Every record of the organization's namespaces (or of `only`), in the order an import needs them:
+ * the organization's context and buckets, then per namespace its record, buckets, documents,
+ * chunks, memories, their sources and relations. Read in one transaction: a consistent snapshot.
+ */
+export function* exportRecords(db: Db, organization: string, only?: string): Generator<ExportRecord> {
+  const org = ensureOrganization(db, organization);
+  db.exec("BEGIN");
+  try {
+    yield { kind: "organization", organizationalContext: org.organizational_context };
+    const buckets = db.prepare(
+      `SELECT name, description, created_at, updated_at FROM profile_buckets
+       WHERE organization_id = ? AND namespace_id IS ? ORDER BY id`,
+    );
+    for (const b of buckets.iterate(org.id, null)) yield bucketRecord(null, b);
+    const namespaces = db
+      .prepare(
+        `SELECT * FROM namespaces WHERE organization_id = ? ${only === undefined ? "" : "AND name = ?"} ORDER BY name`,
+      )
+      .all(...(only === undefined ? [org.id] : [org.id, only])) as unknown as NamespaceRow[];
+    for (const ns of namespaces) {
+      yield {
+        kind: "namespace",
+        name: ns.name,
+        supportingContext: ns.supporting_context,
+        createdAt: ns.created_at,
+        updatedAt: ns.updated_at,
+      };
+      for (const b of buckets.iterate(org.id, ns.id)) yield bucketRecord(ns.name, b);
+      for (const kind of ["document", "chunk", "memory", "memorySource", "relation"] as const) {
+        yield* rowsOf(db, kind, ns.id);
+      }
+    }
+  } finally {
+    db.exec("COMMIT");
+  }
+}
+
+function bucketRecord(namespace: string | null, b: Record<string, unknown>): ExportRecord {
+  return {
+    kind: "bucket",
+    namespace,
+    name: b.name,
+    description: b.description,
+    createdAt: b.created_at,
+    updatedAt: b.updated_at,
+  };
+}
+
+/** Why a record cannot be imported: the file's fault, named by its line. */
+export class ImportRecordError extends Error {}
+
+/**
+ * Writes records into the organization, all in one write transaction (the caller opens and ends
+ * it with beginImport / endImport: an import that fails midway leaves nothing behind). A namespace
+ * must be empty in the target: records keep their ids, and an import never merges into content.
+ */
+export class ImportWriter {
+  private namespace: NamespaceRow | undefined;
+  private readonly org;
+  /** Documents still to be processed: their jobs are queued again at the end. */
+  private readonly unfinished: { id: string; namespaceId: string; generation: number }[] = [];
+  readonly counts: Record<string, number> = {};
+
+  constructor(
+    private readonly db: Db,
+    organization: string,
+  ) {
+    this.org = ensureOrganization(db, organization);
+  }
+
+  begin(): void {
+    this.db.exec("BEGIN IMMEDIATE");
+  }
+
+  commit(): void {
+    for (const d of this.unfinished)
+      enqueueDocumentJob(this.db, d.id, d.namespaceId, { generation: d.generation });
+    this.db.exec("COMMIT");
+  }
+
+  rollback(): void {
+    if (this.db.isTransaction) this.db.exec("ROLLBACK");
+  }
+
+  write(r: ExportRecord): void {
+    this.counts[r.kind] = (this.counts[r.kind] ?? 0) + 1;
+    switch (r.kind) {
+      case "organization":
+        // The target's own context wins when it has one: an import adds, it does not overwrite.
+        this.db
+          .prepare(
+            "UPDATE organizations SET organizational_context = COALESCE(organizational_context, ?), updated_at = ? WHERE id = ?",
+          )
+          .run((r.organizationalContext as string | null) ?? null, now(), this.org.id);
+        return;
+      case "bucket": {
+        const ns = r.namespace == null ? null : this.current(String(r.namespace)).id;
+        this.db
+          .prepare(
+            `INSERT INTO profile_buckets (organization_id, namespace_id, name, description, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?)
+             ON CONFLICT DO UPDATE SET description = excluded.description, updated_at = excluded.updated_at`,
+          )
+          .run(
+            this.org.id,
+            ns,
+            String(r.name),
+            String(r.description),
+            String(r.createdAt),
+            String(r.updatedAt),
+          );
+        return;
+      }
+      case "namespace": {
+        const name = String(r.name);
+        const ns = ensureNamespace(this.db, this.org.id, name);
+        const used = this.db
+          .prepare(
+            "SELECT (SELECT count(*) FROM documents WHERE namespace_id = ?) + (SELECT count(*) FROM memories WHERE namespace_id = ?) AS n",
+          )
+          .get(ns.id, ns.id) as { n: number };
+        if (used.n > 0) {
+          throw new ImportRecordError(
+            `namespace ${name} already has content here; import into an empty data directory, or delete that namespace first`,
+          );
+        }
+        this.db
+          .prepare(
+            "UPDATE namespaces SET supporting_context = ?, created_at = ?, updated_at = ? WHERE id = ?",
+          )
+          .run(
+            (r.supportingContext as string | null) ?? null,
+            String(r.createdAt),
+            String(r.updatedAt),
+            ns.id,
+          );
+        this.namespace = { ...ns, name };
+        return;
+      }
+      case "document":
+      case "chunk":
+      case "memory":
+      case "memorySource":
+      case "relation": {
+        const t: Table = TABLES[r.kind];
+        const ns = this.namespace;
+        if (!ns) throw new ImportRecordError(`a ${r.kind} record comes before any namespace record`);
+        const scoped = r.kind === "document" || r.kind === "chunk" || r.kind === "memory";
+        const columns = [...t.columns, ...(scoped ? ["namespace_id"] : [])];
+        const values = t.columns.map((c) => {
+          const v = r[camel(c)];
+          if (t.json?.includes(c)) return v == null ? (c === "metadata" ? "{}" : null) : JSON.stringify(v);
+          return (v ?? null) as string | number | null;
+        });
+        if (scoped) values.push(ns.id);
+        const inserted = this.db
+          .prepare(
+            `INSERT INTO ${t.table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+          )
+          .run(...values);
+        const vector = r.vector as { model?: unknown; embedding?: unknown } | undefined;
+        if (t.vectors && vector && typeof vector.model === "string" && typeof vector.embedding === "string") {
+          this.db
+            .prepare(`INSERT INTO ${t.vectors.table} (${t.vectors.key}, model, embedding) VALUES (?, ?, ?)`)
+            .run(inserted.lastInsertRowid, vector.model, Buffer.from(vector.embedding, "base64"));
+        }
+        if (r.kind === "document" && r.status !== "done" && r.status !== "failed") {
+          this.unfinished.push({
+            id: String(r.id),
+            namespaceId: ns.id,
+            generation: Number(r.generation) || 1,
+          });
+        }
+        return;
+      }
+      default:
+        throw new ImportRecordError(`unknown record kind ${JSON.stringify((r as { kind: unknown }).kind)}`);
+    }
+  }
+
+  private current(name: string): NamespaceRow {
+    if (this.namespace?.name !== name) {
+      throw new ImportRecordError(`a bucket of namespace ${name} comes outside that namespace's records`);
+    }
+    return this.namespace;
+  }
+}

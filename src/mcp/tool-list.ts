@@ -1,0 +1,100 @@
+/**
+ * The tools/list answer, kept lean: every model pays for it on every turn. The schemas come from
+ * the same zod schemas the handlers validate with, converted once per server with three savings:
+ * - a shape used several times in one tool (a filter leaf, a metadata value, a connector's sync
+ *   run) is written once, as a definition;
+ * - a filter leaf is written as one object naming every operator, not a union of four (the handler
+ *   still checks which value goes with which operator, and its error names the rule);
+ * - JSON Schema that says nothing is left out: `$schema`, the safe-integer bounds zod puts on every
+ *   integer, `propertyNames: {type: string}`, `additionalProperties: {}`, and regular expressions too
+ *   long for a model to read (dates), whose field descriptions say the format.
+ * Only constraints are dropped, never added, so structured results still validate against the output schemas.
+ */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { FilterLeaf, MetadataValue, SyncRun } from "../api/index.js";
+import type { ToolDefinition } from "./tools/define.js";
+
+/** A regular expression longer than this is a validator's business, not a model's. */
+const PATTERN_MAX_CHARS = 80;
+
+/** Shapes written once per tool, under these names. */
+const shared = z.registry<{ id: string }>();
+shared.add(SyncRun, { id: "SyncRun" });
+shared.add(MetadataValue, { id: "MetadataValue" });
+shared.add(FilterLeaf, { id: "FilterLeaf" });
+
+const leafOperators = FilterLeaf.options.flatMap((o) => o.shape.operator.options);
+
+/** One filter leaf, for a model: which fields, which operators, which kinds of value. */
+const LEAF_FOR_MODELS = {
+  type: "object",
+  properties: {
+    field: { type: "string" },
+    operator: { type: "string", enum: leafOperators },
+    value: { type: ["string", "number", "boolean"] },
+    caseSensitive: { type: "boolean" },
+  },
+  required: ["field", "operator", "value"],
+  additionalProperties: false,
+};
+
+const SAYS_NOTHING: [string, (v: unknown) => boolean][] = [
+  ["$schema", () => true],
+  ["minimum", (v) => v === Number.MIN_SAFE_INTEGER],
+  ["maximum", (v) => v === Number.MAX_SAFE_INTEGER],
+  ["propertyNames", (v) => JSON.stringify(v) === '{"type":"string"}'],
+  ["additionalProperties", (v) => JSON.stringify(v) === "{}"],
+  ["pattern", (v) => typeof v === "string" && v.length > PATTERN_MAX_CHARS],
+];
+
+function lean(o: unknown): unknown {
+  if (Array.isArray(o)) return o.map(lean);
+  if (!o || typeof o !== "object") return o;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (SAYS_NOTHING.some(([key, drop]) => key === k && drop(v))) continue;
+    out[k] = lean(v);
+  }
+  return out;
+}
+
+/** A tool's schema as tools/list shows it (JSON Schema draft-07, as the SDK 1.x writes it). */
+export function toolJsonSchema(schema: z.ZodType, io: "input" | "output"): Tool["inputSchema"] {
+  const js = z.toJSONSchema(schema, {
+    target: "draft-7",
+    io,
+    metadata: shared,
+    unrepresentable: "any",
+    override: (ctx) => {
+      // `metadata` above replaces the global registry, where .describe() keeps descriptions.
+      const description = z.globalRegistry.get(ctx.zodSchema)?.description;
+      if (description) ctx.jsonSchema.description = description;
+      if (ctx.zodSchema !== FilterLeaf) return;
+      for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Record<string, unknown>)[key];
+      Object.assign(ctx.jsonSchema, structuredClone(LEAF_FOR_MODELS));
+    },
+  });
+  return lean(js) as Tool["inputSchema"];
+}
+
+export function toolListEntry(tool: ToolDefinition): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: toolJsonSchema(tool.inputSchema, "input"),
+    outputSchema: toolJsonSchema(tool.outputSchema, "output") as Tool["outputSchema"],
+    annotations: tool.annotations,
+  };
+}
+
+/**
+ * Answers tools/list with the lean schemas instead of the SDK's own conversion. Called after the
+ * tools are registered (registering installs the SDK's handler, which this one replaces).
+ */
+export function serveLeanToolList(server: McpServer, tools: readonly ToolDefinition[]): void {
+  const list = tools.map(toolListEntry);
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
+}

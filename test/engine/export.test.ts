@@ -1,0 +1,157 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemoryClient } from "../../src/client/index.js";
+import { type Engine, openEngine } from "../../src/engine/index.js";
+import { installDreaming } from "../../src/engine/memory/dreamer.js";
+import { ROOT, tempDir } from "./harness.js";
+
+const NODE = join(ROOT, "node_modules/.bin/node");
+const MAIN = join(ROOT, "dist/cli/main.js");
+const KEY = "mk_test_export_0123456789";
+
+async function open(dataDir: string, workers = 1): Promise<{ engine: Engine; client: MemoryClient }> {
+  const engine = await openEngine({
+    dataDir,
+    apiKey: KEY,
+    workers,
+    log: () => {},
+    dreamer: (ctx) => installDreaming(ctx, { debounceMs: 20, maxWaitMs: 100 }),
+  });
+  return { engine, client: new MemoryClient({ apiKey: KEY, fetch: engine.fetch, retryBaseMs: 10 }) };
+}
+
+const memctx = (...args: string[]) =>
+  spawnSync(NODE, [MAIN, ...args], { encoding: "utf8", env: { PATH: process.env.PATH ?? "" } });
+
+/** What a user sees of a data directory: every namespace's counts, memories (forgotten too), and search answers. */
+async function snapshot(client: MemoryClient) {
+  const { namespaces } = await client.namespaces.list();
+  const out: Record<string, unknown> = {};
+  for (const { namespace, documentCount, memoryCount } of namespaces) {
+    const ns = client.ns(namespace);
+    const memories = await ns.memories.list({ limit: 100 }, { include: { forgotten: true } });
+    const results = [];
+    for (const query of ["Where does Ana live?", "tea", "deploys on Tuesday", "Bob"]) {
+      const res = await ns.search({ query, searchMode: "hybrid", limit: 10 });
+      results.push(res.results.map((r) => [r.id, r.similarity.toFixed(6)]));
+    }
+    out[namespace] = {
+      documentCount,
+      memoryCount,
+      context: (await ns.get()).supportingContext,
+      buckets: await ns.profile.buckets.get(),
+      memories: memories.memories
+        .map((m) => [m.id, m.memory, m.version, m.isLatest, m.isForgotten, m.parentMemoryId ?? null])
+        .sort(),
+      results,
+    };
+  }
+  return out;
+}
+
+describe("memctx export and import", () => {
+  const from = tempDir("memctx-export-from-");
+  const to = tempDir("memctx-export-to-");
+  const file = join(from.path, "export.jsonl");
+  let before: Record<string, unknown>;
+
+  beforeAll(async () => {
+    const { engine, client } = await open(from.path);
+    const homeNs = client.ns("home");
+    for (const content of [
+      "Ana lives in Lisbon. Ana likes green tea.",
+      "user: I moved to Porto last month\nassistant: How do you like Porto?\nuser: Bob and I love it",
+    ]) {
+      const { id } = await homeNs.documents.add({ content, dreaming: "instant" });
+      await homeNs.documents.waitFor(id, { until: "memories", timeoutMs: 30_000 });
+    }
+    const work = client.ns("work");
+    const { id } = await work.documents.add({
+      content: "Deploys happen on Tuesdays.",
+      metadata: { team: "infra" },
+      dreaming: "instant",
+    });
+    await work.documents.waitFor(id, { until: "memories", timeoutMs: 30_000 });
+    const tea = (await homeNs.search({ query: "green tea", searchMode: "memories" })).results[0];
+    expect(tea).toBeDefined();
+    await homeNs.memories.forget([tea!.id]);
+    await homeNs.update({ supportingContext: "Ana's personal notes" });
+    await homeNs.profile.buckets.put({ travel: "Trips and places" });
+    await client.organization.update({ organizationalContext: "A family of two" });
+    before = await snapshot(client);
+    // The comparison below means something only if there is something to compare.
+    const home = before.home as { memories: unknown[][]; results: unknown[][]; buckets: unknown };
+    expect(home.memories.length).toBeGreaterThan(2);
+    expect(home.memories.some((m) => m[4] === true)).toBe(true);
+    expect(home.results.flat().length).toBeGreaterThan(3);
+    await client.close();
+    await engine.close();
+  }, 60_000);
+  afterAll(() => {
+    from.remove();
+    to.remove();
+  });
+
+  it("exports to JSON Lines and imports into an empty data directory with the same counts and search results", async () => {
+    const exported = memctx("export", "--data-dir", from.path, "--out", file);
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(exported.stderr).toMatch(/^memctx: exported .*document 3.*memory \d+/m);
+    const lines = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ kind: "memctx-export", version: 1 });
+    expect(lines.filter((l) => l.kind === "namespace").map((l) => l.name)).toEqual(["home", "work"]);
+    expect(lines.some((l) => l.kind === "memory" && l.isForgotten === 1)).toBe(true);
+
+    const imported = memctx("import", file, "--data-dir", to.path);
+    expect(imported.status, imported.stderr).toBe(0);
+    expect(imported.stderr).toMatch(/^memctx: imported /m);
+
+    const { engine, client } = await open(to.path, 0);
+    try {
+      expect(await snapshot(client)).toEqual(before);
+      expect((await client.organization.get()).organizationalContext).toBe("A family of two");
+    } finally {
+      await client.close();
+      await engine.close();
+    }
+  });
+
+  it("refuses to import into a namespace that has content, and writes nothing", async () => {
+    const again = memctx("import", file, "--data-dir", to.path);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(/namespace home already has content.*nothing was imported/);
+  });
+
+  it("exports one namespace with --namespace and refuses a file that is not an export", async () => {
+    const one = memctx("export", "--data-dir", from.path, "--namespace", "work");
+    expect(one.status, one.stderr).toBe(0);
+    const kinds = one.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(kinds.filter((l) => l.kind === "namespace").map((l) => l.name)).toEqual(["work"]);
+    const unwritable = memctx(
+      "export",
+      "--data-dir",
+      from.path,
+      "--out",
+      join(from.path, "no", "such", "dir.jsonl"),
+    );
+    expect(unwritable.status).toBe(1);
+    expect(unwritable.stderr).toMatch(/^memctx: cannot write .*ENOENT/);
+    const empty = tempDir("memctx-export-bad-");
+    try {
+      const bad = join(empty.path, "bad.jsonl");
+      writeFileSync(bad, '{"hello":1}\n');
+      const res = memctx("import", bad, "--data-dir", empty.path);
+      expect(res.status).toBe(1);
+      expect(res.stderr).toContain("not a memctx export header");
+    } finally {
+      empty.remove();
+    }
+  });
+});

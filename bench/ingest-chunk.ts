@@ -3,7 +3,7 @@
  * Run: npx tsx bench/ingest-chunk.ts
  */
 import { chunkText } from "../src/engine/ingest/chunk.js";
-import { detectFormat } from "../src/engine/ingest/conversation.js";
+import { detectFormat } from "../src/engine/text/conversation.js";
 
 const SENTENCES = [
   "Caroline moved to Berlin in May 2023, after years in Hamburg.",

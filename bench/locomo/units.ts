@@ -1,5 +1,5 @@
-import { formatDay, parseDocumentDate } from "../../src/engine/memory/extract/dates.js";
 import type { ExtractedFact } from "../../src/engine/memory/extract/index.js";
+import { formatDay, parseDocumentDate } from "../../src/engine/text/dates.js";
 import { type Sample, type Session, type Turn, transcript } from "./data.js";
 import type { Unit } from "./retrieval.js";
 

@@ -7,7 +7,6 @@
 import type { Engine } from "../../src/engine/index.js";
 import { chunkText } from "../../src/engine/ingest/chunk.js";
 import type { Fact } from "../../src/engine/memory/relations.js";
-import { insertMemory } from "../../src/engine/memory/repository.js";
 import { transaction } from "../../src/engine/store/db.js";
 import {
   addDocument,
@@ -16,6 +15,7 @@ import {
   setDreamingStatus,
 } from "../../src/engine/store/documents.js";
 import { claimJob, completeJob } from "../../src/engine/store/jobs.js";
+import { insertMemory } from "../../src/engine/store/memories.js";
 import { ensureNamespace } from "../../src/engine/store/namespaces.js";
 import { ensureOrganization, LOCAL_ORGANIZATION } from "../../src/engine/store/organizations.js";
 import { loadSamples, type Sample, sessions } from "../locomo/data.js";
@@ -130,7 +130,7 @@ export class Corpus {
 /**
  * Seeds documents `from` to `to` (each one conversation of TURNS_PER_DOCUMENT turns, one memory
  * per turn) into `namespace`: addDocument, then the pipeline's own indexDocument (real chunking)
- * with the memory repository's insertMemory in the same transaction, as instant dreaming stores
+ * with the store's insertMemory in the same transaction, as instant dreaming stores
  * them; the queued processing jobs are then claimed and completed, so no worker redoes them.
  * Not the dreamer's commitFacts: its relation detection (a duplicate / update look-up per fact)
  * seeded 10k memories in 100 s here, so 100k would take most of an hour.

@@ -267,7 +267,7 @@ export function renderReport(
     md.push(
       `Sizes in memories; the corpus (one memory per turn of 10-turn synthetic conversations, words Zipf-drawn from LoCoMo's vocabulary) ` +
         `is **seeded straight into the store** through the engine's own write functions (addDocument, the pipeline's indexDocument ` +
-        `with real chunking, the memory repository's insertMemory), not through extraction: recall above measures the full pipeline. ` +
+        `with real chunking, the store's insertMemory), not through extraction: recall above measures the full pipeline. ` +
         `${sp.queries} LoCoMo questions per figure (fewer when the budget ran out: see n), ${sp.searchMode} search, limit ${sp.limit}. ` +
         `In process: MemoryClient over engine.fetch (its RSS, in parentheses, is the whole bench process's, left out of the fits and plots). HTTP: \`memctx serve\` as its own process. ` +
         `MCP stdio: \`memctx mcp\` started as an MCP client starts it. server-memory: the same number of observations, its ` +

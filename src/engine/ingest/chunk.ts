@@ -1,4 +1,4 @@
-import { conversationTurns } from "./conversation.js";
+import { conversationTurns } from "../text/conversation.js";
 
 /** A piece of a document's text; `content === text.slice(start, end)`. */
 export interface TextChunk {

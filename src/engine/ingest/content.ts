@@ -1,5 +1,5 @@
 import type { DocumentType } from "../../api/index.js";
-import { conversationTurns, detectFormat } from "./conversation.js";
+import { conversationTurns, detectFormat } from "../text/conversation.js";
 import { type FetchedResource, type FetchOptions, FetchRefusedError, safeFetch } from "./fetch.js";
 import { htmlToText } from "./html.js";
 import { pdfToText } from "./pdf.js";

@@ -1,4 +1,4 @@
-import { formatDay, parseDocumentDate } from "../memory/extract/dates.js";
+import { formatDay, parseDocumentDate } from "../text/dates.js";
 
 /**
  * The label a dated document's units carry, `[8 May 2023]`: search hits of its chunks start with

@@ -1,17 +1,33 @@
 import type { Metadata } from "../../api/common.js";
 import type { EngineContext } from "../context.js";
 import { CONTEXT_TURNS, chunkText } from "../ingest/chunk.js";
-import { conversationTurns } from "../ingest/conversation.js";
 import { dayLabel } from "../ingest/label.js";
 import type { DreamContext, Dreamer, IndexingDocument } from "../pipeline/dreamer.js";
-import { type Db, now, parseJson, transaction } from "../store/db.js";
-import { type DocumentRow, getDocumentRow, noteDocument, setDreamingStatus } from "../store/documents.js";
-import { enqueueJob, type JobRow } from "../store/jobs.js";
+import { type Db, parseJson, transaction } from "../store/db.js";
+import {
+  countAwaitingDreams,
+  type DocumentRow,
+  documentsAwaitingDreams,
+  dreamingState,
+  getDocumentRow,
+  namespacesAwaitingDreams,
+  noteDocument,
+  setDreamingStatus,
+} from "../store/documents.js";
+import { enqueueJob, type JobRow, queuedJobOf, setJobRunAfter } from "../store/jobs.js";
+import {
+  documentMemoryIds,
+  memoryMetadata,
+  recentLiveMemories,
+  releaseDocument,
+  setMemoryContext,
+} from "../store/memories.js";
+import { namespaceContexts } from "../store/namespaces.js";
+import { conversationTurns } from "../text/conversation.js";
 import { OfflineExtractor } from "./extract/offline.js";
 import type { ExtractionInput, Extractor } from "./extract/types.js";
 import { matchesFilterByMetadata } from "./filter-by-metadata.js";
 import { type AppliedFact, applyFacts, type Fact, normalizeExpiry } from "./relations.js";
-import { documentMemoryIds, memoryMetadata, recentLiveMemories, releaseDocument } from "./repository.js";
 
 /** The job kind of a namespace's batched (dynamic) dreaming, in the shared `jobs` table. */
 export const DREAM_JOB = "dream";
@@ -167,13 +183,9 @@ export class MemoryDreamer implements Dreamer {
 
   /** Queues a dream job for every namespace with indexed documents still waiting (after a crash). */
   resume(): void {
-    const rows = this.ctx.db
-      .prepare(
-        "SELECT DISTINCT namespace_id FROM documents WHERE status = 'done' AND dreaming_status = 'dreaming'",
-      )
-      .all() as { namespace_id: string }[];
-    for (const r of rows) scheduleDream(this.ctx.db, r.namespace_id, this.options);
-    if (rows.length > 0) this.ctx.queue.wake();
+    const namespaces = namespacesAwaitingDreams(this.ctx.db);
+    for (const ns of namespaces) scheduleDream(this.ctx.db, ns, this.options);
+    if (namespaces.length > 0) this.ctx.queue.wake();
   }
 
   private async dreamIndexed(doc: DocumentRow, signal: AbortSignal): Promise<void> {
@@ -293,9 +305,7 @@ export function commitFacts(
   note: string | null = null,
 ): AppliedFact[] {
   return transaction(db, () => {
-    const current = db
-      .prepare("SELECT generation, dreaming_status FROM documents WHERE id = ?")
-      .get(doc.id) as { generation: number; dreaming_status: string } | undefined;
+    const current = dreamingState(db, doc.id);
     // Changed since (a newer generation dreams instead), deleted, or already dreamed by another worker.
     if (!current || current.generation !== generation || current.dreaming_status === "done") return [];
     const metadata = parseJson<Metadata>(doc.metadata, {});
@@ -313,10 +323,10 @@ export function commitFacts(
       kept,
     );
     // A new memory gets its source's context and speaker (a merged one keeps its first source's).
-    const setContext = db.prepare("UPDATE memories SET context = ?, speaker = ? WHERE id = ?");
     applied.forEach((a, i) => {
       const f = kept[i];
-      if (a.outcome !== "merged" && f?.context) setContext.run(f.context, f.speaker ?? null, a.memoryId);
+      if (a.outcome !== "merged" && f?.context)
+        setMemoryContext(db, a.memoryId, f.context, f.speaker ?? null);
     });
     // What an earlier version of the document said and this one no longer does loses it as a source.
     const supported = new Set(
@@ -341,12 +351,7 @@ export function extractionInput(
   text: string,
   format: "plain" | "conversation",
 ): ExtractionInput {
-  const ctx = db
-    .prepare(
-      `SELECT n.supporting_context AS ns_context, o.organizational_context AS org_context
-       FROM namespaces n JOIN organizations o ON o.id = n.organization_id WHERE n.id = ?`,
-    )
-    .get(doc.namespace_id) as { ns_context: string | null; org_context: string | null } | undefined;
+  const ctx = namespaceContexts(db, doc.namespace_id);
   const filter = parseJson<Metadata | null>(doc.filter_by_metadata, null);
   // A re-sent document's own memories are not context: told again, its facts must come out again
   // (to be merged into those memories, with its new metadata), not be skipped as known.
@@ -360,20 +365,15 @@ export function extractionInput(
     format,
     documentDate: doc.document_date,
     entityContext: doc.supporting_context,
-    supportingContext: ctx?.ns_context ?? null,
-    organizationalContext: ctx?.org_context ?? null,
+    supportingContext: ctx?.supportingContext ?? null,
+    organizationalContext: ctx?.organizationalContext ?? null,
     existing,
   };
 }
 
 /** Indexed documents of a namespace still waiting for memories, oldest `documentDate` first. */
 export function pendingDocuments(db: Db, namespaceId: string, limit: number): DocumentRow[] {
-  return db
-    .prepare(
-      `SELECT * FROM documents WHERE namespace_id = ? AND status = 'done' AND dreaming_status = 'dreaming'
-       ORDER BY COALESCE(document_date, created_at), created_at, rowid LIMIT ?`,
-    )
-    .all(namespaceId, limit) as unknown as DocumentRow[];
+  return documentsAwaitingDreams(db, namespaceId, limit);
 }
 
 /**
@@ -383,26 +383,12 @@ export function pendingDocuments(db: Db, namespaceId: string, limit: number): Do
 export function scheduleDream(db: Db, namespaceId: string, o: DreamingOptions, immediate = false): void {
   transaction(db, () => {
     const t = Date.now();
-    const waiting = (
-      db
-        .prepare(
-          "SELECT count(*) AS n FROM documents WHERE namespace_id = ? AND status = 'done' AND dreaming_status = 'dreaming'",
-        )
-        .get(namespaceId) as { n: number }
-    ).n;
-    const existing = db
-      .prepare(
-        "SELECT id, created_at FROM jobs WHERE kind = ? AND namespace_id = ? AND state = 'queued' LIMIT 1",
-      )
-      .get(DREAM_JOB, namespaceId) as { id: number; created_at: string } | undefined;
+    const waiting = countAwaitingDreams(db, namespaceId);
+    const existing = queuedJobOf(db, DREAM_JOB, namespaceId);
     const first = existing ? Date.parse(existing.created_at) : t;
     const runAt = immediate || waiting >= o.maxBatch ? t : Math.min(t + o.debounceMs, first + o.maxWaitMs);
     const id = existing?.id ?? enqueueJob(db, { kind: DREAM_JOB, namespaceId });
-    db.prepare("UPDATE jobs SET run_after = ?, updated_at = ? WHERE id = ?").run(
-      new Date(runAt).toISOString(),
-      now(),
-      id,
-    );
+    setJobRunAfter(db, id, new Date(runAt).toISOString());
   });
 }
 

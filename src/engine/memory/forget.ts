@@ -2,8 +2,8 @@ import type { ForgetResponse } from "../../api/memories.js";
 import type { Embedder } from "../models/embedder.js";
 import { search } from "../search/search.js";
 import { type Db, transaction } from "../store/db.js";
+import { getMemoryRow, markForgotten } from "../store/memories.js";
 import { queryTerms, stemTexts } from "../text/terms.js";
-import { markForgotten } from "./repository.js";
 
 /**
  * Forgetting a memory hides it from lists, search and the profile; a direct read still answers it
@@ -45,11 +45,8 @@ export function forgetByIds(
   return transaction(db, () => {
     const matches: ForgetResponse["matches"] = [];
     const errors: ForgetResponse["errors"] = [];
-    const find = db.prepare("SELECT id, memory FROM memories WHERE id = ? AND namespace_id = ?");
     for (const id of new Set(ids)) {
-      const row = namespaceId
-        ? (find.get(id, namespaceId) as { id: string; memory: string } | undefined)
-        : undefined;
+      const row = namespaceId ? getMemoryRow(db, namespaceId, id) : undefined;
       if (!row) {
         errors.push({ id, error: "memory not found" });
         continue;

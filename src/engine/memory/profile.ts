@@ -1,11 +1,13 @@
-import type { SQLInputValue } from "node:sqlite";
 import type { Filter } from "../../api/filter.js";
 import type { Profile } from "../../api/profile.js";
-import { compileFilter } from "../search/filter.js";
-import { MEMORY_FILTER_TARGET } from "../search/scope.js";
 import type { Db } from "../store/db.js";
-import { type BucketDefinition, effectiveBuckets } from "../store/profile.js";
-import { memoriesHolding } from "../store/search-index.js";
+import {
+  type BucketDefinition,
+  effectiveBuckets,
+  type ProfileScope,
+  profileMemoriesHolding,
+  profileSection,
+} from "../store/profile.js";
 import { type QueryTerm, queryTerms, stemTexts } from "../text/terms.js";
 
 /** Static facts in a profile: the newest first, at most this many. */
@@ -59,31 +61,11 @@ export function buildProfile(
   if (!namespaceId) {
     return { static: [], dynamic: [], buckets: Object.fromEntries(chosen.map((b) => [b.name, []])) };
   }
-  const scope = liveScope(namespaceId, req.filter);
-  const section = (isStatic: boolean, limit: number) =>
-    db
-      .prepare(
-        `SELECT m.id, m.memory FROM memories m WHERE ${scope.sql} AND m.is_static = ?
-         ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
-      )
-      .all(...scope.params, isStatic ? 1 : 0, limit) as Ref[];
+  const scope: ProfileScope = { namespaceId, filter: req.filter, at: new Date().toISOString() };
   return {
-    static: section(true, PROFILE_STATIC_MAX),
-    dynamic: section(false, PROFILE_DYNAMIC_MAX),
-    buckets: Object.fromEntries(chosen.map((b) => [b.name, bucketMemories(db, namespaceId, scope, b)])),
-  };
-}
-
-/** Latest, live memories of the namespace that pass the filter, over alias `m`. */
-function liveScope(
-  namespaceId: string,
-  filter: Filter | undefined,
-): { sql: string; params: SQLInputValue[] } {
-  const f = compileFilter(filter, MEMORY_FILTER_TARGET);
-  return {
-    sql: `m.namespace_id = ? AND m.is_latest = 1 AND m.is_forgotten = 0
-          AND (m.forget_after IS NULL OR m.forget_after > ?) AND ${f.sql}`,
-    params: [namespaceId, new Date().toISOString(), ...f.params],
+    static: profileSection(db, scope, true, PROFILE_STATIC_MAX),
+    dynamic: profileSection(db, scope, false, PROFILE_DYNAMIC_MAX),
+    buckets: Object.fromEntries(chosen.map((b) => [b.name, bucketMemories(db, scope, b)])),
   };
 }
 
@@ -137,12 +119,7 @@ const stemKey = (t: QueryTerm) => t.stems.join(" ");
  * topic words of the bucket's name, or enough of its description's words (one for a description of
  * at most three informative words, else two). Those holding the most of the words first.
  */
-function bucketMemories(
-  db: Db,
-  namespaceId: string,
-  scope: { sql: string; params: SQLInputValue[] },
-  bucket: BucketDefinition,
-): Ref[] {
+function bucketMemories(db: Db, scope: ProfileScope, bucket: BucketDefinition): Ref[] {
   const nameTerms = queryTerms(bucket.name.split(/[_-]+/).filter(Boolean).join(" "));
   const strongTerms = [...nameTerms];
   for (const topic of topics()) {
@@ -153,11 +130,10 @@ function bucketMemories(
   const weak = new Set(described.map(stemKey));
   const needed = weak.size <= 3 ? 1 : 2;
 
-  const rows = memoriesHolding(
+  const rows = profileMemoriesHolding(
     db,
-    namespaceId,
-    [...strongTerms, ...described].flatMap((t) => t.stems),
     scope,
+    [...strongTerms, ...described].flatMap((t) => t.stems),
     BUCKET_CANDIDATES,
   );
   const stems = stemTexts(rows.map((r) => r.memory));

@@ -1,9 +1,5 @@
 import type { Metadata } from "../../api/common.js";
 import { type Db, transaction } from "../store/db.js";
-import type { MemoryRow } from "../store/memories.js";
-import { type QueryTerm, stemTexts } from "../text/terms.js";
-import type { ExtractedFact } from "./extract/types.js";
-import { matchesFilterByMetadata } from "./filter-by-metadata.js";
 import {
   addRelation,
   insertMemory,
@@ -11,12 +7,17 @@ import {
   latestBySubject,
   latestBySubjectAttribute,
   latestByText,
+  type MemoryRow,
+  memoriesAbout,
   memoryMetadata,
   memoryTermFrequency,
   mergeSource,
   type NewMemoryRow,
   normalizeMemory,
-} from "./repository.js";
+} from "../store/memories.js";
+import { type QueryTerm, stemTexts } from "../text/terms.js";
+import type { ExtractedFact } from "./extract/types.js";
+import { matchesFilterByMetadata } from "./filter-by-metadata.js";
 
 /**
  * A fact as the dreamer applies it: an extractor may give a dynamic fact its own expiry, and the
@@ -385,10 +386,8 @@ function derivationSources(
   const stated = earlier.filter((a) => a.outcome !== "derived");
   if (subject && stated.length > 0) {
     const ids = stated.map((a) => a.memoryId);
-    const rows = db
-      .prepare("SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND subject = ?")
-      .all(JSON.stringify(ids), subject) as { id: string }[];
-    if (rows.length > 0) return rows.slice(0, 3).map((r) => r.id);
+    const about = memoriesAbout(db, ids, subject);
+    if (about.length > 0) return about.slice(0, 3);
   }
   return live
     .filter((c) => !c.row.is_inference && c.stems.size > 0 && stems.size > 0)

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { EngineContext } from "../context.js";
 import { extractorFromEnv } from "../memory/extract/index.js";
-import { embedderFromEnv } from "../models/embedder.js";
+import { embedderFromEnv } from "../models/embedder-from-env.js";
 import { installProcessing } from "../processing.js";
 import { openDatabase } from "../store/db.js";
 import { noDreaming } from "./dreamer.js";

@@ -1,5 +1,5 @@
+import type { Corpus } from "../store/search-scope.js";
 import type { LexicalResult } from "./lexical.js";
-import type { Corpus } from "./scope.js";
 import type { VectorCandidate } from "./vector.js";
 
 /** A candidate of one corpus with its fused similarity in [0, 1]. */

@@ -8,9 +8,9 @@ import {
   unitSpeakers,
   unitsHolding,
 } from "../store/search-index.js";
+import { type Corpus, type Scope, visibleRowids } from "../store/search-scope.js";
 import { backgroundUnitShare } from "../text/background.js";
 import type { QueryTerm } from "../text/terms.js";
-import { type Corpus, type Scope, visibleRowids } from "./scope.js";
 
 /** A row that matched the query's terms, with its BM25 score (higher is better). */
 export interface LexicalCandidate {

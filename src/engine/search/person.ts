@@ -1,5 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
-import { cachedStatement } from "./scope.js";
+import { nextSpeaker } from "../store/search-index.js";
 
 /** Score factor of a unit said by someone else when the query names a person (RECIPE.md step 5). */
 export const OTHER_PERSON_FACTOR = 0.7;
@@ -33,26 +33,21 @@ export function namedPeople(
   const names = new Set<string>();
   const expansions = new Set<string>();
   const words = new Set((query.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/[.'_-]+$/, "")));
-  const next = cachedStatement(
-    db,
-    `SELECT speaker AS name FROM chunks WHERE namespace_id = ? AND speaker IS NOT NULL
-       AND speaker >= ? AND speaker < ? ORDER BY speaker LIMIT 1`,
-  );
   for (const word of words) {
     if (word.length < MIN_PREFIX || stopWords.has(word)) continue;
     const end = `${word}\u{10ffff}`;
     // Walk the distinct names that start with the word, one seek each.
     let from = word;
     for (let n = 0; n < MAX_NAMES_PER_WORD; n++) {
-      const row = next.get(namespaceId, from, end) as { name: string } | undefined;
-      if (!row) break;
+      const name = nextSpeaker(db, namespaceId, from, end);
+      if (name === undefined) break;
       // A name of several words is named by its first ("jon snow" by "jon").
-      const first = row.name.split(/\s+/)[0] ?? "";
+      const first = name.split(/\s+/)[0] ?? "";
       if (first.startsWith(word)) {
-        names.add(row.name);
-        if (row.name !== word) expansions.add(row.name);
+        names.add(name);
+        if (name !== word) expansions.add(name);
       }
-      from = `${row.name}\u0000`;
+      from = `${name}\u0000`;
     }
   }
   return { names, expansions: [...expansions] };

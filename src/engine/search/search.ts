@@ -2,8 +2,18 @@ import type { DatabaseSync } from "node:sqlite";
 import type { z } from "zod";
 import type { Metadata } from "../../api/common.js";
 import { SEARCH_DEFAULTS, type SearchBody, type SearchHit, type SearchResponse } from "../../api/search.js";
-import { relatedMemoryRefs } from "../memory/read.js";
 import { type Embedder, embedsChunks } from "../models/embedder.js";
+import { relatedMemoryRefs } from "../store/memory-relations.js";
+import {
+  type ChunkHitRow,
+  chunkHitRows,
+  documentCitationRow,
+  latestDocumentDate,
+  type MemoryHitRow,
+  memoryHitRows,
+  memorySourceSpans,
+} from "../store/search-hits.js";
+import { type Corpus, hasMemories, type Scope } from "../store/search-scope.js";
 import { queryTerms, STOP_WORDS } from "../text/terms.js";
 import { dropRepeats } from "./dedup.js";
 import { expansionTerms } from "./expand.js";
@@ -11,7 +21,6 @@ import { fuseCorpus, type Scored, selectHits, vectorSimilarity } from "./fusion.
 import { type LexicalResult, lexicalSearch } from "./lexical.js";
 import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
-import { type Corpus, cachedStatement, hasMemories, type Scope } from "./scope.js";
 import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
 import { weighSuperseded } from "./versions.js";
 import { boostWindow, questionWindow, type Window } from "./when.js";
@@ -126,7 +135,7 @@ export async function search(
   let items = weighSuperseded(
     hydrate(db, selectHits(lists, threshold, Number.POSITIVE_INFINITY)).map((i) => ({
       ...i,
-      isLatest: i.corpus === "chunks" || (i.row as MemoryRow).is_latest === 1,
+      isLatest: i.corpus === "chunks" || (i.row as MemoryHitRow).is_latest === 1,
     })),
     threshold,
   );
@@ -148,11 +157,8 @@ export async function search(
  */
 function askedWindow(db: DatabaseSync, namespaceId: string, query: string): Window | null {
   if (questionWindow(query, new Date()) === null) return null;
-  const latest = cachedStatement(
-    db,
-    "SELECT max(document_date) AS d FROM documents WHERE namespace_id = ? AND document_date IS NOT NULL",
-  ).get(namespaceId) as { d: string | null } | undefined;
-  const ref = latest?.d ? new Date(latest.d) : new Date();
+  const latest = latestDocumentDate(db, namespaceId);
+  const ref = latest ? new Date(latest) : new Date();
   return questionWindow(query, Number.isNaN(ref.getTime()) ? new Date() : ref);
 }
 
@@ -172,35 +178,9 @@ async function embedQuery(
   }
 }
 
-interface ChunkRow {
-  rowid: number;
-  id: string;
-  document_id: string;
-  position: number;
-  /** The label and content (see the schema's chunks.text). */
-  text: string;
-  start_offset: number;
-  end_offset: number;
-  created_at: string;
-  metadata: string;
-}
-
-interface MemoryRow {
-  rowid: number;
-  id: string;
-  memory: string;
-  metadata: string;
-  is_latest: number;
-  is_inference: number;
-  document_id: string | null;
-  created_at: string;
-  updated_at: string;
-  event_date: string | null;
-}
-
 /** A hit candidate with its row (and what dedup reads). */
 type Item = RerankItem & {
-  row: ChunkRow | MemoryRow;
+  row: ChunkHitRow | MemoryHitRow;
   corpus: Corpus;
   /** When it happened: a memory's event date (null for chunks). */
   date: string | null;
@@ -211,44 +191,22 @@ type Item = RerankItem & {
 
 /** Loads the rows of the selected candidates, in the candidates' order. */
 function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
-  const ids = (corpus: Corpus) =>
-    JSON.stringify(selected.filter((s) => s.corpus === corpus).map((s) => s.rowid));
-  const chunks = new Map<number, ChunkRow>();
-  const memories = new Map<number, MemoryRow>();
+  const ids = (corpus: Corpus) => selected.filter((s) => s.corpus === corpus).map((s) => s.rowid);
+  const chunks = new Map<number, ChunkHitRow>();
+  const memories = new Map<number, MemoryHitRow>();
   if (selected.some((s) => s.corpus === "chunks")) {
-    const rows = cachedStatement(
-      db,
-      `SELECT c.rowid, c.id, c.document_id, c.position, c.text, c.start_offset, c.end_offset, c.created_at, d.metadata
-         FROM json_each(?) j CROSS JOIN chunks c ON c.rowid = j.value CROSS JOIN documents d ON d.id = c.document_id`,
-    ).all(ids("chunks")) as unknown as ChunkRow[];
-    for (const r of rows) chunks.set(r.rowid, r);
+    for (const r of chunkHitRows(db, ids("chunks"))) chunks.set(r.rowid, r);
   }
   if (selected.some((s) => s.corpus === "memories")) {
-    const rows = cachedStatement(
-      db,
-      `SELECT m.rowid, m.id, m.memory, m.metadata, m.is_latest, m.is_inference, m.document_id,
-              m.created_at, m.updated_at, m.event_date
-       FROM json_each(?) j CROSS JOIN memories m ON m.rowid = j.value`,
-    ).all(ids("memories")) as unknown as MemoryRow[];
-    for (const r of rows) memories.set(r.rowid, r);
+    for (const r of memoryHitRows(db, ids("memories"))) memories.set(r.rowid, r);
   }
-  const sources = new Map<string, { documentId: string; start: number | null }[]>();
-  if (memories.size > 0) {
-    const rows = cachedStatement(
-      db,
-      `SELECT s.memory_id, s.document_id, s.start_offset FROM json_each(?) j
-         CROSS JOIN memory_sources s ON s.memory_id = j.value`,
-    ).all(JSON.stringify([...memories.values()].map((m) => m.id))) as {
-      memory_id: string;
-      document_id: string;
-      start_offset: number | null;
-    }[];
-    for (const r of rows) {
-      const list = sources.get(r.memory_id) ?? [];
-      list.push({ documentId: r.document_id, start: r.start_offset });
-      sources.set(r.memory_id, list);
-    }
-  }
+  const sources =
+    memories.size > 0
+      ? memorySourceSpans(
+          db,
+          [...memories.values()].map((m) => m.id),
+        )
+      : new Map();
   const items: Item[] = [];
   for (const scored of selected) {
     if (scored.corpus === "chunks") {
@@ -296,7 +254,7 @@ function toHit(db: DatabaseSync, item: RerankItem, namespaceId: string, req: Sea
   const similarity = Math.min(1, Math.max(0, item.scored.similarity));
   const included: NonNullable<SearchHit["included"]> = {};
   if (item.scored.corpus === "chunks") {
-    const c = row as ChunkRow;
+    const c = row as ChunkHitRow;
     if (req.include?.documents) {
       const doc = documentSummary(db, c.document_id);
       if (doc) included.document = doc;
@@ -311,7 +269,7 @@ function toHit(db: DatabaseSync, item: RerankItem, namespaceId: string, req: Sea
       ...(Object.keys(included).length > 0 ? { included } : {}),
     };
   }
-  const m = row as MemoryRow;
+  const m = row as MemoryHitRow;
   if (req.include?.documents && m.document_id) {
     const doc = documentSummary(db, m.document_id);
     if (doc) included.document = doc;
@@ -332,22 +290,7 @@ function toHit(db: DatabaseSync, item: RerankItem, namespaceId: string, req: Sea
 
 /** `included.document`: what a reader needs to cite the source. */
 function documentSummary(db: DatabaseSync, documentId: string): Record<string, unknown> | undefined {
-  const d = db
-    .prepare(
-      "SELECT id, custom_id, title, type, url, source, metadata, document_date FROM documents WHERE id = ?",
-    )
-    .get(documentId) as
-    | {
-        id: string;
-        custom_id: string | null;
-        title: string | null;
-        type: string;
-        url: string | null;
-        source: string | null;
-        metadata: string;
-        document_date: string | null;
-      }
-    | undefined;
+  const d = documentCitationRow(db, documentId);
   if (!d) return undefined;
   return {
     id: d.id,

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from "node:sqlite";
-import { type Corpus, cachedStatement, type Scope, visibleRowids } from "./scope.js";
+import { type Corpus, type Scope, visibleRowids } from "../store/search-scope.js";
+import { dataVersion, namespaceVectors, vectorsOf } from "../store/vectors.js";
 
 /** A row near the query vector, by cosine similarity in [-1, 1]. */
 export interface VectorCandidate {
@@ -20,25 +21,9 @@ const MAX_CACHED = 16;
 
 const caches = new WeakMap<DatabaseSync, Map<string, PackedVectors>>();
 
-const VECTORS_SQL: Record<Corpus, string> = {
-  chunks: `SELECT v.chunk_rowid AS rowid, v.embedding AS embedding
-           FROM chunks c JOIN chunk_vectors v ON v.chunk_rowid = c.rowid
-           WHERE c.namespace_id = ? AND v.model = ?`,
-  memories: `SELECT v.memory_rowid AS rowid, v.embedding AS embedding
-             FROM memories m JOIN memory_vectors v ON v.memory_rowid = m.rowid
-             WHERE m.namespace_id = ? AND v.model = ?`,
-};
-
-/**
- * What the packed copy was built from. `data_version` moves when another connection (another
- * process) commits; `total_changes()` when this one writes. Either one rebuilds the namespace's
- * copy on its next search, so a search never sees stale vectors.
- */
-function dataVersion(db: DatabaseSync): string {
-  const v = db.prepare("PRAGMA data_version").get() as { data_version: number };
-  const c = db.prepare("SELECT total_changes() AS n").get() as { n: number };
-  return `${v.data_version}:${c.n}`;
-}
+// What the packed copy was built from (store/vectors.ts dataVersion): a commit by another
+// connection or a write by this one rebuilds the namespace's copy on its next search, so a search
+// never sees stale vectors.
 
 /** Drops every packed copy of this connection (for callers that know they changed vectors). */
 export function invalidateVectors(db: DatabaseSync): void {
@@ -79,10 +64,7 @@ function packed(db: DatabaseSync, corpus: Corpus, namespaceId: string, model: st
     cache.set(key, hit);
     return hit;
   }
-  const rows = db.prepare(VECTORS_SQL[corpus]).all(namespaceId, model) as {
-    rowid: number;
-    embedding: Uint8Array;
-  }[];
+  const rows = namespaceVectors(db, corpus, namespaceId, model);
   const matrix = new Float32Array(rows.length * dims);
   const rowids = new Float64Array(rows.length);
   let n = 0;
@@ -170,13 +152,6 @@ export function vectorSearch(
   }
 }
 
-const SCORE_SQL: Record<Corpus, string> = {
-  chunks: `SELECT v.chunk_rowid AS rowid, v.embedding AS embedding FROM json_each(?) j
-           CROSS JOIN chunk_vectors v ON v.chunk_rowid = j.value WHERE v.model = ?`,
-  memories: `SELECT v.memory_rowid AS rowid, v.embedding AS embedding FROM json_each(?) j
-             CROSS JOIN memory_vectors v ON v.memory_rowid = j.value WHERE v.model = ?`,
-};
-
 /**
  * The cosine of `query` with each of `rowids` that has a vector of `model`: for a search whose
  * vector-only candidates could not pass its threshold, the rows that lexical search found are all
@@ -192,10 +167,7 @@ export function vectorScores(
   const dims = query.length;
   if (dims === 0 || rowids.length === 0) return [];
   const q = unit(Float32Array.from(query));
-  const rows = cachedStatement(db, SCORE_SQL[corpus]).all(JSON.stringify(rowids), model) as {
-    rowid: number;
-    embedding: Uint8Array;
-  }[];
+  const rows = vectorsOf(db, corpus, rowids, model);
   const out: VectorCandidate[] = [];
   for (const r of rows) {
     const v = storedUnit(r.embedding, dims);

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { registerFilterFunction } from "../search/filter.js";
+import { registerFilterFunction } from "./filter.js";
 import { migrate } from "./schema.js";
 import { registerSearchFunctions } from "./search-index.js";
 import { useSecretKey } from "./secrets.js";

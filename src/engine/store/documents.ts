@@ -2,11 +2,11 @@ import type { Metadata } from "../../api/common.js";
 import type { Chunk, Document, DocumentStatus } from "../../api/documents.js";
 import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
-import { compileFilter } from "../search/filter.js";
 import { type Db, newId, now, parseJson, sha256, transaction } from "./db.js";
+import { compileFilter } from "./filter.js";
 import { enqueueDocumentJob } from "./jobs.js";
-import type { NamespaceRow } from "./namespaces.js";
 import { orderBy, type Page, type PageRequest } from "./pages.js";
+import { statement } from "./statements.js";
 
 export interface DocumentRow {
   rowid: number;
@@ -111,7 +111,8 @@ function sameProcessingInputs(
  */
 export function addDocument(
   db: Db,
-  ns: NamespaceRow,
+  // Only the namespace's id is read: documents.ts does not depend on namespaces.ts (which deletes documents).
+  ns: { id: string },
   doc: NewDocument,
 ): { id: string; status: DocumentStatus } {
   const hash = sha256(doc.content);
@@ -201,6 +202,25 @@ export function addDocument(
     enqueueDocumentJob(db, id, ns.id, { generation } satisfies DocumentJobPayload);
     return { id, status: "queued" as const };
   });
+}
+
+/**
+ * The most recently updated of a memory's source documents: its latest source (`documentId`) or
+ * any other document it came from.
+ */
+export function latestSourceDocument(
+  db: Db,
+  namespaceId: string,
+  memoryId: string,
+  documentId: string | null,
+): Document | undefined {
+  const row = statement(
+    db,
+    `SELECT d.* FROM documents d WHERE d.namespace_id = ? AND (d.id = ?
+       OR d.id IN (SELECT document_id FROM memory_sources WHERE memory_id = ?))
+     ORDER BY d.updated_at DESC, d.rowid DESC LIMIT 1`,
+  ).get(namespaceId, documentId, memoryId) as DocumentRow | undefined;
+  return row ? toDocument(row) : undefined;
 }
 
 /** A document of the namespace by service id or caller id (a service id wins a tie). */
@@ -332,6 +352,45 @@ export function deleteDocuments(
   });
 }
 
+/** Indexed documents of a namespace still waiting for memories, oldest `documentDate` first. */
+export function documentsAwaitingDreams(db: Db, namespaceId: string, limit: number): DocumentRow[] {
+  return statement(
+    db,
+    `SELECT * FROM documents WHERE namespace_id = ? AND status = 'done' AND dreaming_status = 'dreaming'
+     ORDER BY COALESCE(document_date, created_at), created_at, rowid LIMIT ?`,
+  ).all(namespaceId, limit) as unknown as DocumentRow[];
+}
+
+/** How many indexed documents of a namespace wait for memories. */
+export function countAwaitingDreams(db: Db, namespaceId: string): number {
+  return (
+    statement(
+      db,
+      "SELECT count(*) AS n FROM documents WHERE namespace_id = ? AND status = 'done' AND dreaming_status = 'dreaming'",
+    ).get(namespaceId) as { n: number }
+  ).n;
+}
+
+/** The namespaces with indexed documents waiting for memories. */
+export function namespacesAwaitingDreams(db: Db): string[] {
+  return (
+    statement(
+      db,
+      "SELECT DISTINCT namespace_id FROM documents WHERE status = 'done' AND dreaming_status = 'dreaming'",
+    ).all() as { namespace_id: string }[]
+  ).map((r) => r.namespace_id);
+}
+
+/** A document's generation and dreaming status (undefined once deleted). */
+export function dreamingState(
+  db: Db,
+  id: string,
+): { generation: number; dreaming_status: string } | undefined {
+  return statement(db, "SELECT generation, dreaming_status FROM documents WHERE id = ?").get(id) as
+    | { generation: number; dreaming_status: string }
+    | undefined;
+}
+
 /**
  * Sets a processing state, unless the document was changed (upserted) or deleted since this
  * generation: then the caller's work is stale and it gets false.
@@ -447,7 +506,7 @@ export function indexDocument(db: Db, id: string, generation: number, ix: Indexe
  */
 export function appendToDocument(
   db: Db,
-  ns: NamespaceRow,
+  ns: { id: string },
   doc: NewDocument & { customId: string },
 ): { id: string; status: DocumentStatus; lines: number } {
   return transaction(db, () => {

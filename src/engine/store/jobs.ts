@@ -1,5 +1,6 @@
 import type { Db } from "./db.js";
 import { now, transaction } from "./db.js";
+import { statement } from "./statements.js";
 
 /**
  * The durable job queue: rows in `jobs`, shared by every process on the data directory. A job is
@@ -73,6 +74,23 @@ export function enqueueDocumentJob(db: Db, documentId: string, namespaceId: stri
     )
     .run(JSON.stringify(payload), t, t, documentId);
   if (!updated.changes) enqueueJob(db, { kind: "document", documentId, namespaceId, payload });
+}
+
+/** A kind's queued job for a namespace, if one waits (the dream job is one per namespace). */
+export function queuedJobOf(
+  db: Db,
+  kind: string,
+  namespaceId: string,
+): { id: number; created_at: string } | undefined {
+  return statement(
+    db,
+    "SELECT id, created_at FROM jobs WHERE kind = ? AND namespace_id = ? AND state = 'queued' LIMIT 1",
+  ).get(kind, namespaceId) as { id: number; created_at: string } | undefined;
+}
+
+/** Moves a job's earliest start to `runAfter` (an ISO time). */
+export function setJobRunAfter(db: Db, id: number, runAfter: string): void {
+  statement(db, "UPDATE jobs SET run_after = ?, updated_at = ? WHERE id = ?").run(runAfter, now(), id);
 }
 
 /** Claims the oldest ready job of one of `kinds` (or one whose lease expired), or undefined. */

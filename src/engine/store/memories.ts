@@ -1,9 +1,11 @@
 import type { Metadata } from "../../api/common.js";
 import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
-import { compileFilter } from "../search/filter.js";
-import { type Db, parseJson } from "./db.js";
+import { type Db, newId, now, parseJson, sha256 } from "./db.js";
+import { compileFilter } from "./filter.js";
 import { orderBy, type Page, type PageRequest } from "./pages.js";
+import { memoriesHolding, searchSpace, unitsHolding } from "./search-index.js";
+import { statement } from "./statements.js";
 
 export interface MemoryRow {
   rowid: number;
@@ -92,3 +94,283 @@ export function memoriesOfDocument(db: Db, documentId: string): Memory[] {
     .all(documentId, documentId) as unknown as MemoryRow[];
   return rows.map(toMemory);
 }
+
+/*
+ * Memory rows as the memory services write and read them. Every function is scoped by namespace and
+ * expects to run inside the caller's transaction when it writes.
+ */
+
+/** A memory's text as repeats are compared: lowercase, punctuation and spacing ignored. */
+export const normalizeMemory = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+
+/** The `memory_key` column: equal for texts equal once normalized. */
+export const memoryKey = (text: string) => sha256(normalizeMemory(text)).slice(0, 32);
+
+export interface NewMemoryRow {
+  namespaceId: string;
+  memory: string;
+  metadata: Metadata;
+  isStatic: boolean;
+  isInference: boolean;
+  subject: string | null;
+  attribute: string | null;
+  eventDate: string | null;
+  forgetAfter: string | null;
+  documentId: string;
+  source?: { start: number; end: number } | undefined;
+  /** The version this one supersedes (an `updates` relation). */
+  parent?: MemoryRow | undefined;
+  /** Its embedding, when an embedder is configured. */
+  vector?: { model: string; embedding: Float32Array } | undefined;
+}
+
+export function getMemoryRow(db: Db, namespaceId: string, id: string): MemoryRow | undefined {
+  return statement(db, "SELECT * FROM memories WHERE id = ? AND namespace_id = ?").get(id, namespaceId) as
+    | MemoryRow
+    | undefined;
+}
+
+/** Inserts a memory with its first source; a parent is marked no longer latest. */
+export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
+  const t = now();
+  const id = newId("mem");
+  const version = m.parent ? m.parent.version + 1 : 1;
+  const root = m.parent ? (m.parent.root_memory_id ?? m.parent.id) : null;
+  statement(
+    db,
+    `INSERT INTO memories (id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
+       version, parent_memory_id, root_memory_id, forget_after, subject, attribute, event_date, document_id,
+       memory_key, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    id,
+    m.namespaceId,
+    m.memory,
+    JSON.stringify(m.metadata),
+    m.isStatic ? 1 : 0,
+    m.isInference ? 1 : 0,
+    version,
+    m.parent?.id ?? null,
+    root,
+    m.forgetAfter,
+    m.subject,
+    m.attribute,
+    m.eventDate,
+    m.documentId,
+    memoryKey(m.memory),
+    t,
+    t,
+  );
+  if (m.parent) {
+    statement(db, "UPDATE memories SET is_latest = 0, updated_at = ? WHERE id = ?").run(t, m.parent.id);
+    addRelation(db, id, m.parent.id, "updates");
+  }
+  addSource(db, id, m.documentId, m.source);
+  const row = statement(db, "SELECT * FROM memories WHERE id = ?").get(id) as unknown as MemoryRow;
+  if (m.vector) {
+    const v = m.vector.embedding;
+    statement(db, "INSERT INTO memory_vectors (memory_rowid, model, embedding) VALUES (?, ?, ?)").run(
+      row.rowid,
+      m.vector.model,
+      new Uint8Array(v.buffer, v.byteOffset, v.byteLength),
+    );
+  }
+  return row;
+}
+
+export function addRelation(
+  db: Db,
+  fromId: string,
+  toId: string,
+  relation: "updates" | "extends" | "derives",
+) {
+  statement(
+    db,
+    "INSERT OR IGNORE INTO memory_relations (from_id, to_id, relation, created_at) VALUES (?, ?, ?, ?)",
+  ).run(fromId, toId, relation, now());
+}
+
+export function addSource(
+  db: Db,
+  memoryId: string,
+  documentId: string,
+  span?: { start: number; end: number },
+) {
+  statement(
+    db,
+    `INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT(memory_id, document_id) DO UPDATE SET start_offset = excluded.start_offset,
+       end_offset = excluded.end_offset`,
+  ).run(memoryId, documentId, span?.start ?? null, span?.end ?? null, now());
+}
+
+/**
+ * A repeated fact: the memory gains a source, and the new document becomes its latest source (its
+ * metadata with it). A restated fact without an expiry keeps no expiry.
+ */
+export function mergeSource(
+  db: Db,
+  existing: MemoryRow,
+  documentId: string,
+  metadata: Metadata,
+  forgetAfter: string | null,
+  span?: { start: number; end: number },
+): void {
+  // Told again by its only source (a re-sent document): that source's expiry now, whatever it was.
+  const onlyThisSource =
+    statement(db, "SELECT 1 FROM memory_sources WHERE memory_id = ? AND document_id != ? LIMIT 1").get(
+      existing.id,
+      documentId,
+    ) === undefined;
+  const expiry = onlyThisSource
+    ? forgetAfter
+    : existing.forget_after === null || forgetAfter === null
+      ? null
+      : existing.forget_after > forgetAfter
+        ? existing.forget_after
+        : forgetAfter;
+  statement(
+    db,
+    "UPDATE memories SET document_id = ?, metadata = ?, forget_after = ?, updated_at = ? WHERE id = ?",
+  ).run(documentId, JSON.stringify(metadata), expiry, now(), existing.id);
+  addSource(db, existing.id, documentId, span);
+}
+
+/** The memories a document is a source of. */
+export function documentMemoryIds(db: Db, documentId: string): string[] {
+  return (
+    statement(
+      db,
+      `SELECT memory_id AS id FROM memory_sources WHERE document_id = ?
+       UNION SELECT id FROM memories WHERE document_id = ?`,
+    ).all(documentId, documentId) as { id: string }[]
+  ).map((r) => r.id);
+}
+
+/**
+ * Takes a document away as a source of `memoryIds` (it no longer says them): a memory left with
+ * no source is deleted, as deleting the document would; one that others still support points at
+ * its latest other source.
+ */
+export function releaseDocument(
+  db: Db,
+  namespaceId: string,
+  documentId: string,
+  memoryIds: readonly string[],
+) {
+  for (const id of memoryIds) {
+    statement(db, "DELETE FROM memory_sources WHERE memory_id = ? AND document_id = ?").run(id, documentId);
+    const next = statement(
+      db,
+      "SELECT document_id FROM memory_sources WHERE memory_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
+    ).get(id) as { document_id: string } | undefined;
+    if (!next) statement(db, "DELETE FROM memories WHERE id = ? AND namespace_id = ?").run(id, namespaceId);
+    else
+      statement(
+        db,
+        "UPDATE memories SET document_id = ?, updated_at = ? WHERE id = ? AND document_id = ?",
+      ).run(next.document_id, now(), id, documentId);
+  }
+}
+
+/** Latest memories about one subject and attribute (newest first), live or explicitly forgotten. */
+export function latestBySubjectAttribute(
+  db: Db,
+  namespaceId: string,
+  subject: string,
+  attribute: string,
+): MemoryRow[] {
+  return statement(
+    db,
+    `SELECT m.* FROM memories m WHERE m.namespace_id = ? AND m.subject = ? AND m.attribute = ? AND m.is_latest = 1
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT 20`,
+  ).all(namespaceId, subject, attribute) as unknown as MemoryRow[];
+}
+
+/**
+ * The most recent latest memories about one subject (newest first), at most `limit`: a subject
+ * with thousands of memories ("user") is not scanned whole for each new fact.
+ */
+export function latestBySubject(db: Db, namespaceId: string, subject: string, limit: number): MemoryRow[] {
+  return statement(
+    db,
+    `SELECT m.* FROM memories m
+     WHERE m.namespace_id = ? AND m.subject = ? AND m.is_latest = 1
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
+  ).all(namespaceId, subject, limit) as unknown as MemoryRow[];
+}
+
+/** Latest memories whose text equals `text` once normalized (a fact told again), newest first. */
+export function latestByKey(db: Db, namespaceId: string, text: string): MemoryRow[] {
+  return statement(
+    db,
+    `SELECT m.* FROM memories m WHERE m.namespace_id = ? AND m.memory_key = ? AND m.is_latest = 1
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT 5`,
+  ).all(namespaceId, memoryKey(text)) as unknown as MemoryRow[];
+}
+
+/** Those of `ids` whose subject is `subject`, in the store's order. */
+export function memoriesAbout(db: Db, ids: readonly string[], subject: string): string[] {
+  return (
+    statement(db, "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND subject = ?").all(
+      JSON.stringify(ids),
+      subject,
+    ) as { id: string }[]
+  ).map((r) => r.id);
+}
+
+/** A memory's text around its source and who said it (search indexes both beside the memory). */
+export function setMemoryContext(db: Db, id: string, context: string, speaker: string | null): void {
+  statement(db, "UPDATE memories SET context = ?, speaker = ? WHERE id = ?").run(context, speaker, id);
+}
+
+/** How many of the namespace's memories hold each stem in their own text. */
+export function memoryTermFrequency(db: Db, namespaceId: string, stems: readonly string[]): number[] {
+  const space = searchSpace(db, namespaceId, "memories");
+  if (!space) return stems.map(() => 0);
+  const counts = unitsHolding(db, space.id, stems, true);
+  return stems.map((s) => counts.get(s) ?? 0);
+}
+
+/**
+ * Latest memories of the namespace whose text holds some of `stems`, those holding the most
+ * (rarer stems counting more) first. Reads the stems' postings in this namespace: keep them to
+ * rare words.
+ */
+export function latestByText(
+  db: Db,
+  namespaceId: string,
+  stems: readonly string[],
+  limit: number,
+): MemoryRow[] {
+  return memoriesHolding<MemoryRow>(
+    db,
+    namespaceId,
+    stems,
+    { sql: "m.namespace_id = ? AND m.is_latest = 1", params: [namespaceId] },
+    limit,
+    "m.*",
+  );
+}
+
+/** The namespace's most recent live, latest memories (the extractor's context). */
+export function recentLiveMemories(db: Db, namespaceId: string, limit: number): MemoryRow[] {
+  return statement(
+    db,
+    `SELECT m.* FROM memories m WHERE m.namespace_id = ? AND m.is_latest = 1 AND ${LIVE_MEMORY_SQL}
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
+  ).all(namespaceId, now(), limit) as unknown as MemoryRow[];
+}
+
+export function markForgotten(db: Db, id: string, reason: string): void {
+  statement(
+    db,
+    "UPDATE memories SET is_forgotten = 1, forget_reason = COALESCE(forget_reason, ?), updated_at = ? WHERE id = ?",
+  ).run(reason, now(), id);
+}
+
+export const memoryMetadata = (m: MemoryRow): Metadata => parseJson<Metadata>(m.metadata, {});

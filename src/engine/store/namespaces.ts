@@ -61,6 +61,19 @@ export function toNamespaceRecord(db: Db, row: NamespaceRow): NamespaceRecord {
   };
 }
 
+/** The namespace's supporting context and its organization's context (what an extractor reads). */
+export function namespaceContexts(
+  db: Db,
+  namespaceId: string,
+): { supportingContext: string | null; organizationalContext: string | null } | undefined {
+  const row = statement(
+    db,
+    `SELECT n.supporting_context AS ns_context, o.organizational_context AS org_context
+     FROM namespaces n JOIN organizations o ON o.id = n.organization_id WHERE n.id = ?`,
+  ).get(namespaceId) as { ns_context: string | null; org_context: string | null } | undefined;
+  return row && { supportingContext: row.ns_context, organizationalContext: row.org_context };
+}
+
 /** A page of the organization's namespaces (by name), restricted to `allowed` when given. */
 export function listNamespaces(
   db: Db,

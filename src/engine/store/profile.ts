@@ -1,4 +1,10 @@
+import type { SQLInputValue } from "node:sqlite";
+import type { Filter } from "../../api/filter.js";
 import { type Db, now, transaction } from "./db.js";
+import { compileFilter } from "./filter.js";
+import { memoriesHolding } from "./search-index.js";
+import { MEMORY_FILTER_TARGET } from "./search-scope.js";
+import { statement } from "./statements.js";
 
 /**
  * Profile bucket definitions. Organization-owned buckets (namespace_id NULL; every organization
@@ -106,4 +112,50 @@ export function deleteBuckets(
       "DELETE FROM profile_buckets WHERE namespace_id = ? AND name IN (SELECT value FROM json_each(?))",
     ).run(namespaceId, JSON.stringify(names));
   });
+}
+
+/** Which memories a profile shows: the namespace's latest memories, live at `at`, that pass `filter`. */
+export interface ProfileScope {
+  namespaceId: string;
+  filter: Filter | undefined;
+  /** ISO time that `forget_after` is compared with. */
+  at: string;
+}
+
+/** Latest, live memories of the scope that pass the filter, over alias `m`. */
+function liveScope(scope: ProfileScope): { sql: string; params: SQLInputValue[] } {
+  const f = compileFilter(scope.filter, MEMORY_FILTER_TARGET);
+  return {
+    sql: `m.namespace_id = ? AND m.is_latest = 1 AND m.is_forgotten = 0
+          AND (m.forget_after IS NULL OR m.forget_after > ?) AND ${f.sql}`,
+    params: [scope.namespaceId, scope.at, ...f.params],
+  };
+}
+
+/** The scope's static (or dynamic) memories, newest first, at most `limit`. */
+export function profileSection(
+  db: Db,
+  scope: ProfileScope,
+  isStatic: boolean,
+  limit: number,
+): { id: string; memory: string }[] {
+  const live = liveScope(scope);
+  return statement(
+    db,
+    `SELECT m.id, m.memory FROM memories m WHERE ${live.sql} AND m.is_static = ?
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
+  ).all(...live.params, isStatic ? 1 : 0, limit) as { id: string; memory: string }[];
+}
+
+/**
+ * The scope's memories holding any of `stems` in their own text, those holding the most (rarer
+ * stems counting more) first, at most `limit` (a bucket's candidates).
+ */
+export function profileMemoriesHolding(
+  db: Db,
+  scope: ProfileScope,
+  stems: readonly string[],
+  limit: number,
+): { id: string; memory: string }[] {
+  return memoriesHolding(db, scope.namespaceId, stems, liveScope(scope), limit);
 }

@@ -134,6 +134,24 @@ export function unitSpeakers(
 }
 
 /**
+ * The first of the namespace's speakers (chunks' speakers, lowercased) in [`from`, `end`), in
+ * order: one index seek (chunks_namespace_speaker), however large the namespace.
+ */
+export function nextSpeaker(
+  db: DatabaseSync,
+  namespaceId: string,
+  from: string,
+  end: string,
+): string | undefined {
+  const row = statement(
+    db,
+    `SELECT speaker AS name FROM chunks WHERE namespace_id = ? AND speaker IS NOT NULL
+       AND speaker >= ? AND speaker < ? ORDER BY speaker LIMIT 1`,
+  ).get(namespaceId, from, end) as { name: string } | undefined;
+  return row?.name;
+}
+
+/**
  * Memories of the namespace holding any of the stems in their own text, those holding the most
  * (rarer stems counting more) first, that pass `where` (conditions over the alias `m`), at most
  * `limit`. Reads only the namespace's postings of those stems.

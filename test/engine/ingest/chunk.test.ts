@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CHUNK_MAX_CHARS_DEFAULT, chunkText, type TextChunk } from "../../../src/engine/ingest/chunk.js";
-import { conversationTurns } from "../../../src/engine/ingest/conversation.js";
+import { conversationTurns } from "../../../src/engine/text/conversation.js";
 
 /** The invariants every chunking must keep: exact offsets, order, positions, bounded size, no empty chunk. */
 function expectWellFormed(text: string, chunks: TextChunk[], maxChars: number) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { embedderFromEnv } from "../../../src/engine/models/embedder.js";
+import { embedderFromEnv } from "../../../src/engine/models/embedder-from-env.js";
 import { OpenAICompatibleEmbedder } from "../../../src/engine/models/openai-compatible.js";
 import { endpointUrl, ModelRequestError } from "../../../src/engine/models/openai-http.js";
 import { WordVectorEmbedder } from "../../../src/engine/models/word-vectors.js";

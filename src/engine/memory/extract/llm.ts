@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ChatModel } from "../../models/chat.js";
-import { formatDay, parseDocumentDate } from "./dates.js";
+import { formatDay, parseDocumentDate } from "../../text/dates.js";
 import type { ExtractedFact, ExtractionInput, Extractor } from "./types.js";
 
 /** What the model must answer: the same fields as ExtractedFact, every one present (strict JSON schema). */

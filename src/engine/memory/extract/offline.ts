@@ -1,7 +1,7 @@
-import { conversationTurns } from "../../ingest/conversation.js";
+import { conversationTurns } from "../../text/conversation.js";
+import { type DateSpan, type DayRef, formatDay, parseDocumentDate, resolveDates } from "../../text/dates.js";
 import { classify } from "./attributes.js";
 import { readContext } from "./context.js";
-import { type DateSpan, type DayRef, formatDay, parseDocumentDate, resolveDates } from "./dates.js";
 import { analyse, type Token } from "./nlp.js";
 import type { ExtractedFact, ExtractionInput, Extractor } from "./types.js";
 
@@ -137,7 +137,7 @@ const INTENSIFIERS = new Set([
 const MODAL = /^(will|would|should|can|could|might|may|must|shall)$/;
 
 /**
- * The turns of a transcript, read by the engine's one turn parser (ingest/conversation.ts): a
+ * The turns of a transcript, read by the engine's one turn parser (text/conversation.ts): a
  * timestamp before the role is not part of it, and a line without a role continues the turn
  * before it. Line breaks inside a turn read as spaces (offsets unchanged).
  */

@@ -1,8 +1,8 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { Filter } from "../../api/filter.js";
-import type { Corpus } from "../store/search-index.js";
-import { statement } from "../store/statements.js";
 import { compileFilter, type FilterTarget } from "./filter.js";
+import type { Corpus } from "./search-index.js";
+import { statement } from "./statements.js";
 
 export type { Corpus };
 
@@ -79,20 +79,16 @@ export function visibleRowids(
 ): Set<number> {
   if (rowids.length === 0) return new Set();
   const where = scopeSql(corpus, scope);
-  const rows = cachedStatement(
-    db,
-    `SELECT ${ROWID[corpus]} AS rowid FROM ${FROM[corpus]} WHERE ${where.sql}`,
-  ).all(JSON.stringify(rowids), ...where.params) as { rowid: number }[];
+  const rows = statement(db, `SELECT ${ROWID[corpus]} AS rowid FROM ${FROM[corpus]} WHERE ${where.sql}`).all(
+    JSON.stringify(rowids),
+    ...where.params,
+  ) as { rowid: number }[];
   return new Set(rows.map((r) => r.rowid));
 }
-
-/** A prepared statement per SQL text and connection (see store/statements.ts). */
-export const cachedStatement = statement;
 
 /** Whether the namespace holds any memory (hybrid search falls back to chunks without one). */
 export function hasMemories(db: DatabaseSync, namespaceId: string): boolean {
   return (
-    cachedStatement(db, "SELECT 1 FROM memories WHERE namespace_id = ? LIMIT 1").get(namespaceId) !==
-    undefined
+    statement(db, "SELECT 1 FROM memories WHERE namespace_id = ? LIMIT 1").get(namespaceId) !== undefined
   );
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Filter } from "../../../src/api/filter.js";
-import { compileFilter } from "../../../src/engine/search/filter.js";
-import { TestStore } from "./store.js";
+import { compileFilter } from "../../../src/engine/store/filter.js";
+import { TestStore } from "../search/store.js";
 
 let store: TestStore;
 const ids: Record<string, string> = {};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { conversationTurns, detectFormat } from "../../../src/engine/ingest/conversation.js";
+import { conversationTurns, detectFormat } from "../../../src/engine/text/conversation.js";
 
 describe("detectFormat", () => {
   it.each([

@@ -1,0 +1,103 @@
+import type { DatabaseSync } from "node:sqlite";
+import { statement } from "./statements.js";
+
+/**
+ * The rows a search's selected candidates are read back from, by rowid, with what a hit shows:
+ * a chunk with its document's metadata, a memory with its sources, a document as a citation.
+ */
+
+export interface ChunkHitRow {
+  rowid: number;
+  id: string;
+  document_id: string;
+  position: number;
+  /** The label and content (see the schema's chunks.text). */
+  text: string;
+  start_offset: number;
+  end_offset: number;
+  created_at: string;
+  metadata: string;
+}
+
+export interface MemoryHitRow {
+  rowid: number;
+  id: string;
+  memory: string;
+  metadata: string;
+  is_latest: number;
+  is_inference: number;
+  document_id: string | null;
+  created_at: string;
+  updated_at: string;
+  event_date: string | null;
+}
+
+export interface DocumentCitationRow {
+  id: string;
+  custom_id: string | null;
+  title: string | null;
+  type: string;
+  url: string | null;
+  source: string | null;
+  metadata: string;
+  document_date: string | null;
+}
+
+/** Chunks by rowid, each with its document's metadata (a rowid no longer stored is left out). */
+export function chunkHitRows(db: DatabaseSync, rowids: readonly number[]): ChunkHitRow[] {
+  return statement(
+    db,
+    `SELECT c.rowid, c.id, c.document_id, c.position, c.text, c.start_offset, c.end_offset, c.created_at, d.metadata
+       FROM json_each(?) j CROSS JOIN chunks c ON c.rowid = j.value CROSS JOIN documents d ON d.id = c.document_id`,
+  ).all(JSON.stringify(rowids)) as unknown as ChunkHitRow[];
+}
+
+/** Memories by rowid (a rowid no longer stored is left out). */
+export function memoryHitRows(db: DatabaseSync, rowids: readonly number[]): MemoryHitRow[] {
+  return statement(
+    db,
+    `SELECT m.rowid, m.id, m.memory, m.metadata, m.is_latest, m.is_inference, m.document_id,
+            m.created_at, m.updated_at, m.event_date
+     FROM json_each(?) j CROSS JOIN memories m ON m.rowid = j.value`,
+  ).all(JSON.stringify(rowids)) as unknown as MemoryHitRow[];
+}
+
+/** Each memory's sources: the documents it came from and where in them. */
+export function memorySourceSpans(
+  db: DatabaseSync,
+  memoryIds: readonly string[],
+): Map<string, { documentId: string; start: number | null }[]> {
+  const rows = statement(
+    db,
+    `SELECT s.memory_id, s.document_id, s.start_offset FROM json_each(?) j
+       CROSS JOIN memory_sources s ON s.memory_id = j.value`,
+  ).all(JSON.stringify(memoryIds)) as {
+    memory_id: string;
+    document_id: string;
+    start_offset: number | null;
+  }[];
+  const sources = new Map<string, { documentId: string; start: number | null }[]>();
+  for (const r of rows) {
+    const list = sources.get(r.memory_id) ?? [];
+    list.push({ documentId: r.document_id, start: r.start_offset });
+    sources.set(r.memory_id, list);
+  }
+  return sources;
+}
+
+/** What a reader needs to cite a document (a hit's `included.document`). */
+export function documentCitationRow(db: DatabaseSync, documentId: string): DocumentCitationRow | undefined {
+  return statement(
+    db,
+    "SELECT id, custom_id, title, type, url, source, metadata, document_date FROM documents WHERE id = ?",
+  ).get(documentId) as DocumentCitationRow | undefined;
+}
+
+/** The namespace's latest document date (null without a dated document). */
+export function latestDocumentDate(db: DatabaseSync, namespaceId: string): string | null {
+  const row = statement(
+    db,
+    "SELECT max(document_date) AS d FROM documents WHERE namespace_id = ? AND document_date IS NOT NULL",
+  ).get(namespaceId) as { d: string | null } | undefined;
+  return row?.d ?? null;
+}

@@ -1,0 +1,200 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The source tree's shape, read from the files themselves: store/ imports nothing above it, no
+ * import loop anywhere in src/, and SQL lives in src/engine/store/ only (issue 11, "Structure").
+ */
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const SRC = join(ROOT, "src");
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return tsFiles(p);
+    return e.name.endsWith(".ts") ? [p] : [];
+  });
+}
+
+const files = tsFiles(SRC);
+const rel = (p: string) => relative(ROOT, p).split("\\").join("/");
+
+interface Import {
+  line: number;
+  /** The imported file, absolute (relative specifiers only: packages are not part of the graph). */
+  target: string;
+}
+
+// `from "./x.js"` (static imports and re-exports, type-only ones too), `import "./x.js"` and
+// `import("./x.js")`.
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+)["']/g;
+
+function importsOf(file: string): Import[] {
+  const text = readFileSync(file, "utf8");
+  const out: Import[] = [];
+  for (const m of text.matchAll(IMPORT)) {
+    const target = resolve(dirname(file), m[1]!.replace(/\.js$/, ".ts"));
+    out.push({ line: text.slice(0, m.index).split("\n").length, target });
+  }
+  return out;
+}
+
+const graph = new Map(files.map((f) => [f, importsOf(f)]));
+
+/** Strongly connected components of more than one file (or a file importing itself): Tarjan. */
+function importCycles(edges: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!edges.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      const selfLoop = (edges.get(v) ?? []).includes(v);
+      if (component.length > 1 || selfLoop) cycles.push(component);
+    }
+  };
+  for (const f of edges.keys()) if (!index.has(f)) visit(f);
+  return cycles;
+}
+
+const STORE = join(SRC, "engine", "store");
+const inside = (file: string, dir: string) => file.startsWith(`${dir}/`);
+
+/** What store/ must not import: everything that calls it (store may import src/api/ and src/engine/text/). */
+const ABOVE_STORE = ["search", "memory", "pipeline", "connectors", "routes", "ingest", "models"]
+  .map((d) => join(SRC, "engine", d))
+  .concat([join(SRC, "mcp"), join(SRC, "cli"), join(SRC, "client")]);
+const ABOVE_STORE_FILES = ["app.ts", "auth.ts", "context.ts", "index.ts", "server.ts", "processing.ts"].map(
+  (f) => join(SRC, "engine", f),
+);
+
+/** Files outside store/ allowed to hold SQL, each with its reason. */
+const SQL_ALLOWED: Record<string, string> = {
+  // An in-memory FTS5 table used only as the tokenizer (the index's own stemmer), never the database.
+  "src/engine/text/terms.ts": "in-memory FTS5 tokenizer",
+};
+
+/**
+ * Still being moved into store/ by the helper doing connectors/ and routes/ for issue 11.
+ * The lead deletes this list once that work is merged (the test must then pass without it).
+ */
+const PENDING_OTHER_HELPER = ["src/engine/connectors/", "src/engine/routes/", "src/engine/auth.ts"];
+
+// SQL in code: a statement prepared or run from a string, or a SQL statement's words in a literal.
+const SQL_PATTERNS: [RegExp, string][] = [
+  [/\.prepare\(/, ".prepare("],
+  [/\.exec\(\s*[`"']/, ".exec(<SQL text>"],
+  [/["'`][^"'`]*\bSELECT\s/, "SELECT"],
+  [/["'`][^"'`]*\bINSERT\s+(OR\s+\w+\s+)?INTO\b/, "INSERT INTO"],
+  [/["'`][^"'`]*\bUPDATE\s+\w+\s+SET\b/, "UPDATE … SET"],
+  [/["'`][^"'`]*\bDELETE\s+FROM\b/, "DELETE FROM"],
+  [/["'`][^"'`]*\bCREATE\s+(VIRTUAL\s+)?TABLE\b/, "CREATE TABLE"],
+];
+
+function sqlOutsideStore(): string[] {
+  const found: string[] = [];
+  for (const file of files) {
+    const name = rel(file);
+    if (!name.startsWith("src/engine/") || inside(file, STORE)) continue;
+    if (name in SQL_ALLOWED || PENDING_OTHER_HELPER.some((p) => name.startsWith(p))) continue;
+    readFileSync(file, "utf8")
+      .split("\n")
+      .forEach((line, i) => {
+        // Comments may name SQL (they say why); only code counts.
+        if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
+        for (const [pattern, what] of SQL_PATTERNS) {
+          if (pattern.test(line)) found.push(`${name}:${i + 1}: ${what}: ${line.trim()}`);
+        }
+      });
+  }
+  return found;
+}
+
+describe("the source tree's structure", () => {
+  it("store/ imports nothing from the layers above it (only src/api/, src/engine/text/ and itself)", () => {
+    const upward: string[] = [];
+    for (const file of files.filter((f) => inside(f, STORE))) {
+      for (const { line, target } of graph.get(file)!) {
+        if (ABOVE_STORE.some((d) => inside(target, d)) || ABOVE_STORE_FILES.includes(target)) {
+          upward.push(`${rel(file)}:${line} imports ${rel(target)}`);
+        }
+      }
+    }
+    expect(upward, upward.join("\n")).toEqual([]);
+  });
+
+  it("has no import loop anywhere in src/", () => {
+    const edges = new Map([...graph].map(([f, imports]) => [f, imports.map((i) => i.target)]));
+    const loops = importCycles(edges).map((c) => {
+      const members = new Set(c);
+      const edges = c.flatMap((f) =>
+        graph
+          .get(f)!
+          .filter((i) => members.has(i.target))
+          .map((i) => `${rel(f)}:${i.line} -> ${rel(i.target)}`),
+      );
+      return `loop of ${c.length} files:\n  ${edges.join("\n  ")}`;
+    });
+    expect(loops, loops.join("\n")).toEqual([]);
+  });
+
+  it("keeps SQL inside src/engine/store/", () => {
+    const found = sqlOutsideStore();
+    expect(found, found.join("\n")).toEqual([]);
+  });
+
+  it("finds what it looks for (the checks can fail)", () => {
+    // Tarjan finds a loop through three files and a file importing itself, and nothing in a chain.
+    const loop = importCycles(
+      new Map([
+        ["a", ["b"]],
+        ["b", ["c"]],
+        ["c", ["a", "d"]],
+        ["d", []],
+        ["e", ["e"]],
+      ]),
+    );
+    expect(loop.map((c) => c.sort().join(","))).toEqual(["a,b,c", "e"]);
+    expect(
+      importCycles(
+        new Map([
+          ["a", ["b"]],
+          ["b", ["c"]],
+          ["c", []],
+        ]),
+      ),
+    ).toEqual([]);
+    // The graph holds real edges, and the SQL patterns match the store's own statements.
+    expect(graph.get(join(STORE, "memories.ts"))!.some((i) => i.target === join(STORE, "db.ts"))).toBe(true);
+    const storeText = readFileSync(join(STORE, "memories.ts"), "utf8");
+    expect(SQL_PATTERNS.filter(([p]) => storeText.split("\n").some((l) => p.test(l))).length).toBeGreaterThan(
+      3,
+    );
+    expect(files.length).toBeGreaterThan(100);
+  });
+});

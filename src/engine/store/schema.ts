@@ -309,13 +309,11 @@ export const migrations: readonly string[] = [
     length       INTEGER NOT NULL DEFAULT 0,
     UNIQUE (namespace_id, corpus)
   );
-  -- A unit's length (tokens of its text and its context) and its stems with their counts, as JSON
-  -- {stem: [count in the text, count in the context]}: what deleting it must take back.
+  -- A unit's length in tokens (its text and its context).
   CREATE TABLE search_units (
     space  INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
     unit   INTEGER NOT NULL,                            -- the chunk's or memory's rowid
     length INTEGER NOT NULL,
-    terms  TEXT NOT NULL,
     PRIMARY KEY (space, unit)
   ) WITHOUT ROWID;
   -- The postings, clustered by space and stem: a query reads its own namespace's lists only.
@@ -398,23 +396,31 @@ export const migrations: readonly string[] = [
 function searchIndexTriggers(table: "chunks" | "memories", text: string, columns: string): string {
   const space = (row: "new" | "old") =>
     `(SELECT id FROM search_spaces WHERE namespace_id = ${row}.namespace_id AND corpus = '${table}')`;
+  // The unit's stems, {stem: [count in text, count in context]}: tokenized again on delete, as
+  // FTS5's external-content tables do, rather than stored (it would double the index's size).
+  const stems = (row: "new" | "old") =>
+    `json_each(memctx_terms(${row}.${text}, ${row}.context) ->> '$.terms')`;
   const add = `
     INSERT INTO search_spaces (namespace_id, corpus) VALUES (new.namespace_id, '${table}')
       ON CONFLICT (namespace_id, corpus) DO NOTHING;
-    INSERT INTO search_units (space, unit, length, terms)
-      SELECT space, new.rowid, t ->> '$.length', t ->> '$.terms'
-      FROM (SELECT ${space("new")} AS space, memctx_terms(new.${text}, new.context) AS t);
-    ${addUnitStats(space("new"), "new.rowid")}`;
+    INSERT INTO search_units (space, unit, length)
+      SELECT ${space("new")}, new.rowid, memctx_terms(new.${text}, new.context) ->> '$.length';
+    INSERT INTO search_postings (space, term, unit, tf, tf_context, length)
+      SELECT u.space, e.key, u.unit, e.value ->> 0, e.value ->> 1, u.length
+      FROM search_units u, ${stems("new")} e WHERE u.space = ${space("new")} AND u.unit = new.rowid;
+    INSERT INTO search_terms (space, term, units, text_units)
+      SELECT ${space("new")}, e.key, 1, (e.value ->> 0) > 0 FROM ${stems("new")} e WHERE true
+      ON CONFLICT (space, term) DO UPDATE SET units = units + 1, text_units = text_units + excluded.text_units;
+    UPDATE search_spaces SET units = search_spaces.units + 1, length = search_spaces.length + u.length
+      FROM search_units u WHERE u.space = search_spaces.id AND search_spaces.id = ${space("new")} AND u.unit = new.rowid;`;
   const remove = `
     UPDATE search_spaces SET units = search_spaces.units - 1, length = search_spaces.length - u.length
       FROM search_units u WHERE u.space = search_spaces.id AND search_spaces.id = ${space("old")} AND u.unit = old.rowid;
-    UPDATE search_terms SET units = units - 1 WHERE space = ${space("old")} AND term IN
-      (SELECT e.key FROM search_units u, json_each(u.terms) e WHERE u.space = ${space("old")} AND u.unit = old.rowid);
+    UPDATE search_terms SET units = units - 1 WHERE space = ${space("old")} AND term IN (SELECT e.key FROM ${stems("old")} e);
     UPDATE search_terms SET text_units = text_units - 1 WHERE space = ${space("old")} AND term IN
-      (SELECT e.key FROM search_units u, json_each(u.terms) e
-       WHERE u.space = ${space("old")} AND u.unit = old.rowid AND (e.value ->> 0) > 0);
+      (SELECT e.key FROM ${stems("old")} e WHERE (e.value ->> 0) > 0);
     DELETE FROM search_postings WHERE space = ${space("old")} AND unit = old.rowid AND term IN
-      (SELECT e.key FROM search_units u, json_each(u.terms) e WHERE u.space = ${space("old")} AND u.unit = old.rowid);
+      (SELECT e.key FROM ${stems("old")} e);
     DELETE FROM search_units WHERE space = ${space("old")} AND unit = old.rowid;`;
   return `
   CREATE TRIGGER ${table}_search_insert AFTER INSERT ON ${table} BEGIN ${add}
@@ -425,30 +431,16 @@ function searchIndexTriggers(table: "chunks" | "memories", text: string, columns
   END;`;
 }
 
-/** Postings, document frequencies and the space's totals of the unit just written to search_units. */
-function addUnitStats(space: string, unit: string): string {
-  return `
-    INSERT INTO search_postings (space, term, unit, tf, tf_context, length)
-      SELECT u.space, e.key, u.unit, e.value ->> 0, e.value ->> 1, u.length
-      FROM search_units u, json_each(u.terms) e WHERE u.space = ${space} AND u.unit = ${unit};
-    INSERT INTO search_terms (space, term, units, text_units)
-      SELECT u.space, e.key, 1, (e.value ->> 0) > 0
-      FROM search_units u, json_each(u.terms) e WHERE u.space = ${space} AND u.unit = ${unit}
-      ON CONFLICT (space, term) DO UPDATE SET units = units + 1, text_units = text_units + excluded.text_units;
-    UPDATE search_spaces SET units = search_spaces.units + 1, length = search_spaces.length + u.length
-      FROM search_units u WHERE u.space = search_spaces.id AND search_spaces.id = ${space} AND u.unit = ${unit};`;
-}
-
 /** Migration 2 indexes the rows already there, in one pass per table. */
 function searchIndexBackfill(table: "chunks" | "memories", text: string): string {
   return `
-  INSERT INTO search_units (space, unit, length, terms)
-    SELECT space, unit, t ->> '$.length', t ->> '$.terms' FROM
-      (SELECT s.id AS space, r.rowid AS unit, memctx_terms(r.${text}, r.context) AS t
-       FROM ${table} r JOIN search_spaces s ON s.namespace_id = r.namespace_id AND s.corpus = '${table}');
   INSERT INTO search_postings (space, term, unit, tf, tf_context, length)
-    SELECT u.space, e.key, u.unit, e.value ->> 0, e.value ->> 1, u.length
-    FROM search_units u JOIN search_spaces s ON s.id = u.space AND s.corpus = '${table}', json_each(u.terms) e;
+    SELECT s.id, e.key, r.rowid, e.value ->> 0, e.value ->> 1, memctx_terms(r.${text}, r.context) ->> '$.length'
+    FROM ${table} r JOIN search_spaces s ON s.namespace_id = r.namespace_id AND s.corpus = '${table}',
+      json_each(memctx_terms(r.${text}, r.context) ->> '$.terms') e;
+  INSERT INTO search_units (space, unit, length)
+    SELECT s.id, r.rowid, memctx_terms(r.${text}, r.context) ->> '$.length'
+    FROM ${table} r JOIN search_spaces s ON s.namespace_id = r.namespace_id AND s.corpus = '${table}';
   INSERT INTO search_terms (space, term, units, text_units)
     SELECT p.space, p.term, count(*), sum(p.tf > 0)
     FROM search_postings p JOIN search_spaces s ON s.id = p.space AND s.corpus = '${table}'

@@ -38,8 +38,14 @@ export interface Posting {
  * or memories needs it (openDatabase registers it before migrating).
  */
 export function registerSearchFunctions(db: DatabaseSync): void {
-  db.function("memctx_terms", { deterministic: true }, (text, context) => {
-    const [own = [], around = []] = stemTexts([String(text ?? ""), String(context ?? "")]);
+  // A trigger asks for one unit's terms several times in a row (its postings, its frequencies, its
+  // length): the last answer is kept, so the unit is tokenized once.
+  let last: { text: string; context: string; json: string } | null = null;
+  db.function("memctx_terms", { deterministic: true }, (textValue, contextValue) => {
+    const text = String(textValue ?? "");
+    const context = String(contextValue ?? "");
+    if (last && last.text === text && last.context === context) return last.json;
+    const [own = [], around = []] = stemTexts([text, context]);
     const terms: Record<string, [number, number]> = {};
     const count = (stem: string, column: 0 | 1) => {
       const tf = terms[stem] ?? [0, 0];
@@ -48,7 +54,8 @@ export function registerSearchFunctions(db: DatabaseSync): void {
     };
     for (const s of own) count(s, 0);
     for (const s of around) count(s, 1);
-    return JSON.stringify({ length: own.length + around.length, terms });
+    last = { text, context, json: JSON.stringify({ length: own.length + around.length, terms }) };
+    return last.json;
   });
 }
 

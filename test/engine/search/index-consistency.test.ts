@@ -1,0 +1,97 @@
+/**
+ * The search index (search_spaces, search_units, search_postings, search_terms) is kept by
+ * triggers through every write path: inserts, re-processing (chunks replaced), memories'
+ * context updates, forgetting, document deletes (cascades), a namespace moved into another and
+ * deleted. After all of them it must equal the index built from the rows as they are.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { openTestEngine, type TestEngine } from "../memory/harness.js";
+
+let t: TestEngine | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+async function settle(engine: TestEngine, ns: string, count: number) {
+  for (let i = 0; i < 400; i++) {
+    const list = (await engine.call("POST", `/ns/${ns}/list/documents?limit=100`, {})).body.documents as {
+      system: { status: string; dreamingStatus: string };
+    }[];
+    const done = list.filter((d) => d.system.status === "done" && d.system.dreamingStatus === "done").length;
+    if (done >= count) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`${ns}: documents not processed in time`);
+}
+
+describe("the search index", () => {
+  it("equals the index rebuilt from the rows after every kind of write", async () => {
+    t = await openTestEngine({ workers: 1 });
+    const add = (ns: string, id: string, content: string) =>
+      t!.call("POST", `/ns/${ns}/document`, { id, content, dreaming: "instant" });
+    await add(
+      "a",
+      "one",
+      "Alice: I moved to Berlin last year.\nBob: Do you like the city?\nAlice: I love the parks.",
+    );
+    await add("a", "two", "Alice adopted a cat named Miso. Alice plays the cello on Sundays.");
+    await add("b", "one", "Bob works as a nurse in Lisbon and runs every morning.");
+    await settle(t, "a", 2);
+    await settle(t, "b", 1);
+    // Re-processed with new content: its chunks and memories are replaced.
+    await add("a", "one", "Alice: I moved to Munich this spring.\nBob: How is the weather there?");
+    await settle(t, "a", 2);
+    const memories = (await t.call("POST", "/ns/a/list/memories?limit=100", {})).body.memories as {
+      id: string;
+    }[];
+    expect(memories.length).toBeGreaterThan(0);
+    expect((await t.call("DELETE", "/ns/a/memories", { ids: [memories[0]!.id] })).status).toBe(200);
+    expect((await t.call("DELETE", "/ns/a/document", { ids: ["two"] })).body.count).toBe(1);
+    expect((await t.call("DELETE", "/ns/b?moveTo=a")).status).toBe(202);
+    await add("c", "x", "Carol keeps bees.");
+    await settle(t, "c", 1);
+    expect((await t.call("DELETE", "/ns/c")).status).toBe(202);
+    const names = (await t.call("GET", "/namespaces")).body.namespaces.map(
+      (n: { namespace: string }) => n.namespace,
+    );
+    expect(names).toEqual(["a"]);
+
+    const db = t.engine.context.db;
+    const rows = (sql: string) =>
+      db
+        .prepare(sql)
+        .all()
+        .map((r) => ({ ...r }));
+    // Each unit's postings are its text's and context's stems, counted again now.
+    const expected = rows(`
+      SELECT s.id AS space, e.key AS term, r.unit, e.value ->> 0 AS tf, e.value ->> 1 AS tf_context,
+             memctx_terms(r.text, r.context) ->> '$.length' AS length
+      FROM (SELECT namespace_id, rowid AS unit, text, context, 'chunks' AS corpus FROM chunks
+            UNION ALL SELECT namespace_id, rowid, memory, context, 'memories' FROM memories) r
+      JOIN search_spaces s ON s.namespace_id = r.namespace_id AND s.corpus = r.corpus,
+        json_each(memctx_terms(r.text, r.context) ->> '$.terms') e
+      ORDER BY 1, 2, 3`);
+    expect(expected.length).toBeGreaterThan(20);
+    expect(
+      rows("SELECT space, term, unit, tf, tf_context, length FROM search_postings ORDER BY 1, 2, 3"),
+    ).toEqual(expected);
+    expect(
+      rows(`SELECT space, term, units, text_units FROM search_terms WHERE units > 0 ORDER BY 1, 2`),
+    ).toEqual(
+      rows(`SELECT space, term, count(*) AS units, sum(tf > 0) AS text_units FROM search_postings
+            GROUP BY 1, 2 ORDER BY 1, 2`),
+    );
+    expect(rows("SELECT count(*) AS n FROM search_terms WHERE units < 0 OR text_units < 0")).toEqual([
+      { n: 0 },
+    ]);
+    expect(rows("SELECT id AS space, units, length FROM search_spaces WHERE units > 0 ORDER BY 1")).toEqual(
+      rows("SELECT space, count(*) AS units, sum(length) AS length FROM search_units GROUP BY 1 ORDER BY 1"),
+    );
+    // The namespaces deleted left nothing behind.
+    expect(
+      rows(`SELECT count(*) AS n FROM search_spaces s LEFT JOIN namespaces n ON n.id = s.namespace_id
+            WHERE n.id IS NULL`),
+    ).toEqual([{ n: 0 }]);
+  });
+});

@@ -1,8 +1,8 @@
 import type { DatabaseSync } from "node:sqlite";
 import {
   type Posting,
+  postingRows,
   postingsIn,
-  postingsOf,
   type SearchSpace,
   searchSpace,
   unitSpeakers,
@@ -253,20 +253,32 @@ function topVisible(
   at: { scope: Scope; count: number; averageLength: number },
 ): Scored[] {
   if (terms.length === 0) return [];
-  const postings = byStem(
-    postingsOf(
-      db,
-      space,
-      terms.flatMap((t) => t.term.stems),
-    ),
+  const rows = postingRows(
+    db,
+    space,
+    terms.flatMap((t) => t.term.stems),
   );
   const scores = new Map<number, Scored>();
-  for (const { term, idf } of terms) {
-    for (const [unit, hit] of termHits(term, postings)) {
-      const part = termScore(idf, hit, at.averageLength);
-      const s = scores.get(unit);
-      if (s) s.bm25 += part;
-      else scores.set(unit, { rowid: unit, bm25: part, length: hit.length });
+  const add = (unit: number, part: number, length: number) => {
+    const s = scores.get(unit);
+    if (s) s.bm25 += part;
+    else scores.set(unit, { rowid: unit, bm25: part, length });
+  };
+  // One-stem terms (nearly all) score straight from their rows; phrases need their stems together.
+  const idfOf = new Map<string, number>();
+  for (const { term, idf } of terms) if (term.stems.length === 1) idfOf.set(term.stems[0]!, idf);
+  for (const [unit, stem, tf, tfContext, length] of rows) {
+    const idf = idfOf.get(stem);
+    if (idf !== undefined) add(unit, termScore(idf, { tf, tfContext, length }, at.averageLength), length);
+  }
+  const phrases = terms.filter((t) => t.term.stems.length > 1);
+  if (phrases.length > 0) {
+    const postings = byStem(
+      rows.map(([unit, term, tf, tfContext, length]) => ({ unit, term, tf, tfContext, length })),
+    );
+    for (const { term, idf } of phrases) {
+      for (const [unit, hit] of termHits(term, postings))
+        add(unit, termScore(idf, hit, at.averageLength), hit.length);
     }
   }
   const ranked = [...scores.values()].sort((a, b) => b.bm25 - a.bm25 || a.rowid - b.rowid);

@@ -15,13 +15,7 @@ import {
   setDreamingStatus,
 } from "../store/documents.js";
 import { enqueueJob, type JobRow, queuedJobOf, setJobRunAfter } from "../store/jobs.js";
-import {
-  documentMemoryIds,
-  memoryMetadata,
-  recentLiveMemories,
-  releaseDocument,
-  setMemoryContext,
-} from "../store/memories.js";
+import { documentMemoryIds, memoryMetadata, recentLiveMemories, releaseDocument } from "../store/memories.js";
 import { namespaceContexts } from "../store/namespaces.js";
 import { conversationTurns } from "../text/conversation.js";
 import { OfflineExtractor } from "./extract/offline.js";
@@ -322,12 +316,6 @@ export function commitFacts(
       },
       kept,
     );
-    // A new memory gets its source's context and speaker (a merged one keeps its first source's).
-    applied.forEach((a, i) => {
-      const f = kept[i];
-      if (a.outcome !== "merged" && f?.context)
-        setMemoryContext(db, a.memoryId, f.context, f.speaker ?? null);
-    });
     // What an earlier version of the document said and this one no longer does loses it as a source.
     const supported = new Set(
       applied.flatMap((a) => (a.relatedTo ? [a.memoryId, a.relatedTo] : [a.memoryId])),

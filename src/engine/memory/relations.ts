@@ -28,6 +28,8 @@ export type Fact = ExtractedFact & {
   vector?: { model: string; embedding: Float32Array };
   /** Who said the fact's source turn, lowercased (conversations); the dreamer sets it. */
   speaker?: string | null;
+  /** `[day]` and the source turn with the turns around it; the dreamer sets it. */
+  context?: string;
 };
 
 /**
@@ -293,6 +295,9 @@ function applyOne(
     documentId: src.documentId,
     source: fact.source,
     vector: fact.vector,
+    // A new memory gets its source's context and speaker (a merged one keeps its first source's).
+    context: fact.context,
+    speaker: fact.speaker,
   };
 
   if (subject && !base.isInference) {

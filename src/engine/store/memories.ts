@@ -126,6 +126,10 @@ export interface NewMemoryRow {
   parent?: MemoryRow | undefined;
   /** Its embedding, when an embedder is configured. */
   vector?: { model: string; embedding: Float32Array } | undefined;
+  /** `[day]` and its source turn with the turns around it (indexed for search at a lower weight). */
+  context?: string | undefined;
+  /** Who said its source turn, lowercased. */
+  speaker?: string | null | undefined;
 }
 
 export function getMemoryRow(db: Db, namespaceId: string, id: string): MemoryRow | undefined {
@@ -144,8 +148,8 @@ export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
     db,
     `INSERT INTO memories (id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
        version, parent_memory_id, root_memory_id, forget_after, subject, attribute, event_date, document_id,
-       memory_key, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       memory_key, context, speaker, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     id,
     m.namespaceId,
@@ -162,6 +166,8 @@ export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
     m.eventDate,
     m.documentId,
     memoryKey(m.memory),
+    m.context ?? "",
+    m.speaker ?? null,
     t,
     t,
   );
@@ -321,11 +327,6 @@ export function memoriesAbout(db: Db, ids: readonly string[], subject: string): 
       subject,
     ) as { id: string }[]
   ).map((r) => r.id);
-}
-
-/** A memory's text around its source and who said it (search indexes both beside the memory). */
-export function setMemoryContext(db: Db, id: string, context: string, speaker: string | null): void {
-  statement(db, "UPDATE memories SET context = ?, speaker = ? WHERE id = ?").run(context, speaker, id);
 }
 
 /** How many of the namespace's memories hold each stem in their own text. */

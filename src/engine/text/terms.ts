@@ -50,10 +50,8 @@ function tokenizer() {
   return { db: tokenizerDb, insertRow: insertRow!, readStems: readStems!, clearRows: clearRows! };
 }
 
-/**
- * Tokenizes each text with the index's tokenizer: for text i, its stems in order (by token offset).
- */
-export function stemTexts(texts: readonly string[]): string[][] {
+/** Each text's stems in order, by SQLite's own porter unicode61 tokenizer (an FTS5 table in memory). */
+function tokenize(texts: readonly string[]): string[][] {
   const t = tokenizer();
   const out: { term: string; pos: number }[][] = texts.map(() => []);
   t.db.exec("BEGIN");
@@ -67,6 +65,29 @@ export function stemTexts(texts: readonly string[]): string[][] {
     t.db.exec("COMMIT");
   }
   return out.map((list) => list.sort((a, b) => a.pos - b.pos).map((x) => x.term));
+}
+
+/** Each word's stems (usually one) once tokenized: words repeat, so most are never tokenized again. */
+const wordStems = new Map<string, readonly string[]>();
+/** Words remembered at most; past it the memory starts again. */
+const WORD_STEMS_MAX = 200_000;
+
+/**
+ * Tokenizes each text with the index's tokenizer: for text i, its stems in order. Words are cut
+ * here (letters, digits and marks) and each distinct word is stemmed by SQLite's porter
+ * unicode61 tokenizer once, then remembered: the search index's triggers tokenize every unit and
+ * its context, so this is the indexing's hot path.
+ */
+export function stemTexts(texts: readonly string[]): string[][] {
+  const words = texts.map((t) => t.toLowerCase().match(WORD) ?? []);
+  const missing = new Set<string>();
+  for (const list of words) for (const w of list) if (!wordStems.has(w)) missing.add(w);
+  if (missing.size > 0) {
+    const list = [...missing];
+    if (wordStems.size + list.length > WORD_STEMS_MAX) wordStems.clear();
+    tokenize(list).forEach((stems, i) => wordStems.set(list[i]!, stems));
+  }
+  return words.map((list) => list.flatMap((w) => wordStems.get(w) ?? []));
 }
 
 /**

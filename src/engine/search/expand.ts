@@ -110,7 +110,8 @@ const STEM_CACHE_SIZE = 50_000;
 export function expansionTerms(terms: readonly QueryTerm[]): { term: QueryTerm; weight: number }[] {
   const found = expandTerms(terms.map((t) => t.text));
   const missing = found.map((e) => e.term).filter((w) => !stemCache.has(w));
-  stemTexts(missing).forEach((s, i) => stemCache.set(missing[i]!, s));
+  const stemmed = stemTexts(missing);
+  for (let i = 0; i < missing.length; i++) stemCache.set(missing[i]!, stemmed[i] ?? []);
   if (stemCache.size > STEM_CACHE_SIZE) stemCache.clear();
   const stems = found.map((e) => stemCache.get(e.term) ?? stemTexts([e.term])[0] ?? []);
   const seen = new Set(terms.map((t) => t.stems.join(" ")));

@@ -85,7 +85,8 @@ export function stemTexts(texts: readonly string[]): string[][] {
   if (missing.size > 0) {
     const list = [...missing];
     if (wordStems.size + list.length > WORD_STEMS_MAX) wordStems.clear();
-    tokenize(list).forEach((stems, i) => wordStems.set(list[i]!, stems));
+    const stems = tokenize(list);
+    for (let i = 0; i < list.length; i++) wordStems.set(list[i]!, stems[i] ?? []);
   }
   return words.map((list) => list.flatMap((w) => wordStems.get(w) ?? []));
 }

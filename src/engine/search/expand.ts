@@ -99,21 +99,13 @@ export function expandTerms(
     .slice(0, opts.max ?? MAX_EXPANSIONS);
 }
 
-/** Stems of expansions already seen: a query brings up to MAX_EXPANSIONS, mostly seen before. */
-const stemCache = new Map<string, string[]>();
-const STEM_CACHE_SIZE = 50_000;
-
 /**
  * The query's expansions as index terms (stemmed as the index stems), each with its weight, none
  * that stands for a word the query already holds: what lexical search scores beside the query.
  */
 export function expansionTerms(terms: readonly QueryTerm[]): { term: QueryTerm; weight: number }[] {
   const found = expandTerms(terms.map((t) => t.text));
-  const missing = found.map((e) => e.term).filter((w) => !stemCache.has(w));
-  const stemmed = stemTexts(missing);
-  for (let i = 0; i < missing.length; i++) stemCache.set(missing[i]!, stemmed[i] ?? []);
-  if (stemCache.size > STEM_CACHE_SIZE) stemCache.clear();
-  const stems = found.map((e) => stemCache.get(e.term) ?? stemTexts([e.term])[0] ?? []);
+  const stems = stemTexts(found.map((e) => e.term));
   const seen = new Set(terms.map((t) => t.stems.join(" ")));
   const out: { term: QueryTerm; weight: number }[] = [];
   found.forEach((e, i) => {

@@ -19,7 +19,7 @@ Options:
   --port N        port to listen on (default 8787; 0 picks a free one)
   --host HOST     address to bind (default 127.0.0.1)
   --data-dir DIR  data directory (default: MEMCTX_DATA_DIR or the user data directory)
-  --workers N     background processing loops (default 2; 0 leaves processing to other processes)
+  --workers N     processing threads (default 2; 0 leaves processing to other processes)
   -h, --help      show this help
 
 Environment:
@@ -27,7 +27,10 @@ Environment:
   MEMCTX_ALLOW_PRIVATE_NETWORK=1  let URL content reach private and loopback addresses
   MEMCTX_JOB_LEASE_MS             how long a crashed process's job waits before another takes it (30000)
   MEMCTX_SECRET_KEY               key sealing connector secrets at rest (base64 of 32 bytes, or any
-                                  string, hashed to 32 bytes); default: secret.key in the data directory`,
+                                  string, hashed to 32 bytes); default: secret.key in the data directory
+  MEMCTX_THREADS=0                run processing in the serving thread instead of worker threads
+  MEMCTX_EXTRACT_MAX_CHARS        memories come from a document's first N characters (200000)
+  MEMCTX_DOCUMENT_MAX_MEMORIES    most memories one document gives (1000)`,
   async run(argv) {
     const { values } = parseArgs({
       args: argv,

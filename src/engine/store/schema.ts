@@ -385,6 +385,11 @@ export const migrations: readonly string[] = [
     memory_count = (SELECT count(*) FROM memories m
                     WHERE m.namespace_id = namespaces.id AND m.is_latest = 1 AND m.is_forgotten = 0);
   `,
+  // 4: a question's relative dates ("last spring") are read against the namespace's latest
+  // document date: found by an index seek instead of a scan of the namespace's documents.
+  `
+  CREATE INDEX documents_namespace_date ON documents(namespace_id, document_date) WHERE document_date IS NOT NULL;
+  `,
 ];
 
 /**

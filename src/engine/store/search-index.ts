@@ -138,7 +138,12 @@ export function postingsIn(
     `SELECT p.unit, p.term, p.tf, p.tf_context AS tfContext, p.length
      FROM json_each(?) s CROSS JOIN json_each(?) u
      CROSS JOIN search_postings p ON p.space = ? AND p.term = s.value AND p.unit = u.value`,
-  ).all(JSON.stringify([...new Set(stems)]), JSON.stringify(units), space) as unknown as Posting[];
+  ).all(
+    JSON.stringify([...new Set(stems)]),
+    // In key order, so that each stem's look-ups walk its postings forwards.
+    JSON.stringify([...units].sort((a, b) => a - b)),
+    space,
+  ) as unknown as Posting[];
 }
 
 const TABLE: Record<Corpus, string> = { chunks: "chunks", memories: "memories" };

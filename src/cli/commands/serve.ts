@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
-import { defaultDataDir } from "../../engine/data-dir.js";
 import { VERSION } from "../../version.js";
 import { describeModels } from "../backend.js";
 import { CliError } from "../cli-error.js";
+import { serverOptions } from "../server-options.js";
 import type { Command } from "./command.js";
 
 export const serve: Command = {
@@ -41,16 +41,7 @@ Environment:
         workers: { type: "string" },
       },
     });
-    const port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError("--port must be 0 to 65535");
-    const workers = values.workers === undefined ? undefined : Number(values.workers);
-    if (workers !== undefined && (!Number.isInteger(workers) || workers < 0)) {
-      throw new CliError("--workers must be a whole number, 0 or more");
-    }
-    const dataDir = values["data-dir"] ?? defaultDataDir();
-    const apiKey = process.env.MEMCTX_API_KEY || undefined;
-    if (apiKey !== undefined && apiKey.length < 8)
-      throw new CliError("MEMCTX_API_KEY must be at least 8 characters");
+    const { port, workers, dataDir, apiKey } = serverOptions(values);
     // Loaded here, not at the top: `memctx --help` must not load node:sqlite (older Node lacks it).
     const { startServer } = await import("../../engine/server.js");
     const server = await startServer({ port, host: values.host, dataDir, workers, apiKey }).catch((err) => {

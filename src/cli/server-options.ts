@@ -1,0 +1,29 @@
+import { defaultDataDir } from "../engine/data-dir.js";
+import { CliError } from "./cli-error.js";
+
+/** What `memctx serve` and `memctx ui` both take: where to listen, how many processing threads, which data. */
+export interface ServerOptions {
+  port: number;
+  workers: number | undefined;
+  dataDir: string;
+  /** MEMCTX_API_KEY, registered for the local organization. */
+  apiKey: string | undefined;
+}
+
+/** Checks the shared options of the commands that start the engine's HTTP server. */
+export function serverOptions(values: {
+  port: string;
+  workers?: string | undefined;
+  "data-dir"?: string | undefined;
+}): ServerOptions {
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError("--port must be 0 to 65535");
+  const workers = values.workers === undefined ? undefined : Number(values.workers);
+  if (workers !== undefined && (!Number.isInteger(workers) || workers < 0)) {
+    throw new CliError("--workers must be a whole number, 0 or more");
+  }
+  const apiKey = process.env.MEMCTX_API_KEY || undefined;
+  if (apiKey !== undefined && apiKey.length < 8)
+    throw new CliError("MEMCTX_API_KEY must be at least 8 characters");
+  return { port, workers, dataDir: values["data-dir"] ?? defaultDataDir(), apiKey };
+}

@@ -39,17 +39,22 @@ async function indexed(key: string, namespace: string, count: number): Promise<v
   }
 }
 
+/** A lexical-only engine (no vectors, no memories) on a fresh data directory. */
+async function openLexicalEngine(): Promise<void> {
+  dir = tempDir("memctx-review-");
+  engine = await openEngine({
+    dataDir: dir.path,
+    apiKey: TEST_KEY,
+    workers: 1,
+    embedder: null,
+    dreamer: noDreaming,
+    log: () => {},
+  });
+}
+
 describe("search across organizations", () => {
   it("answers the same similarity whatever another organization stores", async () => {
-    dir = tempDir("memctx-review-");
-    engine = await openEngine({
-      dataDir: dir.path,
-      apiKey: TEST_KEY,
-      workers: 1,
-      embedder: null,
-      dreamer: noDreaming,
-      log: () => {},
-    });
+    await openLexicalEngine();
     const docs = [
       "The quokka project ships in May with the new billing pipeline.",
       "Lunch on Friday is at the Italian place near the station.",
@@ -79,15 +84,7 @@ describe("search across organizations", () => {
   });
 
   it("answers the same similarity whatever another namespace of the organization stores", async () => {
-    dir = tempDir("memctx-review-");
-    engine = await openEngine({
-      dataDir: dir.path,
-      apiKey: TEST_KEY,
-      workers: 1,
-      embedder: null,
-      dreamer: noDreaming,
-      log: () => {},
-    });
+    await openLexicalEngine();
     const docs = ["The quokka project ships in May.", "The billing pipeline needs a review."];
     for (const content of docs) await call("POST", "/ns/team-a/document", TEST_KEY, { content });
     await indexed(TEST_KEY, "team-a", docs.length);

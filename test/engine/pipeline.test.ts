@@ -117,7 +117,13 @@ describe("the processing pipeline", () => {
     const read = await ns.documents.get("n", { include: ["chunks"] });
     expect(doc.id).toBe(first.id);
     expect(read.chunks?.map((c) => c.content)).toEqual(["New version of the note."]);
-    expect(count(e, "SELECT count(*) AS n FROM search_postings WHERE term = 'old'")).toBe(0);
+    expect(
+      count(
+        e,
+        `SELECT (SELECT count(*) FROM search_text_postings WHERE term = 'old')
+              + (SELECT count(*) FROM search_context_postings WHERE term = 'old') AS n`,
+      ),
+    ).toBe(0);
   });
 
   it("calls the dreamer after indexing, and runs beforeIndexed's work in the transaction that marks done", async () => {

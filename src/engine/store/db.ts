@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { registerFilterFunction } from "./filter.js";
 import { migrate } from "./schema.js";
-import { registerSearchFunctions } from "./search-index.js";
+import { indexPending, registerSearchFunctions } from "./search-index.js";
 import { useSecretKey } from "./secrets.js";
 
 export type Db = DatabaseSync;
@@ -56,18 +56,22 @@ export function openDatabase(dataDir: string): Db {
   db.exec("PRAGMA wal_autocheckpoint = 10000");
   registerSearchFunctions(db);
   migrate(db);
+  // Units a migration queued (or a process left queued when it stopped) are indexed before use.
+  transaction(db, () => {});
   return db;
 }
 
 /**
  * Runs `fn` in one write transaction (BEGIN IMMEDIATE takes the write lock up front, so two
- * processes never deadlock upgrading a read lock). `fn` must be synchronous.
+ * processes never deadlock upgrading a read lock). `fn` must be synchronous. The chunks and memories
+ * it wrote are indexed for search before it commits (store/search-index.ts indexPending).
  */
 export function transaction<T>(db: Db, fn: () => T): T {
   if (db.isTransaction) return fn();
   db.exec("BEGIN IMMEDIATE");
   try {
     const out = fn();
+    indexPending(db);
     db.exec("COMMIT");
     return out;
   } catch (err) {

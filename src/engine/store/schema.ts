@@ -8,7 +8,7 @@ import type { DatabaseSync } from "node:sqlite";
  * - service ids are prefixed random strings (doc_, chk_, mem_, ns_, org_, key_, con_, run_);
  *   times are ISO strings from `new Date().toISOString()` (they sort as text);
  * - searched tables (chunks, memories) declare `rowid INTEGER PRIMARY KEY` explicitly, so rowids
- *   survive VACUUM; the search index (search_*, migration 2) is kept in sync by triggers, one
+ *   survive VACUUM; the search index (search_*, migrations 2 and 5) is kept in sync by triggers, one
  *   space per namespace and corpus, so no statistic crosses namespaces; a unit's `context` (the
  *   turns around it) is indexed apart from its own text;
  * - vectors are Float32 BLOBs keyed by the owner's rowid and deleted with it;
@@ -390,6 +390,81 @@ export const migrations: readonly string[] = [
   `
   CREATE INDEX documents_namespace_date ON documents(namespace_id, document_date) WHERE document_date IS NOT NULL;
   `,
+  // 5: contexts indexed once. A memory's context is the turns around its source, so the memories
+  // of one document mostly share one context: migration 2 posted it again for each (a hundred
+  // postings per memory, of which about 16 were its own text), and ingest spent most of its time
+  // there. Now each distinct context of a space is posted once (search_contexts and their
+  // postings) and units point to theirs; scores are unchanged. Writes queue their units in
+  // search_pending, and the index takes a transaction's units in one pass when it commits
+  // (store/search-index.ts indexPending), one upsert per stem instead of one per unit and stem.
+  `
+  DROP TRIGGER chunks_search_insert;
+  DROP TRIGGER chunks_search_delete;
+  DROP TRIGGER chunks_search_update;
+  DROP TRIGGER memories_search_insert;
+  DROP TRIGGER memories_search_delete;
+  DROP TRIGGER memories_search_update;
+  DROP TABLE search_postings;
+  DROP TABLE search_terms;
+  DROP TABLE search_units;
+  UPDATE search_spaces SET units = 0, length = 0;
+
+  -- A distinct context (by its sha1) of a space, the units pointing to it, and its length in tokens.
+  CREATE TABLE search_contexts (
+    id      INTEGER PRIMARY KEY,
+    space   INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
+    hash    TEXT NOT NULL,
+    members INTEGER NOT NULL,
+    length  INTEGER NOT NULL,
+    UNIQUE (space, hash)
+  );
+  -- A unit's length in tokens (its text and its context) and its context.
+  CREATE TABLE search_units (
+    space   INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
+    unit    INTEGER NOT NULL,                           -- the chunk's or memory's rowid
+    length  INTEGER NOT NULL,
+    context INTEGER NOT NULL,                           -- search_contexts.id
+    PRIMARY KEY (space, unit)
+  ) WITHOUT ROWID;
+  CREATE INDEX search_units_context ON search_units(context);
+  -- Postings of units' own text, clustered by space and stem.
+  CREATE TABLE search_text_postings (
+    space  INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
+    term   TEXT NOT NULL,
+    unit   INTEGER NOT NULL,
+    tf     INTEGER NOT NULL,
+    length INTEGER NOT NULL,                            -- the unit's, so BM25 scores a list in one pass
+    PRIMARY KEY (space, term, unit)
+  ) WITHOUT ROWID;
+  -- Postings of contexts: a unit's occurrences in its context are its context's.
+  CREATE TABLE search_context_postings (
+    space   INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
+    term    TEXT NOT NULL,
+    context INTEGER NOT NULL,
+    tf      INTEGER NOT NULL,
+    PRIMARY KEY (space, term, context)
+  ) WITHOUT ROWID;
+  -- Document frequencies per space: units holding the stem anywhere, and in their own text.
+  CREATE TABLE search_terms (
+    space      INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
+    term       TEXT NOT NULL,
+    units      INTEGER NOT NULL,
+    text_units INTEGER NOT NULL,
+    PRIMARY KEY (space, term)
+  ) WITHOUT ROWID;
+  -- Units written and not yet indexed (until their transaction commits, or the next one).
+  CREATE TABLE search_pending (
+    space INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
+    unit  INTEGER NOT NULL,
+    PRIMARY KEY (space, unit)
+  ) WITHOUT ROWID;
+  ${pendingIndexTriggers("chunks", "text", "namespace_id, content, label, context")}
+  ${pendingIndexTriggers("memories", "memory", "namespace_id, memory, context")}
+  INSERT INTO search_pending (space, unit)
+    SELECT s.id, c.rowid FROM chunks c JOIN search_spaces s ON s.namespace_id = c.namespace_id AND s.corpus = 'chunks';
+  INSERT INTO search_pending (space, unit)
+    SELECT s.id, m.rowid FROM memories m JOIN search_spaces s ON s.namespace_id = m.namespace_id AND s.corpus = 'memories';
+  `,
 ];
 
 /**
@@ -453,6 +528,47 @@ function searchIndexBackfill(table: "chunks" | "memories", text: string): string
   UPDATE search_spaces SET units = x.n, length = x.l
     FROM (SELECT space, count(*) AS n, sum(length) AS l FROM search_units GROUP BY space) x
     WHERE x.space = search_spaces.id AND search_spaces.corpus = '${table}';`;
+}
+
+/**
+ * Migration 5's triggers. A written unit is queued in search_pending (indexed at commit, see
+ * store/search-index.ts); a deleted or changed one leaves the index at once. Tokenizing is
+ * JavaScript's: memctx_terms(text, context) gives the old row's stems again rather than the index
+ * storing them. Frozen with migration 5: later changes are new steps.
+ */
+function pendingIndexTriggers(table: "chunks" | "memories", text: string, columns: string): string {
+  const space = (row: "new" | "old") =>
+    `(SELECT id FROM search_spaces WHERE namespace_id = ${row}.namespace_id AND corpus = '${table}')`;
+  const unit = `(SELECT context FROM search_units WHERE space = ${space("old")} AND unit = old.rowid)`;
+  const stems = `json_each(memctx_terms(old.${text}, old.context) ->> '$.terms')`;
+  const add = `
+    INSERT INTO search_spaces (namespace_id, corpus) VALUES (new.namespace_id, '${table}')
+      ON CONFLICT (namespace_id, corpus) DO NOTHING;
+    INSERT INTO search_pending (space, unit) VALUES (${space("new")}, new.rowid) ON CONFLICT DO NOTHING;`;
+  // Only an indexed unit (in search_units) changes the statistics; a pending one is just dequeued.
+  const remove = `
+    UPDATE search_spaces SET units = search_spaces.units - 1, length = search_spaces.length - u.length
+      FROM search_units u WHERE u.space = search_spaces.id AND search_spaces.id = ${space("old")} AND u.unit = old.rowid;
+    UPDATE search_terms SET units = units - 1 WHERE space = ${space("old")} AND ${unit} IS NOT NULL
+      AND term IN (SELECT e.key FROM ${stems} e);
+    UPDATE search_terms SET text_units = text_units - 1 WHERE space = ${space("old")} AND ${unit} IS NOT NULL
+      AND term IN (SELECT e.key FROM ${stems} e WHERE (e.value ->> 0) > 0);
+    DELETE FROM search_text_postings WHERE space = ${space("old")} AND unit = old.rowid AND term IN
+      (SELECT e.key FROM ${stems} e WHERE (e.value ->> 0) > 0);
+    UPDATE search_contexts SET members = members - 1 WHERE id = ${unit};
+    DELETE FROM search_context_postings WHERE space = ${space("old")} AND context = ${unit}
+      AND (SELECT members FROM search_contexts WHERE id = ${unit}) = 0
+      AND term IN (SELECT e.key FROM ${stems} e WHERE (e.value ->> 1) > 0);
+    DELETE FROM search_contexts WHERE id = ${unit} AND members = 0;
+    DELETE FROM search_units WHERE space = ${space("old")} AND unit = old.rowid;
+    DELETE FROM search_pending WHERE space = ${space("old")} AND unit = old.rowid;`;
+  return `
+  CREATE TRIGGER ${table}_search_insert AFTER INSERT ON ${table} BEGIN ${add}
+  END;
+  CREATE TRIGGER ${table}_search_delete AFTER DELETE ON ${table} BEGIN ${remove}
+  END;
+  CREATE TRIGGER ${table}_search_update AFTER UPDATE OF ${columns} ON ${table} BEGIN ${remove} ${add}
+  END;`;
 }
 
 export const SCHEMA_VERSION = migrations.length;

@@ -1,9 +1,12 @@
+import { createHash } from "node:crypto";
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { stemTexts } from "../text/terms.js";
+import { transaction } from "./db.js";
 import { statement } from "./statements.js";
 
 /**
- * The search index of migration 2, read side, and the tokenizer its triggers call. One space per
+ * The search index (migrations 2 and 5): its reads, the indexing of the units written, and the
+ * tokenizer its triggers call. One space per
  * namespace and corpus: every statistic a score uses (units, average length, document
  * frequencies) is the namespace's own, and a query reads only its own namespace's postings.
  */
@@ -60,11 +63,21 @@ export function registerSearchFunctions(db: DatabaseSync): void {
 }
 
 export function searchSpace(db: DatabaseSync, namespaceId: string, corpus: Corpus): SearchSpace | null {
-  const row = statement(
+  const find = statement(
     db,
     "SELECT id, units, length FROM search_spaces WHERE namespace_id = ? AND corpus = ?",
-  ).get(namespaceId, corpus) as SearchSpace | undefined;
-  return row ?? null;
+  );
+  const row = find.get(namespaceId, corpus) as SearchSpace | undefined;
+  if (!row) return null;
+  // A unit written outside a transaction waits for the next one: index it now rather than miss it.
+  if (
+    !db.isTransaction &&
+    statement(db, "SELECT 1 FROM search_pending WHERE space = ? LIMIT 1").get(row.id)
+  ) {
+    transaction(db, () => {});
+    return find.get(namespaceId, corpus) as unknown as SearchSpace;
+  }
+  return row;
 }
 
 /**
@@ -88,22 +101,13 @@ export function unitsHolding(
   return out;
 }
 
-/**
- * Every posting of the stems in the space (with `textOnly`, those in units' own text). Its cost is
- * the stems' document frequencies in this namespace, whatever the rest of the database holds.
- */
-export function postingsOf(
-  db: DatabaseSync,
-  space: number,
-  stems: readonly string[],
-  textOnly = false,
-): Posting[] {
+/** Postings of the stems in units' own text only (tfContext 0). */
+function textPostings(db: DatabaseSync, space: number, stems: readonly string[]): Posting[] {
   if (stems.length === 0) return [];
   return statement(
     db,
-    `SELECT p.unit, p.term, p.tf, p.tf_context AS tfContext, p.length
-     FROM json_each(?) j CROSS JOIN search_postings p ON p.space = ? AND p.term = j.value
-     ${textOnly ? "WHERE p.tf > 0" : ""}`,
+    `SELECT p.unit, p.term, p.tf, 0 AS tfContext, p.length
+     FROM json_each(?) j CROSS JOIN search_text_postings p ON p.space = ? AND p.term = j.value`,
   ).all(JSON.stringify([...new Set(stems)]), space) as unknown as Posting[];
 }
 
@@ -113,13 +117,23 @@ export function postingsOf(
  */
 export type PostingRow = [unit: number, term: string, tf: number, tfContext: number, length: number];
 
-/** postingsOf's postings as rows of values, for scoring many at once. */
+/**
+ * Every posting of the stems in the space, as rows of values: a unit's own-text posting and its
+ * context's posting of a stem are one row. Its cost is the stems' document frequencies in this
+ * namespace, whatever the rest of the database holds.
+ */
 export function postingRows(db: DatabaseSync, space: number, stems: readonly string[]): PostingRow[] {
   if (stems.length === 0) return [];
   const st = statement(
     db,
-    `SELECT p.unit, p.term, p.tf, p.tf_context, p.length
-     FROM json_each(?) j CROSS JOIN search_postings p ON p.space = ? AND p.term = j.value`,
+    `SELECT unit, term, sum(tf), sum(tf_context), max(length) FROM (
+       SELECT p.unit, p.term, p.tf, 0 AS tf_context, p.length
+       FROM json_each(?1) j CROSS JOIN search_text_postings p ON p.space = ?2 AND p.term = j.value
+       UNION ALL
+       SELECT u.unit, c.term, 0, c.tf, u.length
+       FROM json_each(?1) j CROSS JOIN search_context_postings c ON c.space = ?2 AND c.term = j.value
+       CROSS JOIN search_units u ON u.context = c.context
+     ) GROUP BY term, unit`,
   );
   st.setReturnArrays(true);
   return st.all(JSON.stringify([...new Set(stems)]), space) as unknown as PostingRow[];
@@ -135,15 +149,150 @@ export function postingsIn(
   if (units.length === 0 || stems.length === 0) return [];
   return statement(
     db,
-    `SELECT p.unit, p.term, p.tf, p.tf_context AS tfContext, p.length
-     FROM json_each(?) s CROSS JOIN json_each(?) u
-     CROSS JOIN search_postings p ON p.space = ? AND p.term = s.value AND p.unit = u.value`,
+    `SELECT unit, term, sum(tf) AS tf, sum(tf_context) AS tfContext, max(length) AS length FROM (
+       SELECT p.unit, p.term, p.tf, 0 AS tf_context, p.length
+       FROM json_each(?1) s CROSS JOIN json_each(?2) x
+       CROSS JOIN search_text_postings p ON p.space = ?3 AND p.term = s.value AND p.unit = x.value
+       UNION ALL
+       SELECT u.unit, c.term, 0, c.tf, u.length
+       FROM json_each(?2) x CROSS JOIN search_units u ON u.space = ?3 AND u.unit = x.value
+       CROSS JOIN json_each(?1) s
+       CROSS JOIN search_context_postings c ON c.space = ?3 AND c.term = s.value AND c.context = u.context
+     ) GROUP BY term, unit`,
   ).all(
     JSON.stringify([...new Set(stems)]),
     // In key order, so that each stem's look-ups walk its postings forwards.
     JSON.stringify([...units].sort((a, b) => a - b)),
     space,
   ) as unknown as Posting[];
+}
+
+/** Units indexed per pass of indexPending (a bound on the memory one pass holds). */
+const INDEX_PASS_UNITS = 2_000;
+
+/**
+ * Indexes the units queued in search_pending (of `space`, or all), inside the caller's write
+ * transaction: store/db.ts `transaction` calls it before every commit, so what a transaction
+ * writes is searchable when it commits. A pass takes many units at once: each distinct context
+ * is tokenized and posted once, and each stem's frequencies get one upsert, whatever the number of
+ * units holding it.
+ */
+export function indexPending(db: DatabaseSync, space?: number): void {
+  for (;;) {
+    const pending = statement(
+      db,
+      `SELECT p.space, p.unit, s.corpus FROM search_pending p JOIN search_spaces s ON s.id = p.space
+       WHERE ?1 IS NULL OR p.space = ?1 ORDER BY p.space, p.unit LIMIT ${INDEX_PASS_UNITS}`,
+    ).all(space ?? null) as { space: number; unit: number; corpus: Corpus }[];
+    if (pending.length === 0) return;
+    const bySpace = new Map<number, { corpus: Corpus; units: number[] }>();
+    for (const p of pending) {
+      const s = bySpace.get(p.space) ?? { corpus: p.corpus, units: [] };
+      s.units.push(p.unit);
+      bySpace.set(p.space, s);
+    }
+    for (const [id, { corpus, units }] of bySpace) indexUnits(db, id, corpus, units);
+    statement(
+      db,
+      `DELETE FROM search_pending WHERE (space, unit) IN
+         (SELECT j.value ->> 0, j.value ->> 1 FROM json_each(?) j)`,
+    ).run(JSON.stringify(pending.map((p) => [p.space, p.unit])));
+  }
+}
+
+const TEXT_COLUMN: Record<Corpus, string> = { chunks: "text", memories: "memory" };
+
+/** Adds units of one space to the index (their rows as they are now; a unit since deleted is skipped). */
+function indexUnits(db: DatabaseSync, space: number, corpus: Corpus, units: readonly number[]): void {
+  const rows = statement(
+    db,
+    `SELECT t.rowid AS unit, t.${TEXT_COLUMN[corpus]} AS text, t.context FROM json_each(?) j
+     CROSS JOIN ${TABLE[corpus]} t ON t.rowid = j.value`,
+  ).all(JSON.stringify(units)) as { unit: number; text: string | null; context: string | null }[];
+  if (rows.length === 0) return;
+  const findContext = statement(db, "SELECT id, length FROM search_contexts WHERE space = ? AND hash = ?");
+  const newContext = statement(
+    db,
+    "INSERT INTO search_contexts (space, hash, members, length) VALUES (?, ?, 0, ?) RETURNING id",
+  );
+  /** Each distinct context of the pass: its id, stems (with counts), length and new members. */
+  const contexts = new Map<
+    string,
+    { id: number; stems: Map<string, number>; length: number; members: number }
+  >();
+  const texts = stemTexts(rows.map((r) => r.text ?? ""));
+  const frequencies = new Map<string, [units: number, textUnits: number]>();
+  const unitRows: [number, number, number][] = [];
+  const textRows: [string, number, number, number][] = [];
+  const contextRows: [string, number, number][] = [];
+  let length = 0;
+  rows.forEach((row, i) => {
+    const contextText = row.context ?? "";
+    const hash = createHash("sha1").update(contextText).digest("base64url");
+    let context = contexts.get(hash);
+    if (!context) {
+      const stems = counts(stemTexts([contextText])[0] ?? []);
+      const contextLength = [...stems.values()].reduce((a, b) => a + b, 0);
+      const known = findContext.get(space, hash) as { id: number; length: number } | undefined;
+      const id = known?.id ?? (newContext.get(space, hash, contextLength) as { id: number }).id;
+      if (!known) for (const [stem, tf] of stems) contextRows.push([stem, id, tf]);
+      context = { id, stems, length: contextLength, members: 0 };
+      contexts.set(hash, context);
+    }
+    context.members++;
+    const own = counts(texts[i] ?? []);
+    const unitLength = (texts[i]?.length ?? 0) + context.length;
+    length += unitLength;
+    unitRows.push([row.unit, unitLength, context.id]);
+    for (const [stem, tf] of own) textRows.push([stem, row.unit, tf, unitLength]);
+    for (const stem of new Set([...own.keys(), ...context.stems.keys()])) {
+      const f = frequencies.get(stem) ?? [0, 0];
+      f[0]++;
+      if (own.has(stem)) f[1]++;
+      frequencies.set(stem, f);
+    }
+  });
+  const insert = (sql: string, values: unknown[]) => {
+    if (values.length > 0) statement(db, sql).run(JSON.stringify(values), space);
+  };
+  insert(
+    `INSERT INTO search_units (space, unit, length, context)
+     SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?1) j`,
+    unitRows,
+  );
+  insert(
+    `INSERT INTO search_text_postings (space, term, unit, tf, length)
+     SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?1) j`,
+    textRows,
+  );
+  insert(
+    `INSERT INTO search_context_postings (space, term, context, tf)
+     SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?1) j`,
+    contextRows,
+  );
+  insert(
+    `UPDATE search_contexts SET members = members + (j.value ->> 1) FROM json_each(?1) j
+     WHERE search_contexts.id = j.value ->> 0 AND search_contexts.space = ?2`,
+    [...contexts.values()].map((c) => [c.id, c.members]),
+  );
+  insert(
+    `INSERT INTO search_terms (space, term, units, text_units)
+     SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?1) j WHERE true
+     ON CONFLICT (space, term) DO UPDATE SET units = units + excluded.units, text_units = text_units + excluded.text_units`,
+    [...frequencies].map(([stem, [n, t]]) => [stem, n, t]),
+  );
+  statement(db, "UPDATE search_spaces SET units = units + ?, length = length + ? WHERE id = ?").run(
+    rows.length,
+    length,
+    space,
+  );
+}
+
+/** Each stem's count in a list of stems. */
+function counts(stems: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of stems) out.set(s, (out.get(s) ?? 0) + 1);
+  return out;
 }
 
 const TABLE: Record<Corpus, string> = { chunks: "chunks", memories: "memories" };
@@ -196,7 +345,7 @@ export function memoriesHolding<Row = { id: string; memory: string }>(
 ): Row[] {
   const space = searchSpace(db, namespaceId, "memories");
   if (!space || stems.length === 0) return [];
-  const postings = postingsOf(db, space.id, stems, true);
+  const postings = textPostings(db, space.id, stems);
   const units = new Map<string, number>();
   for (const p of postings) units.set(p.term, (units.get(p.term) ?? 0) + 1);
   const score = new Map<number, number>();

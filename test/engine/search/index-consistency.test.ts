@@ -1,6 +1,6 @@
 /**
- * The search index (search_spaces, search_units, search_postings, search_terms) is kept by
- * triggers through every write path: inserts, re-processing (chunks replaced), memories'
+ * The search index (search_spaces, search_units, search_contexts, their postings, search_terms) is
+ * kept by triggers and the indexing at commit through every write path: inserts, re-processing (chunks replaced), memories'
  * context updates, forgetting, document deletes (cascades), a namespace moved into another and
  * deleted. After all of them it must equal the index built from the rows as they are.
  */
@@ -73,15 +73,30 @@ describe("the search index", () => {
         json_each(memctx_terms(r.text, r.context) ->> '$.terms') e
       ORDER BY 1, 2, 3`);
     expect(expected.length).toBeGreaterThan(20);
-    expect(
-      rows("SELECT space, term, unit, tf, tf_context, length FROM search_postings ORDER BY 1, 2, 3"),
-    ).toEqual(expected);
+    // A unit's postings: its own text's, and its context's (posted once per distinct context).
+    const postings = `
+      SELECT space, term, unit, sum(tf) AS tf, sum(tf_context) AS tf_context, max(length) AS length FROM (
+        SELECT space, term, unit, tf, 0 AS tf_context, length FROM search_text_postings
+        UNION ALL
+        SELECT c.space, c.term, u.unit, 0, c.tf, u.length
+        FROM search_context_postings c JOIN search_units u ON u.context = c.context
+      ) GROUP BY 1, 2, 3`;
+    expect(rows(`${postings} ORDER BY 1, 2, 3`)).toEqual(expected);
     expect(
       rows(`SELECT space, term, units, text_units FROM search_terms WHERE units > 0 ORDER BY 1, 2`),
     ).toEqual(
-      rows(`SELECT space, term, count(*) AS units, sum(tf > 0) AS text_units FROM search_postings
+      rows(`SELECT space, term, count(*) AS units, sum(tf > 0) AS text_units FROM (${postings})
             GROUP BY 1, 2 ORDER BY 1, 2`),
     );
+    // Every context is posted once and counts the units pointing to it; none is left unused.
+    expect(rows("SELECT id, members FROM search_contexts ORDER BY 1")).toEqual(
+      rows("SELECT context AS id, count(*) AS members FROM search_units GROUP BY 1 ORDER BY 1"),
+    );
+    expect(
+      rows(`SELECT count(*) AS n FROM search_context_postings p
+            LEFT JOIN search_contexts c ON c.id = p.context WHERE c.id IS NULL`),
+    ).toEqual([{ n: 0 }]);
+    expect(rows("SELECT count(*) AS n FROM search_pending")).toEqual([{ n: 0 }]);
     expect(rows("SELECT count(*) AS n FROM search_terms WHERE units < 0 OR text_units < 0")).toEqual([
       { n: 0 },
     ]);

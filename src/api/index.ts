@@ -5,6 +5,8 @@ export * from "./endpoints.js";
 export * from "./errors.js";
 export * from "./filter.js";
 export * from "./limits.js";
+export * from "./legacy.js";
+export * from "./legacy-filter.js";
 export * from "./lists.js";
 export * from "./memories.js";
 export * from "./namespaces.js";

@@ -19,8 +19,13 @@ export const LegacyCondition = z.strictObject({
   key: z
     .string()
     .min(1, "key must not be empty")
-    .regex(FILTER_FIELD_PATTERN, "key must match ^[a-zA-Z0-9_.-]+$ (a metadata key, or source, type, documentId)"),
-  value: z.union([z.string(), z.number(), z.boolean()], { error: "value must be a string, number or boolean" }),
+    .regex(
+      FILTER_FIELD_PATTERN,
+      "key must match ^[a-zA-Z0-9_.-]+$ (a metadata key, or source, type, documentId)",
+    ),
+  value: z.union([z.string(), z.number(), z.boolean()], {
+    error: "value must be a string, number or boolean",
+  }),
   /** Default `metadata`: equality on a metadata key. */
   filterType: LegacyFilterType.optional(),
   negate: z.boolean().optional(),
@@ -85,19 +90,29 @@ function leafOf(c: LegacyCondition, at: (string | number)[], issues: Issue[]): F
     case "metadata":
       return { field: c.key, operator: negate ? "neq" : "eq", value: c.value, ...caseSensitive };
     case "numeric": {
-      const n = typeof c.value === "number" ? c.value : typeof c.value === "string" ? Number(c.value) : Number.NaN;
-      if (typeof c.value === "string" && c.value.trim() === "") return fail("value", "value must be a number for filterType numeric");
+      const n =
+        typeof c.value === "number" ? c.value : typeof c.value === "string" ? Number(c.value) : Number.NaN;
+      if (typeof c.value === "string" && c.value.trim() === "")
+        return fail("value", "value must be a number for filterType numeric");
       if (!Number.isFinite(n)) return fail("value", "value must be a number for filterType numeric");
       const op = c.numericOperator ?? "=";
       return { field: c.key, operator: NUMERIC[negate ? NEGATED[op] : op], value: n };
     }
     case "array_contains":
-      if (c.ignoreCase === true) return fail("ignoreCase", "ignoreCase is not supported with filterType array_contains");
-      if (typeof c.value !== "string") return fail("value", "value must be a string for filterType array_contains");
+      if (c.ignoreCase === true)
+        return fail("ignoreCase", "ignoreCase is not supported with filterType array_contains");
+      if (typeof c.value !== "string")
+        return fail("value", "value must be a string for filterType array_contains");
       return { field: c.key, operator: negate ? "arrayNotContains" : "arrayContains", value: c.value };
     case "string_contains":
-      if (typeof c.value !== "string") return fail("value", "value must be a string for filterType string_contains");
-      return { field: c.key, operator: negate ? "notContains" : "contains", value: c.value, ...caseSensitive };
+      if (typeof c.value !== "string")
+        return fail("value", "value must be a string for filterType string_contains");
+      return {
+        field: c.key,
+        operator: negate ? "notContains" : "contains",
+        value: c.value,
+        ...caseSensitive,
+      };
   }
 }
 

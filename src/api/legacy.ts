@@ -153,9 +153,7 @@ export const ConversationMessage = z.strictObject({
     error: "content must be a string or an array of parts",
   }),
   name: z.string().optional(),
-  tool_calls: z
-    .array(z.looseObject({ function: z.looseObject({ name: z.string() }).optional() }))
-    .optional(),
+  tool_calls: z.array(z.looseObject({ function: z.looseObject({ name: z.string() }).optional() })).optional(),
   tool_call_id: z.string().optional(),
 });
 export type ConversationMessage = z.infer<typeof ConversationMessage>;
@@ -260,7 +258,9 @@ export const ForgetMatchingBody = z
       .optional(),
     dryRun: z.boolean().default(false),
     threshold: Threshold("threshold").default(LEGACY_FORGET_MATCHING_THRESHOLD_DEFAULT),
-    maxForget: bodyInt("maxForget", 1, LEGACY_FORGET_MATCHING_MAX).default(LEGACY_FORGET_MATCHING_MAX_DEFAULT),
+    maxForget: bodyInt("maxForget", 1, LEGACY_FORGET_MATCHING_MAX).default(
+      LEGACY_FORGET_MATCHING_MAX_DEFAULT,
+    ),
     reason: z.string().optional(),
   })
   .refine((b) => (b.query === undefined) !== (b.ids === undefined), {

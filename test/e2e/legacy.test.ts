@@ -3,7 +3,7 @@
  * writes is what the v5 API reads (they are translations onto the same services).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConflictError, type MemoryClient, MemoryClient as Client } from "../../src/client/index.js";
+import { MemoryClient as Client, ConflictError, type MemoryClient } from "../../src/client/index.js";
 import { createKey } from "../../src/engine/store/organizations.js";
 import {
   type ServeChild,
@@ -31,13 +31,19 @@ afterAll(async () => {
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field below
 type Json = any;
-async function call(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; json: Json }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  key?: string,
+): Promise<{ status: number; json: Json }> {
   const res = await server.call(method, path, { body, ...(key ? { key } : {}) });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
 }
 
-const namespaceNames = async () => (await client.namespaces.list({ limit: 100 })).namespaces.map((n) => n.namespace);
+const namespaceNames = async () =>
+  (await client.namespaces.list({ limit: 100 })).namespaces.map((n) => n.namespace);
 
 describe("v3 documents", () => {
   it("adds a document with containerTag and customId, reads it by either id, with its chunks, as v5 does", async () => {
@@ -72,13 +78,25 @@ describe("v3 documents", () => {
     expect(chunks.json.documentId).toBe(added.json.id);
     expect(chunks.json.total).toBe(v5.chunks?.length);
     expect(chunks.json.chunks.map((c: Json) => c.id)).toEqual(v5.chunks?.map((c) => c.id));
-    expect(chunks.json.chunks[0]).toMatchObject({ position: 0, type: expect.any(String), createdAt: expect.any(String) });
+    expect(chunks.json.chunks[0]).toMatchObject({
+      position: 0,
+      type: expect.any(String),
+      createdAt: expect.any(String),
+    });
     expect(chunks.json.chunks.map((c: Json) => c.content).join(" ")).toContain("bicycles");
   });
 
   it("upserts by customId: re-sending keeps one document", async () => {
-    const a = await call("POST", "/v3/documents", { content: "Draft one.", containerTag: "v3-upsert", customId: "d" });
-    const b = await call("POST", "/v3/documents", { content: "Draft two.", containerTag: "v3-upsert", customId: "d" });
+    const a = await call("POST", "/v3/documents", {
+      content: "Draft one.",
+      containerTag: "v3-upsert",
+      customId: "d",
+    });
+    const b = await call("POST", "/v3/documents", {
+      content: "Draft two.",
+      containerTag: "v3-upsert",
+      customId: "d",
+    });
     expect(b.json.id).toBe(a.json.id);
     const list = await client.ns("v3-upsert").documents.list();
     expect(list.documents.map((d) => d.content)).toEqual(["Draft two."]);
@@ -148,7 +166,11 @@ describe("v3 documents", () => {
   });
 
   it("deletes one document, then answers 404; bulk deletes report unknown ids one by one", async () => {
-    const a = await call("POST", "/v3/documents", { content: "Delete me.", containerTag: "v3-del", customId: "x" });
+    const a = await call("POST", "/v3/documents", {
+      content: "Delete me.",
+      containerTag: "v3-del",
+      customId: "x",
+    });
     await call("POST", "/v3/documents", { content: "Delete me too.", containerTag: "v3-del", customId: "y" });
     await call("POST", "/v3/documents", { content: "Keep me.", containerTag: "v3-del", customId: "z" });
     const del = await call("DELETE", "/v3/documents/x");
@@ -158,13 +180,21 @@ describe("v3 documents", () => {
 
     const bulk = await call("DELETE", "/v3/documents/bulk", { ids: ["y", "nope"] });
     expect(bulk.status).toBe(200);
-    expect(bulk.json).toEqual({ success: false, deletedCount: 1, errors: [{ id: "nope", error: "document not found" }] });
+    expect(bulk.json).toEqual({
+      success: false,
+      deletedCount: 1,
+      errors: [{ id: "nope", error: "document not found" }],
+    });
     const left = await client.ns("v3-del").documents.list();
     expect(left.documents.map((d) => d.customId)).toEqual(["z"]);
   });
 
   it("answers 409 for a customId used in two namespaces, and the service id still works", async () => {
-    const a = await call("POST", "/v3/documents", { content: "In A.", containerTag: "dup-a", customId: "same" });
+    const a = await call("POST", "/v3/documents", {
+      content: "In A.",
+      containerTag: "dup-a",
+      customId: "same",
+    });
     await call("POST", "/v3/documents", { content: "In B.", containerTag: "dup-b", customId: "same" });
     const res = await call("GET", "/v3/documents/same");
     expect(res.status).toBe(409);
@@ -202,7 +232,11 @@ describe("v4 conversations", () => {
       ],
     });
     expect(first.status).toBe(200);
-    expect(first.json).toEqual({ id: expect.stringMatching(/^doc_/), conversationId: "chat-1", status: "queued" });
+    expect(first.json).toEqual({
+      id: expect.stringMatching(/^doc_/),
+      conversationId: "chat-1",
+      status: "queued",
+    });
     const second = await call("POST", "/v4/conversations", {
       conversationId: "chat-1",
       containerTags: ["v4-conv"],
@@ -245,7 +279,11 @@ describe("v4 memories, read back through v5", () => {
       containerTag: "v4-mem",
       memories: [
         { content: "Jonas is allergic to hazelnuts.", isStatic: true, metadata: { source: "intake" } },
-        { content: "Jonas is flying to Oslo next Tuesday.", forgetAfter: "2099-01-01", forgetReason: "trip over" },
+        {
+          content: "Jonas is flying to Oslo next Tuesday.",
+          forgetAfter: "2099-01-01",
+          forgetReason: "trip over",
+        },
       ],
     });
     expect(res.status).toBe(201);
@@ -281,7 +319,10 @@ describe("v4 memories, read back through v5", () => {
 
   it("PATCH makes a new version whose parent is the old memory", async () => {
     const [old] = (
-      await call("POST", "/v4/memories", { containerTag: "v4-ver", memories: [{ content: "Ada works at Initech." }] })
+      await call("POST", "/v4/memories", {
+        containerTag: "v4-ver",
+        memories: [{ content: "Ada works at Initech." }],
+      })
     ).json.memories;
     const patched = await call("PATCH", "/v4/memories", {
       id: old.id,
@@ -311,21 +352,36 @@ describe("v4 memories, read back through v5", () => {
     });
     expect(third.json).toMatchObject({ version: 3, parentMemoryId: patched.json.id, rootMemoryId: old.id });
     // The superseded version is not updated again: that would fork the history.
-    const stale = await call("PATCH", "/v4/memories", { id: old.id, containerTag: "v4-ver", newContent: "Ada works at Acme." });
+    const stale = await call("PATCH", "/v4/memories", {
+      id: old.id,
+      containerTag: "v4-ver",
+      newContent: "Ada works at Acme.",
+    });
     expect(stale.status).toBe(409);
     const list = await call("POST", "/v4/memories/list", { containerTags: ["v4-ver"] });
     expect(list.status).toBe(200);
     expect(list.json.memoryEntries).toHaveLength(1);
-    expect(list.json.memoryEntries[0]).toMatchObject({ id: third.json.id, memory: "Ada works at Hooli.", documentIds: [] });
+    expect(list.json.memoryEntries[0]).toMatchObject({
+      id: third.json.id,
+      memory: "Ada works at Hooli.",
+      documentIds: [],
+    });
     expect(list.json.memoryEntries[0].history.map((m: Json) => m.id)).toEqual([patched.json.id, old.id]);
   });
 
   it("DELETE forgets one memory; a second DELETE is a 409; v5 search no longer finds it", async () => {
     const [m] = (
-      await call("POST", "/v4/memories", { containerTag: "v4-del", memories: [{ content: "Priya collects vinyl records." }] })
+      await call("POST", "/v4/memories", {
+        containerTag: "v4-del",
+        memories: [{ content: "Priya collects vinyl records." }],
+      })
     ).json.memories;
     expect((await client.ns("v4-del").search({ query: "vinyl records" })).results).toHaveLength(1);
-    const first = await call("DELETE", "/v4/memories", { id: m.id, containerTag: "v4-del", reason: "asked to" });
+    const first = await call("DELETE", "/v4/memories", {
+      id: m.id,
+      containerTag: "v4-del",
+      reason: "asked to",
+    });
     expect(first).toEqual({ status: 200, json: { id: m.id, forgotten: true } });
     const again = await call("DELETE", "/v4/memories", { id: m.id, containerTag: "v4-del" });
     expect(again.status).toBe(409);
@@ -337,7 +393,9 @@ describe("v4 memories, read back through v5", () => {
     await expect(client.legacy.memories.forget({ id: m.id, containerTag: "v4-del" })).rejects.toBeInstanceOf(
       ConflictError,
     );
-    expect((await call("DELETE", "/v4/memories", { id: "mem_unknown", containerTag: "v4-del" })).status).toBe(404);
+    expect((await call("DELETE", "/v4/memories", { id: "mem_unknown", containerTag: "v4-del" })).status).toBe(
+      404,
+    );
   });
 
   it("forget-matching: a dry run lists candidates and changes nothing, then the real run forgets them", async () => {
@@ -363,9 +421,18 @@ describe("v4 memories, read back through v5", () => {
     expect(dry.json.summary).toContain("2 memories");
     expect((await client.ns("v4-fm").memories.list()).memories).toHaveLength(3);
 
-    const real = await call("POST", "/v4/memories/forget-matching", { containerTag: "v4-fm", query: "dark roast coffee" });
-    expect(real.json).toMatchObject({ dryRun: false, count: 2, forgetBatchId: expect.stringMatching(/^fgb_/) });
-    expect(real.json.forgotten.map((c: Json) => c.id).sort()).toEqual(dry.json.candidates.map((c: Json) => c.id).sort());
+    const real = await call("POST", "/v4/memories/forget-matching", {
+      containerTag: "v4-fm",
+      query: "dark roast coffee",
+    });
+    expect(real.json).toMatchObject({
+      dryRun: false,
+      count: 2,
+      forgetBatchId: expect.stringMatching(/^fgb_/),
+    });
+    expect(real.json.forgotten.map((c: Json) => c.id).sort()).toEqual(
+      dry.json.candidates.map((c: Json) => c.id).sort(),
+    );
     const left = await client.ns("v4-fm").memories.list();
     expect(left.memories.map((m) => m.memory)).toEqual(["Leo lives in Lisbon."]);
     const forgotten = await client.ns("v4-fm").memories.get(real.json.forgotten[0].id);
@@ -423,16 +490,30 @@ describe("v4 memories, read back through v5", () => {
     });
     expect(oneBad.status).toBe(400);
     expect(oneBad.json.details).toBe("memories.1.content: content must not be empty");
-    const both = await call("PATCH", "/v4/memories", { id: "a", content: "b", containerTag: "v4-bad", newContent: "c" });
+    const both = await call("PATCH", "/v4/memories", {
+      id: "a",
+      content: "b",
+      containerTag: "v4-bad",
+      newContent: "c",
+    });
     expect(both.status).toBe(400);
     expect(both.json.details).toBe("id: send id or content (exactly one)");
-    const cap = await call("POST", "/v4/memories/forget-matching", { containerTag: "v4-bad", query: "x", maxForget: 501 });
+    const cap = await call("POST", "/v4/memories/forget-matching", {
+      containerTag: "v4-bad",
+      query: "x",
+      maxForget: 501,
+    });
     expect(cap.status).toBe(400);
     expect(cap.json.details).toBe("maxForget: maxForget must be at most 500");
     expect(await namespaceNames()).not.toContain("v4-bad");
     // A key limited to other namespaces writes nothing either.
     const key = createKey(server.engine.context.db, "local", ["elsewhere"]);
-    const refused = await call("POST", "/v4/memories", { containerTag: "v4-bad", memories: [{ content: "x" }] }, key);
+    const refused = await call(
+      "POST",
+      "/v4/memories",
+      { containerTag: "v4-bad", memories: [{ content: "x" }] },
+      key,
+    );
     expect(refused.status).toBe(403);
     expect(await namespaceNames()).not.toContain("v4-bad");
   });
@@ -472,7 +553,12 @@ describe("legacy search and profile", () => {
     expect(strong.length).toBeLessThan(all.results.length);
     expect(legacy.json.results.map((r: Json) => r.id)).toEqual(strong.map((r) => r.id));
     // The legacy defaults are defaults: explicit values win.
-    const hybrid = await call("POST", "/v4/search", { q, containerTag: "v4-search", searchMode: "hybrid", threshold: 0 });
+    const hybrid = await call("POST", "/v4/search", {
+      q,
+      containerTag: "v4-search",
+      searchMode: "hybrid",
+      threshold: 0,
+    });
     expect(hybrid.json.results.some((r: Json) => r.chunk !== undefined)).toBe(true);
     expect(hybrid.json.results.length).toBeGreaterThan(legacy.json.results.length);
     const badFilter = await call("POST", "/v4/search", {
@@ -543,7 +629,11 @@ describe("the legacy routes in a real memctx serve", () => {
       const id = written.memories[0]!.id;
       const found = await c.ns("served").search({ query: "beehive balcony" });
       expect(found.results.map((r) => r.id)).toEqual([id]);
-      const next = await c.legacy.memories.update({ id, containerTag: "served", newContent: "Elif keeps two beehives." });
+      const next = await c.legacy.memories.update({
+        id,
+        containerTag: "served",
+        newContent: "Elif keeps two beehives.",
+      });
       expect(next).toMatchObject({ version: 2, parentMemoryId: id });
       const afterUpdate = await c.ns("served").search({ query: "beehives" });
       expect(afterUpdate.results[0]?.id).toBe(next.id);

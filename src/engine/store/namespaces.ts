@@ -152,7 +152,11 @@ export function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string): void
  * The organization's existing namespaces among `names`, or all of them (`null`): for legacy
  * routes, which name no namespace in the path and may span several.
  */
-export function namespacesNamed(db: Db, organizationId: string, names: readonly string[] | null): NamespaceRow[] {
+export function namespacesNamed(
+  db: Db,
+  organizationId: string,
+  names: readonly string[] | null,
+): NamespaceRow[] {
   if (names === null) {
     return db
       .prepare("SELECT * FROM namespaces WHERE organization_id = ? ORDER BY name")

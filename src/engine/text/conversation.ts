@@ -95,4 +95,5 @@ export function conversationTurns(text: string): Turn[] {
  * One turn as a transcript line, "role: text", what was said on one line (a line break inside it
  * would read as a new turn). The MCP add_memory tool writes its turns the same way.
  */
-export const formatTurn = (role: string, text: string) => `${role.trim()}: ${text.replace(/\s*[\r\n]+\s*/g, " ").trim()}`;
+export const formatTurn = (role: string, text: string) =>
+  `${role.trim()}: ${text.replace(/\s*[\r\n]+\s*/g, " ").trim()}`;

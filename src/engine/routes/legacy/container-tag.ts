@@ -1,5 +1,10 @@
 import type { Db } from "../../store/db.js";
-import { ensureNamespace, findNamespace, type NamespaceRow, namespacesNamed } from "../../store/namespaces.js";
+import {
+  ensureNamespace,
+  findNamespace,
+  type NamespaceRow,
+  namespacesNamed,
+} from "../../store/namespaces.js";
 import type { Principal } from "../../store/organizations.js";
 import { assertNamespaceAllowed } from "../route.js";
 
@@ -14,7 +19,10 @@ export const LEGACY_DEFAULT_NAMESPACE = "default";
 
 /** `containerTag`, else the first of `containerTags`, else the next pair given, else the default. */
 export function containerTagOf(
-  ...sources: ({ containerTag?: string | undefined; containerTags?: readonly string[] | undefined } | undefined)[]
+  ...sources: (
+    | { containerTag?: string | undefined; containerTags?: readonly string[] | undefined }
+    | undefined
+  )[]
 ): string {
   for (const s of sources) {
     const tag = s?.containerTag ?? s?.containerTags?.[0];

@@ -120,18 +120,21 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
 
   route(app, ctx, endpoints.legacyListMemories, ({ principal, body }) => {
     const namespaces = readNamespaces(db, principal, body.containerTags);
-    if (namespaces.length === 0) return { memoryEntries: [], pagination: pagination(body.page, body.limit, 0) };
+    if (namespaces.length === 0)
+      return { memoryEntries: [], pagination: pagination(body.page, body.limit, 0) };
     const ids = namespaces.map((n) => n.id);
     const page = listMemories(db, ids, body, body.filters, false);
     const at = new Date().toISOString();
     const memoryEntries = page.items.map((m) => {
       const row = getMemoryRowIn(db, ids, m.id)!;
       const history =
-        readMemory(db, row.namespace_id, row.id, { include: ["related"], relatedLimit: HISTORY_LIMIT })?.included
-          ?.related?.parents ?? [];
+        readMemory(db, row.namespace_id, row.id, { include: ["related"], relatedLimit: HISTORY_LIMIT })
+          ?.included?.related?.parents ?? [];
       const memoryRelations = memoryRelationRows(db, row.id).flatMap((r) => {
         const other = getMemoryRow(db, row.namespace_id, r.id);
-        return other && !isForgotten(other, at) ? [{ id: other.id, memory: other.memory, relation: r.relation }] : [];
+        return other && !isForgotten(other, at)
+          ? [{ id: other.id, memory: other.memory, relation: r.relation }]
+          : [];
       });
       return { ...m, history, memoryRelations, documentIds: memorySourceDocumentIds(db, row.id) };
     });

@@ -54,7 +54,8 @@ const Threshold = (name: string) =>
 // ---------- POST /v3/documents ----------
 
 export const LegacyAddDocumentBody = z.strictObject({
-  content: z.string().trim().min(1, "must not be empty"),
+  // Stored as sent (not trimmed); blank content is refused as the batch endpoint refuses it.
+  content: z.string().refine((c) => c.trim() !== "", "must not be empty"),
   containerTag: Namespace.optional(),
   /** Deprecated in v3: the first one is the namespace when containerTag is absent. */
   containerTags: z.array(Namespace).optional(),

@@ -206,6 +206,9 @@ describe("v3 documents", () => {
     const bad = await call("POST", "/v3/documents", { content: "", containerTag: "v3-bad" });
     expect(bad.status).toBe(400);
     expect(bad.json.details).toBe("content: must not be empty");
+    const blank = await call("POST", "/v3/documents", { content: "  \n ", containerTag: "v3-bad" });
+    expect(blank.status).toBe(400);
+    expect(blank.json.details).toBe("content: must not be empty");
     const badTag = await call("POST", "/v3/documents", { content: "x", containerTag: "no spaces" });
     expect(badTag.status).toBe(400);
     expect(badTag.json.details).toContain("containerTag: must match ^[a-zA-Z0-9_:-]+$");

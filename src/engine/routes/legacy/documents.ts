@@ -110,8 +110,9 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
     const errors: { id: string; error: string }[] = [];
     let deletedCount = 0;
     transaction(db, () => {
+      const allowed = readNamespaces(db, principal).map((n) => n.id);
       for (const id of new Set(body.ids)) {
-        const { rows } = find(principal, id);
+        const rows = findDocumentsIn(db, allowed, id);
         if (rows.length !== 1) {
           errors.push({
             id,

@@ -51,7 +51,7 @@ export const DocumentType = z.enum([
 ]);
 export type DocumentType = z.infer<typeof DocumentType>;
 
-const EntityContext = z
+export const EntityContext = z
   .string()
   .max(ENTITY_CONTEXT_MAX_LENGTH, `must be at most ${ENTITY_CONTEXT_MAX_LENGTH} characters`);
 

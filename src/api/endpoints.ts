@@ -30,6 +30,35 @@ import {
   ListResponse,
   ListType,
 } from "./documents.js";
+import {
+  AddMemoriesBody,
+  AddMemoriesResponse,
+  ConversationBody,
+  ConversationResponse,
+  ForgetMatchingBody,
+  ForgetMatchingResponse,
+  ForgetMemoryBody,
+  ForgetMemoryResponse,
+  LegacyAddDocumentBody,
+  LegacyAddDocumentResponse,
+  LegacyBucketsBody,
+  LegacyBucketsResponse,
+  LegacyBulkDeleteBody,
+  LegacyBulkDeleteResponse,
+  LegacyChunksResponse,
+  LegacyDeleteDocumentResponse,
+  LegacyDocument,
+  LegacyDocumentParams,
+  LegacyListDocumentsBody,
+  LegacyListDocumentsResponse,
+  LegacyListMemoriesBody,
+  LegacyListMemoriesResponse,
+  LegacyProfileBody,
+  LegacyProfileResponse,
+  LegacySearchBody,
+  LegacySearchResponse,
+  UpdateMemoryBody,
+} from "./legacy.js";
 import { ListQuery } from "./lists.js";
 import {
   ForgetMemoriesBody,
@@ -64,7 +93,8 @@ export type Tag =
   | "profile"
   | "namespaces"
   | "connectors"
-  | "organization";
+  | "organization"
+  | "legacy";
 
 export interface Endpoint<
   P extends z.ZodType = z.ZodType,
@@ -81,8 +111,8 @@ export interface Endpoint<
   query?: Q;
   body?: B;
   response: R;
-  /** The success status, 200 unless the endpoint answers 202. */
-  status?: 200 | 202;
+  /** The success status, 200 unless the endpoint answers 201 or 202. */
+  status?: 200 | 201 | 202;
   /** Safe to retry after a failure that may have reached the server. */
   idempotent: boolean;
 }
@@ -361,6 +391,155 @@ export const endpoints = {
     params: NoParams,
     body: PatchOrganizationBody,
     response: Organization,
+    idempotent: true,
+  }),
+  // legacy v3 and v4: translations onto the v5 services (engine/routes/legacy/)
+  legacyAddDocument: define({
+    method: "POST",
+    path: "/v3/documents",
+    tag: "legacy",
+    summary: "v3: add or upsert (by customId) one document in containerTag",
+    params: NoParams,
+    body: LegacyAddDocumentBody,
+    response: LegacyAddDocumentResponse,
+    idempotent: false,
+  }),
+  legacyListDocuments: define({
+    method: "POST",
+    path: "/v3/documents/list",
+    tag: "legacy",
+    summary: "v3: list documents of some or every namespace; pagination in the body",
+    params: NoParams,
+    body: LegacyListDocumentsBody,
+    response: LegacyListDocumentsResponse,
+    idempotent: true,
+  }),
+  legacyBulkDeleteDocuments: define({
+    method: "DELETE",
+    path: "/v3/documents/bulk",
+    tag: "legacy",
+    summary: "v3: delete 1 to 100 documents by id or customId; per-id errors in a 200",
+    params: NoParams,
+    body: LegacyBulkDeleteBody,
+    response: LegacyBulkDeleteResponse,
+    idempotent: true,
+  }),
+  legacyGetDocument: define({
+    method: "GET",
+    path: "/v3/documents/{id}",
+    tag: "legacy",
+    summary: "v3: read a document by id or customId",
+    params: LegacyDocumentParams,
+    response: LegacyDocument,
+    idempotent: true,
+  }),
+  legacyDocumentChunks: define({
+    method: "GET",
+    path: "/v3/documents/{id}/chunks",
+    tag: "legacy",
+    summary: "v3: the chunks of a document, in order",
+    params: LegacyDocumentParams,
+    response: LegacyChunksResponse,
+    idempotent: true,
+  }),
+  legacyDeleteDocument: define({
+    method: "DELETE",
+    path: "/v3/documents/{id}",
+    tag: "legacy",
+    summary: "v3: delete one document by id or customId",
+    params: LegacyDocumentParams,
+    response: LegacyDeleteDocumentResponse,
+    idempotent: true,
+  }),
+  legacyAddConversation: define({
+    method: "POST",
+    path: "/v4/conversations",
+    tag: "legacy",
+    summary: "v4: store a conversation; the same conversationId keeps one document",
+    params: NoParams,
+    body: ConversationBody,
+    response: ConversationResponse,
+    idempotent: true,
+  }),
+  legacyAddMemories: define({
+    method: "POST",
+    path: "/v4/memories",
+    tag: "legacy",
+    summary: "v4: write 1 to 100 memories directly, without a document",
+    params: NoParams,
+    body: AddMemoriesBody,
+    response: AddMemoriesResponse,
+    status: 201,
+    idempotent: false,
+  }),
+  legacyUpdateMemory: define({
+    method: "PATCH",
+    path: "/v4/memories",
+    tag: "legacy",
+    summary: "v4: update a memory; the answer is its new version",
+    params: NoParams,
+    body: UpdateMemoryBody,
+    response: Memory,
+    idempotent: false,
+  }),
+  legacyForgetMemory: define({
+    method: "DELETE",
+    path: "/v4/memories",
+    tag: "legacy",
+    summary: "v4: forget one memory by id or exact text; 409 when already forgotten",
+    params: NoParams,
+    body: ForgetMemoryBody,
+    response: ForgetMemoryResponse,
+    idempotent: false,
+  }),
+  legacyForgetMatching: define({
+    method: "POST",
+    path: "/v4/memories/forget-matching",
+    tag: "legacy",
+    summary: "v4: forget memories by meaning or ids; dryRun lists the candidates and changes nothing",
+    params: NoParams,
+    body: ForgetMatchingBody,
+    response: ForgetMatchingResponse,
+    idempotent: false,
+  }),
+  legacyListMemories: define({
+    method: "POST",
+    path: "/v4/memories/list",
+    tag: "legacy",
+    summary: "v4: list memories with their history, relations and source documents",
+    params: NoParams,
+    body: LegacyListMemoriesBody,
+    response: LegacyListMemoriesResponse,
+    idempotent: true,
+  }),
+  legacySearch: define({
+    method: "POST",
+    path: "/v4/search",
+    tag: "legacy",
+    summary: "v4: search with the legacy defaults (searchMode memories, threshold 0.6)",
+    params: NoParams,
+    body: LegacySearchBody,
+    response: LegacySearchResponse,
+    idempotent: true,
+  }),
+  legacyProfile: define({
+    method: "POST",
+    path: "/v4/profile",
+    tag: "legacy",
+    summary: "v4: the profile as texts, with memory search results when q is given",
+    params: NoParams,
+    body: LegacyProfileBody,
+    response: LegacyProfileResponse,
+    idempotent: true,
+  }),
+  legacyBuckets: define({
+    method: "POST",
+    path: "/v4/profile/buckets",
+    tag: "legacy",
+    summary: "v4: the effective bucket definitions as key/description objects",
+    params: NoParams,
+    body: LegacyBucketsBody,
+    response: LegacyBucketsResponse,
     idempotent: true,
   }),
 } as const;

@@ -4,6 +4,8 @@ export * from "./documents.js";
 export * from "./endpoints.js";
 export * from "./errors.js";
 export * from "./filter.js";
+export * from "./legacy.js";
+export * from "./legacy-filter.js";
 export * from "./limits.js";
 export * from "./lists.js";
 export * from "./memories.js";

@@ -57,3 +57,15 @@ export const REQUEST_BODY_MAX_BYTES = 32 * 1024 * 1024;
 
 export const OAUTH_LINK_TTL_MS = 60 * 60 * 1000;
 export const CONNECTOR_DOCUMENT_LIMIT_MAX = 100_000;
+
+/** POST /v4/memories: memories per request, and characters per memory (as the hosted service publishes). */
+export const LEGACY_MEMORIES_MIN = 1;
+export const LEGACY_MEMORIES_MAX = 100;
+export const LEGACY_MEMORY_MAX_LENGTH = 10_000;
+/** POST /v4/memories/forget-matching: default and most memories forgotten at once, and the default threshold. */
+export const LEGACY_FORGET_MATCHING_MAX_DEFAULT = 100;
+export const LEGACY_FORGET_MATCHING_MAX = 500;
+export const LEGACY_FORGET_MATCHING_THRESHOLD_DEFAULT = 0.5;
+/** Legacy search defaults (the spec's mapping: v5 changed them to hybrid and 0.3). */
+export const LEGACY_SEARCH_MODE_DEFAULT = "memories";
+export const LEGACY_SEARCH_THRESHOLD_DEFAULT = 0.6;

@@ -92,6 +92,50 @@ export class MemoryClient {
     add: (body: BodyOf<"batchAdd">, opts?: RequestOptions) => this.#core.request("batchAdd", { body }, opts),
   };
 
+  /**
+   * The legacy v3 and v4 endpoints, for integrations written against them: the namespace is the
+   * body's `containerTag`, lists page in the body, `filters` take the v3/v4 form, search keeps the
+   * legacy defaults (searchMode memories, threshold 0.6).
+   */
+  readonly legacy = {
+    documents: {
+      add: (body: BodyOf<"legacyAddDocument">, opts?: RequestOptions) =>
+        this.#core.request("legacyAddDocument", { body }, opts),
+      get: (id: string, opts?: RequestOptions) =>
+        this.#core.request("legacyGetDocument", { params: { id } }, opts),
+      chunks: (id: string, opts?: RequestOptions) =>
+        this.#core.request("legacyDocumentChunks", { params: { id } }, opts),
+      list: (body?: BodyOf<"legacyListDocuments">, opts?: RequestOptions) =>
+        this.#core.request("legacyListDocuments", { body }, opts),
+      delete: (id: string, opts?: RequestOptions) =>
+        this.#core.request("legacyDeleteDocument", { params: { id } }, opts),
+      deleteBulk: (ids: string[], opts?: RequestOptions) =>
+        this.#core.request("legacyBulkDeleteDocuments", { body: { ids } }, opts),
+    },
+    conversations: {
+      add: (body: BodyOf<"legacyAddConversation">, opts?: RequestOptions) =>
+        this.#core.request("legacyAddConversation", { body }, opts),
+    },
+    memories: {
+      add: (body: BodyOf<"legacyAddMemories">, opts?: RequestOptions) =>
+        this.#core.request("legacyAddMemories", { body }, opts),
+      update: (body: BodyOf<"legacyUpdateMemory">, opts?: RequestOptions) =>
+        this.#core.request("legacyUpdateMemory", { body }, opts),
+      forget: (body: BodyOf<"legacyForgetMemory">, opts?: RequestOptions) =>
+        this.#core.request("legacyForgetMemory", { body }, opts),
+      forgetMatching: (body: BodyOf<"legacyForgetMatching">, opts?: RequestOptions) =>
+        this.#core.request("legacyForgetMatching", { body }, opts),
+      list: (body?: BodyOf<"legacyListMemories">, opts?: RequestOptions) =>
+        this.#core.request("legacyListMemories", { body }, opts),
+    },
+    search: (body: BodyOf<"legacySearch">, opts?: RequestOptions) =>
+      this.#core.request("legacySearch", { body }, opts),
+    profile: (body: BodyOf<"legacyProfile">, opts?: RequestOptions) =>
+      this.#core.request("legacyProfile", { body }, opts),
+    buckets: (body: BodyOf<"legacyBuckets">, opts?: RequestOptions) =>
+      this.#core.request("legacyBuckets", { body }, opts),
+  };
+
   waitForDocument(namespace: string, id: string, opts?: WaitForOptions) {
     return this.ns(namespace).documents.waitFor(id, opts);
   }

@@ -22,6 +22,11 @@ import { UnknownBucketError } from "./memory/profile.js";
 import { connectorCallbackRoute, connectorRoutes } from "./routes/connectors.js";
 import { documentRoutes } from "./routes/documents.js";
 import { batchRoutes } from "./routes/legacy/batch.js";
+import { legacyConversationRoutes } from "./routes/legacy/conversations.js";
+import { legacyDocumentRoutes } from "./routes/legacy/documents.js";
+import { legacyMemoryRoutes } from "./routes/legacy/memories.js";
+import { legacyProfileRoutes } from "./routes/legacy/profile.js";
+import { legacySearchRoutes } from "./routes/legacy/search.js";
 import { memoryRoutes } from "./routes/memories.js";
 import { namespaceRoutes } from "./routes/namespaces.js";
 import { organizationRoutes } from "./routes/organization.js";
@@ -94,6 +99,11 @@ const ROUTES: EngineRoutes[] = [
   connectorRoutes,
   namespaceRoutes,
   organizationRoutes,
+  legacyDocumentRoutes,
+  legacyConversationRoutes,
+  legacyMemoryRoutes,
+  legacySearchRoutes,
+  legacyProfileRoutes,
 ];
 
 /**

@@ -32,4 +32,34 @@ describe("the OpenAPI document", () => {
     const names = Object.keys(openApiDocument().components.schemas);
     expect(names.length).toBeLessThanOrEqual(6);
   });
+
+  it("describes every legacy v3 and v4 route, /v4/memories answering 201", () => {
+    const doc = openApiDocument();
+    const legacy = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith("/v3/") || path.startsWith("/v4/"))
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
+    expect(legacy).toEqual(
+      [
+        "POST /v3/documents",
+        "POST /v3/documents/batch",
+        "GET /v3/documents/{id}",
+        "DELETE /v3/documents/{id}",
+        "GET /v3/documents/{id}/chunks",
+        "POST /v3/documents/list",
+        "DELETE /v3/documents/bulk",
+        "POST /v4/conversations",
+        "POST /v4/memories",
+        "PATCH /v4/memories",
+        "DELETE /v4/memories",
+        "POST /v4/memories/forget-matching",
+        "POST /v4/memories/list",
+        "POST /v4/search",
+        "POST /v4/profile",
+        "POST /v4/profile/buckets",
+      ].sort(),
+    );
+    const add = (doc.paths["/v4/memories"] as Record<string, { responses: Record<string, unknown> }>).post!;
+    expect(Object.keys(add.responses)).toContain("201");
+  });
 });

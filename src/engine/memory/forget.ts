@@ -59,6 +59,16 @@ export function forgetByIds(
   });
 }
 
+/** How a forget by meaning may be tuned (legacy forget-matching sets them; v5 uses the defaults). */
+export interface ForgetByMeaningOptions {
+  /** Default FORGET_SEMANTIC_THRESHOLD. */
+  threshold?: number | undefined;
+  /** Most memories matched; default FORGET_SEMANTIC_LIMIT. */
+  limit?: number | undefined;
+  /** Recorded as each forgotten memory's forgetReason; default names the query. */
+  reason?: string | undefined;
+}
+
 /**
  * Forgets the namespace's live, latest memories that match `query` by meaning: the search
  * service's own scoring (lexical, plus vectors when an embedder is configured) over memories, at
@@ -70,11 +80,17 @@ export async function forgetByMeaning(
   query: string,
   dryRun: boolean,
   signal?: AbortSignal,
+  opts: ForgetByMeaningOptions = {},
 ): Promise<ForgetResponse> {
   const found = await search(
     deps,
     namespaceId,
-    { query, searchMode: "memories", limit: FORGET_SEMANTIC_LIMIT, threshold: FORGET_SEMANTIC_THRESHOLD },
+    {
+      query,
+      searchMode: "memories",
+      limit: opts.limit ?? FORGET_SEMANTIC_LIMIT,
+      threshold: opts.threshold ?? FORGET_SEMANTIC_THRESHOLD,
+    },
     signal,
   );
   // Only current versions, and only on the memory's own words (see FORGET_OWN_TEXT_SHARE).
@@ -87,6 +103,6 @@ export async function forgetByMeaning(
     deps.db,
     namespaceId,
     matches.map((m) => m.id),
-    `forgotten by meaning: ${query}`,
+    opts.reason ?? `forgotten by meaning: ${query}`,
   );
 }

@@ -5,7 +5,7 @@ import type { Memory } from "../../api/memories.js";
 import { type Db, newId, now, parseJson, sha256, transaction } from "./db.js";
 import { compileFilter } from "./filter.js";
 import { enqueueDocumentJob } from "./jobs.js";
-import { orderBy, type Page, type PageRequest } from "./pages.js";
+import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
 import { statement } from "./statements.js";
 
 export interface DocumentRow {
@@ -223,6 +223,27 @@ export function latestSourceDocument(
   return row ? toDocument(row) : undefined;
 }
 
+/**
+ * The documents of any of these namespaces with this service id or caller id: a service id is
+ * unique; a caller id may be used in several namespaces (the legacy routes, which name no
+ * namespace, report that).
+ */
+export function findDocumentsIn(
+  db: Db,
+  namespaceIds: readonly string[],
+  idOrCustomId: string,
+): DocumentRow[] {
+  const byId = db
+    .prepare("SELECT * FROM documents WHERE id = ? AND namespace_id IN (SELECT value FROM json_each(?))")
+    .get(idOrCustomId, JSON.stringify(namespaceIds)) as DocumentRow | undefined;
+  if (byId) return [byId];
+  return db
+    .prepare(
+      "SELECT * FROM documents WHERE custom_id = ? AND namespace_id IN (SELECT value FROM json_each(?)) ORDER BY rowid",
+    )
+    .all(idOrCustomId, JSON.stringify(namespaceIds)) as unknown as DocumentRow[];
+}
+
 /** A document of the namespace by service id or caller id (a service id wins a tie). */
 export function findDocument(db: Db, namespaceId: string, idOrCustomId: string): DocumentRow | undefined {
   return db
@@ -285,13 +306,14 @@ const documentTarget = { metadata: "d.metadata", source: "d.source", type: "d.ty
 
 export function listDocuments(
   db: Db,
-  namespaceId: string,
+  namespaceId: string | readonly string[],
   page: PageRequest,
   filter: Filter | undefined,
 ): Page<Document> {
   const f = compileFilter(filter, documentTarget);
-  const from = `FROM documents d WHERE d.namespace_id = ? AND ${f.sql}`;
-  const params = [namespaceId, ...f.params];
+  const scope = inNamespaces("d.namespace_id", namespaceId);
+  const from = `FROM documents d WHERE ${scope.sql} AND ${f.sql}`;
+  const params = [scope.param, ...f.params];
   const total = (db.prepare(`SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
   const rows = db
     .prepare(`SELECT d.* ${from} ORDER BY ${orderBy("d", page)} LIMIT ? OFFSET ?`)

@@ -3,7 +3,7 @@ import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
 import { type Db, newId, now, parseJson, sha256 } from "./db.js";
 import { compileFilter } from "./filter.js";
-import { orderBy, type Page, type PageRequest } from "./pages.js";
+import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
 import { memoriesHolding, searchSpace, unitsHolding } from "./search-index.js";
 import { statement } from "./statements.js";
 
@@ -59,7 +59,7 @@ export function toMemory(m: MemoryRow): Memory {
 /** Memories of a namespace, newest first by default; forgotten ones only when asked. */
 export function listMemories(
   db: Db,
-  namespaceId: string,
+  namespaceId: string | readonly string[],
   page: PageRequest,
   filter: Filter | undefined,
   includeForgotten: boolean,
@@ -73,9 +73,10 @@ export function listMemories(
   // A plain list shows what is true now: live, latest versions. include.forgotten shows every row.
   const live = includeForgotten ? "1" : `m.is_latest = 1 AND ${LIVE_MEMORY_SQL}`;
   const liveParams = includeForgotten ? [] : [new Date().toISOString()];
+  const scope = inNamespaces("m.namespace_id", namespaceId);
   const from = `FROM memories m LEFT JOIN documents d ON d.id = m.document_id
-    WHERE m.namespace_id = ? AND ${live} AND ${f.sql}`;
-  const params = [namespaceId, ...liveParams, ...f.params];
+    WHERE ${scope.sql} AND ${live} AND ${f.sql}`;
+  const params = [scope.param, ...liveParams, ...f.params];
   const total = (db.prepare(`SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
   const rows = db
     .prepare(`SELECT m.* ${from} ORDER BY ${orderBy("m", page)} LIMIT ? OFFSET ?`)
@@ -120,7 +121,10 @@ export interface NewMemoryRow {
   attribute: string | null;
   eventDate: string | null;
   forgetAfter: string | null;
-  documentId: string;
+  /** Set when the memory is written with its expiry's reason (legacy v4 writes). */
+  forgetReason?: string | null | undefined;
+  /** Its source document; null for a memory written directly (legacy v4), which has no source. */
+  documentId: string | null;
   source?: { start: number; end: number } | undefined;
   /** The version this one supersedes (an `updates` relation). */
   parent?: MemoryRow | undefined;
@@ -138,6 +142,14 @@ export function getMemoryRow(db: Db, namespaceId: string, id: string): MemoryRow
     | undefined;
 }
 
+/** A memory of any of these namespaces (legacy lists span several). */
+export function getMemoryRowIn(db: Db, namespaceIds: readonly string[], id: string): MemoryRow | undefined {
+  return statement(
+    db,
+    "SELECT * FROM memories WHERE id = ? AND namespace_id IN (SELECT value FROM json_each(?))",
+  ).get(id, JSON.stringify(namespaceIds)) as MemoryRow | undefined;
+}
+
 /** Inserts a memory with its first source; a parent is marked no longer latest. */
 export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
   const t = now();
@@ -147,9 +159,9 @@ export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
   statement(
     db,
     `INSERT INTO memories (id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
-       version, parent_memory_id, root_memory_id, forget_after, subject, attribute, event_date, document_id,
-       memory_key, context, speaker, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       version, parent_memory_id, root_memory_id, forget_after, forget_reason, subject, attribute, event_date,
+       document_id, memory_key, context, speaker, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     id,
     m.namespaceId,
@@ -161,6 +173,7 @@ export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
     m.parent?.id ?? null,
     root,
     m.forgetAfter,
+    m.forgetReason ?? null,
     m.subject,
     m.attribute,
     m.eventDate,
@@ -175,7 +188,7 @@ export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
     statement(db, "UPDATE memories SET is_latest = 0, updated_at = ? WHERE id = ?").run(t, m.parent.id);
     addRelation(db, id, m.parent.id, "updates");
   }
-  addSource(db, id, m.documentId, m.source);
+  if (m.documentId !== null) addSource(db, id, m.documentId, m.source);
   const row = statement(db, "SELECT * FROM memories WHERE id = ?").get(id) as unknown as MemoryRow;
   if (m.vector) {
     const v = m.vector.embedding;
@@ -375,3 +388,22 @@ export function markForgotten(db: Db, id: string, reason: string): void {
 }
 
 export const memoryMetadata = (m: MemoryRow): Metadata => parseJson<Metadata>(m.metadata, {});
+
+/** The documents a memory came from, most recent first (none for a memory written directly). */
+export function memorySourceDocumentIds(db: Db, memoryId: string): string[] {
+  return (
+    statement(
+      db,
+      "SELECT document_id AS id FROM memory_sources WHERE memory_id = ? ORDER BY created_at DESC, rowid DESC",
+    ).all(memoryId) as { id: string }[]
+  ).map((r) => r.id);
+}
+
+/** The `extends` / `derives` relations of a memory, either way, with the memory at the other end. */
+export function memoryRelationRows(db: Db, memoryId: string): { id: string; relation: string }[] {
+  return statement(
+    db,
+    `SELECT to_id AS id, relation FROM memory_relations WHERE from_id = ?1 AND relation IN ('extends', 'derives')
+     UNION SELECT from_id AS id, relation FROM memory_relations WHERE to_id = ?1 AND relation IN ('extends', 'derives')`,
+  ).all(memoryId) as { id: string; relation: string }[];
+}

@@ -147,3 +147,24 @@ export function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string): void
     db.prepare("DELETE FROM namespaces WHERE id = ?").run(ns.id);
   });
 }
+
+/**
+ * The organization's existing namespaces among `names`, or all of them (`null`): for legacy
+ * routes, which name no namespace in the path and may span several.
+ */
+export function namespacesNamed(
+  db: Db,
+  organizationId: string,
+  names: readonly string[] | null,
+): NamespaceRow[] {
+  if (names === null) {
+    return db
+      .prepare("SELECT * FROM namespaces WHERE organization_id = ? ORDER BY name")
+      .all(organizationId) as unknown as NamespaceRow[];
+  }
+  return db
+    .prepare(
+      "SELECT * FROM namespaces WHERE organization_id = ? AND name IN (SELECT value FROM json_each(?)) ORDER BY name",
+    )
+    .all(organizationId, JSON.stringify(names)) as unknown as NamespaceRow[];
+}

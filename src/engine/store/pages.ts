@@ -24,3 +24,16 @@ export const pagination = (page: number, limit: number, total: number) => ({
   totalItems: total,
   limit,
 });
+
+/**
+ * `column` within one namespace, or within several (legacy lists span the namespaces a key may
+ * use): a WHERE fragment and its parameter.
+ */
+export function inNamespaces(
+  column: string,
+  ids: string | readonly string[],
+): { sql: string; param: string } {
+  return typeof ids === "string"
+    ? { sql: `${column} = ?`, param: ids }
+    : { sql: `${column} IN (SELECT value FROM json_each(?))`, param: JSON.stringify(ids) };
+}

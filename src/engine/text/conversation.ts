@@ -90,3 +90,10 @@ export function conversationTurns(text: string): Turn[] {
   }
   return turns;
 }
+
+/**
+ * One turn as a transcript line, "role: text", what was said on one line (a line break inside it
+ * would read as a new turn). The MCP add_memory tool writes its turns the same way.
+ */
+export const formatTurn = (role: string, text: string) =>
+  `${role.trim()}: ${text.replace(/\s*[\r\n]+\s*/g, " ").trim()}`;

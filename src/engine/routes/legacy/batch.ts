@@ -9,9 +9,7 @@ import { transaction } from "../../store/db.js";
 import { addDocument } from "../../store/documents.js";
 import { ensureNamespace } from "../../store/namespaces.js";
 import { type EngineApp, route } from "../route.js";
-
-/** The namespace of a batch item that names none (v3 had no default; ours). */
-export const BATCH_DEFAULT_NAMESPACE = "default";
+import { containerTagOf } from "./container-tag.js";
 
 /**
  * The contract's batch body, except that items are checked one by one below: one bad item fails
@@ -54,12 +52,7 @@ export function batchRoutes(app: EngineApp, ctx: EngineContext): void {
           fail("Invalid document", `documents.${i}.content: must not be empty`);
           continue;
         }
-        const namespace =
-          d.containerTag ??
-          d.containerTags?.[0] ??
-          body.containerTag ??
-          body.containerTags?.[0] ??
-          BATCH_DEFAULT_NAMESPACE;
+        const namespace = containerTagOf(d, body);
         if (principal.namespaces && !principal.namespaces.includes(namespace)) {
           fail("Namespace not allowed", `this API key may not use namespace '${namespace}'`);
           continue;

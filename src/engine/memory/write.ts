@@ -1,0 +1,161 @@
+import type { Metadata } from "../../api/common.js";
+import type { Memory } from "../../api/memories.js";
+import { ConflictError, NotFoundError } from "../errors.js";
+import type { Embedder } from "../models/embedder.js";
+import { type Db, transaction } from "../store/db.js";
+import {
+  getMemoryRow,
+  insertMemory,
+  isForgotten,
+  latestByKey,
+  type MemoryRow,
+  memoryMetadata,
+  toMemory,
+} from "../store/memories.js";
+import { normalizeExpiry } from "./relations.js";
+
+/**
+ * Memories written by the caller instead of extracted from a document (legacy v4: POST and PATCH
+ * /v4/memories). They have no source document; search, lists, the profile and forgetting treat
+ * them as any other memory. An update is a new version whose parent is the old memory, which is no
+ * longer latest (the same `updates` relation extraction records).
+ */
+
+export interface NewMemory {
+  content: string;
+  isStatic?: boolean | undefined;
+  metadata?: Metadata | undefined;
+  forgetAfter?: string | undefined;
+  forgetReason?: string | undefined;
+  eventDate?: string | undefined;
+}
+
+export interface MemoryWriteDeps {
+  db: Db;
+  embedder?: Embedder | null | undefined;
+  log?: ((message: string) => void) | undefined;
+}
+
+/** Vectors for the texts when an embedder is configured; without one (or when it fails) none. */
+async function vectorsFor(
+  deps: MemoryWriteDeps,
+  texts: string[],
+  signal?: AbortSignal,
+): Promise<({ model: string; embedding: Float32Array } | undefined)[]> {
+  const embedder = deps.embedder;
+  if (!embedder) return texts.map(() => undefined);
+  try {
+    const vectors = await embedder.embed(texts, signal);
+    return texts.map((_, i) => {
+      const embedding = vectors[i];
+      return embedding ? { model: embedder.model, embedding } : undefined;
+    });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    deps.log?.(`embedding written memories failed, storing them without vectors: ${String(err)}`);
+    return texts.map(() => undefined);
+  }
+}
+
+/**
+ * Writes memories to a namespace in one transaction (embedded first, outside it). `namespaceOf`
+ * runs inside the transaction, so a refused write creates not even the namespace.
+ */
+export async function writeMemories(
+  deps: MemoryWriteDeps,
+  namespaceOf: () => { id: string },
+  memories: readonly NewMemory[],
+  signal?: AbortSignal,
+): Promise<MemoryRow[]> {
+  const vectors = await vectorsFor(
+    deps,
+    memories.map((m) => m.content),
+    signal,
+  );
+  return transaction(deps.db, () => {
+    const ns = namespaceOf();
+    return memories.map((m, i) =>
+      insertMemory(deps.db, {
+        namespaceId: ns.id,
+        memory: m.content,
+        metadata: m.metadata ?? {},
+        isStatic: m.isStatic ?? false,
+        isInference: false,
+        subject: null,
+        attribute: null,
+        eventDate: m.eventDate ? m.eventDate.slice(0, 10) : null,
+        forgetAfter: normalizeExpiry(m.forgetAfter),
+        forgetReason: m.forgetReason ?? null,
+        documentId: null,
+        vector: vectors[i],
+      }),
+    );
+  });
+}
+
+/** Names one memory: by id, or by its text (the newest latest memory holding it, once normalized). */
+export type MemorySelector = { id: string } | { content: string };
+
+/** The memory a selector names in this namespace; 404 when there is none. */
+export function selectMemory(db: Db, namespaceId: string | null, s: MemorySelector): MemoryRow {
+  const row = !namespaceId
+    ? undefined
+    : "id" in s
+      ? getMemoryRow(db, namespaceId, s.id)
+      : latestByKey(db, namespaceId, s.content)[0];
+  if (!row) throw new NotFoundError("Memory");
+  return row;
+}
+
+export interface MemoryUpdate {
+  newContent: string;
+  metadata?: Metadata | undefined;
+  /** Undefined keeps the old expiry; null clears it. */
+  forgetAfter?: string | null | undefined;
+  forgetReason?: string | null | undefined;
+}
+
+/**
+ * A new version of a live, latest memory: version + 1, parent the old memory, the same root. The
+ * old one stays readable as a parent. A forgotten memory, or one already superseded, is a 409
+ * (update its latest version instead).
+ */
+export async function updateMemory(
+  deps: MemoryWriteDeps,
+  namespaceId: string | null,
+  selector: MemorySelector,
+  update: MemoryUpdate,
+  signal?: AbortSignal,
+): Promise<Memory> {
+  const [vector] = await vectorsFor(deps, [update.newContent], signal);
+  return transaction(deps.db, () => {
+    // Looked up inside the transaction: a concurrent update cannot fork the version chain.
+    const old = selectMemory(deps.db, namespaceId, selector);
+    if (isForgotten(old)) {
+      throw new ConflictError("Memory is forgotten", `memory ${old.id} is forgotten and cannot be updated`);
+    }
+    if (old.is_latest !== 1) {
+      throw new ConflictError(
+        "Memory has a newer version",
+        `memory ${old.id} was superseded; update its latest version instead`,
+      );
+    }
+    const row = insertMemory(deps.db, {
+      namespaceId: old.namespace_id,
+      memory: update.newContent,
+      metadata: update.metadata ?? memoryMetadata(old),
+      isStatic: old.is_static === 1,
+      isInference: false,
+      subject: old.subject,
+      attribute: old.attribute,
+      eventDate: old.event_date,
+      forgetAfter: update.forgetAfter === undefined ? old.forget_after : normalizeExpiry(update.forgetAfter),
+      forgetReason: update.forgetReason === undefined ? old.forget_reason : update.forgetReason,
+      // The caller's words, not a document's: a re-processed document must not take this version away.
+      documentId: null,
+      parent: old,
+      vector,
+    });
+    return toMemory(row);
+  });
+}

@@ -1,0 +1,155 @@
+import type { Document } from "../../../api/documents.js";
+import { endpoints } from "../../../api/endpoints.js";
+import type { LegacyDocument } from "../../../api/legacy.js";
+import type { EngineContext } from "../../context.js";
+import { ConflictError, NotFoundError } from "../../errors.js";
+import { transaction } from "../../store/db.js";
+import {
+  addDocument,
+  chunksOfDocument,
+  type DocumentRow,
+  deleteDocuments,
+  findDocumentsIn,
+  listDocuments,
+  toDocument,
+} from "../../store/documents.js";
+import type { NamespaceRow } from "../../store/namespaces.js";
+import { pagination } from "../../store/pages.js";
+import { type EngineApp, route } from "../route.js";
+import { containerTagOf, readNamespaces, writeNamespace } from "./container-tag.js";
+
+/** A v5 document as v3 showed it: lifecycle fields also at the top, and its namespace as a container tag. */
+export function toLegacyDocument(doc: Document, namespace: string): LegacyDocument {
+  return {
+    ...doc,
+    status: doc.system.status,
+    dreamingStatus: doc.system.dreamingStatus,
+    createdAt: doc.system.createdAt,
+    updatedAt: doc.system.updatedAt,
+    containerTags: [namespace],
+  };
+}
+
+/**
+ * The one document an id names among the namespaces the key may use. v3 paths name no namespace:
+ * a caller id used in several of them is a 409 (the service id is unique).
+ */
+function documentById(
+  namespaces: NamespaceRow[],
+  rows: DocumentRow[],
+  id: string,
+): { row: DocumentRow; namespace: NamespaceRow } {
+  if (rows.length === 0) throw new NotFoundError("Document");
+  if (rows.length > 1) {
+    throw new ConflictError(
+      "Ambiguous document id",
+      `customId '${id}' is used in ${rows.length} namespaces; use the document's service id`,
+    );
+  }
+  const row = rows[0]!;
+  return { row, namespace: namespaces.find((n) => n.id === row.namespace_id)! };
+}
+
+/**
+ * v3 documents: POST /v3/documents (the v5 add, with containerTag as the namespace and customId as
+ * the id), GET /v3/documents/{id} and /chunks (the v5 read), POST /v3/documents/list (the v5
+ * list over one or several namespaces, pagination in the body), DELETE /v3/documents/{id} and
+ * /bulk (the v5 delete).
+ */
+export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
+  const { db } = ctx;
+  const find = (principal: Parameters<typeof readNamespaces>[1], id: string) => {
+    const namespaces = readNamespaces(db, principal);
+    const rows = findDocumentsIn(
+      db,
+      namespaces.map((n) => n.id),
+      id,
+    );
+    return { namespaces, rows };
+  };
+
+  route(app, ctx, endpoints.legacyAddDocument, ({ principal, body }) => {
+    const added = transaction(db, () =>
+      addDocument(db, writeNamespace(db, principal, containerTagOf(body)), {
+        content: body.content,
+        customId: body.customId,
+        metadata: body.metadata,
+        date: body.documentDate,
+        supportingContext: body.entityContext,
+        filterByMetadata: body.filterByMetadata,
+        taskType: body.taskType,
+        dreaming: body.dreaming,
+      }),
+    );
+    ctx.queue.wake();
+    return added;
+  });
+
+  route(app, ctx, endpoints.legacyListDocuments, ({ principal, body }) => {
+    const namespaces = readNamespaces(db, principal, body.containerTags);
+    const names = new Map(namespaces.map((n) => [n.id, n.name]));
+    const page = namespaces.length
+      ? listDocuments(
+          db,
+          namespaces.map((n) => n.id),
+          body,
+          body.filters,
+        )
+      : { items: [], total: 0 };
+    const memories = page.items.map((d) => {
+      const [row] = findDocumentsIn(db, [...names.keys()], d.id);
+      const doc = toLegacyDocument(d, names.get(row?.namespace_id ?? "") ?? "");
+      if (!body.includeContent) delete doc.content;
+      return doc;
+    });
+    return { memories, pagination: pagination(body.page, body.limit, page.total) };
+  });
+
+  // Before DELETE /v3/documents/{id}: "bulk" is this route, not a document id.
+  route(app, ctx, endpoints.legacyBulkDeleteDocuments, ({ principal, body }) => {
+    const errors: { id: string; error: string }[] = [];
+    let deletedCount = 0;
+    transaction(db, () => {
+      const allowed = readNamespaces(db, principal).map((n) => n.id);
+      for (const id of new Set(body.ids)) {
+        const rows = findDocumentsIn(db, allowed, id);
+        if (rows.length !== 1) {
+          errors.push({
+            id,
+            error: rows.length === 0 ? "document not found" : "customId is used in several namespaces",
+          });
+          continue;
+        }
+        deletedCount += deleteDocuments(db, rows[0]!.namespace_id, [rows[0]!.id]).count;
+      }
+    });
+    return { success: errors.length === 0, deletedCount, ...(errors.length ? { errors } : {}) };
+  });
+
+  route(app, ctx, endpoints.legacyGetDocument, ({ principal, params }) => {
+    const { namespaces, rows } = find(principal, params.id);
+    const { row, namespace } = documentById(namespaces, rows, params.id);
+    return toLegacyDocument(toDocument(row), namespace.name);
+  });
+
+  route(app, ctx, endpoints.legacyDocumentChunks, ({ principal, params }) => {
+    const { namespaces, rows } = find(principal, params.id);
+    const { row } = documentById(namespaces, rows, params.id);
+    const chunks = chunksOfDocument(db, row).map((c) => ({
+      id: c.id,
+      position: c.position,
+      content: c.content,
+      type: c.type,
+      ...(c.metadata ? { metadata: c.metadata } : {}),
+      createdAt: c.system.createdAt,
+    }));
+    return { documentId: row.id, chunks, total: chunks.length };
+  });
+
+  route(app, ctx, endpoints.legacyDeleteDocument, ({ principal, params }) => {
+    const { namespaces, rows } = find(principal, params.id);
+    const { row } = documentById(namespaces, rows, params.id);
+    deleteDocuments(db, row.namespace_id, [row.id]);
+    return { id: row.id, deleted: true as const };
+  });
+}

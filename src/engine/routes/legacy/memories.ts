@@ -1,0 +1,143 @@
+import { endpoints } from "../../../api/endpoints.js";
+import type { MemoryRef } from "../../../api/memories.js";
+import type { EngineContext } from "../../context.js";
+import { ConflictError } from "../../errors.js";
+import { forgetByIds, forgetByMeaning } from "../../memory/forget.js";
+import { readMemory } from "../../memory/read.js";
+import { type MemorySelector, selectMemory, updateMemory, writeMemories } from "../../memory/write.js";
+import { newId, transaction } from "../../store/db.js";
+import {
+  getMemoryRow,
+  getMemoryRowIn,
+  isForgotten,
+  listMemories,
+  memoryMetadata,
+  memoryRelationRows,
+  memorySourceDocumentIds,
+} from "../../store/memories.js";
+import { pagination } from "../../store/pages.js";
+import { type EngineApp, route } from "../route.js";
+import { readNamespace, readNamespaces, writeNamespace } from "./container-tag.js";
+
+/** Earlier versions shown per memory in a v4 list. */
+const HISTORY_LIMIT = 10;
+
+const selectorOf = (b: { id?: string | undefined; content?: string | undefined }): MemorySelector =>
+  b.id !== undefined ? { id: b.id } : { content: b.content ?? "" };
+
+/**
+ * v4 memories: POST /v4/memories (memories written directly), PATCH (a new version), DELETE
+ * (forget one: v5's forget by id, 409 when already forgotten), POST /forget-matching (v5's forget
+ * by meaning, or by ids, with the legacy threshold and cap) and POST /list (v5's memory list with
+ * each memory's history, relations and source documents).
+ */
+export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
+  const { db } = ctx;
+  const deps = { db, embedder: ctx.embedder, log: ctx.log };
+
+  route(app, ctx, endpoints.legacyAddMemories, async ({ principal, body, signal }) => {
+    const rows = await writeMemories(
+      deps,
+      () => writeNamespace(db, principal, body.containerTag),
+      body.memories.map((m) => ({ ...m, eventDate: m.temporalContext?.eventDate })),
+      signal,
+    );
+    return {
+      documentId: null,
+      memories: rows.map((r) => ({
+        id: r.id,
+        memory: r.memory,
+        isStatic: r.is_static === 1,
+        createdAt: r.created_at,
+        forgetAfter: r.forget_after,
+        forgetReason: r.forget_reason,
+        metadata: memoryMetadata(r),
+      })),
+    };
+  });
+
+  route(app, ctx, endpoints.legacyUpdateMemory, ({ principal, body, signal }) => {
+    const ns = readNamespace(db, principal, body.containerTag);
+    return updateMemory(deps, ns?.id ?? null, selectorOf(body), body, signal);
+  });
+
+  route(app, ctx, endpoints.legacyForgetMemory, ({ principal, body }) => {
+    const ns = readNamespace(db, principal, body.containerTag);
+    return transaction(db, () => {
+      const row = selectMemory(db, ns?.id ?? null, selectorOf(body));
+      if (isForgotten(row)) {
+        throw new ConflictError("Memory already forgotten", `memory ${row.id} is already forgotten`);
+      }
+      forgetByIds(db, row.namespace_id, [row.id], body.reason ?? "forgotten by id");
+      return { id: row.id, forgotten: true as const };
+    });
+  });
+
+  route(app, ctx, endpoints.legacyForgetMatching, async ({ principal, body, signal }) => {
+    const ns = readNamespace(db, principal, body.containerTag);
+    const batchId = newId("fgb");
+    const reason = body.reason ?? `forget-matching ${batchId}`;
+    let candidates: MemoryRef[];
+    if (body.query !== undefined) {
+      // The dry run of v5's forget by meaning gives the candidates; the cap applies before anything is forgotten.
+      const found = await forgetByMeaning(deps, ns?.id ?? null, body.query, true, signal, {
+        threshold: body.threshold,
+        limit: body.maxForget,
+      });
+      candidates = found.matches;
+    } else {
+      const at = new Date().toISOString();
+      candidates = [...new Set(body.ids ?? [])]
+        .map((id) => (ns ? getMemoryRow(db, ns.id, id) : undefined))
+        .filter((r) => r !== undefined && !isForgotten(r, at))
+        .slice(0, body.maxForget)
+        .map((r) => ({ id: r!.id, memory: r!.memory }));
+    }
+    const what = body.query !== undefined ? `matching '${body.query}'` : "of the given ids";
+    if (body.dryRun || !ns || candidates.length === 0) {
+      return {
+        dryRun: body.dryRun,
+        count: candidates.length,
+        forgetBatchId: null,
+        summary: `${candidates.length} ${candidates.length === 1 ? "memory" : "memories"} ${what} ${body.dryRun ? "would be" : "were"} forgotten`,
+        ...(body.dryRun ? { candidates } : { forgotten: [] }),
+      };
+    }
+    const done = forgetByIds(
+      db,
+      ns.id,
+      candidates.map((c) => c.id),
+      reason,
+    );
+    return {
+      dryRun: false,
+      count: done.count,
+      forgetBatchId: batchId,
+      summary: `${done.count} ${done.count === 1 ? "memory" : "memories"} ${what} were forgotten`,
+      forgotten: done.matches,
+    };
+  });
+
+  route(app, ctx, endpoints.legacyListMemories, ({ principal, body }) => {
+    const namespaces = readNamespaces(db, principal, body.containerTags);
+    if (namespaces.length === 0)
+      return { memoryEntries: [], pagination: pagination(body.page, body.limit, 0) };
+    const ids = namespaces.map((n) => n.id);
+    const page = listMemories(db, ids, body, body.filters, false);
+    const at = new Date().toISOString();
+    const memoryEntries = page.items.map((m) => {
+      const row = getMemoryRowIn(db, ids, m.id)!;
+      const history =
+        readMemory(db, row.namespace_id, row.id, { include: ["related"], relatedLimit: HISTORY_LIMIT })
+          ?.included?.related?.parents ?? [];
+      const memoryRelations = memoryRelationRows(db, row.id).flatMap((r) => {
+        const other = getMemoryRow(db, row.namespace_id, r.id);
+        return other && !isForgotten(other, at)
+          ? [{ id: other.id, memory: other.memory, relation: r.relation }]
+          : [];
+      });
+      return { ...m, history, memoryRelations, documentIds: memorySourceDocumentIds(db, row.id) };
+    });
+    return { memoryEntries, pagination: pagination(body.page, body.limit, page.total) };
+  });
+}

@@ -39,13 +39,20 @@ function legacyServer(docs: LegacyDoc[], key: string) {
     requests.push({ method: req.method!, path: req.url!, body: b });
     if (req.headers.authorization !== `Bearer ${key}`) return json(401, { error: "Unauthorized" });
     if (req.method === "POST" && req.url === "/v3/documents/list") {
-      const { containerTags, limit = 10, page = 1, includeContent } = b as {
+      const {
+        containerTags,
+        limit = 10,
+        page = 1,
+        includeContent,
+      } = b as {
         containerTags?: string[];
         limit?: number;
         page?: number;
         includeContent?: boolean;
       };
-      const matching = docs.filter((d) => !containerTags || containerTags.some((t) => d.containerTags.includes(t)));
+      const matching = docs.filter(
+        (d) => !containerTags || containerTags.some((t) => d.containerTags.includes(t)),
+      );
       const slice = matching.slice((page - 1) * limit, page * limit).map((d) => {
         const { content, ...rest } = d;
         return includeContent && content.length < LONG ? { ...rest, content } : rest;
@@ -71,18 +78,24 @@ function legacyServer(docs: LegacyDoc[], key: string) {
     requests,
     start: () =>
       new Promise<string>((resolve) =>
-        server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+        server.listen(0, "127.0.0.1", () =>
+          resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+        ),
       ),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
 function runMigrate(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "migrate", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "migrate", ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => {
     stderr += d.toString();
@@ -104,7 +117,8 @@ describe("memctx migrate from a v3/v4-era service", () => {
       docs.push({
         id: `svc_${i}`,
         customId: i % 2 === 0 ? `legacy-${i}` : null,
-        content: i % 10 === 0 ? `Long note ${i}. ${"The river runs. ".repeat(20)}` : `Short note ${i} about otters.`,
+        content:
+          i % 10 === 0 ? `Long note ${i}. ${"The river runs. ".repeat(20)}` : `Short note ${i} about otters.`,
         metadata: { source: "v3", n: i },
         containerTags: [i < 100 ? "team_a" : "team-b"],
         createdAt: new Date(Date.UTC(2024, 0, 1 + (i % 28))).toISOString(),
@@ -166,7 +180,16 @@ describe("memctx migrate from a v3/v4-era service", () => {
 
   it("a dry run into a directory that does not exist creates nothing", async () => {
     const legacy = legacyServer(
-      [{ id: "x", content: "One.", metadata: null, containerTags: ["t"], createdAt: "2024-01-01T00:00:00Z", status: "done" }],
+      [
+        {
+          id: "x",
+          content: "One.",
+          metadata: null,
+          containerTags: ["t"],
+          createdAt: "2024-01-01T00:00:00Z",
+          status: "done",
+        },
+      ],
       "legacy-key-123",
     );
     const url = await legacy.start();

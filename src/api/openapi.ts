@@ -120,7 +120,11 @@ export function openApiDocument(serverUrl?: string) {
         "400": errorResponse("Invalid request: details names the field and the rule"),
         "401": errorResponse("Missing or invalid API key"),
         ...(QUOTA_COUNTED.has(operationId)
-          ? { "402": errorResponse("Document token limit reached: the organization's quota; nothing was added") }
+          ? {
+              "402": errorResponse(
+                "Document token limit reached: the organization's quota; nothing was added",
+              ),
+            }
           : {}),
         "404": errorResponse("Not found in this namespace"),
         "413": errorResponse("Request body too large"),

@@ -57,3 +57,8 @@ export const REQUEST_BODY_MAX_BYTES = 32 * 1024 * 1024;
 
 export const OAUTH_LINK_TTL_MS = 60 * 60 * 1000;
 export const CONNECTOR_DOCUMENT_LIMIT_MAX = 100_000;
+
+/** A connector syncs again this long after its last run, unless its `syncIntervalSeconds` says otherwise: daily. */
+export const CONNECTOR_SYNC_INTERVAL_DEFAULT_SECONDS = 86_400;
+/** The longest interval a connector may set: a year (0 turns scheduled syncs off). */
+export const CONNECTOR_SYNC_INTERVAL_MAX_SECONDS = 31_536_000;

@@ -42,7 +42,12 @@ export interface MigrationCounts {
   copied: number;
   skipped: number;
   failed: number;
+  /** Why the migration stopped before the end (the target's document token limit), if it did. */
+  stopped?: string;
 }
+
+/** The target's answer when its organization's document token quota is reached: every later add would fail too. */
+const PAYMENT_REQUIRED = 402;
 
 export interface Progress {
   namespace: string;
@@ -115,6 +120,7 @@ export async function migrate(opts: MigrateOptions): Promise<MigrationCounts> {
     };
     const inFlight = new Set<Promise<void>>();
     for await (const doc of opts.source.documents(from)) {
+      if (counts.stopped) break;
       if (isUnreadable(doc)) {
         fail(doc.key, doc.reason);
       } else if (held.has(doc.key) && held.get(doc.key) === doc.content) {
@@ -133,7 +139,12 @@ export async function migrate(opts: MigrateOptions): Promise<MigrationCounts> {
             () => {
               counts.copied++;
             },
-            (err: unknown) => fail(doc.key, err instanceof Error ? err.message : String(err)),
+            (err: unknown) => {
+              if ((err as { status?: unknown }).status === PAYMENT_REQUIRED) {
+                counts.stopped ??= `the target answered ${PAYMENT_REQUIRED}: ${(err as Error).message}`;
+              }
+              fail(doc.key, err instanceof Error ? err.message : String(err));
+            },
           )
           .finally(() => {
             inFlight.delete(add);
@@ -146,6 +157,10 @@ export async function migrate(opts: MigrateOptions): Promise<MigrationCounts> {
       report();
     }
     await Promise.all(inFlight);
+    if (counts.stopped) {
+      report(true);
+      return counts;
+    }
     if (!opts.dryRun && opts.target) {
       const context = await opts.source.supportingContext(from);
       if (context) {

@@ -178,6 +178,48 @@ describe("memctx migrate from a v3/v4-era service", () => {
     expect(again.stderr).toContain("done: 1 namespace, copied 0, skipped 100 (already there), failed 0");
   }, 120_000);
 
+  it("stops at the target's document token limit (402), and a later run goes on from there", async () => {
+    const docs: LegacyDoc[] = Array.from({ length: 20 }, (_, i) => ({
+      id: `q${i}`,
+      content: `${String(i).padStart(2, "0")} ${"w".repeat(97)}`, // 100 characters: 25 tokens
+      metadata: null,
+      containerTags: ["quota"],
+      createdAt: "2024-01-01T00:00:00Z",
+      status: "done",
+    }));
+    const legacy = legacyServer(docs, "legacy-key-123");
+    const url = await legacy.start();
+    cleanup.push(() => legacy.close());
+    const data = tempDir("memctx-migrate-quota-");
+    cleanup.push(() => data.remove());
+    const { startServer } = await import("../../src/engine/server.js");
+    const open = (quota: number | null) =>
+      startServer({
+        dataDir: data.path,
+        port: 0,
+        host: "127.0.0.1",
+        apiKey: "mk_target_key_123",
+        workers: 0,
+        log: () => {},
+        limits: { documentTokenQuota: quota },
+      });
+    const env = { MEMCTX_MIGRATE_FROM_KEY: "legacy-key-123", MEMCTX_MIGRATE_TO_KEY: "mk_target_key_123" };
+    const args = (to: string) => ["--from", url, "--from-api", "v3", "--to", to, "--concurrency", "1"];
+
+    const tight = await open(110); // room for four
+    const first = await runMigrate(args(tight.url), env);
+    await tight.close();
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toContain("stopped: the target answered 402");
+    expect(first.stderr).toContain("copied 4, skipped 0 (already there), failed 1");
+
+    const roomy = await open(null);
+    cleanup.push(() => roomy.close());
+    const second = await runMigrate(args(roomy.url), env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain("done: 1 namespace, copied 16, skipped 4 (already there), failed 0");
+  }, 60_000);
+
   it("a dry run into a directory that does not exist creates nothing", async () => {
     const legacy = legacyServer(
       [

@@ -158,6 +158,11 @@ Keys on the command line are visible to other users of this machine: prefer the 
           dryRun ? counted(counts).replace("copied", "to copy") : counted(counts)
         }\n`,
       );
+      if (counts.stopped) {
+        process.stderr.write(
+          `memctx migrate: stopped: ${counts.stopped}; once the target has room, run the same command again (what is there is skipped)\n`,
+        );
+      }
       if (!dryRun && to.kind === "dir" && counts.copied > 0) {
         process.stderr.write(
           `memctx migrate: the documents are queued in ${to.dir}; memctx processes them the next time it runs there (mcp, serve or ui)\n`,

@@ -48,6 +48,7 @@ export interface MigrationCounts {
 
 /** The target's answer when its organization's document token quota is reached: every later add would fail too. */
 const PAYMENT_REQUIRED = 402;
+const NOT_FOUND = 404;
 
 export interface Progress {
   namespace: string;
@@ -83,7 +84,14 @@ async function targetContents(target: MemoryClient, namespace: string): Promise<
   const held = new Map<string, string | null>();
   const ns = target.ns(namespace);
   for (let page = 1; ; page++) {
-    const res = await ns.documents.list({ page, limit: LIST_LIMIT_MAX, sort: "createdAt", order: "asc" });
+    const res = await ns.documents
+      .list({ page, limit: LIST_LIMIT_MAX, sort: "createdAt", order: "asc" })
+      // A service that answers 404 for a namespace never written to holds nothing of it yet.
+      .catch((err: unknown) => {
+        if ((err as { status?: unknown }).status === NOT_FOUND) return null;
+        throw err;
+      });
+    if (!res) return held;
     for (const d of res.documents) held.set(d.customId ?? d.id, d.content ?? null);
     if (res.documents.length < LIST_LIMIT_MAX || page >= res.pagination.totalPages) return held;
   }

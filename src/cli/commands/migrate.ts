@@ -76,7 +76,8 @@ Options:
 
 Progress goes to standard error (a line every ${PROGRESS_EVERY} documents when not a terminal), the
 last line says what was copied, skipped and failed. Exit status: 0 when nothing failed, 1 when some
-documents could not be copied (each is named), 2 for a usage mistake.
+documents could not be copied (each is named), 2 for a usage mistake. A target that answers 429
+is waited for (its Retry-After); one that answers 402 (its document token limit) stops the run.
 
 Keys on the command line are visible to other users of this machine: prefer the environment.`,
   async run(argv) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { includeList, queryBool, Timestamps } from "./common.js";
-import { CONNECTOR_DOCUMENT_LIMIT_MAX } from "./limits.js";
+import { CONNECTOR_DOCUMENT_LIMIT_MAX, CONNECTOR_SYNC_INTERVAL_MAX_SECONDS } from "./limits.js";
 
 export const OAUTH_PROVIDERS = ["notion", "google-drive", "onedrive", "gmail", "github"] as const;
 export const CONFIG_PROVIDERS = ["web-crawler", "s3", "granola"] as const;
@@ -16,6 +16,19 @@ const DocumentLimit = z
   .min(1, "documentLimit must be at least 1")
   .max(CONNECTOR_DOCUMENT_LIMIT_MAX, `documentLimit must be at most ${CONNECTOR_DOCUMENT_LIMIT_MAX}`);
 
+/**
+ * memctx's extension: seconds between scheduled syncs, counted from the end of the last run
+ * (default daily); 0 syncs only when the connector is created or a sync is triggered.
+ */
+const SyncIntervalSeconds = z
+  .number()
+  .int("syncIntervalSeconds must be an integer")
+  .min(0, "syncIntervalSeconds must be 0 (no scheduled syncs) or more")
+  .max(
+    CONNECTOR_SYNC_INTERVAL_MAX_SECONDS,
+    `syncIntervalSeconds must be at most ${CONNECTOR_SYNC_INTERVAL_MAX_SECONDS} (a year)`,
+  );
+
 /** Provider configuration; each provider validates its own keys (web-crawler needs `startUrl`). */
 export const ConnectorConfig = z.record(z.string(), z.unknown());
 /** What the connector syncs; provider-specific (for example github repositories). */
@@ -26,6 +39,7 @@ export const CreateConnectorBody = z.strictObject({
   redirectUrl: z.url("redirectUrl must be an absolute URL").optional(),
   config: ConnectorConfig.optional(),
   documentLimit: DocumentLimit.optional(),
+  syncIntervalSeconds: SyncIntervalSeconds.optional(),
 });
 export type CreateConnectorBody = z.input<typeof CreateConnectorBody>;
 
@@ -67,6 +81,9 @@ export const Connector = z.looseObject({
   config: ConnectorConfig.nullish(),
   selection: Selection.nullish(),
   documentLimit: z.number().int().nullish(),
+  /** Seconds between scheduled syncs (0: none), and when the next one is due (null: none scheduled). */
+  syncIntervalSeconds: z.number().int().optional(),
+  nextSyncAt: z.string().nullish(),
   latestRun: SyncRun.nullish(),
   syncs: z.array(SyncRun).optional(),
   picker: z.looseObject({ url: z.string() }).nullish(),
@@ -82,10 +99,15 @@ export const GetConnectorQuery = z.strictObject({ include: includeList(["syncs",
 export type GetConnectorQuery = z.input<typeof GetConnectorQuery>;
 
 export const PatchConnectorBody = z
-  .strictObject({ selection: Selection.optional(), documentLimit: DocumentLimit.optional() })
-  .refine((b) => b.selection !== undefined || b.documentLimit !== undefined, {
-    message: "send selection, documentLimit or both",
-  });
+  .strictObject({
+    selection: Selection.optional(),
+    documentLimit: DocumentLimit.optional(),
+    syncIntervalSeconds: SyncIntervalSeconds.optional(),
+  })
+  .refine(
+    (b) => b.selection !== undefined || b.documentLimit !== undefined || b.syncIntervalSeconds !== undefined,
+    { message: "send selection, documentLimit, syncIntervalSeconds or several" },
+  );
 export type PatchConnectorBody = z.input<typeof PatchConnectorBody>;
 
 export const SyncResponse = z.looseObject({ id: z.string(), runId: z.string(), status: z.string() });

@@ -69,3 +69,7 @@ export const LEGACY_FORGET_MATCHING_THRESHOLD_DEFAULT = 0.5;
 /** Legacy search defaults (the spec's mapping: v5 changed them to hybrid and 0.3). */
 export const LEGACY_SEARCH_MODE_DEFAULT = "memories";
 export const LEGACY_SEARCH_THRESHOLD_DEFAULT = 0.6;
+/** A connector syncs again this long after its last run, unless its `syncIntervalSeconds` says otherwise: daily. */
+export const CONNECTOR_SYNC_INTERVAL_DEFAULT_SECONDS = 86_400;
+/** The longest interval a connector may set: a year (0 turns scheduled syncs off). */
+export const CONNECTOR_SYNC_INTERVAL_MAX_SECONDS = 31_536_000;

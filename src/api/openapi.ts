@@ -93,6 +93,9 @@ const errorResponse = (description: string) => ({
   content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } },
 });
 
+/** Endpoints whose documents count against an organization's document token quota (402 over it). */
+const QUOTA_COUNTED: ReadonlySet<string> = new Set(["addDocument", "batchAdd"]);
+
 /** The OpenAPI 3.1 document of the v5 API, generated from the same schemas the code uses. */
 export function openApiDocument(serverUrl?: string) {
   const paths: Record<string, Record<string, object>> = {};
@@ -116,6 +119,13 @@ export function openApiDocument(serverUrl?: string) {
         },
         "400": errorResponse("Invalid request: details names the field and the rule"),
         "401": errorResponse("Missing or invalid API key"),
+        ...(QUOTA_COUNTED.has(operationId)
+          ? {
+              "402": errorResponse(
+                "Document token limit reached: the organization's quota; nothing was added",
+              ),
+            }
+          : {}),
         "404": errorResponse("Not found in this namespace"),
         "413": errorResponse("Request body too large"),
         "429": errorResponse("Rate limited; see Retry-After"),

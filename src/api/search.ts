@@ -36,6 +36,7 @@ export const SearchBody = z.strictObject({
     })
     .optional(),
   rerank: Rerank.optional(),
+  /** Offline: the query without the words that ask the memory ("remember", "told", "please"); see search/rewrite.ts. */
   rewriteQuery: z.boolean().optional(),
 });
 export type SearchBody = z.input<typeof SearchBody>;

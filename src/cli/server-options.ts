@@ -27,3 +27,35 @@ export function serverOptions(values: {
     throw new CliError("MEMCTX_API_KEY must be at least 8 characters");
   return { port, workers, dataDir: values["data-dir"] ?? defaultDataDir(), apiKey };
 }
+
+/** What `memctx serve` limits, from its flags, else the environment; absent: no limit. */
+export interface LimitOptions {
+  requestsPerMinute: number | null;
+  documentTokenQuota: number | null;
+}
+
+/** `--rate-limit` (MEMCTX_RATE_LIMIT) and `--document-token-quota` (MEMCTX_DOCUMENT_TOKEN_QUOTA); 0 turns either off. */
+export function limitOptions(
+  values: { "rate-limit"?: string | undefined; "document-token-quota"?: string | undefined },
+  env: NodeJS.ProcessEnv = process.env,
+): LimitOptions {
+  const read = (flag: string, variable: string, given: string | undefined): number | null => {
+    const raw = given ?? (env[variable]?.trim() || undefined);
+    if (raw === undefined) return null;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n)) {
+      throw new CliError(
+        `${given === undefined ? variable : flag} must be a whole number, 0 or more (0: no limit)`,
+      );
+    }
+    return n === 0 ? null : n;
+  };
+  return {
+    requestsPerMinute: read("--rate-limit", "MEMCTX_RATE_LIMIT", values["rate-limit"]),
+    documentTokenQuota: read(
+      "--document-token-quota",
+      "MEMCTX_DOCUMENT_TOKEN_QUOTA",
+      values["document-token-quota"],
+    ),
+  };
+}

@@ -14,11 +14,14 @@ import {
   ForbiddenError,
   InputError,
   NotFoundError,
+  QuotaExceededError,
+  RateLimitedError,
   StorageFullError,
   TooLargeError,
   UnauthenticatedError,
 } from "./errors.js";
 import { UnknownBucketError } from "./memory/profile.js";
+import { rateLimit } from "./rate-limit.js";
 import { connectorCallbackRoute, connectorRoutes } from "./routes/connectors.js";
 import { documentRoutes } from "./routes/documents.js";
 import { batchRoutes } from "./routes/legacy/batch.js";
@@ -37,7 +40,7 @@ import { isDiskFull } from "./store/db.js";
 import { OrganizationBucketError } from "./store/profile.js";
 import { SecretKeyError } from "./store/secrets.js";
 
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 500 | 507;
+type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 500 | 507;
 
 /** Each domain error's HTTP status: the one place where the engine's errors meet HTTP. */
 function statusOf(err: DomainError): ErrorStatus {
@@ -45,10 +48,12 @@ function statusOf(err: DomainError): ErrorStatus {
   // A missing operator setting is not the caller's fault, but the request cannot be served as sent (kept 400).
   if (err instanceof ConfigurationError) return 400;
   if (err instanceof UnauthenticatedError) return 401;
+  if (err instanceof QuotaExceededError) return 402;
   if (err instanceof ForbiddenError) return 403;
   if (err instanceof NotFoundError) return 404;
   if (err instanceof ConflictError) return 409;
   if (err instanceof TooLargeError) return 413;
+  if (err instanceof RateLimitedError) return 429;
   if (err instanceof StorageFullError) return 507;
   return 500;
 }
@@ -82,6 +87,7 @@ export function errorHandler(ctx: EngineContext): ErrorHandler<EngineEnv> {
       return c.json({ error: "Internal server error" }, 500);
     }
     if (known instanceof StorageFullError) ctx.log(`disk full on ${where}: ${err.message}`);
+    if (known instanceof RateLimitedError) c.header("Retry-After", String(known.retryAfterSeconds));
     return c.json(
       { error: known.title, ...(known.details ? { details: known.details } : {}) },
       statusOf(known),
@@ -136,6 +142,9 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
   uiRoutes(app);
 
   app.use(bearerAuth(ctx));
+  // After auth (the bucket is the key's), before any route: a refused request changes nothing.
+  const perMinute = ctx.limits?.requestsPerMinute ?? null;
+  if (perMinute !== null) app.use(rateLimit(perMinute));
   for (const routes of ROUTES) routes(app, ctx);
   return app;
 }

@@ -5,6 +5,16 @@ import type { JobQueue } from "./pipeline/queue.js";
 import type { WorkerPool } from "./pipeline/worker.js";
 import type { Db } from "./store/db.js";
 
+/** Limits that protect a shared server; null is no limit (the embedded engine's default). */
+export interface EngineLimits {
+  /** Requests per minute that one API key may make (a token bucket: bursts up to this many). */
+  requestsPerMinute: number | null;
+  /** Document tokens (4 characters of content each) that one organization may hold. */
+  documentTokenQuota: number | null;
+}
+
+export const NO_LIMITS: EngineLimits = { requestsPerMinute: null, documentTokenQuota: null };
+
 /** What routes, services and pipeline stages share within one open engine. */
 export interface EngineContext {
   db: Db;
@@ -16,4 +26,6 @@ export interface EngineContext {
   extractor: Extractor | undefined;
   dreamer: Dreamer;
   log: (message: string) => void;
+  /** Absent: no limits (processing threads, which serve no requests). */
+  limits?: EngineLimits;
 }

@@ -72,3 +72,16 @@ export class StorageFullError extends DomainError {
     );
   }
 }
+
+/** The key made more requests than the engine's rate limit allows: try again after `retryAfterSeconds`. */
+export class RateLimitedError extends DomainError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    details: string,
+  ) {
+    super("Rate limit exceeded", details);
+  }
+}
+
+/** The write would take the organization over its document token quota: nothing was written. */
+export class QuotaExceededError extends DomainError {}

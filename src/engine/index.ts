@@ -1,5 +1,5 @@
 import { createApp } from "./app.js";
-import type { EngineContext } from "./context.js";
+import { type EngineContext, type EngineLimits, NO_LIMITS } from "./context.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
 import type { Extractor } from "./memory/extract/types.js";
 import { chatModelFromEnv } from "./models/chat.js";
@@ -30,6 +30,12 @@ export interface EngineOptions {
   apiKey?: string;
   /** Background processing loops in this process; 0 = none (another process does the work). Default 2. */
   workers?: number;
+  /**
+   * Limits that protect a shared server (`memctx serve --rate-limit`, `--document-token-quota`).
+   * Default: none; the engine does not read them from the environment (an agent's own embedded
+   * engine is never limited).
+   */
+  limits?: Partial<EngineLimits>;
   /** URL fetching may reach private/loopback addresses (tests; env MEMCTX_ALLOW_PRIVATE_NETWORK=1). */
   allowPrivateNetwork?: boolean;
   /** Vectors when configured; default from the environment, else none. */
@@ -133,6 +139,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     extractor: opts.extractor,
     dreamer: noDreaming,
     log,
+    limits: { ...NO_LIMITS, ...opts.limits },
   };
   // A wrong model setting fails the start, as before; the extractor itself is made with the pipeline.
   const chat = opts.extractor ? null : chatModelFromEnv();

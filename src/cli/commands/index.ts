@@ -4,6 +4,7 @@ import { importCommand } from "./import.js";
 import { install } from "./install.js";
 import { keys } from "./keys.js";
 import { mcp } from "./mcp.js";
+import { migrateCommand } from "./migrate.js";
 import { openapi } from "./openapi.js";
 import { serve } from "./serve.js";
 import { status } from "./status.js";
@@ -18,6 +19,7 @@ export const commands: Command[] = [
   install,
   exportCommand,
   importCommand,
+  migrateCommand,
   keys,
   openapi,
 ];

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { VERSION } from "../../version.js";
 import { describeModels } from "../backend.js";
 import { CliError } from "../cli-error.js";
-import { serverOptions } from "../server-options.js";
+import { limitOptions, serverOptions } from "../server-options.js";
 import type { Command } from "./command.js";
 
 export const serve: Command = {
@@ -10,6 +10,7 @@ export const serve: Command = {
   summary: "Serve the embedded engine's v5 API over HTTP",
   usage: `
 Usage: memctx serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--workers N]
+                    [--rate-limit N] [--document-token-quota N]
 
 Serves the Memory and Context Service API v5 of the embedded engine over HTTP. Every request
 needs a bearer API key. On the first start a key for the local organization is created and
@@ -20,10 +21,17 @@ Options:
   --host HOST     address to bind (default 127.0.0.1)
   --data-dir DIR  data directory (default: MEMCTX_DATA_DIR or the user data directory)
   --workers N     processing threads (default 2; 0 leaves processing to other processes)
+  --rate-limit N  requests per minute that one API key may make (bursts up to N); over it a
+                  request is answered 429 with Retry-After and changes nothing (default: no limit)
+  --document-token-quota N
+                  document tokens (4 characters of content each) one organization may hold; an
+                  add or batch add that would pass it is answered 402 and adds nothing (default: none)
   -h, --help      show this help
 
 Environment:
   MEMCTX_API_KEY                  register this key for the local organization
+  MEMCTX_RATE_LIMIT               --rate-limit when the flag is not given (0: no limit)
+  MEMCTX_DOCUMENT_TOKEN_QUOTA     --document-token-quota when the flag is not given (0: none)
   MEMCTX_ALLOW_PRIVATE_NETWORK=1  let URL content reach private and loopback addresses
   MEMCTX_JOB_LEASE_MS             how long a crashed process's job waits before another takes it (30000)
   MEMCTX_SECRET_KEY               key sealing connector secrets at rest (base64 of 32 bytes, or any
@@ -39,19 +47,24 @@ Environment:
         host: { type: "string", default: "127.0.0.1" },
         "data-dir": { type: "string" },
         workers: { type: "string" },
+        "rate-limit": { type: "string" },
+        "document-token-quota": { type: "string" },
       },
     });
     const { port, workers, dataDir, apiKey } = serverOptions(values);
+    const limits = limitOptions(values);
     // Loaded here, not at the top: `memctx --help` must not load node:sqlite (older Node lacks it).
     const { startServer } = await import("../../engine/server.js");
-    const server = await startServer({ port, host: values.host, dataDir, workers, apiKey }).catch((err) => {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "EADDRINUSE")
-        throw new CliError(`${values.host}:${port} is already in use; pick another --port`, 1);
-      if (code === "EADDRNOTAVAIL")
-        throw new CliError(`cannot bind ${values.host}: no such local address`, 1);
-      throw err;
-    });
+    const server = await startServer({ port, host: values.host, dataDir, workers, apiKey, limits }).catch(
+      (err) => {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "EADDRINUSE")
+          throw new CliError(`${values.host}:${port} is already in use; pick another --port`, 1);
+        if (code === "EADDRNOTAVAIL")
+          throw new CliError(`cannot bind ${values.host}: no such local address`, 1);
+        throw err;
+      },
+    );
     const firstKey = process.env.MEMCTX_API_KEY ? null : server.engine.createFirstKey();
     // "listening on" comes last: whoever waits for it has seen everything else.
     process.stdout.write(`memctx serve: data directory ${dataDir}\n`);
@@ -63,6 +76,15 @@ Environment:
     process.stderr.write(
       `memctx ${VERSION}: v5 API on ${server.url}, embedded engine in ${dataDir} (${describeModels(server.engine.models)})\n`,
     );
+    if (limits.requestsPerMinute !== null || limits.documentTokenQuota !== null) {
+      const said = [
+        limits.requestsPerMinute !== null ? `${limits.requestsPerMinute} requests per minute per key` : null,
+        limits.documentTokenQuota !== null
+          ? `${limits.documentTokenQuota} document tokens per organization`
+          : null,
+      ];
+      process.stdout.write(`memctx serve: limits: ${said.filter(Boolean).join(", ")}\n`);
+    }
     process.stdout.write(`memctx serve: listening on ${server.url}\n`);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {

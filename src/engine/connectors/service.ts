@@ -7,7 +7,11 @@ import type {
   PatchConnectorBody,
   SyncResponse,
 } from "../../api/index.js";
-import { isOAuthProvider, OAUTH_LINK_TTL_MS } from "../../api/index.js";
+import {
+  CONNECTOR_SYNC_INTERVAL_DEFAULT_SECONDS,
+  isOAuthProvider,
+  OAUTH_LINK_TTL_MS,
+} from "../../api/index.js";
 import type { EngineContext } from "../context.js";
 import { ConflictError, InputError, NotFoundError } from "../errors.js";
 import { connectorItems, deleteConnectorItem, upsertConnectorItem } from "../store/connector-items.js";
@@ -15,6 +19,7 @@ import {
   type ConnectorRow,
   consumeOAuthState,
   deleteConnector,
+  dueConnectorIds,
   expireConnector,
   getConnectorRow,
   insertConnector,
@@ -53,6 +58,11 @@ import type { OAuthTokens, SyncItemDocument } from "./types.js";
  */
 
 export const SYNC_JOB = "connector-sync";
+/**
+ * How often the processing loops look for connectors whose scheduled sync is due (the shortest
+ * interval that takes effect); MEMCTX_CONNECTOR_CHECK_MS overrides it.
+ */
+export const CONNECTOR_SCHEDULE_CHECK_MS = 60_000;
 /** When the create body sets none; the spec advises starting with 500 to 1000. */
 export const CONNECTOR_DOCUMENT_LIMIT_DEFAULT = 1000;
 /** Failed items kept on a run; the counts still count all. */
@@ -90,6 +100,28 @@ export class ConnectorService {
       (job, signal) => this.runJob(job, signal),
       (job, message) => this.jobFailed(job, message),
     );
+    ctx.workers.every(Number(process.env.MEMCTX_CONNECTOR_CHECK_MS) || CONNECTOR_SCHEDULE_CHECK_MS, () =>
+      this.queueDueSyncs(),
+    );
+  }
+
+  /**
+   * Queues a run of every connector whose scheduled sync is due (its interval since its last run).
+   * Several processes may look at once: the unique index on active runs lets one queue it, the
+   * others get the same 409 as a second trigger, and pass. Returns how many this call queued.
+   */
+  queueDueSyncs(at = new Date()): number {
+    let queued = 0;
+    for (const id of dueConnectorIds(this.db, at.toISOString())) {
+      try {
+        transaction(this.db, () => this.queueRun(id));
+        queued++;
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+      }
+    }
+    if (queued > 0) this.ctx.queue.wake();
+    return queued;
   }
 
   /** In the caller's namespace, which exists by now (a route creates it in the same transaction). */
@@ -103,6 +135,7 @@ export class ConnectorService {
       config: JSON.stringify(config),
       selection: null,
       document_limit: body.documentLimit ?? CONNECTOR_DOCUMENT_LIMIT_DEFAULT,
+      sync_interval_seconds: body.syncIntervalSeconds ?? CONNECTOR_SYNC_INTERVAL_DEFAULT_SECONDS,
     };
     // GitHub also takes a personal access token in config: then there is no OAuth dance.
     const tokenInConfig = body.provider === "github" && typeof config.token === "string";
@@ -212,6 +245,7 @@ export class ConnectorService {
     updateConnectorSettings(this.db, row.id, {
       selection: body.selection ? JSON.stringify(body.selection) : null,
       documentLimit: body.documentLimit ?? null,
+      syncIntervalSeconds: body.syncIntervalSeconds ?? null,
     });
     return this.toRecord(getConnectorRow(this.db, row.id)!);
   }
@@ -403,6 +437,12 @@ export function toConnector(
   include: { syncs?: boolean; picker?: boolean } = {},
 ): Connector {
   const [latest] = recentRuns(db, row.id, 1);
+  const active = latest?.status === "queued" || latest?.status === "running";
+  const last = latest ? (latest.finished_at ?? latest.created_at) : row.updated_at;
+  const nextSyncAt =
+    row.state === "connected" && row.sync_interval_seconds > 0 && !active
+      ? new Date(Date.parse(last) + row.sync_interval_seconds * 1000).toISOString()
+      : null;
   return {
     id: row.id,
     provider: row.provider,
@@ -411,6 +451,8 @@ export function toConnector(
     config: redactConfig(parseJson<Record<string, unknown> | null>(row.config, null)),
     selection: parseJson<Record<string, unknown> | null>(row.selection, null),
     documentLimit: row.document_limit,
+    syncIntervalSeconds: row.sync_interval_seconds,
+    nextSyncAt,
     latestRun: latest ? toSyncRun(latest) : null,
     authorization: null,
     ...(include.syncs ? { syncs: recentRuns(db, row.id, RECENT_RUNS).map(toSyncRun) } : {}),

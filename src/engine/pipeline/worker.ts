@@ -50,6 +50,9 @@ export class WorkerPool {
   private readonly handlers = new Map<string, Registration>();
   private readonly abort = new AbortController();
   private readonly loops: Promise<void>[] = [];
+  private readonly periodic: { everyMs: number; task: () => void }[] = [];
+  private readonly timers: NodeJS.Timeout[] = [];
+  private started = false;
   readonly owner = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
 
   constructor(private readonly o: WorkerPoolOptions) {}
@@ -58,12 +61,39 @@ export class WorkerPool {
     this.handlers.set(kind, { handle, onFailed });
   }
 
+  /**
+   * A task this pool runs every `everyMs` (and once as it starts) while its loops run: work that
+   * comes from time rather than from a queued job (connectors' scheduled syncs). A pool without
+   * loops runs none: the processes that process also keep time. A task must be safe to run in
+   * several processes at once.
+   */
+  every(everyMs: number, task: () => void): void {
+    this.periodic.push({ everyMs, task });
+    if (this.started) this.schedule({ everyMs, task });
+  }
+
   start(): void {
+    this.started = this.o.workers > 0;
     for (let i = 0; i < this.o.workers; i++) this.loops.push(this.loop());
+    if (this.started) for (const p of this.periodic) this.schedule(p);
+  }
+
+  private schedule(p: { everyMs: number; task: () => void }): void {
+    const run = () => {
+      if (this.abort.signal.aborted) return;
+      try {
+        p.task();
+      } catch (err) {
+        // A busy database, say: the next tick tries again.
+        this.o.log(`periodic task failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    };
+    this.timers.push(setTimeout(run, 0), setInterval(run, p.everyMs));
   }
 
   /** Stops claiming, aborts running jobs and waits for the loops; their jobs are claimed again later. */
   async stop(): Promise<void> {
+    for (const t of this.timers.splice(0)) clearTimeout(t);
     this.abort.abort();
     this.o.queue.wake();
     await Promise.allSettled(this.loops);

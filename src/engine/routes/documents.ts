@@ -1,6 +1,7 @@
 import { endpoints } from "../../api/endpoints.js";
 import type { EngineContext } from "../context.js";
 import { NotFoundError } from "../errors.js";
+import { withinDocumentQuota } from "../quota.js";
 import {
   addDocument,
   appendToDocument,
@@ -18,7 +19,7 @@ import { creatingRoute, type EngineApp, route } from "./route.js";
 export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
-  creatingRoute(app, ctx, endpoints.addDocument, ({ namespace, query, body }) => {
+  creatingRoute(app, ctx, endpoints.addDocument, ({ organization, namespace, query, body }) => {
     const doc = {
       content: body.content,
       customId: body.id,
@@ -31,9 +32,11 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
       dreaming: body.dreaming ?? query.dreaming,
     };
     // The contract lets append through only with an id.
-    return body.append && body.id !== undefined
-      ? appendToDocument(db, namespace, { ...doc, customId: body.id })
-      : addDocument(db, namespace, doc);
+    return withinDocumentQuota(ctx, organization.id, () =>
+      body.append && body.id !== undefined
+        ? appendToDocument(db, namespace, { ...doc, customId: body.id })
+        : addDocument(db, namespace, doc),
+    );
   });
 
   route(app, ctx, endpoints.getDocument, ({ namespace, params, query }) => {

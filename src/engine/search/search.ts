@@ -21,6 +21,7 @@ import { fuseCorpus, type Scored, selectHits, vectorSimilarity } from "./fusion.
 import { type LexicalResult, lexicalSearch } from "./lexical.js";
 import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
+import { rewriteQuery } from "./rewrite.js";
 import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
 import { weighSuperseded } from "./versions.js";
 import { boostWindow, questionWindow, type Window } from "./when.js";
@@ -98,14 +99,16 @@ export async function search(
   const want = embedder ? Math.max(2 * pool, 20) : pool;
   const similarity = (cosine: number) =>
     embedder?.similarity ? embedder.similarity(cosine) : vectorSimilarity(cosine);
-  const people = namedPeople(db, namespaceId, req.query, STOP_WORDS);
-  const terms = queryTerms([req.query, ...people.expansions].join(" "));
+  // rewriteQuery: the words that ask the memory go, the words that name what is asked stay.
+  const query = req.rewriteQuery === true ? rewriteQuery(req.query) : req.query;
+  const people = namedPeople(db, namespaceId, query, STOP_WORDS);
+  const terms = queryTerms([query, ...people.expansions].join(" "));
   // What the query means without saying it: WordNet's synonyms and kinds, weighed lower.
   const expansions = expansionTerms(terms).map((e) => ({ ...e, weight: EXPANSION_WEIGHT * e.weight }));
   const person = people.names.size > 0 ? { names: people.names, factor: OTHER_PERSON_FACTOR } : undefined;
   // Hybrid returns what both kinds say once (a memory and the turn it came from tell one thing).
   const dedup = mode === "hybrid";
-  const queryVector = await embedQuery(deps, req.query, signal);
+  const queryVector = await embedQuery(deps, query, signal);
 
   const lexical = new Map<Corpus, LexicalResult>();
   const lists: Scored[][] = [];

@@ -20,6 +20,8 @@ export interface ConnectorRow {
   config: string | null;
   selection: string | null;
   document_limit: number | null;
+  /** Seconds between scheduled syncs; 0: none (migration 6). */
+  sync_interval_seconds: number;
   credentials: string | null;
   oauth_state: string | null;
   code_verifier: string | null;
@@ -74,8 +76,9 @@ export function insertConnector(
   statement(
     db,
     `INSERT INTO connectors (id, organization_id, namespace_id, provider, state, config, selection, document_limit,
-       oauth_state, code_verifier, redirect_url, authorization_url, authorization_expires_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       sync_interval_seconds, oauth_state, code_verifier, redirect_url, authorization_url, authorization_expires_at,
+       created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     id,
     row.organization_id,
@@ -85,6 +88,7 @@ export function insertConnector(
     seal(db, id, "config", row.config),
     row.selection,
     row.document_limit,
+    row.sync_interval_seconds,
     row.oauth_state,
     row.code_verifier,
     row.redirect_url,
@@ -152,12 +156,33 @@ export function markConnected(db: Db, id: string): void {
 export function updateConnectorSettings(
   db: Db,
   id: string,
-  change: { selection: string | null; documentLimit: number | null },
+  change: { selection: string | null; documentLimit: number | null; syncIntervalSeconds?: number | null },
 ): void {
   statement(
     db,
-    "UPDATE connectors SET selection = COALESCE(?, selection), document_limit = COALESCE(?, document_limit), updated_at = ? WHERE id = ?",
-  ).run(change.selection, change.documentLimit, now(), id);
+    `UPDATE connectors SET selection = COALESCE(?, selection), document_limit = COALESCE(?, document_limit),
+       sync_interval_seconds = COALESCE(?, sync_interval_seconds), updated_at = ? WHERE id = ?`,
+  ).run(change.selection, change.documentLimit, change.syncIntervalSeconds ?? null, now(), id);
+}
+
+/**
+ * Connected connectors whose next scheduled sync is due at `at`: none of their runs is queued or
+ * running, and their last run ended (or, unfinished, was queued) at least their interval ago.
+ * Read from the runs in the store, so the schedule survives restarts and is the same for every
+ * process on the data directory.
+ */
+export function dueConnectorIds(db: Db, at: string): string[] {
+  const rows = statement(
+    db,
+    `SELECT c.id FROM connectors c
+     WHERE c.state = 'connected' AND c.sync_interval_seconds > 0
+       AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.connector_id = c.id AND r.status IN ('queued', 'running'))
+       AND julianday(coalesce(
+             (SELECT max(coalesce(r.finished_at, r.created_at)) FROM sync_runs r WHERE r.connector_id = c.id),
+             c.updated_at)) + c.sync_interval_seconds / 86400.0 <= julianday(?)
+     ORDER BY c.id`,
+  ).all(at) as { id: string }[];
+  return rows.map((r) => r.id);
 }
 
 /** What the provider knows of an imported document (processing keeps them for connector documents). */

@@ -168,3 +168,15 @@ export function namespacesNamed(
     )
     .all(organizationId, JSON.stringify(names)) as unknown as NamespaceRow[];
 }
+
+/**
+ * The document tokens an organization holds: the sum of its namespaces' counters (kept by
+ * triggers, migration 6), so that a quota check reads one row per namespace, never the documents.
+ */
+export function organizationDocumentTokens(db: Db, organizationId: string): number {
+  const row = statement(
+    db,
+    "SELECT coalesce(sum(document_tokens), 0) AS n FROM namespaces WHERE organization_id = ?",
+  ).get(organizationId) as { n: number };
+  return row.n;
+}

@@ -465,6 +465,27 @@ export const migrations: readonly string[] = [
   INSERT INTO search_pending (space, unit)
     SELECT s.id, m.rowid FROM memories m JOIN search_spaces s ON s.namespace_id = m.namespace_id AND s.corpus = 'memories';
   `,
+  // 6: an organization's document tokens (for the optional document token quota, 402) are the sum
+  // of its namespaces' counters, kept by triggers like document_count: a quota check reads one row
+  // per namespace, never the documents. A token is counted as 4 characters of content, rounded up.
+  // Connectors sync again after their own interval (seconds; 0: only when created or triggered).
+  `
+  ALTER TABLE namespaces ADD COLUMN document_tokens INTEGER NOT NULL DEFAULT 0;
+  CREATE TRIGGER documents_tokens_insert AFTER INSERT ON documents BEGIN
+    UPDATE namespaces SET document_tokens = document_tokens + (length(new.content) + 3) / 4 WHERE id = new.namespace_id;
+  END;
+  CREATE TRIGGER documents_tokens_delete AFTER DELETE ON documents BEGIN
+    UPDATE namespaces SET document_tokens = document_tokens - (length(old.content) + 3) / 4 WHERE id = old.namespace_id;
+  END;
+  CREATE TRIGGER documents_tokens_update AFTER UPDATE OF content, namespace_id ON documents BEGIN
+    UPDATE namespaces SET document_tokens = document_tokens - (length(old.content) + 3) / 4 WHERE id = old.namespace_id;
+    UPDATE namespaces SET document_tokens = document_tokens + (length(new.content) + 3) / 4 WHERE id = new.namespace_id;
+  END;
+  UPDATE namespaces SET document_tokens =
+    (SELECT coalesce(sum((length(d.content) + 3) / 4), 0) FROM documents d WHERE d.namespace_id = namespaces.id);
+
+  ALTER TABLE connectors ADD COLUMN sync_interval_seconds INTEGER NOT NULL DEFAULT 86400;
+  `,
 ];
 
 /**

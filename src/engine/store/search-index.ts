@@ -270,11 +270,8 @@ function indexUnits(db: DatabaseSync, space: number, corpus: Corpus, units: read
      SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?1) j`,
     contextRows,
   );
-  insert(
-    `UPDATE search_contexts SET members = members + (j.value ->> 1) FROM json_each(?1) j
-     WHERE search_contexts.id = j.value ->> 0 AND search_contexts.space = ?2`,
-    [...contexts.values()].map((c) => [c.id, c.members]),
-  );
+  const join = statement(db, "UPDATE search_contexts SET members = members + ? WHERE id = ?");
+  for (const c of contexts.values()) join.run(c.members, c.id);
   insert(
     `INSERT INTO search_terms (space, term, units, text_units)
      SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?1) j WHERE true

@@ -5,7 +5,7 @@ import { describeIssues } from "../../../api/errors.js";
 import { BATCH_MAX_DOCUMENTS, BATCH_MIN_DOCUMENTS } from "../../../api/limits.js";
 import type { EngineContext } from "../../context.js";
 import { isUrlContent } from "../../ingest/content.js";
-import { transaction } from "../../store/db.js";
+import { withinDocumentQuota } from "../../quota.js";
 import { addDocument } from "../../store/documents.js";
 import { ensureNamespace } from "../../store/namespaces.js";
 import { type EngineApp, route } from "../route.js";
@@ -27,7 +27,8 @@ const batchAdd = { ...endpoints.batchAdd, body: BatchEnvelope };
 export function batchRoutes(app: EngineApp, ctx: EngineContext): void {
   route(app, ctx, batchAdd, ({ principal, body }) => {
     const results: BatchResult[] = [];
-    transaction(ctx.db, () => {
+    // The whole batch or nothing: over the organization's document token quota it is a 402 (spec).
+    withinDocumentQuota(ctx, principal.organization.id, () => {
       for (const [i, raw] of body.documents.entries()) {
         const item = BatchDocument.safeParse(typeof raw === "string" ? { content: raw } : raw);
         const fail = (error: string, details?: string): void => {

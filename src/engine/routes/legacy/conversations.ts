@@ -2,7 +2,7 @@ import { endpoints } from "../../../api/endpoints.js";
 import type { ConversationMessage } from "../../../api/legacy.js";
 import type { EngineContext } from "../../context.js";
 import { InputError } from "../../errors.js";
-import { transaction } from "../../store/db.js";
+import { withinDocumentQuota } from "../../quota.js";
 import { addDocument } from "../../store/documents.js";
 import { formatTurn } from "../../text/conversation.js";
 import { type EngineApp, route } from "../route.js";
@@ -38,7 +38,7 @@ export function legacyConversationRoutes(app: EngineApp, ctx: EngineContext): vo
     if (lines.length === 0) {
       throw new InputError("messages", "at least one message must carry text (a string or a text part)");
     }
-    const added = transaction(db, () =>
+    const added = withinDocumentQuota(ctx, principal.organization.id, () =>
       addDocument(db, writeNamespace(db, principal, containerTagOf(body)), {
         content: lines.join("\n"),
         customId: body.conversationId,

@@ -3,6 +3,7 @@ import { endpoints } from "../../../api/endpoints.js";
 import type { LegacyDocument } from "../../../api/legacy.js";
 import type { EngineContext } from "../../context.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
+import { withinDocumentQuota } from "../../quota.js";
 import { transaction } from "../../store/db.js";
 import {
   addDocument,
@@ -69,7 +70,7 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
   };
 
   route(app, ctx, endpoints.legacyAddDocument, ({ principal, body }) => {
-    const added = transaction(db, () =>
+    const added = withinDocumentQuota(ctx, principal.organization.id, () =>
       addDocument(db, writeNamespace(db, principal, containerTagOf(body)), {
         content: body.content,
         customId: body.customId,

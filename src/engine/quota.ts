@@ -1,0 +1,27 @@
+import type { EngineContext } from "./context.js";
+import { QuotaExceededError } from "./errors.js";
+import { transaction } from "./store/db.js";
+import { organizationDocumentTokens } from "./store/namespaces.js";
+
+/**
+ * Runs a write of documents in one transaction, under the organization's document token quota:
+ * when the write leaves the organization over its quota, and holding more than before (replacing a
+ * document with a shorter one, or deleting, is always allowed), it is rolled back and the request
+ * is answered 402. Every route that adds documents for a caller goes through here.
+ */
+export function withinDocumentQuota<T>(ctx: EngineContext, organizationId: string, write: () => T): T {
+  const quota = ctx.limits?.documentTokenQuota ?? null;
+  return transaction(ctx.db, () => {
+    if (quota === null) return write();
+    const before = organizationDocumentTokens(ctx.db, organizationId);
+    const out = write();
+    const after = organizationDocumentTokens(ctx.db, organizationId);
+    if (after > quota && after > before) {
+      throw new QuotaExceededError(
+        "Document token limit reached",
+        `the organization holds ${before} of its ${quota} document tokens and this request needs ${after - before} more; nothing was added: delete documents, or ask the operator to raise the quota`,
+      );
+    }
+    return out;
+  });
+}

@@ -102,7 +102,7 @@ describe("deleting documents", () => {
     expect(
       db
         .prepare(
-          `SELECT count(*) AS n FROM search_text_postings p JOIN search_spaces s ON s.id = p.space
+          `SELECT count(*) AS n FROM search_postings p JOIN search_spaces s ON s.id = p.space
            WHERE s.corpus = 'memories' AND p.term = 'fact'`,
         )
         .get(),

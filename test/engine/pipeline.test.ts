@@ -120,7 +120,7 @@ describe("the processing pipeline", () => {
     expect(
       count(
         e,
-        `SELECT (SELECT count(*) FROM search_text_postings WHERE term = 'old')
+        `SELECT (SELECT count(*) FROM search_postings WHERE term = 'old')
               + (SELECT count(*) FROM search_context_postings WHERE term = 'old') AS n`,
       ),
     ).toBe(0);

@@ -390,13 +390,15 @@ export const migrations: readonly string[] = [
   `
   CREATE INDEX documents_namespace_date ON documents(namespace_id, document_date) WHERE document_date IS NOT NULL;
   `,
-  // 5: contexts indexed once. A memory's context is the turns around its source, so the memories
-  // of one document mostly share one context: migration 2 posted it again for each (a hundred
-  // postings per memory, of which about 16 were its own text), and ingest spent most of its time
-  // there. Now each distinct context of a space is posted once (search_contexts and their
-  // postings) and units point to theirs; scores are unchanged. Writes queue their units in
-  // search_pending, and the index takes a transaction's units in one pass when it commits
-  // (store/search-index.ts indexPending), one upsert per stem instead of one per unit and stem.
+  // 5: shared contexts posted once, units indexed at commit. A memory's context is the turns
+  // around its source, and the memories of one document often share it whole: migration 2 posted
+  // it again for each (a hundred postings per memory, about 16 of them its own text), and ingest
+  // spent most of its time there. A context that several units of one write share is now posted
+  // once (search_contexts, search_context_postings) and its units point to it; a context of one
+  // unit stays in the unit's own postings, so that reading it costs what it did. Scores are
+  // unchanged. Writes queue their units in search_pending and the index takes a transaction's
+  // units in one pass when it commits (store/search-index.ts indexPending): one upsert per stem,
+  // not one per unit and stem. Units indexed before keep their postings as they are.
   `
   DROP TRIGGER chunks_search_insert;
   DROP TRIGGER chunks_search_delete;
@@ -404,12 +406,9 @@ export const migrations: readonly string[] = [
   DROP TRIGGER memories_search_insert;
   DROP TRIGGER memories_search_delete;
   DROP TRIGGER memories_search_update;
-  DROP TABLE search_postings;
-  DROP TABLE search_terms;
-  DROP TABLE search_units;
-  UPDATE search_spaces SET units = 0, length = 0;
 
-  -- A distinct context (by its sha1) of a space, the units pointing to it, and its length in tokens.
+  -- A context shared by several units of a space (by its sha1), how many units point to it, and
+  -- its length in tokens.
   CREATE TABLE search_contexts (
     id      INTEGER PRIMARY KEY,
     space   INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
@@ -418,41 +417,19 @@ export const migrations: readonly string[] = [
     length  INTEGER NOT NULL,
     UNIQUE (space, hash)
   );
-  -- A unit's length in tokens (its text and its context) and its context.
-  CREATE TABLE search_units (
-    space   INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
-    unit    INTEGER NOT NULL,                           -- the chunk's or memory's rowid
-    length  INTEGER NOT NULL,
-    context INTEGER NOT NULL,                           -- search_contexts.id
-    PRIMARY KEY (space, unit)
-  ) WITHOUT ROWID;
-  CREATE INDEX search_units_context ON search_units(context);
-  -- Postings of units' own text, clustered by space and stem.
-  CREATE TABLE search_text_postings (
-    space  INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
-    term   TEXT NOT NULL,
-    unit   INTEGER NOT NULL,
-    tf     INTEGER NOT NULL,
-    length INTEGER NOT NULL,                            -- the unit's, so BM25 scores a list in one pass
-    PRIMARY KEY (space, term, unit)
-  ) WITHOUT ROWID;
-  -- Postings of contexts: a unit's occurrences in its context are its context's.
+  -- A shared context's stems. A unit pointing to it holds each of them in its context; the stems
+  -- also in the unit's own text are in its own posting (search_postings.tf_context), not read here.
   CREATE TABLE search_context_postings (
     space   INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
     term    TEXT NOT NULL,
-    context INTEGER NOT NULL,
+    context INTEGER NOT NULL,                           -- search_contexts.id
     tf      INTEGER NOT NULL,
     PRIMARY KEY (space, term, context)
   ) WITHOUT ROWID;
-  -- Document frequencies per space: units holding the stem anywhere, and in their own text.
-  CREATE TABLE search_terms (
-    space      INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
-    term       TEXT NOT NULL,
-    units      INTEGER NOT NULL,
-    text_units INTEGER NOT NULL,
-    PRIMARY KEY (space, term)
-  ) WITHOUT ROWID;
-  -- Units written and not yet indexed (until their transaction commits, or the next one).
+  -- The unit's shared context; NULL: its context is in its own postings.
+  ALTER TABLE search_units ADD COLUMN context INTEGER;
+  CREATE INDEX search_units_context ON search_units(context, length) WHERE context IS NOT NULL;
+  -- Units written and not yet indexed (until their transaction commits, or the next one does).
   CREATE TABLE search_pending (
     space INTEGER NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
     unit  INTEGER NOT NULL,
@@ -460,10 +437,6 @@ export const migrations: readonly string[] = [
   ) WITHOUT ROWID;
   ${pendingIndexTriggers("chunks", "text", "namespace_id, content, label, context")}
   ${pendingIndexTriggers("memories", "memory", "namespace_id, memory, context")}
-  INSERT INTO search_pending (space, unit)
-    SELECT s.id, c.rowid FROM chunks c JOIN search_spaces s ON s.namespace_id = c.namespace_id AND s.corpus = 'chunks';
-  INSERT INTO search_pending (space, unit)
-    SELECT s.id, m.rowid FROM memories m JOIN search_spaces s ON s.namespace_id = m.namespace_id AND s.corpus = 'memories';
   `,
   // 6: an organization's document tokens (for the optional document token quota, 402) are the sum
   // of its namespaces' counters, kept by triggers like document_count: a quota check reads one row
@@ -560,7 +533,8 @@ function searchIndexBackfill(table: "chunks" | "memories", text: string): string
 function pendingIndexTriggers(table: "chunks" | "memories", text: string, columns: string): string {
   const space = (row: "new" | "old") =>
     `(SELECT id FROM search_spaces WHERE namespace_id = ${row}.namespace_id AND corpus = '${table}')`;
-  const unit = `(SELECT context FROM search_units WHERE space = ${space("old")} AND unit = old.rowid)`;
+  const indexed = `EXISTS (SELECT 1 FROM search_units WHERE space = ${space("old")} AND unit = old.rowid)`;
+  const shared = `(SELECT context FROM search_units WHERE space = ${space("old")} AND unit = old.rowid)`;
   const stems = `json_each(memctx_terms(old.${text}, old.context) ->> '$.terms')`;
   const add = `
     INSERT INTO search_spaces (namespace_id, corpus) VALUES (new.namespace_id, '${table}')
@@ -570,17 +544,17 @@ function pendingIndexTriggers(table: "chunks" | "memories", text: string, column
   const remove = `
     UPDATE search_spaces SET units = search_spaces.units - 1, length = search_spaces.length - u.length
       FROM search_units u WHERE u.space = search_spaces.id AND search_spaces.id = ${space("old")} AND u.unit = old.rowid;
-    UPDATE search_terms SET units = units - 1 WHERE space = ${space("old")} AND ${unit} IS NOT NULL
+    UPDATE search_terms SET units = units - 1 WHERE space = ${space("old")} AND ${indexed}
       AND term IN (SELECT e.key FROM ${stems} e);
-    UPDATE search_terms SET text_units = text_units - 1 WHERE space = ${space("old")} AND ${unit} IS NOT NULL
+    UPDATE search_terms SET text_units = text_units - 1 WHERE space = ${space("old")} AND ${indexed}
       AND term IN (SELECT e.key FROM ${stems} e WHERE (e.value ->> 0) > 0);
-    DELETE FROM search_text_postings WHERE space = ${space("old")} AND unit = old.rowid AND term IN
-      (SELECT e.key FROM ${stems} e WHERE (e.value ->> 0) > 0);
-    UPDATE search_contexts SET members = members - 1 WHERE id = ${unit};
-    DELETE FROM search_context_postings WHERE space = ${space("old")} AND context = ${unit}
-      AND (SELECT members FROM search_contexts WHERE id = ${unit}) = 0
+    DELETE FROM search_postings WHERE space = ${space("old")} AND unit = old.rowid AND term IN
+      (SELECT e.key FROM ${stems} e);
+    UPDATE search_contexts SET members = members - 1 WHERE id = ${shared};
+    DELETE FROM search_context_postings WHERE space = ${space("old")} AND context = ${shared}
+      AND (SELECT members FROM search_contexts WHERE id = ${shared}) = 0
       AND term IN (SELECT e.key FROM ${stems} e WHERE (e.value ->> 1) > 0);
-    DELETE FROM search_contexts WHERE id = ${unit} AND members = 0;
+    DELETE FROM search_contexts WHERE id = ${shared} AND members = 0;
     DELETE FROM search_units WHERE space = ${space("old")} AND unit = old.rowid;
     DELETE FROM search_pending WHERE space = ${space("old")} AND unit = old.rowid;`;
   return `

@@ -101,13 +101,13 @@ export function unitsHolding(
   return out;
 }
 
-/** Postings of the stems in units' own text only (tfContext 0). */
+/** Postings of the stems in units' own text (as Posting objects). */
 function textPostings(db: DatabaseSync, space: number, stems: readonly string[]): Posting[] {
   if (stems.length === 0) return [];
   return statement(
     db,
-    `SELECT p.unit, p.term, p.tf, 0 AS tfContext, p.length
-     FROM json_each(?) j CROSS JOIN search_text_postings p ON p.space = ? AND p.term = j.value`,
+    `SELECT p.unit, p.term, p.tf, p.tf_context AS tfContext, p.length
+     FROM json_each(?) j CROSS JOIN search_postings p ON p.space = ? AND p.term = j.value WHERE p.tf > 0`,
   ).all(JSON.stringify([...new Set(stems)]), space) as unknown as Posting[];
 }
 
@@ -118,22 +118,27 @@ function textPostings(db: DatabaseSync, space: number, stems: readonly string[])
 export type PostingRow = [unit: number, term: string, tf: number, tfContext: number, length: number];
 
 /**
- * Every posting of the stems in the space, as rows of values: a unit's own-text posting and its
- * context's posting of a stem are one row. Its cost is the stems' document frequencies in this
- * namespace, whatever the rest of the database holds.
+ * A shared context's postings, as its units' (the stems a unit also holds in its own text are in
+ * its own posting, with their context count: left out here, so each unit and stem is one row).
+ */
+const SHARED_CONTEXT_HITS = `
+  CROSS JOIN search_units u ON u.context = c.context
+  WHERE NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = c.space AND p.term = c.term AND p.unit = u.unit)`;
+
+/**
+ * Every posting of the stems in the space, one row per unit and stem. Its cost is the stems'
+ * document frequencies in this namespace, whatever the rest of the database holds.
  */
 export function postingRows(db: DatabaseSync, space: number, stems: readonly string[]): PostingRow[] {
   if (stems.length === 0) return [];
   const st = statement(
     db,
-    `SELECT unit, term, sum(tf), sum(tf_context), max(length) FROM (
-       SELECT p.unit, p.term, p.tf, 0 AS tf_context, p.length
-       FROM json_each(?1) j CROSS JOIN search_text_postings p ON p.space = ?2 AND p.term = j.value
-       UNION ALL
-       SELECT u.unit, c.term, 0, c.tf, u.length
-       FROM json_each(?1) j CROSS JOIN search_context_postings c ON c.space = ?2 AND c.term = j.value
-       CROSS JOIN search_units u ON u.context = c.context
-     ) GROUP BY term, unit`,
+    `SELECT p.unit, p.term, p.tf, p.tf_context, p.length
+     FROM json_each(?1) j CROSS JOIN search_postings p ON p.space = ?2 AND p.term = j.value
+     UNION ALL
+     SELECT u.unit, c.term, 0, c.tf, u.length
+     FROM json_each(?1) j CROSS JOIN search_context_postings c ON c.space = ?2 AND c.term = j.value
+     ${SHARED_CONTEXT_HITS}`,
   );
   st.setReturnArrays(true);
   return st.all(JSON.stringify([...new Set(stems)]), space) as unknown as PostingRow[];
@@ -149,16 +154,15 @@ export function postingsIn(
   if (units.length === 0 || stems.length === 0) return [];
   return statement(
     db,
-    `SELECT unit, term, sum(tf) AS tf, sum(tf_context) AS tfContext, max(length) AS length FROM (
-       SELECT p.unit, p.term, p.tf, 0 AS tf_context, p.length
-       FROM json_each(?1) s CROSS JOIN json_each(?2) x
-       CROSS JOIN search_text_postings p ON p.space = ?3 AND p.term = s.value AND p.unit = x.value
-       UNION ALL
-       SELECT u.unit, c.term, 0, c.tf, u.length
-       FROM json_each(?2) x CROSS JOIN search_units u ON u.space = ?3 AND u.unit = x.value
-       CROSS JOIN json_each(?1) s
-       CROSS JOIN search_context_postings c ON c.space = ?3 AND c.term = s.value AND c.context = u.context
-     ) GROUP BY term, unit`,
+    `SELECT p.unit, p.term, p.tf, p.tf_context AS tfContext, p.length
+     FROM json_each(?1) s CROSS JOIN json_each(?2) x
+     CROSS JOIN search_postings p ON p.space = ?3 AND p.term = s.value AND p.unit = x.value
+     UNION ALL
+     SELECT u.unit, c.term, 0, c.tf, u.length
+     FROM json_each(?2) x CROSS JOIN search_units u ON u.space = ?3 AND u.unit = x.value AND u.context IS NOT NULL
+     CROSS JOIN json_each(?1) s
+     CROSS JOIN search_context_postings c ON c.space = ?3 AND c.term = s.value AND c.context = u.context
+     WHERE NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = ?3 AND p.term = c.term AND p.unit = u.unit)`,
   ).all(
     JSON.stringify([...new Set(stems)]),
     // In key order, so that each stem's look-ups walk its postings forwards.
@@ -173,9 +177,9 @@ const INDEX_PASS_UNITS = 2_000;
 /**
  * Indexes the units queued in search_pending (of `space`, or all), inside the caller's write
  * transaction: store/db.ts `transaction` calls it before every commit, so what a transaction
- * writes is searchable when it commits. A pass takes many units at once: each distinct context
- * is tokenized and posted once, and each stem's frequencies get one upsert, whatever the number of
- * units holding it.
+ * writes is searchable when it commits. A pass takes many units at once: a context several of
+ * them share is tokenized and posted once, and each stem's frequencies get one upsert, whatever
+ * the number of units holding it.
  */
 export function indexPending(db: DatabaseSync, space?: number): void {
   for (;;) {
@@ -202,6 +206,14 @@ export function indexPending(db: DatabaseSync, space?: number): void {
 
 const TEXT_COLUMN: Record<Corpus, string> = { chunks: "text", memories: "memory" };
 
+/** A context of one pass: its stems and length, and the shared context it is posted as (if any). */
+interface PassContext {
+  stems: Map<string, number>;
+  length: number;
+  units: number;
+  shared: number | null;
+}
+
 /** Adds units of one space to the index (their rows as they are now; a unit since deleted is skipped). */
 function indexUnits(db: DatabaseSync, space: number, corpus: Corpus, units: readonly number[]): void {
   const rows = statement(
@@ -210,41 +222,52 @@ function indexUnits(db: DatabaseSync, space: number, corpus: Corpus, units: read
      CROSS JOIN ${TABLE[corpus]} t ON t.rowid = j.value`,
   ).all(JSON.stringify(units)) as { unit: number; text: string | null; context: string | null }[];
   if (rows.length === 0) return;
-  const findContext = statement(db, "SELECT id, length FROM search_contexts WHERE space = ? AND hash = ?");
-  const newContext = statement(
+  const texts = stemTexts(rows.map((r) => r.text ?? ""));
+  const hashes = rows.map((r) =>
+    createHash("sha1")
+      .update(r.context ?? "")
+      .digest("base64url"),
+  );
+  const contexts = new Map<string, PassContext>();
+  rows.forEach((row, i) => {
+    const context = contexts.get(hashes[i]!);
+    if (context) context.units++;
+    else {
+      const stems = stemTexts([row.context ?? ""])[0] ?? [];
+      contexts.set(hashes[i]!, { stems: counts(stems), length: stems.length, units: 1, shared: null });
+    }
+  });
+  // A context two units of the pass hold, or one already shared, is shared: posted once.
+  const findShared = statement(db, "SELECT id FROM search_contexts WHERE space = ? AND hash = ?");
+  const newShared = statement(
     db,
     "INSERT INTO search_contexts (space, hash, members, length) VALUES (?, ?, 0, ?) RETURNING id",
   );
-  /** Each distinct context of the pass: its id, stems (with counts), length and new members. */
-  const contexts = new Map<
-    string,
-    { id: number; stems: Map<string, number>; length: number; members: number }
-  >();
-  const texts = stemTexts(rows.map((r) => r.text ?? ""));
-  const frequencies = new Map<string, [units: number, textUnits: number]>();
-  const unitRows: [number, number, number][] = [];
-  const textRows: [string, number, number, number][] = [];
   const contextRows: [string, number, number][] = [];
+  const members: [number, number][] = [];
+  for (const [hash, c] of contexts) {
+    if (c.length === 0) continue;
+    const known = findShared.get(space, hash) as { id: number } | undefined;
+    if (!known && c.units < 2) continue;
+    c.shared = known?.id ?? (newShared.get(space, hash, c.length) as { id: number }).id;
+    if (!known) for (const [stem, tf] of c.stems) contextRows.push([stem, c.shared, tf]);
+    members.push([c.shared, c.units]);
+  }
+  const frequencies = new Map<string, [units: number, textUnits: number]>();
+  const unitRows: [number, number, number | null][] = [];
+  const postingRows: [string, number, number, number, number][] = [];
   let length = 0;
   rows.forEach((row, i) => {
-    const contextText = row.context ?? "";
-    const hash = createHash("sha1").update(contextText).digest("base64url");
-    let context = contexts.get(hash);
-    if (!context) {
-      const stems = counts(stemTexts([contextText])[0] ?? []);
-      const contextLength = [...stems.values()].reduce((a, b) => a + b, 0);
-      const known = findContext.get(space, hash) as { id: number; length: number } | undefined;
-      const id = known?.id ?? (newContext.get(space, hash, contextLength) as { id: number }).id;
-      if (!known) for (const [stem, tf] of stems) contextRows.push([stem, id, tf]);
-      context = { id, stems, length: contextLength, members: 0 };
-      contexts.set(hash, context);
-    }
-    context.members++;
     const own = counts(texts[i] ?? []);
+    const context = contexts.get(hashes[i]!)!;
     const unitLength = (texts[i]?.length ?? 0) + context.length;
     length += unitLength;
-    unitRows.push([row.unit, unitLength, context.id]);
-    for (const [stem, tf] of own) textRows.push([stem, row.unit, tf, unitLength]);
+    unitRows.push([row.unit, unitLength, context.shared]);
+    // Its own stems, with their context counts; the rest of its context too unless shared.
+    const posted = context.shared === null ? new Set([...own.keys(), ...context.stems.keys()]) : own.keys();
+    for (const stem of posted) {
+      postingRows.push([stem, row.unit, own.get(stem) ?? 0, context.stems.get(stem) ?? 0, unitLength]);
+    }
     for (const stem of new Set([...own.keys(), ...context.stems.keys()])) {
       const f = frequencies.get(stem) ?? [0, 0];
       f[0]++;
@@ -261,9 +284,9 @@ function indexUnits(db: DatabaseSync, space: number, corpus: Corpus, units: read
     unitRows,
   );
   insert(
-    `INSERT INTO search_text_postings (space, term, unit, tf, length)
-     SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?1) j`,
-    textRows,
+    `INSERT INTO search_postings (space, term, unit, tf, tf_context, length)
+     SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4 FROM json_each(?1) j`,
+    postingRows,
   );
   insert(
     `INSERT INTO search_context_postings (space, term, context, tf)
@@ -271,7 +294,7 @@ function indexUnits(db: DatabaseSync, space: number, corpus: Corpus, units: read
     contextRows,
   );
   const join = statement(db, "UPDATE search_contexts SET members = members + ? WHERE id = ?");
-  for (const c of contexts.values()) join.run(c.members, c.id);
+  for (const [id, n] of members) join.run(n, id);
   insert(
     `INSERT INTO search_terms (space, term, units, text_units)
      SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?1) j WHERE true

@@ -37,11 +37,13 @@ describe("the search index", () => {
     );
     await add("a", "two", "Alice adopted a cat named Miso. Alice plays the cello on Sundays.");
     await add("b", "one", "Bob works as a nurse in Lisbon and runs every morning.");
-    await settle(t, "a", 2);
+    // Two memories of one short text share it as context (posted once).
+    await add("a", "three", "Dana grows tomatoes. Dana sings in a choir.");
+    await settle(t, "a", 3);
     await settle(t, "b", 1);
     // Re-processed with new content: its chunks and memories are replaced.
     await add("a", "one", "Alice: I moved to Munich this spring.\nBob: How is the weather there?");
-    await settle(t, "a", 2);
+    await settle(t, "a", 3);
     const memories = (await t.call("POST", "/ns/a/list/memories?limit=100", {})).body.memories as {
       id: string;
     }[];
@@ -73,24 +75,26 @@ describe("the search index", () => {
         json_each(memctx_terms(r.text, r.context) ->> '$.terms') e
       ORDER BY 1, 2, 3`);
     expect(expected.length).toBeGreaterThan(20);
-    // A unit's postings: its own text's, and its context's (posted once per distinct context).
+    // A unit's postings: its own (text, and its context unless shared) and its shared context's.
     const postings = `
-      SELECT space, term, unit, sum(tf) AS tf, sum(tf_context) AS tf_context, max(length) AS length FROM (
-        SELECT space, term, unit, tf, 0 AS tf_context, length FROM search_text_postings
-        UNION ALL
-        SELECT c.space, c.term, u.unit, 0, c.tf, u.length
-        FROM search_context_postings c JOIN search_units u ON u.context = c.context
-      ) GROUP BY 1, 2, 3`;
+      SELECT space, term, unit, tf, tf_context, length FROM search_postings
+      UNION ALL
+      SELECT c.space, c.term, u.unit, 0, c.tf, u.length
+      FROM search_context_postings c JOIN search_units u ON u.context = c.context
+      WHERE NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = c.space AND p.term = c.term AND p.unit = u.unit)`;
     expect(rows(`${postings} ORDER BY 1, 2, 3`)).toEqual(expected);
+    // Shared contexts were made (the memories of a short document share its text as context).
+    expect(rows("SELECT count(*) AS n FROM search_units WHERE context IS NOT NULL")[0]!.n).toBeGreaterThan(1);
     expect(
       rows(`SELECT space, term, units, text_units FROM search_terms WHERE units > 0 ORDER BY 1, 2`),
     ).toEqual(
       rows(`SELECT space, term, count(*) AS units, sum(tf > 0) AS text_units FROM (${postings})
             GROUP BY 1, 2 ORDER BY 1, 2`),
     );
-    // Every context is posted once and counts the units pointing to it; none is left unused.
+    // Every shared context counts the units pointing to it; none is left unused or unposted.
     expect(rows("SELECT id, members FROM search_contexts ORDER BY 1")).toEqual(
-      rows("SELECT context AS id, count(*) AS members FROM search_units GROUP BY 1 ORDER BY 1"),
+      rows(`SELECT context AS id, count(*) AS members FROM search_units WHERE context IS NOT NULL
+            GROUP BY 1 ORDER BY 1`),
     );
     expect(
       rows(`SELECT count(*) AS n FROM search_context_postings p

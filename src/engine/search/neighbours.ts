@@ -41,8 +41,7 @@ export function neighbourCandidates(
 ): NeighbourCandidate[] {
   const factor = opts.factor ?? NEIGHBOUR_FACTOR;
   const threshold = opts.threshold ?? 0;
-  // A turn already found keeps its own similarity unless the offer is better.
-  const present = new Map(hits.map((h) => [h.rowid, h.similarity]));
+  const present = new Set(hits.map((h) => h.rowid));
   const best = new Map<number, NeighbourCandidate>();
   const sources = [...hits]
     .sort((a, b) => b.similarity - a.similarity)
@@ -50,9 +49,10 @@ export function neighbourCandidates(
   for (const hit of sources) {
     const positions = [hit.position + 1, hit.position - 1].filter((p) => p >= 0);
     for (const n of adjacent(hit.documentId, positions)) {
+      if (present.has(n.rowid)) continue;
       const share = n.position > hit.position ? factor : factor * NEIGHBOUR_BEFORE;
       const similarity = hit.similarity * share;
-      if (similarity < threshold || similarity <= (present.get(n.rowid) ?? -1)) continue;
+      if (similarity < threshold) continue;
       const seen = best.get(n.rowid);
       if (!seen || seen.similarity < similarity)
         best.set(n.rowid, { rowid: n.rowid, similarity, of: hit.rowid });

@@ -7,7 +7,6 @@ import { relatedMemoryRefs } from "../store/memory-relations.js";
 import {
   type ChunkHitRow,
   chunkHitRows,
-  chunksAtPositions,
   documentCitationRow,
   latestDocumentDate,
   type MemoryHitRow,
@@ -20,7 +19,6 @@ import { dropRepeats } from "./dedup.js";
 import { expansionTerms } from "./expand.js";
 import { fuseCorpus, type Scored, selectHits, vectorSimilarity } from "./fusion.js";
 import { type LexicalResult, lexicalSearch } from "./lexical.js";
-import { neighbourCandidates } from "./neighbours.js";
 import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
@@ -143,9 +141,6 @@ export async function search(
   );
   // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
   items = boostWindow(items, askedWindow(db, namespaceId, req.query));
-  // The turns beside a high-ranking turn ("Where did you go?" - "Denver!").
-  if (process.env.MEMCTX_NEIGHBOURS !== "0")
-    items = withNeighbours(db, items, threshold, (i) => ({ ...i, isLatest: true }));
   items = (dedup ? dropRepeats(items) : items).slice(0, pool);
   if (rerank === "order") {
     items = rerankOrder(items, terms, (i) => lexical.get(i.scored.corpus)?.termIdf ?? []);
@@ -154,57 +149,6 @@ export async function search(
   }
   items = items.slice(0, limit);
   return done(items.map((item) => toHit(db, item, namespaceId, req)));
-}
-
-/**
- * The hits and, among them at their rank, the neighbouring chunks of the best chunk hits
- * (neighbours.ts): the turn after a matching turn often holds the answer.
- */
-function withNeighbours<T extends Item>(
-  db: DatabaseSync,
-  items: T[],
-  threshold: number,
-  as: (item: Item) => T,
-): T[] {
-  const turns = items.flatMap((i) =>
-    i.corpus === "chunks" && i.documentId && i.position !== undefined
-      ? [
-          {
-            rowid: i.scored.rowid,
-            documentId: i.documentId,
-            position: i.position,
-            similarity: i.scored.similarity,
-          },
-        ]
-      : [],
-  );
-  if (turns.length === 0) return items;
-  const offers = neighbourCandidates(turns, (doc, positions) => chunksAtPositions(db, doc, positions), {
-    threshold,
-    ...(process.env.NB_FACTOR ? { factor: Number(process.env.NB_FACTOR) } : {}),
-    ...(process.env.NB_SOURCES ? { sources: Number(process.env.NB_SOURCES) } : {}),
-  });
-  if (offers.length === 0) return items;
-  const raised = new Map(offers.map((o) => [o.rowid, o.similarity]));
-  const kept = items.map((i) => {
-    const s = i.corpus === "chunks" ? raised.get(i.scored.rowid) : undefined;
-    if (s === undefined) return i;
-    raised.delete(i.scored.rowid);
-    return { ...i, scored: { ...i.scored, similarity: s } };
-  });
-  const added = hydrate(
-    db,
-    offers
-      .filter((o) => raised.has(o.rowid))
-      .map((o) => ({
-        corpus: "chunks" as const,
-        rowid: o.rowid,
-        similarity: o.similarity,
-        lexical: 0,
-        vector: 0,
-      })),
-  );
-  return [...kept, ...added.map(as)].sort((a, b) => b.scored.similarity - a.scored.similarity);
 }
 
 /**

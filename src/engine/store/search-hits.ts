@@ -101,19 +101,3 @@ export function latestDocumentDate(db: DatabaseSync, namespaceId: string): strin
   ).get(namespaceId) as { d: string | null } | undefined;
   return row?.d ?? null;
 }
-
-/**
- * A document's chunks at the given positions (neighbouring turns of a hit, search/neighbours.ts),
- * through the (document_id, position) index.
- */
-export function chunksAtPositions(
-  db: DatabaseSync,
-  documentId: string,
-  positions: readonly number[],
-): { rowid: number; position: number }[] {
-  return statement(
-    db,
-    `SELECT c.rowid, c.position FROM json_each(?) j
-       CROSS JOIN chunks c ON c.document_id = ? AND c.position = j.value`,
-  ).all(JSON.stringify(positions), documentId) as unknown as { rowid: number; position: number }[];
-}

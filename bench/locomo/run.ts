@@ -7,6 +7,8 @@
  * --engine measures the real engine (src/engine, in process, offline defaults) instead of the in-bench recipe:
  * one data directory holding one namespace per sample (the README's way), or with --store-per-sample one
  * data directory per sample, so that no term statistic comes from another conversation (see RECIPE.md).
+ * --held-out conv-42,conv-43 also reports those samples alone (and the rest alone), so that a rule
+ * designed while reading the other samples' questions is checked on conversations it was not fitted to.
  */
 import { parseArgs } from "node:util";
 import { type ExtractedFact, OfflineExtractor } from "../../src/engine/memory/extract/index.js";
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     check: { type: "boolean", default: false },
     engine: { type: "boolean", default: false },
     "store-per-sample": { type: "boolean", default: false },
+    "held-out": { type: "string", default: "" },
     data: { type: "string", default: DATA_PATH },
     window: { type: "string", default: "1" },
     neighbours: { type: "string", default: "3" },
@@ -100,7 +103,10 @@ const neighbours = Number(values.neighbours);
 
 type Sums = Map<string, { sum: number; n: number }>;
 
+const heldOut = new Set(values["held-out"].split(",").filter((s) => s !== ""));
+
 function score(sample: Sample, search: (question: string) => string[] | Promise<string[]>, sums: Sums) {
+  const part = heldOut.size === 0 ? null : heldOut.has(sample.sample_id) ? "held-out" : "fitted";
   return (async () => {
     for (const q of sample.qa) {
       if (q.category === 5) continue;
@@ -108,7 +114,9 @@ function score(sample: Sample, search: (question: string) => string[] | Promise<
       for (const b of budgets) {
         const cov = coverage(q.answer, texts, b);
         if (cov === null) continue;
-        for (const key of [`${b}/all`, `${b}/${q.category}`]) {
+        const keys = [`${b}/all`, `${b}/${q.category}`];
+        if (part) keys.push(`${part}:${b}/all`, `${part}:${b}/${q.category}`);
+        for (const key of keys) {
           const e = sums.get(key) ?? { sum: 0, n: 0 };
           e.sum += cov;
           e.n++;
@@ -120,13 +128,17 @@ function score(sample: Sample, search: (question: string) => string[] | Promise<
 }
 
 function report(label: string, sums: Sums) {
-  for (const b of budgets) {
-    const all = sums.get(`${b}/all`)!;
-    const per = CATEGORIES.map((c) => {
-      const e = sums.get(`${b}/${c}`);
-      return `${NAMES[c]}=${e ? (e.sum / e.n).toFixed(3) : "-"}`;
-    }).join(" ");
-    console.log(`${label.padEnd(8)} @${b}: ${(all.sum / all.n).toFixed(3)} (n=${all.n}) ${per}`);
+  for (const part of heldOut.size === 0 ? [""] : ["", "fitted:", "held-out:"]) {
+    for (const b of budgets) {
+      const all = sums.get(`${part}${b}/all`);
+      if (!all) continue;
+      const per = CATEGORIES.map((c) => {
+        const e = sums.get(`${part}${b}/${c}`);
+        return `${NAMES[c]}=${e ? (e.sum / e.n).toFixed(3) : "-"}`;
+      }).join(" ");
+      const name = part ? `${label} [${part.slice(0, -1)}]` : label;
+      console.log(`${name.padEnd(8)} @${b}: ${(all.sum / all.n).toFixed(3)} (n=${all.n}) ${per}`);
+    }
   }
 }
 

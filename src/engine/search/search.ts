@@ -16,6 +16,7 @@ import {
 import { type Corpus, hasMemories, type Scope } from "../store/search-scope.js";
 import { queryTerms, STOP_WORDS } from "../text/terms.js";
 import { dropRepeats } from "./dedup.js";
+import { endPointQueries, mergeBest } from "./endpoints.js";
 import { expansionTerms } from "./expand.js";
 import { fuseCorpus, type Scored, selectHits, vectorSimilarity } from "./fusion.js";
 import { type LexicalResult, lexicalSearch } from "./lexical.js";
@@ -100,50 +101,60 @@ export async function search(
   const similarity = (cosine: number) =>
     embedder?.similarity ? embedder.similarity(cosine) : vectorSimilarity(cosine);
   // rewriteQuery: the words that ask the memory go, the words that name what is asked stay.
-  const query = req.rewriteQuery === true ? rewriteQuery(req.query) : req.query;
-  const people = namedPeople(db, namespaceId, query, STOP_WORDS);
-  const terms = queryTerms([query, ...people.expansions].join(" "));
-  // What the query means without saying it: WordNet's synonyms and kinds, weighed lower.
-  const expansions = expansionTerms(terms).map((e) => ({ ...e, weight: EXPANSION_WEIGHT * e.weight }));
-  const person = people.names.size > 0 ? { names: people.names, factor: OTHER_PERSON_FACTOR } : undefined;
+  const asked = req.rewriteQuery === true ? rewriteQuery(req.query) : req.query;
   // Hybrid returns what both kinds say once (a memory and the turn it came from tell one thing).
   const dedup = mode === "hybrid";
-  const queryVector = await embedQuery(deps, query, signal);
 
-  const lexical = new Map<Corpus, LexicalResult>();
-  const lists: Scored[][] = [];
-  for (const corpus of corpora) {
-    const lex = lexicalSearch(db, corpus, terms, scope, want, { threshold, person, expansions });
-    lexical.set(corpus, lex);
-    // Beside memories, chunks rank lower (see HYBRID_CHUNK_WEIGHT).
-    const weight = corpus === "chunks" && corpora.includes("memories") ? HYBRID_CHUNK_WEIGHT : 1;
-    let vec: VectorCandidate[] = [];
-    if (queryVector && embedder && (corpus === "memories" || embedsChunks(embedder))) {
-      // A row found by its vector alone scores at most the similarity of a cosine of 1 (a text
-      // with the very words of the query, which lexical search finds anyway): when that is not
-      // above the threshold, only the lexical candidates need their cosine, not a namespace scan.
-      vec =
-        Math.sqrt(weight) * similarity(1) <= threshold
-          ? vectorScores(
-              db,
-              corpus,
-              queryVector,
-              embedder.model,
-              lex.candidates.map((c) => c.rowid),
-            )
-          : vectorSearch(db, corpus, queryVector, embedder.model, scope, want);
+  /** One query's candidates over the corpora, fused, thresholded, weighed and window-boosted. */
+  const rank = async (query: string) => {
+    const people = namedPeople(db, namespaceId, query, STOP_WORDS);
+    const terms = queryTerms([query, ...people.expansions].join(" "));
+    // What the query means without saying it: WordNet's synonyms and kinds, weighed lower.
+    const expansions = expansionTerms(terms).map((e) => ({ ...e, weight: EXPANSION_WEIGHT * e.weight }));
+    const person = people.names.size > 0 ? { names: people.names, factor: OTHER_PERSON_FACTOR } : undefined;
+    const queryVector = await embedQuery(deps, query, signal);
+
+    const lexical = new Map<Corpus, LexicalResult>();
+    const lists: Scored[][] = [];
+    for (const corpus of corpora) {
+      const lex = lexicalSearch(db, corpus, terms, scope, want, { threshold, person, expansions });
+      lexical.set(corpus, lex);
+      // Beside memories, chunks rank lower (see HYBRID_CHUNK_WEIGHT).
+      const weight = corpus === "chunks" && corpora.includes("memories") ? HYBRID_CHUNK_WEIGHT : 1;
+      let vec: VectorCandidate[] = [];
+      if (queryVector && embedder && (corpus === "memories" || embedsChunks(embedder))) {
+        // A row found by its vector alone scores at most the similarity of a cosine of 1 (a text
+        // with the very words of the query, which lexical search finds anyway): when that is not
+        // above the threshold, only the lexical candidates need their cosine, not a namespace scan.
+        vec =
+          Math.sqrt(weight) * similarity(1) <= threshold
+            ? vectorScores(
+                db,
+                corpus,
+                queryVector,
+                embedder.model,
+                lex.candidates.map((c) => c.rowid),
+              )
+            : vectorSearch(db, corpus, queryVector, embedder.model, scope, want);
+      }
+      lists.push(fuseCorpus(corpus, lex, vec, weight, similarity));
     }
-    lists.push(fuseCorpus(corpus, lex, vec, weight, similarity));
-  }
-  let items = weighSuperseded(
-    hydrate(db, selectHits(lists, threshold, Number.POSITIVE_INFINITY)).map((i) => ({
-      ...i,
-      isLatest: i.corpus === "chunks" || (i.row as MemoryHitRow).is_latest === 1,
-    })),
-    threshold,
-  );
-  // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
-  items = boostWindow(items, askedWindow(db, namespaceId, req.query));
+    const items = weighSuperseded(
+      hydrate(db, selectHits(lists, threshold, Number.POSITIVE_INFINITY)).map((i) => ({
+        ...i,
+        isLatest: i.corpus === "chunks" || (i.row as MemoryHitRow).is_latest === 1,
+      })),
+      threshold,
+    );
+    // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
+    return { items: boostWindow(items, askedWindow(db, namespaceId, query)), terms, lexical };
+  };
+
+  const main = await rank(asked);
+  const { terms, lexical } = main;
+  let items = main.items;
+  // "How long between X and Y": each end point searched alone as well, so both come back.
+  for (const sub of endPointQueries(asked)) items = mergeBest(items, (await rank(sub)).items);
   items = (dedup ? dropRepeats(items) : items).slice(0, pool);
   if (rerank === "order") {
     items = rerankOrder(items, terms, (i) => lexical.get(i.scored.corpus)?.termIdf ?? []);

@@ -78,9 +78,10 @@ const WEEKDAY_ABBREVIATIONS: [RegExp, string][] = [
 // "the 11th": a day of the document's month, which chrono leaves alone without a month name.
 const ORDINAL_DAY =
   /\b(?:on )?the (\d{1,2})(?:st|nd|rd|th)\b(?! (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|century|floor|grade|time|place|row|anniversary|birthday))/gi;
-// Durations reaching back from the document date: "for three years now", "after 3 years".
+// Durations reaching back from the document date: "for three years now", "after 3 years",
+// "it's been two years", "seven years now".
 const DURATION =
-  /\b(?:for|after) (?:the (?:past|last) )?(a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|\d{1,2}) (years?|months?)(?: now)?\b/gi;
+  /\b(?:(?:for|after|been) (?:the (?:past|last) )?)?(a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|\d{1,2}) (years?|months?)(?: now)?\b/gi;
 const NUMBERS: Record<string, number> = {
   a: 1,
   an: 1,
@@ -156,8 +157,14 @@ export function resolveDates(sentence: string, ref: DayRef): DateSpan[] {
     // "for two years" reaches back to now only in a present perfect ("I've lived here for two
     // years") or with "now"; "I'm moving to Japan for two years" and "I lived there for two years"
     // start nothing. "after N years" is told from now.
+    // Without "for", "after" or "been", only "now" makes "seven years" a duration from now.
+    const led = /^(?:for|after|been)\b/i.test(m[0]);
+    if (!led && !/\bnow$/i.test(m[0])) continue;
     const reachesBack =
-      /^after/i.test(m[0]) || /\bnow$/i.test(m[0]) || /\b(?:have|has)\b|['’]ve\b/i.test(sentence);
+      /^after\b/i.test(m[0]) ||
+      (/^been\b/i.test(m[0]) && !/\bhad been\b/i.test(sentence)) ||
+      /\bnow$/i.test(m[0]) ||
+      /\b(?:have|has)\b|['’]ve\b/i.test(sentence);
     if (!reachesBack) continue;
     const n = NUMBERS[m[1]!.toLowerCase()] ?? Number(m[1]);
     const years = /^year/i.test(m[2]!);

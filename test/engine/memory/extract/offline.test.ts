@@ -268,6 +268,17 @@ describe("offline extractor", () => {
       expect(plan.eventDate === null || plan.eventDate <= "2023-06-14").toBe(true);
     });
 
+    it("reads 'seven years now' and 'it's been two years' as durations from now, not 'had been'", async () => {
+      expect((await one("Kim: Seven years now, and I still love the cello.")).memory).toContain(
+        "Seven years now (since about 2016)",
+      );
+      expect((await one("Kim: It's been two years since I quit smoking.")).memory).toContain(
+        "been two years (since about 2021)",
+      );
+      expect((await one("Kim: By then I had been two years in Oslo.")).memory).not.toMatch(/since/);
+      expect((await one("Kim: I see my aunt twice a year.")).memory).not.toMatch(/since/);
+    });
+
     it("reads 'the other day' and 'Tues', and leaves 'the sun' and 'sat' alone", async () => {
       expect((await one("Kim: The other day I fixed the boat engine.")).eventDate).toBe("2023-06-11");
       expect((await one("Kim: On Tues I fixed the boat engine.")).memory).toBe(

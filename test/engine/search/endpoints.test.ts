@@ -1,0 +1,80 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SearchBody } from "../../../src/api/search.js";
+import { endPointQueries, mergeBest } from "../../../src/engine/search/endpoints.js";
+import { search } from "../../../src/engine/search/search.js";
+import { TestStore } from "./store.js";
+
+describe("endPointQueries: the two events of a question about the time between them", () => {
+  it("reads 'between X and Y' and 'from X until Y', completing a shortened second end point", () => {
+    expect(endPointQueries("How many weeks passed between Zoe adopting Rex and Bella?")).toEqual([
+      "Zoe adopting Rex",
+      "Zoe adopting Bella",
+    ]);
+    expect(endPointQueries("How much time passed between the trip to Oslo and Priya's wedding?")).toEqual([
+      "the trip to Oslo",
+      "Priya's wedding",
+    ]);
+    expect(endPointQueries("How many months from the launch until the first sale?")).toEqual([
+      "the launch",
+      "the first sale",
+    ]);
+  });
+
+  it("reads 'how long after/before X did Y', the subject going with both", () => {
+    expect(endPointQueries("How long after the move did Zoe find a job?")).toEqual([
+      "Zoe the move",
+      "Zoe find a job",
+    ]);
+    expect(endPointQueries("How many days was the concert before the wedding?")).toEqual([
+      "the concert",
+      "the wedding",
+    ]);
+  });
+
+  it("asks nothing of questions with one end point or no duration", () => {
+    expect(endPointQueries("How long has Zoe been painting?")).toEqual([]);
+    expect(endPointQueries("How long ago did Zoe move to Oslo?")).toEqual([]);
+    expect(endPointQueries("What happened between the trip and the wedding?")).toEqual([]);
+  });
+
+  it("mergeBest keeps each hit once, at its better similarity, best first", () => {
+    const hit = (rowid: number, similarity: number, corpus = "memories") => ({
+      scored: { corpus, rowid, similarity },
+    });
+    const out = mergeBest([hit(1, 0.9), hit(2, 0.4), hit(2, 0.5, "chunks")], [hit(2, 0.7), hit(3, 0.2)]);
+    expect(out.map((i) => [i.scored.corpus, i.scored.rowid, i.scored.similarity])).toEqual([
+      ["memories", 1, 0.9],
+      ["memories", 2, 0.7],
+      ["chunks", 2, 0.5],
+      ["memories", 3, 0.2],
+    ]);
+  });
+});
+
+describe("search brings back both end points of 'how long between'", () => {
+  let store: TestStore;
+  beforeEach(() => {
+    store = new TestStore();
+  });
+  afterEach(() => store.close());
+
+  it("in the top 3, where the whole question ranks words about weeks and adopting first", async () => {
+    const ns = store.namespace("zoe");
+    const rex = store.memory(ns, "Zoe adopted Rex, a beagle puppy, from the shelter (3 March 2023).", {
+      eventDate: "2023-03-03",
+    });
+    const bella = store.memory(ns, "Bella came home with Zoe (17 March 2023).", { eventDate: "2023-03-17" });
+    // Distractors that share the question's other words.
+    store.memory(ns, "Weeks passed before Zoe felt at home in the new flat.");
+    store.memory(ns, "Zoe is thinking about adopting a cat in a few weeks.");
+    store.memory(ns, "Zoe said weeks passed quickly while adopting a new running plan.");
+    store.memory(ns, "Adopting a pet takes weeks of paperwork, Zoe said.");
+    const top3 = async (query: string) =>
+      (
+        await search({ db: store.db }, ns, SearchBody.parse({ query, searchMode: "memories", limit: 3 }))
+      ).results.map((h) => h.id);
+    const ids = await top3("How many weeks passed between Zoe adopting Rex and Bella?");
+    expect(ids).toContain(rex);
+    expect(ids).toContain(bella);
+  });
+});

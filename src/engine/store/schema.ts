@@ -390,6 +390,11 @@ export const migrations: readonly string[] = [
   `
   CREATE INDEX documents_namespace_date ON documents(namespace_id, document_date) WHERE document_date IS NOT NULL;
   `,
+  // 5: an appended conversation is extracted one new part at a time: how much of the document's
+  // text its stored memories were drawn from (NULL: none yet, or the text or its inputs changed).
+  `
+  ALTER TABLE documents ADD COLUMN dreamed_chars INTEGER;
+  `,
 ];
 
 /**

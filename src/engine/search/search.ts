@@ -140,7 +140,7 @@ export async function search(
     threshold,
   );
   // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
-  items = boostWindow(items, askedWindow(db, namespaceId, req.query));
+  items = boostWindow(items, await askedWindow(db, namespaceId, req.query));
   items = (dedup ? dropRepeats(items) : items).slice(0, pool);
   if (rerank === "order") {
     items = rerankOrder(items, terms, (i) => lexical.get(i.scored.corpus)?.termIdf ?? []);
@@ -155,8 +155,8 @@ export async function search(
  * The window the query asks about, relative to the namespace's latest document date (a store of
  * last year's conversations answers "last spring" about that year), or to now without one.
  */
-function askedWindow(db: DatabaseSync, namespaceId: string, query: string): Window | null {
-  if (questionWindow(query, new Date()) === null) return null;
+async function askedWindow(db: DatabaseSync, namespaceId: string, query: string): Promise<Window | null> {
+  if ((await questionWindow(query, new Date())) === null) return null;
   const latest = latestDocumentDate(db, namespaceId);
   const ref = latest ? new Date(latest) : new Date();
   return questionWindow(query, Number.isNaN(ref.getTime()) ? new Date() : ref);

@@ -131,7 +131,8 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
     const allowed = allowedMethods(app, path);
-    if (allowed.length) {
+    // A route of this method that found nothing (a missing UI file) is a plain 404.
+    if (allowed.length && !allowed.includes(c.req.method)) {
       c.header("Allow", allowed.join(", "));
       return c.json(
         { error: "Method not allowed", details: `${path} takes ${allowed.join(", ")}, not ${c.req.method}` },

@@ -287,6 +287,8 @@ describe("authentication", () => {
     expect(onNs.headers.get("allow")).toBe("DELETE, GET, HEAD, PATCH");
     expect((await server.call("GET", "/ns/wrong-method/document")).status).toBe(405);
     expect((await server.call("DELETE", "/health")).headers.get("allow")).toBe("GET, HEAD");
+    // A route of the right method that finds nothing stays 404.
+    expect((await server.call("GET", "/ui/missing.js")).status).toBe(404);
     // Nothing was written: the namespace was never created.
     expect((await server.call("GET", "/ns/wrong-method")).status).toBe(404);
     // Without a key the wrong method still gets 401 first: no route is revealed.

@@ -38,7 +38,8 @@ export type Memory = {
   [k: string]: unknown;
 };
 
-export const Memory: z.ZodType<Memory> = z.looseObject({
+/** A memory's own fields, without what `include` adds (its relations): what lists show. */
+const memoryFields = {
   id: z.string(),
   memory: z.string(),
   metadata: Metadata.nullish(),
@@ -54,6 +55,11 @@ export const Memory: z.ZodType<Memory> = z.looseObject({
   documentId: z.string().nullish(),
   similarity: z.number().optional(),
   system: Timestamps.optional(),
+};
+export const MemoryFields = z.looseObject(memoryFields);
+
+export const Memory: z.ZodType<Memory> = z.looseObject({
+  ...memoryFields,
   get included() {
     return z
       .looseObject({

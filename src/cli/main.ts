@@ -24,5 +24,10 @@ if (!supported && !helpOnly) {
   );
   process.exit(1);
 } else {
+  // V8's compiled code of memctx and its dependencies is kept on disk (Node's own cache, in the
+  // temp directory): a client starts the server often, and compiling ~500 modules again each time
+  // is a good part of the start. Node < 22.1 lacks it; a cache that cannot be written is skipped.
+  const { enableCompileCache } = await import("node:module");
+  enableCompileCache?.();
   await import("./dispatch.js");
 }

@@ -95,6 +95,30 @@ export function errorHandler(ctx: EngineContext): ErrorHandler<EngineEnv> {
   };
 }
 
+/** Hono's `/ns/:namespace/document` as a pattern of whole paths (`*` matches the rest). */
+const pathPattern = (path: string) =>
+  new RegExp(
+    `^${path
+      .split("/")
+      .map((seg) =>
+        seg === "*" ? ".*" : seg.startsWith(":") ? "[^/]+" : seg.replace(/[.+?^${}()|[\]\\]/g, "\\$&"),
+      )
+      .join("/")}$`,
+  );
+
+/**
+ * The methods some route takes at this path: a wrong method gets 405 with them in `Allow`, not a
+ * 404 that reads as a wrong path. Middleware (`app.use`, method ALL) is no route of its own.
+ */
+function allowedMethods(app: Hono<EngineEnv>, path: string): string[] {
+  const methods = new Set(
+    app.routes.filter((r) => r.method !== "ALL" && pathPattern(r.path).test(path)).map((r) => r.method),
+  );
+  // Hono answers HEAD with the GET route.
+  if (methods.has("GET")) methods.add("HEAD");
+  return [...methods].sort();
+}
+
 /** Every group of routes; each registers its endpoints of the contract. */
 const ROUTES: EngineRoutes[] = [
   documentRoutes,
@@ -120,12 +144,19 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
   const app = new Hono<EngineEnv>();
 
   app.onError(errorHandler(ctx));
-  app.notFound((c) =>
-    c.json(
-      { error: "Not found", details: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` },
-      404,
-    ),
-  );
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    const allowed = allowedMethods(app, path);
+    // A route of this method that found nothing (a missing UI file) is a plain 404.
+    if (allowed.length && !allowed.includes(c.req.method)) {
+      c.header("Allow", allowed.join(", "));
+      return c.json(
+        { error: "Method not allowed", details: `${path} takes ${allowed.join(", ")}, not ${c.req.method}` },
+        405,
+      );
+    }
+    return c.json({ error: "Not found", details: `no route for ${c.req.method} ${path}` }, 404);
+  });
 
   // Before anything reads it: a declared size over the limit is refused at once.
   app.use(async (_c, next) => {

@@ -1,6 +1,6 @@
 /**
  * The official MCP conformance runner against `memctx mcp --http`, and the official Inspector CLI
- * against `memctx mcp` over stdio: real child processes, the scenarios that apply to a server
+ * against `memctx mcp` over stdio and over streamable HTTP: real child processes, the scenarios that apply to a server
  * that is not the SDK's test fixture (the others call tools and resources only that fixture has).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -161,5 +161,48 @@ describe("the official MCP conformance runner and Inspector CLI", () => {
   it("lists the session's profile resource to the Inspector CLI over stdio", async () => {
     const out = (await inspector("--method", "resources/list")) as { resources: { uri: string }[] };
     expect(out.resources.map((r) => r.uri)).toEqual(["memctx://profile/inspector"]);
+  });
+
+  /** The Inspector CLI straight at `memctx mcp --http` (no proxy): the key is the caller's to send. */
+  const inspectHttp = (...args: string[]) =>
+    run(NODE, [INSPECTOR, `${upstream}/mcp`, "--transport", "http", ...args], {
+      cwd: INSPECTOR_DIR,
+      timeout: 60_000,
+      env: { PATH: process.env.PATH ?? "", HOME: dir },
+    });
+
+  it("lists the six tools and searches through the Inspector CLI over streamable HTTP with the bearer key", async () => {
+    const auth = ["--header", `Authorization: Bearer ${KEY}`];
+    const listed = JSON.parse((await inspectHttp("--method", "tools/list", ...auth)).stdout) as {
+      tools: { name: string }[];
+    };
+    expect(listed.tools).toHaveLength(6);
+    const found = JSON.parse(
+      (
+        await inspectHttp(
+          "--method",
+          "tools/call",
+          "--tool-name",
+          "search",
+          "--tool-arg",
+          "query=notebook",
+          ...auth,
+        )
+      ).stdout,
+    ) as { isError?: boolean; structuredContent?: unknown };
+    expect(found.isError ?? false).toBe(false);
+    expect(found.structuredContent).toBeDefined();
+  });
+
+  it("tells the Inspector CLI without a key how to send one, and starts no OAuth sign-in", async () => {
+    const failed = await inspectHttp("--method", "tools/list").then(
+      () => undefined,
+      (e: { code?: number; stdout?: string; stderr?: string }) => e,
+    );
+    expect(failed?.code).toBe(1);
+    const said = `${failed?.stdout ?? ""}${failed?.stderr ?? ""}`;
+    expect(said).toContain("Authorization: Bearer <key>");
+    expect(said).toContain("not OAuth sign-in");
+    expect(said).not.toMatch(/OAuth requires a TTY/i);
   });
 });

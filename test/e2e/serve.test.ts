@@ -274,6 +274,27 @@ describe("authentication", () => {
     }
   });
 
+  it("answers 405 with Allow for a wrong method on a route that exists, and changes nothing", async () => {
+    const put = await server.call("PUT", "/ns/wrong-method/document", { body: { content: "x" } });
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("DELETE, POST");
+    expect(await put.json()).toMatchObject({ error: "Method not allowed" });
+
+    const onDoc = await server.call("POST", "/ns/wrong-method/document/some-id", { body: {} });
+    expect(onDoc.status).toBe(405);
+    expect(onDoc.headers.get("allow")).toBe("GET, HEAD");
+    const onNs = await server.call("POST", "/ns/wrong-method", { body: {} });
+    expect(onNs.headers.get("allow")).toBe("DELETE, GET, HEAD, PATCH");
+    expect((await server.call("GET", "/ns/wrong-method/document")).status).toBe(405);
+    expect((await server.call("DELETE", "/health")).headers.get("allow")).toBe("GET, HEAD");
+    // A route of the right method that finds nothing stays 404.
+    expect((await server.call("GET", "/ui/missing.js")).status).toBe(404);
+    // Nothing was written: the namespace was never created.
+    expect((await server.call("GET", "/ns/wrong-method")).status).toBe(404);
+    // Without a key the wrong method still gets 401 first: no route is revealed.
+    expect((await server.call("PUT", "/ns/wrong-method/document", { key: null })).status).toBe(401);
+  });
+
   it("answers 404 with an ErrorResponse for an unknown route", async () => {
     const res = await server.call("GET", "/no/such/route");
     expect(res.status).toBe(404);

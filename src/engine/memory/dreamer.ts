@@ -12,6 +12,7 @@ import {
   getDocumentRow,
   namespacesAwaitingDreams,
   noteDocument,
+  setDreamedChars,
   setDreamingStatus,
 } from "../store/documents.js";
 import { enqueueJob, type JobRow, queuedJobOf, setJobRunAfter } from "../store/jobs.js";
@@ -120,7 +121,7 @@ export class MemoryDreamer implements Dreamer {
       return undefined;
     }
     return () => {
-      commitFacts(dctx.db, row, doc.generation, facts.facts, facts.note);
+      commitFacts(dctx.db, row, doc.generation, facts.facts, facts.note, facts.drawn);
     };
   }
 
@@ -170,6 +171,8 @@ export class MemoryDreamer implements Dreamer {
     if (!job.namespace_id) return;
     const ids = pendingDocuments(this.ctx.db, job.namespace_id, Number.MAX_SAFE_INTEGER).map((d) => d.id);
     setDreamingStatus(this.ctx.db, ids, "done");
+    // Turns appended meanwhile gave no memories: the next version is read whole again.
+    for (const id of ids) setDreamedChars(this.ctx.db, id, null);
     this.ctx.log(
       `dreaming gave up on ${ids.length} document(s) of namespace ${job.namespace_id}: ${message}`,
     );
@@ -183,8 +186,8 @@ export class MemoryDreamer implements Dreamer {
   }
 
   private async dreamIndexed(doc: DocumentRow, signal: AbortSignal): Promise<void> {
-    const { facts, note } = await this.extract(doc, doc.text ?? doc.content, doc.format, signal);
-    commitFacts(this.ctx.db, doc, doc.generation, facts, note);
+    const { facts, note, drawn } = await this.extract(doc, doc.text ?? doc.content, doc.format, signal);
+    commitFacts(this.ctx.db, doc, doc.generation, facts, note, drawn);
   }
 
   private async extract(
@@ -194,6 +197,15 @@ export class MemoryDreamer implements Dreamer {
     signal: AbortSignal,
   ): Promise<Extracted> {
     const { maxExtractChars, maxMemories } = this.options;
+    const appended = appendedTurns(doc, text, format, maxExtractChars);
+    if (appended) {
+      // Only the turns after those already drawn from; the document's own memories are context now.
+      const input = extractionInput(this.ctx.db, doc, appended.text, format, true);
+      const found = appended.text ? ((await this.ctx.extractor.extract(input, signal)) as Fact[]) : [];
+      const shifted = found.slice(0, maxMemories).map((f) => shiftSource(f, appended.from));
+      const dreamed = await this.embed(withSourceContext(shifted, text, format, doc.document_date), signal);
+      return { facts: dreamed, note: null, drawn: { chars: appended.until, appended: true } };
+    }
     const notes: string[] = [];
     let read = text;
     if (text.length > maxExtractChars) {
@@ -213,7 +225,14 @@ export class MemoryDreamer implements Dreamer {
       facts = facts.slice(0, maxMemories);
     }
     const dreamed = await this.embed(withSourceContext(facts, read, format, doc.document_date), signal);
-    return { facts: dreamed, note: notes.length > 0 ? notes.join("; ") : null };
+    // A whole conversation read: turns appended later are drawn from alone.
+    const whole =
+      format === "conversation" && read === text ? conversationTurns(text).at(-1)?.end : undefined;
+    return {
+      facts: dreamed,
+      note: notes.length > 0 ? notes.join("; ") : null,
+      drawn: { chars: whole ?? null, appended: false },
+    };
   }
 
   /** Adds each fact's vector when an embedder is configured; without one (or when it fails) memories stay lexical. */
@@ -241,6 +260,45 @@ export class MemoryDreamer implements Dreamer {
 interface Extracted {
   facts: DreamedFact[];
   note: string | null;
+  drawn: Drawn;
+}
+
+/**
+ * How much of the text the document's memories now come from (null: not a whole conversation),
+ * and whether these facts were drawn from appended turns only (the earlier turns' memories stay).
+ */
+interface Drawn {
+  chars: number | null;
+  appended: boolean;
+}
+
+/**
+ * The turns appended to a conversation after those its memories were drawn from, as one text
+ * starting at `from` and ending at `until` (the last turn's end); undefined when the whole text
+ * must be read: no memories drawn yet, or the text or the inputs changed since (dreamed_chars is
+ * cleared then), the drawn part no longer ends on a turn's end (a line appended to its last turn),
+ * or the text is over the extraction limit (whose cut the whole-text path applies).
+ */
+export function appendedTurns(
+  doc: Pick<DocumentRow, "dreamed_chars">,
+  text: string,
+  format: "plain" | "conversation",
+  maxExtractChars: number,
+): { text: string; from: number; until: number } | undefined {
+  const drawn = doc.dreamed_chars;
+  if (drawn === null || format !== "conversation" || text.length > maxExtractChars) return undefined;
+  const turns = conversationTurns(text);
+  const next = turns.findIndex((t) => t.start >= drawn);
+  const last = next === -1 ? turns.at(-1) : turns[next - 1];
+  if (!last || last.end !== drawn) return undefined;
+  if (next === -1) return { text: "", from: drawn, until: drawn };
+  const from = turns[next]!.start;
+  return { text: text.slice(from), from, until: turns.at(-1)!.end };
+}
+
+/** A fact found in a part of the text, its source moved to where that part starts. */
+function shiftSource(f: Fact, by: number): Fact {
+  return f.source ? { ...f, source: { start: f.source.start + by, end: f.source.end + by } } : f;
 }
 
 /** A fact with what search indexes beside it (set by withSourceContext). */
@@ -297,6 +355,7 @@ export function commitFacts(
   generation: number,
   facts: readonly DreamedFact[],
   note: string | null = null,
+  drawn: Drawn = { chars: null, appended: false },
 ): AppliedFact[] {
   return transaction(db, () => {
     const current = dreamingState(db, doc.id);
@@ -316,16 +375,20 @@ export function commitFacts(
       },
       kept,
     );
-    // What an earlier version of the document said and this one no longer does loses it as a source.
-    const supported = new Set(
-      applied.flatMap((a) => (a.relatedTo ? [a.memoryId, a.relatedTo] : [a.memoryId])),
-    );
-    releaseDocument(
-      db,
-      doc.namespace_id,
-      doc.id,
-      documentMemoryIds(db, doc.id).filter((id) => !supported.has(id)),
-    );
+    // What an earlier version of the document said and this one no longer does loses it as a source
+    // (appended turns add to what the earlier ones said).
+    if (!drawn.appended) {
+      const supported = new Set(
+        applied.flatMap((a) => (a.relatedTo ? [a.memoryId, a.relatedTo] : [a.memoryId])),
+      );
+      releaseDocument(
+        db,
+        doc.namespace_id,
+        doc.id,
+        documentMemoryIds(db, doc.id).filter((id) => !supported.has(id)),
+      );
+    }
+    setDreamedChars(db, doc.id, drawn.chars);
     setDreamingStatus(db, [doc.id], "done");
     if (note) noteDocument(db, doc.id, note);
     return applied;
@@ -338,12 +401,14 @@ export function extractionInput(
   doc: DocumentRow,
   text: string,
   format: "plain" | "conversation",
+  /** Appended turns: the memories of the turns before are context like any other. */
+  ownAsContext = false,
 ): ExtractionInput {
   const ctx = namespaceContexts(db, doc.namespace_id);
   const filter = parseJson<Metadata | null>(doc.filter_by_metadata, null);
   // A re-sent document's own memories are not context: told again, its facts must come out again
   // (to be merged into those memories, with its new metadata), not be skipped as known.
-  const own = new Set(documentMemoryIds(db, doc.id));
+  const own = new Set(ownAsContext ? [] : documentMemoryIds(db, doc.id));
   const existing = recentLiveMemories(db, doc.namespace_id, CONTEXT_MEMORIES * 4)
     .filter((m) => !own.has(m.id) && matchesFilterByMetadata(memoryMetadata(m), filter))
     .slice(0, CONTEXT_MEMORIES)

@@ -7,6 +7,7 @@ import { dayLabel } from "../ingest/label.js";
 import { embedsChunks } from "../models/embedder.js";
 import { parseJson } from "../store/db.js";
 import {
+  chunksToEmbed,
   type DocumentJobPayload,
   getDocumentRow,
   indexDocument,
@@ -58,15 +59,24 @@ export function documentJobHandler(ctx: EngineContext) {
     if (resolved.text.length > LARGE_TEXT && !stage("chunking")) return;
     const chunks = chunkText(resolved.text, { format: resolved.format });
 
-    let vectors: { model: string; embeddings: Float32Array[] } | undefined;
+    let vectors: { model: string; embeddings: (Float32Array | undefined)[] } | undefined;
     if (embedsChunks(ctx.embedder) && chunks.length) {
-      if (!stage("embedding")) return;
-      const embeddings: Float32Array[] = [];
-      for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
-        const slice = chunks.slice(i, i + EMBED_BATCH).map((c) => c.content);
-        embeddings.push(...(await ctx.embedder.embed(slice, signal)));
+      const model = ctx.embedder.model;
+      // Chunks already stored as they are keep their vectors: a grown conversation embeds its new turns.
+      const todo = chunksToEmbed(ctx.db, id, chunks, model);
+      const embeddings: (Float32Array | undefined)[] = new Array(chunks.length);
+      if (todo.length && !stage("embedding")) return;
+      for (let i = 0; i < todo.length; i += EMBED_BATCH) {
+        const batch = todo.slice(i, i + EMBED_BATCH);
+        const got = await ctx.embedder.embed(
+          batch.map((k) => chunks[k]!.content),
+          signal,
+        );
+        batch.forEach((k, j) => {
+          embeddings[k] = got[j];
+        });
       }
-      vectors = { model: ctx.embedder.model, embeddings };
+      vectors = { model, embeddings };
     }
     signal.throwIfAborted();
 

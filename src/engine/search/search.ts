@@ -147,7 +147,7 @@ export async function search(
       threshold,
     );
     // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
-    return { items: boostWindow(items, askedWindow(db, namespaceId, query)), terms, lexical };
+    return { items: boostWindow(items, await askedWindow(db, namespaceId, query)), terms, lexical };
   };
 
   const main = await rank(asked);
@@ -169,8 +169,8 @@ export async function search(
  * The window the query asks about, relative to the namespace's latest document date (a store of
  * last year's conversations answers "last spring" about that year), or to now without one.
  */
-function askedWindow(db: DatabaseSync, namespaceId: string, query: string): Window | null {
-  if (questionWindow(query, new Date()) === null) return null;
+async function askedWindow(db: DatabaseSync, namespaceId: string, query: string): Promise<Window | null> {
+  if ((await questionWindow(query, new Date())) === null) return null;
   const latest = latestDocumentDate(db, namespaceId);
   const ref = latest ? new Date(latest) : new Date();
   return questionWindow(query, Number.isNaN(ref.getTime()) ? new Date() : ref);

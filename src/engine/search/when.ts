@@ -1,4 +1,4 @@
-import * as chrono from "chrono-node";
+import type * as Chrono from "chrono-node";
 
 /**
  * Dates and windows a question asks about: "What did she do in August 2023?", "last spring",
@@ -6,6 +6,13 @@ import * as chrono from "chrono-node";
  * inside rank higher (a question about August is rarely answered by a July event); nothing is
  * dropped, since the window is a hint and an undated memory may still answer.
  */
+
+let parser: Promise<typeof Chrono> | undefined;
+/** chrono-node (266 modules, ~100 ms to load), loaded when a question first names a date, not at start. */
+const dateParser = () => {
+  parser ??= import("chrono-node");
+  return parser;
+};
 
 /** A closed range of days, YYYY-MM-DD. */
 export interface Window {
@@ -34,7 +41,7 @@ const iso = (y: number, m: number, d: number) => {
 const lastDay = (y: number, m: number) => new Date(Date.UTC(y, m, 0)).getUTCDate();
 
 /** The window a date expression names, or null when it names none (or only a time of day). */
-function windowOf(c: chrono.ParsedComponents, text: string, ref: Date): Window | null {
+function windowOf(c: Chrono.ParsedComponents, text: string, ref: Date): Window | null {
   const y = c.get("year");
   const m = c.get("month");
   const d = c.get("day");
@@ -71,8 +78,9 @@ function windowOf(c: chrono.ParsedComponents, text: string, ref: Date): Window |
  * March and June 2023") give the range from the first to the second; null when the question
  * names no date.
  */
-export function questionWindow(question: string, ref: Date): Window | null {
+export async function questionWindow(question: string, ref: Date): Promise<Window | null> {
   if (!CUE.test(question)) return null;
+  const chrono = await dateParser();
   const windows: Window[] = [];
   const season = SEASON.exec(question);
   if (season) {

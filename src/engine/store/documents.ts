@@ -33,6 +33,11 @@ export interface DocumentRow {
   error: string | null;
   generation: number;
   connector_id: string | null;
+  /**
+   * A conversation's memories were drawn from its text up to here, under the document's current
+   * inputs: appended turns after it are extracted alone. NULL: draw from the whole text.
+   */
+  dreamed_chars: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -114,6 +119,8 @@ export function addDocument(
   // Only the namespace's id is read: documents.ts does not depend on namespaces.ts (which deletes documents).
   ns: { id: string },
   doc: NewDocument,
+  /** The content is the stored content with text appended (appendToDocument). */
+  appended = false,
 ): { id: string; status: DocumentStatus } {
   const hash = sha256(doc.content);
   const t = now();
@@ -154,7 +161,7 @@ export function addDocument(
         `UPDATE documents SET content = ?, content_hash = ?, metadata = ?, document_date = ?, supporting_context = ?,
            filter_by_metadata = ?, task_type = ?, dreaming = ?, source = COALESCE(?, source),
            title = COALESCE(?, title), connector_id = COALESCE(?, connector_id), status = 'queued',
-           dreaming_status = 'dreaming', error = NULL, generation = ?, updated_at = ?
+           dreaming_status = 'dreaming', error = NULL, generation = ?, dreamed_chars = ?, updated_at = ?
          WHERE id = ?`,
       ).run(
         doc.content,
@@ -169,6 +176,8 @@ export function addDocument(
         doc.title ?? null,
         doc.connectorId ?? null,
         generation,
+        // Memories drawn from the text so far stay valid only for appended text under the same inputs.
+        appended && sameProcessingInputs(existing, fields) ? existing.dreamed_chars : null,
         t,
         id,
       );
@@ -439,6 +448,11 @@ export function setDreamingStatus(db: Db, ids: readonly string[], status: "dream
   ).run(status, now(), JSON.stringify(ids));
 }
 
+/** How much of the document's text its stored memories were drawn from (see DocumentRow.dreamed_chars). */
+export function setDreamedChars(db: Db, id: string, chars: number | null): void {
+  db.prepare("UPDATE documents SET dreamed_chars = ? WHERE id = ?").run(chars, id);
+}
+
 /**
  * What a document's processing left out by a limit (a `done` document keeps its status): shown as
  * its `error`, so that a reader knows why some of its text gave no memories.
@@ -455,23 +469,81 @@ export interface IndexedDocument {
   url: string | null;
   /** The document's day label (`[8 May 2023]`), put before each chunk's content in search. */
   label?: string | null;
-  chunks: {
-    content: string;
-    position: number;
-    start: number;
-    end: number;
-    speaker?: string | undefined;
-    context?: string | undefined;
-  }[];
-  /** One vector per chunk when an embedder is configured. */
-  vectors?: { model: string; embeddings: Float32Array[] };
+  chunks: NewChunk[];
+  /**
+   * When an embedder is configured: a vector per chunk, by index; none for a chunk whose stored
+   * row is kept with its vector (see storedChunks).
+   */
+  vectors?: { model: string; embeddings: (Float32Array | undefined)[] };
   /** Runs inside the same transaction, after the swap (e.g. storing instantly dreamed memories). */
   alsoInTransaction?: () => void;
 }
 
+export interface NewChunk {
+  content: string;
+  position: number;
+  start: number;
+  end: number;
+  speaker?: string | undefined;
+  context?: string | undefined;
+}
+
+/** A stored chunk as indexing compares it with a new one, and whether it holds a vector of the model. */
+interface StoredChunk {
+  rowid: number;
+  position: number;
+  content: string;
+  start_offset: number;
+  end_offset: number;
+  type: string;
+  label: string | null;
+  speaker: string | null;
+  context: string;
+  has_vector: number;
+}
+
+const sameText = (stored: StoredChunk | undefined, c: NewChunk): stored is StoredChunk =>
+  stored !== undefined &&
+  stored.content === c.content &&
+  stored.start_offset === c.start &&
+  stored.end_offset === c.end;
+
+/** The document's stored chunks by position, each saying whether it holds a vector of `model`. */
+function storedChunks(db: Db, documentId: string, model: string | null): Map<number, StoredChunk> {
+  const rows = db
+    .prepare(
+      `SELECT c.rowid, c.position, c.content, c.start_offset, c.end_offset, c.type, c.label, c.speaker, c.context,
+         v.chunk_rowid IS NOT NULL AS has_vector
+       FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_rowid = c.rowid AND v.model = ?
+       WHERE c.document_id = ?`,
+    )
+    .all(model, documentId) as unknown as StoredChunk[];
+  return new Map(rows.map((r) => [r.position, r]));
+}
+
 /**
- * Swaps a document's chunks (and vectors) for new ones and marks it `done`, in one transaction:
- * a search sees the old chunks or the new ones, never a mix. False when the generation is stale.
+ * Which of the new chunks (by index) need a vector of `model`: those not stored already with the
+ * same text at the same place and a vector. An appended conversation turn embeds itself alone.
+ */
+export function chunksToEmbed(
+  db: Db,
+  documentId: string,
+  chunks: readonly NewChunk[],
+  model: string,
+): number[] {
+  const stored = storedChunks(db, documentId, model);
+  return chunks.flatMap((c, i) => {
+    const old = stored.get(c.position);
+    return sameText(old, c) && old.has_vector ? [] : [i];
+  });
+}
+
+/**
+ * Replaces a document's chunks (and vectors) by new ones and marks it `done`, in one transaction:
+ * a search sees the old chunks or the new ones, never a mix. A stored chunk with the same text at
+ * the same place stays (its id, date and vector), with its label, speaker and context brought up
+ * to date where they changed (the last turns' context when turns are appended): re-indexing a
+ * grown conversation writes only what changed. False when the generation is stale.
  */
 export function indexDocument(db: Db, id: string, generation: number, ix: IndexedDocument): boolean {
   return transaction(db, () => {
@@ -479,36 +551,67 @@ export function indexDocument(db: Db, id: string, generation: number, ix: Indexe
       | { namespace_id: string; generation: number }
       | undefined;
     if (!doc || doc.generation !== generation) return false;
-    db.prepare("DELETE FROM chunks WHERE document_id = ?").run(id);
+    const stored = storedChunks(db, id, ix.vectors?.model ?? null);
+    const label = ix.label ?? null;
+    const kept = new Map<number, StoredChunk>();
+    for (const c of ix.chunks) {
+      const old = stored.get(c.position);
+      if (sameText(old, c)) kept.set(c.position, old);
+    }
+    const dropped = [...stored.values()].filter((r) => kept.get(r.position) !== r).map((r) => r.rowid);
+    if (dropped.length) {
+      db.prepare("DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))").run(
+        JSON.stringify(dropped),
+      );
+    }
     const t = now();
     const insert = db.prepare(
       `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, label,
          speaker, context, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid`,
     );
-    const insertVector = db.prepare(
-      "INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES (?, ?, ?)",
+    // Only a changed value is written: an update re-indexes the chunk for search.
+    const update = db.prepare(
+      "UPDATE chunks SET type = ?, label = ?, speaker = ?, context = ? WHERE rowid = ?",
+    );
+    const putVector = db.prepare(
+      "INSERT OR REPLACE INTO chunk_vectors (chunk_rowid, model, embedding) VALUES (?, ?, ?)",
     );
     ix.chunks.forEach((c, i) => {
-      const row = insert.get(
-        newId("chk"),
-        id,
-        doc.namespace_id,
-        c.position,
-        c.content,
-        ix.type,
-        c.start,
-        c.end,
-        ix.label ?? null,
-        c.speaker?.toLowerCase() ?? null,
-        c.context ?? "",
-        t,
-      ) as {
-        rowid: number;
-      };
+      const speaker = c.speaker?.toLowerCase() ?? null;
+      const context = c.context ?? "";
+      const old = kept.get(c.position);
+      let rowid: number;
+      if (old) {
+        rowid = old.rowid;
+        if (
+          old.type !== ix.type ||
+          old.label !== label ||
+          old.speaker !== speaker ||
+          old.context !== context
+        ) {
+          update.run(ix.type, label, speaker, context, rowid);
+        }
+      } else {
+        const row = insert.get(
+          newId("chk"),
+          id,
+          doc.namespace_id,
+          c.position,
+          c.content,
+          ix.type,
+          c.start,
+          c.end,
+          label,
+          speaker,
+          context,
+          t,
+        ) as { rowid: number };
+        rowid = row.rowid;
+      }
       const v = ix.vectors?.embeddings[i];
       if (v && ix.vectors) {
-        insertVector.run(row.rowid, ix.vectors.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+        putVector.run(rowid, ix.vectors.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
       }
     });
     db.prepare(
@@ -541,7 +644,7 @@ export function appendToDocument(
     const added = doc.content.trim();
     const content = existing ? `${existing.content.trimEnd()}\n${added}` : added;
     const addedLines = added.split("\n").length;
-    const result = addDocument(db, ns, { ...doc, content });
+    const result = addDocument(db, ns, { ...doc, content }, existing !== undefined);
     return { ...result, lines: existing ? existing.lines + addedLines : addedLines };
   });
 }

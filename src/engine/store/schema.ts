@@ -459,6 +459,11 @@ export const migrations: readonly string[] = [
 
   ALTER TABLE connectors ADD COLUMN sync_interval_seconds INTEGER NOT NULL DEFAULT 86400;
   `,
+  // 7: an appended conversation is extracted one new part at a time: how much of the document's
+  // text its stored memories were drawn from (NULL: none yet, or the text or its inputs changed).
+  `
+  ALTER TABLE documents ADD COLUMN dreamed_chars INTEGER;
+  `,
 ];
 
 /**

@@ -18,33 +18,22 @@ const inputSchema = z.strictObject({
     .string()
     .trim()
     .min(1, "content must not be empty")
-    .describe(
-      "What to remember: text, a single http(s) URL (the page or PDF is fetched), or one conversation turn.",
-    ),
+    .describe("Text, one http(s) URL (the page or PDF is fetched), or one conversation turn."),
   conversationId: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,200}$/, "conversationId must be 1 to 200 letters, digits or _ . : -")
     .optional()
-    .describe(
-      "Groups turns of one conversation into one document. Use the same value for every turn of a conversation; requires role.",
-    ),
+    .describe("The same for every turn of one conversation; needs role."),
   role: z
     .string()
     .regex(/^[^\s:][^:\n\r]{0,39}$/, "role must be 1 to 40 characters without ':' or line breaks")
     .optional()
-    .describe('Speaker of this turn, e.g. "user", "assistant" or a person\'s name; requires conversationId.'),
-  metadata: Metadata.optional().describe(
-    'Flat key/value tags (string, number, boolean or string array) to filter on later, e.g. {"project": "atlas"}.',
-  ),
+    .describe('Speaker, e.g. "user" or a name; needs conversationId.'),
+  metadata: Metadata.optional().describe('Tags to filter on later, e.g. {"project": "atlas"}.'),
   date: DateString.optional().describe(
-    "When the content is from (YYYY-MM-DD or ISO timestamp); relative dates in it are read against this. Default: now.",
+    "YYYY-MM-DD or ISO time the content is from; relative dates in it count from this. Default now.",
   ),
-  wait: z
-    .boolean()
-    .default(false)
-    .describe(
-      "Wait until the memories are extracted (up to 2 minutes) and report progress; default false returns at once.",
-    ),
+  wait: z.boolean().default(false).describe("Wait (up to 2 minutes) until the memories are extracted."),
 });
 
 const outputSchema = z.object({
@@ -52,8 +41,8 @@ const outputSchema = z.object({
   status: DocumentStatus,
   dreamingStatus: DreamingStatus.optional(),
   conversationId: z.string().optional(),
-  turns: z.number().int().optional().describe("Turns in the conversation's transcript so far."),
-  memoriesReady: z.boolean().describe("True when the memories of this content can be searched now."),
+  turns: z.number().int().optional().describe("Turns in the transcript so far."),
+  memoriesReady: z.boolean().describe("Memories searchable now."),
 });
 
 /** One turn per line, "role: text": line breaks inside a turn would split it into two turns. */
@@ -93,10 +82,10 @@ export const addMemory = defineTool({
   name: "add_memory",
   title: "Add memory",
   description: [
-    "Store a fact, note, decision, URL or conversation turn in long-term memory, when the user shares something worth remembering (preferences, people, projects, decisions) or to log each turn.",
-    "For a turn pass conversationId (one per conversation) and role: turns are appended to one transcript.",
-    "Returns the document id and status; memories are extracted in the background (wait: true waits for them).",
-    "The same text twice is stored once. An error names the field to fix.",
+    "Store what the user shares worth remembering (preferences, people, projects, decisions), a URL, or a conversation turn.",
+    "For a turn pass conversationId and role: turns append to one transcript.",
+    "Memories are extracted in the background (wait: true waits). The same text twice is stored once.",
+    "An error names the field to fix.",
   ].join(" "),
   inputSchema,
   outputSchema,

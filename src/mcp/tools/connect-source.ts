@@ -13,28 +13,27 @@ import { defineTool } from "./define.js";
 const body = CreateConnectorBody.shape;
 const inputSchema = z.strictObject({
   provider: body.provider.describe(
-    "notion, google-drive, onedrive, gmail, github (the user signs in) or web-crawler, s3, granola (configured by config).",
+    "OAuth (the user signs in): notion, google-drive, onedrive, gmail, github; else set config.",
   ),
   redirectUrl: body.redirectUrl.describe(
-    "OAuth providers: where the provider sends the user back; must match the OAuth app's redirect exactly.",
+    "OAuth: where the user is sent back; must match the OAuth app's exactly.",
   ),
-  config: body.config.describe(
-    'Configuration providers: e.g. web-crawler {"startUrl": "https://docs.example.com"}.',
-  ),
-  documentLimit: body.documentLimit.describe("Most documents to sync (500 to 1000 is a good start)."),
+  config: body.config.describe('e.g. web-crawler {"startUrl": "https://docs.example.com"}.'),
+  documentLimit: body.documentLimit.describe("Most documents to sync; 500 to 1000 is a good start."),
 });
 
 const outputSchema = z.object({
   id: z.string(),
   provider: Provider,
-  authorization: Authorization.nullable().describe(
-    "OAuth providers: the link the user opens to connect, and its expiry.",
-  ),
-  // What a model acts on; the rest of the connector (its runs, picker, timestamps) still comes along.
-  connector: Connector.pick({ id: true, provider: true, namespace: true, account: true, documentLimit: true })
+  authorization: Authorization.nullable().describe("OAuth: the link the user opens to connect."),
+  // What a model acts on; the rest of the connector and the run (picker, timestamps, counts) still comes along.
+  connector: Connector.pick({ id: true, namespace: true, account: true, documentLimit: true })
     .optional()
-    .describe("Configuration providers: the connector as created."),
-  run: SyncRun.nullable().optional().describe("Configuration providers: the sync run that started."),
+    .describe("The connector as created."),
+  run: SyncRun.pick({ id: true, error: true, system: true })
+    .nullable()
+    .optional()
+    .describe("The sync that started."),
 });
 
 export const connectSource = defineTool({
@@ -42,8 +41,8 @@ export const connectSource = defineTool({
   title: "Connect a source",
   description: [
     "Sync an external source into this memory, only when the user asks.",
-    "OAuth providers (notion, google-drive, onedrive, gmail, github) return a link for the user to open (valid one hour; then call again).",
-    "Configuration providers (web-crawler with config {startUrl}, s3, granola) start syncing at once; documents become searchable as they are processed.",
+    "OAuth providers return a link for the user to open (valid one hour; then call again).",
+    "Others (web-crawler with config {startUrl}, s3, granola) start syncing at once; documents become searchable as processed.",
     "An error names the field to fix.",
   ].join(" "),
   inputSchema,

@@ -8,22 +8,17 @@ const inputSchema = z.strictObject({
     .min(1)
     .max(FORGET_MEMORY_IDS_MAX)
     .optional()
-    .describe("Exact memory ids to forget (from search, list or an earlier forget by query)."),
-  query: z
-    .string()
-    .trim()
-    .min(1)
-    .optional()
-    .describe("Forget by meaning: memories matching this are shown first and forgotten only once confirmed."),
+    .describe("Memory ids (from search, list or forget by query)."),
+  query: z.string().trim().min(1).optional().describe("Forget by meaning, once the matches are confirmed."),
 });
 
 const outputSchema = z.object({
-  forgotten: z.number().int().describe("How many memories were forgotten by this call."),
-  matches: z.array(MemoryRef).describe("The memories concerned."),
+  forgotten: z.number().int(),
+  matches: z.array(MemoryRef),
   errors: z.array(ItemError),
   needsConfirmation: z
     .boolean()
-    .describe("True when nothing was forgotten yet: confirm with the user, then call again with ids."),
+    .describe("Nothing forgotten yet: confirm with the user, then call with ids."),
 });
 
 const list = (matches: { id: string; memory: string }[]) => matches.map((m) => `- ${m.id}: ${m.memory}`);
@@ -70,8 +65,8 @@ export const forget = defineTool({
   name: "forget",
   title: "Forget memories",
   description: [
-    "Forget memories that are wrong, outdated or that the user wants removed (only those); they leave search and the profile.",
-    "Pass ids, or query to forget by meaning: the matches are confirmed by the user first; where the client cannot ask, nothing is forgotten and the result lists them (needsConfirmation: true): show them, then call again with their ids.",
+    "Forget memories that are wrong, outdated or that the user wants removed (only those).",
+    "Pass ids, or query to forget by meaning: the user confirms the matches first; where the client cannot ask, nothing is forgotten and the result lists them (needsConfirmation): show them, then call again with their ids.",
   ].join(" "),
   inputSchema,
   outputSchema,

@@ -7,9 +7,7 @@ const inputSchema = z.strictObject({
     .array(BucketName)
     .max(PROFILE_BUCKETS_MAX)
     .optional()
-    .describe(
-      'Only these custom buckets (e.g. ["preferences"]); default: every bucket. Static and dynamic facts always come back.',
-    ),
+    .describe("Only these custom buckets; default all. Static and dynamic facts always come."),
 });
 
 const outputSchema = z.object({
@@ -25,9 +23,9 @@ export const getProfile = defineTool({
   name: "get_profile",
   title: "Get profile",
   description: [
-    "The summary of this memory: static facts (identity, preferences, relationships, work), dynamic facts (recent events, plans) and custom buckets.",
-    "Call it at the start of a conversation, or for the big picture (search answers one question).",
-    "Empty for a while after the first content is added: memories are extracted in the background.",
+    "The user in brief: static facts (identity, preferences, relationships, work), dynamic facts (recent events, plans) and custom buckets.",
+    "Call it at the start of a conversation; search answers one question.",
+    "New content shows up once its memories are extracted, in the background.",
   ].join(" "),
   inputSchema,
   outputSchema,

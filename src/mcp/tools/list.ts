@@ -7,35 +7,35 @@ import {
   LIST_LIMIT_MAX,
   ListOrder,
   ListType,
-  Memory,
+  MemoryFields,
   Pagination,
 } from "../../api/index.js";
 import { age, truncate } from "../format.js";
 import { defineTool } from "./define.js";
 
 const inputSchema = z.strictObject({
-  type: ListType.default("documents").describe("documents (default), memories or chunks."),
-  page: z.number().int().min(1).default(1).describe("Page number, from 1."),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(LIST_LIMIT_MAX)
-    .default(LIST_LIMIT_DEFAULT)
-    .describe(`Items per page (1 to ${LIST_LIMIT_MAX}).`),
-  order: ListOrder.default("desc").describe("desc (newest first, default) or asc."),
-  includeForgotten: z.boolean().default(false).describe("Memories only: also list forgotten ones."),
+  type: ListType.default("documents").describe("default documents"),
+  page: z.number().int().min(1).default(1).describe("From 1; next while < totalPages."),
+  limit: z.number().int().min(1).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT).describe("Items per page."),
+  order: ListOrder.default("desc").describe("desc: newest first."),
+  includeForgotten: z.boolean().default(false).describe("memories: also forgotten ones."),
   filter: Filter.optional().describe("Metadata filter, as in search."),
 });
 
 /** A document without its full text: lists stay small; read a document's passages with search. */
 const DocumentSummary = Document.omit({ content: true, chunks: true, memories: true });
 
+// The output schema names the fields a model acts on (every item is a loose object: the rest still
+// comes along), so that every turn does not pay for the whole contract.
 const outputSchema = z.object({
   type: ListType,
-  documents: z.array(DocumentSummary).optional(),
-  memories: z.array(Memory).optional(),
-  chunks: z.array(Chunk).optional(),
+  documents: z
+    .array(DocumentSummary.pick({ id: true, title: true, url: true, type: true, date: true, system: true }))
+    .optional(),
+  memories: z
+    .array(MemoryFields.pick({ id: true, memory: true, isStatic: true, isForgotten: true, documentId: true }))
+    .optional(),
+  chunks: z.array(Chunk.pick({ id: true, documentId: true, position: true, content: true })).optional(),
   pagination: Pagination,
 });
 
@@ -45,9 +45,8 @@ export const list = defineTool({
   name: "list",
   title: "List memory contents",
   description: [
-    "Browse documents (with processing status), memories or chunks, one page at a time, newest first:",
-    "to see what exists, to check that added content is processed (status and dreamingStatus done), or to find ids for forget.",
-    "Ask for the next page while currentPage < totalPages.",
+    "Browse documents (with processing status), memories or chunks, a page at a time, newest first:",
+    "to see what exists, check that content is processed (status and dreamingStatus done) or find ids for forget.",
   ].join(" "),
   inputSchema,
   outputSchema,

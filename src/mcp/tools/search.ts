@@ -12,7 +12,7 @@ import { defineTool } from "./define.js";
 const inputSchema = z.strictObject({
   query: z.string().trim().min(1, "query must not be empty").describe("What to recall, in natural language."),
   mode: SearchMode.default("hybrid").describe(
-    "hybrid (default): extracted memories and raw text chunks together; memories: only extracted facts; chunks: only passages of stored documents.",
+    "hybrid (default): facts and passages; memories: extracted facts only; chunks: passages only.",
   ),
   limit: z
     .number()
@@ -20,15 +20,15 @@ const inputSchema = z.strictObject({
     .min(1)
     .max(SEARCH_LIMIT_MAX)
     .default(SEARCH_LIMIT_DEFAULT)
-    .describe(`Maximum results (1 to ${SEARCH_LIMIT_MAX}).`),
+    .describe("Most results."),
   threshold: z
     .number()
     .min(0)
     .max(1)
     .optional()
-    .describe("Minimum similarity in [0, 1] (default 0.3); lower it when nothing comes back."),
+    .describe("Minimum similarity, default 0.3; lower it when nothing comes back."),
   filter: Filter.optional().describe(
-    'Metadata filter: {field, operator, value} or {operator: "and"|"or", operands: [...]}; field is a metadata key, or source, type, documentId.',
+    "{field, operator, value} or {operator: and|or, operands}; field: a metadata key, source, type or documentId.",
   ),
   maxTokens: z
     .number()
@@ -36,7 +36,7 @@ const inputSchema = z.strictObject({
     .min(20)
     .max(100_000)
     .optional()
-    .describe("Token budget for the answer (about 4 characters a token); results are cut to fit."),
+    .describe("Token budget for the answer; results are cut to fit."),
 });
 
 const Source = z.object({
@@ -50,8 +50,8 @@ const Result = z.object({
   id: z.string(),
   text: z.string(),
   similarity: z.number(),
-  age: z.string().nullable().describe('How old the content is, e.g. "3 days ago".'),
-  date: z.string().nullable().describe("The content's date, else when it was stored (ISO)."),
+  age: z.string().nullable().describe('e.g. "3 days ago"'),
+  date: z.string().nullable().describe("The content's date, else when stored."),
   source: Source,
   metadata: z.record(z.string(), z.unknown()).nullable(),
 });
@@ -59,8 +59,8 @@ type Result = z.infer<typeof Result>;
 
 const outputSchema = z.object({
   results: z.array(Result),
-  found: z.number().int().describe("Results the search returned before the token budget."),
-  truncated: z.boolean().describe("True when maxTokens cut results."),
+  found: z.number().int().describe("Results before maxTokens cut them."),
+  truncated: z.boolean(),
   searchTimeMs: z.number(),
 });
 
@@ -100,9 +100,9 @@ export const search = defineTool({
   name: "search",
   title: "Search memory",
   description: [
-    "Recall stored facts (the user, people, projects, decisions) and document passages; call it before answering anything that may depend on earlier conversations.",
-    "Results come by similarity, each with its age and source. maxTokens bounds the answer.",
-    "If nothing comes back, rephrase or lower threshold; new content takes a few seconds to be searchable.",
+    "Recall stored facts and document passages; call it before answering anything that may depend on earlier conversations.",
+    "Results by similarity, with age and source.",
+    "If nothing comes back, rephrase or lower threshold; new content is searchable after a few seconds.",
   ].join(" "),
   inputSchema,
   outputSchema,

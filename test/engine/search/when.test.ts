@@ -7,49 +7,49 @@ import { TestStore } from "./store.js";
 const ref = new Date("2023-10-10T12:00:00Z");
 
 describe("questionWindow: the dates a question asks about", () => {
-  it("reads months, years, days and ranges", () => {
-    expect(questionWindow("What did Zoe build in August 2023?", ref)).toEqual({
+  it("reads months, years, days and ranges", async () => {
+    expect(await questionWindow("What did Zoe build in August 2023?", ref)).toEqual({
       from: "2023-08-01",
       to: "2023-08-31",
     });
-    expect(questionWindow("Which trips did Zoe take in 2022?", ref)).toEqual({
+    expect(await questionWindow("Which trips did Zoe take in 2022?", ref)).toEqual({
       from: "2022-01-01",
       to: "2022-12-31",
     });
-    expect(questionWindow("What did Zoe cook on 7 May 2023?", ref)).toEqual({
+    expect(await questionWindow("What did Zoe cook on 7 May 2023?", ref)).toEqual({
       from: "2023-05-07",
       to: "2023-05-07",
     });
-    expect(questionWindow("What did Zoe read between March and June 2023?", ref)).toEqual({
+    expect(await questionWindow("What did Zoe read between March and June 2023?", ref)).toEqual({
       from: "2023-03-01",
       to: "2023-06-30",
     });
   });
 
-  it("reads relative windows against the reference date", () => {
-    expect(questionWindow("Where did Zoe go last spring?", ref)).toEqual({
+  it("reads relative windows against the reference date", async () => {
+    expect(await questionWindow("Where did Zoe go last spring?", ref)).toEqual({
       from: "2023-03-01",
       to: "2023-05-31",
     });
-    expect(questionWindow("Where did Zoe ski last winter?", ref)).toEqual({
+    expect(await questionWindow("Where did Zoe ski last winter?", ref)).toEqual({
       from: "2022-12-01",
       to: "2023-02-28",
     });
-    expect(questionWindow("What did Zoe fix last week?", ref)).toEqual({
+    expect(await questionWindow("What did Zoe fix last week?", ref)).toEqual({
       from: "2023-10-02",
       to: "2023-10-08",
     });
     // A month without a year is the last one up to the reference date.
-    expect(questionWindow("Where did Zoe go in November?", ref)).toEqual({
+    expect(await questionWindow("Where did Zoe go in November?", ref)).toEqual({
       from: "2022-11-01",
       to: "2022-11-30",
     });
   });
 
-  it("finds no window in a question without a date", () => {
-    expect(questionWindow("What may Zoe like?", ref)).toBeNull();
-    expect(questionWindow("Which sun cream does Zoe use?", ref)).toBeNull();
-    expect(questionWindow("How long has Zoe been painting?", ref)).toBeNull();
+  it("finds no window in a question without a date", async () => {
+    expect(await questionWindow("What may Zoe like?", ref)).toBeNull();
+    expect(await questionWindow("Which sun cream does Zoe use?", ref)).toBeNull();
+    expect(await questionWindow("How long has Zoe been painting?", ref)).toBeNull();
   });
 
   it("raises what falls inside and keeps the rest", () => {

@@ -36,7 +36,7 @@ import { organizationRoutes } from "./routes/organization.js";
 import { profileRoutes } from "./routes/profile.js";
 import { type EngineEnv, type EngineRoutes, tooLarge } from "./routes/route.js";
 import { searchRoutes } from "./routes/search.js";
-import { isDiskFull } from "./store/db.js";
+import { databaseState, isDiskFull } from "./store/db.js";
 import { OrganizationBucketError } from "./store/profile.js";
 import { SecretKeyError } from "./store/secrets.js";
 
@@ -165,7 +165,16 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
     await next();
   });
 
-  app.get("/health", (c) => c.json({ status: "ok", version: VERSION }));
+  // A load balancer takes a replica out while its database cannot be read (503), not only when
+  // the process is gone.
+  app.get("/health", (c) => {
+    try {
+      return c.json({ status: "ok", version: VERSION, database: databaseState(ctx.db) });
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      return c.json({ status: "unavailable", version: VERSION, database: { backend: "sqlite", error } }, 503);
+    }
+  });
   app.get("/openapi.json", (c) => c.json(openApiDocument(new URL(c.req.url).origin)));
   // The OAuth provider sends the user's browser here, without an API key; the one-time state authorizes it.
   connectorCallbackRoute(app, ctx);

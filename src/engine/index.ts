@@ -10,7 +10,7 @@ import { JobQueue } from "./pipeline/queue.js";
 import { ProcessingThreads } from "./pipeline/threads.js";
 import { WorkerPool } from "./pipeline/worker.js";
 import { sealPlaintextSecrets } from "./store/connectors.js";
-import { openDatabase, transaction } from "./store/db.js";
+import { type DatabaseState, databaseState, openDatabase, transaction } from "./store/db.js";
 import {
   countKeys,
   createKey,
@@ -82,6 +82,8 @@ export interface Engine {
   ready(): Promise<void>;
   /** What the engine runs, for startup lines: known from the settings, before the pipeline loads. */
   readonly models: { embedder: string; extractor: string };
+  /** The storage backend and its schema version (read from the database). */
+  database(): DatabaseState;
 }
 
 /**
@@ -187,6 +189,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     },
     ready: start,
     models,
+    database: () => databaseState(db),
     createKey: (organization = LOCAL_ORGANIZATION) => createKey(db, organization),
     createFirstKey: () =>
       countKeys(db, LOCAL_ORGANIZATION) === 0 ? createKey(db, LOCAL_ORGANIZATION) : null,

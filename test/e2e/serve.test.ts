@@ -4,6 +4,7 @@ import { endpoints, fillPath } from "../../src/api/endpoints.js";
 import { REQUEST_BODY_MAX_BYTES } from "../../src/api/limits.js";
 import { AuthenticationError, type MemoryClient, NotFoundError } from "../../src/client/index.js";
 import { createKey } from "../../src/engine/store/organizations.js";
+import { SCHEMA_VERSION } from "../../src/engine/store/schema.js";
 import { startTestServer, type TestServer, tempDir } from "../engine/harness.js";
 
 let dir: ReturnType<typeof tempDir>;
@@ -259,7 +260,12 @@ describe("authentication", () => {
   });
 
   it("serves /health and /openapi.json without a key", async () => {
-    expect((await server.call("GET", "/health", { key: null })).status).toBe(200);
+    const health = await server.call("GET", "/health", { key: null });
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({
+      status: "ok",
+      database: { backend: "sqlite", schema: SCHEMA_VERSION },
+    });
     const doc = await (await server.call("GET", "/openapi.json", { key: null })).json();
     expect(doc.openapi).toMatch(/^3\.1/);
     expect(Object.keys(doc.paths)).toContain("/ns/{namespace}/document");

@@ -34,6 +34,22 @@ describe("the engine's fetch handler", () => {
     expect(logged.join("\n")).toMatch(/no such table: namespaces/);
   });
 
+  it("reports the database in /health, and 503 once it cannot be read", async () => {
+    dir = tempDir();
+    engine = await openEngine({ dataDir: dir.path, apiKey: TEST_KEY, workers: 0 });
+    const ok = await engine.fetch(new Request("http://in-process/health"));
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ status: "ok", database: { backend: "sqlite" } });
+    expect(engine.database().schema).toBeGreaterThan(0);
+    engine.context.db.close();
+    const down = await engine.fetch(new Request("http://in-process/health"));
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({
+      status: "unavailable",
+      database: { backend: "sqlite", error: expect.stringMatching(/not open/) },
+    });
+  });
+
   it("serves the API in-process, without a socket", async () => {
     dir = tempDir();
     engine = await openEngine({ dataDir: dir.path, apiKey: TEST_KEY, workers: 0 });

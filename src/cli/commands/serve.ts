@@ -73,8 +73,9 @@ Environment:
         `memctx serve: created an API key for the local organization (shown once, keep it):\n${firstKey}\n`,
       );
     }
+    const database = server.engine.database();
     process.stderr.write(
-      `memctx ${VERSION}: v5 API on ${server.url}, embedded engine in ${dataDir} (${describeModels(server.engine.models)})\n`,
+      `memctx ${VERSION}: v5 API on ${server.url}, embedded engine in ${dataDir} (${describeModels(server.engine.models)}; ${database.backend}, schema ${database.schema})\n`,
     );
     if (limits.requestsPerMinute !== null || limits.documentTokenQuota !== null) {
       const said = [

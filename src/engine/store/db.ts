@@ -80,6 +80,19 @@ export function transaction<T>(db: Db, fn: () => T): T {
   }
 }
 
+/** What /health and `memctx serve` say of the database. */
+export interface DatabaseState {
+  backend: "sqlite";
+  /** The file's schema version (its migrations applied). */
+  schema: number;
+}
+
+/** Reads the schema version: a round trip to the database, so it also says the file is readable. */
+export function databaseState(db: Db): DatabaseState {
+  const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
+  return { backend: "sqlite", schema: row.user_version };
+}
+
 /** SQLite's primary result code for "database or disk is full". */
 const SQLITE_FULL = 13;
 

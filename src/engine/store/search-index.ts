@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { stemTexts } from "../text/terms.js";
-import { transaction } from "./db.js";
 import { statement } from "./statements.js";
 
 /**
@@ -74,7 +73,15 @@ export function searchSpace(db: DatabaseSync, namespaceId: string, corpus: Corpu
     !db.isTransaction &&
     statement(db, "SELECT 1 FROM search_pending WHERE space = ? LIMIT 1").get(row.id)
   ) {
-    transaction(db, () => {});
+    // Its own write transaction (store/db.ts's would import this file back).
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      indexPending(db, row.id);
+      db.exec("COMMIT");
+    } catch (err) {
+      if (db.isTransaction) db.exec("ROLLBACK");
+      throw err;
+    }
     return find.get(namespaceId, corpus) as unknown as SearchSpace;
   }
   return row;

@@ -5,6 +5,7 @@
  * deleted. After all of them it must equal the index built from the rows as they are.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { insertMemory } from "../../../src/engine/store/memories.js";
 import { openTestEngine, type TestEngine } from "../memory/harness.js";
 
 let t: TestEngine | undefined;
@@ -112,5 +113,34 @@ describe("the search index", () => {
       rows(`SELECT count(*) AS n FROM search_spaces s LEFT JOIN namespaces n ON n.id = s.namespace_id
             WHERE n.id IS NULL`),
     ).toEqual([{ n: 0 }]);
+  });
+
+  it("indexes a unit written outside a transaction before a search reads its namespace", async () => {
+    t = await openTestEngine({ workers: 0 });
+    expect((await t.call("POST", "/ns/solo/document", { content: "warm up" })).status).toBe(200);
+    const db = t.engine.context.db;
+    const ns = db.prepare("SELECT id FROM namespaces WHERE name = 'solo'").get() as { id: string };
+    // One statement, autocommitted: nothing indexes it at commit.
+    insertMemory(db, {
+      namespaceId: ns.id,
+      memory: "Priya repairs antique clocks.",
+      metadata: {},
+      isStatic: false,
+      isInference: false,
+      subject: null,
+      attribute: null,
+      eventDate: null,
+      forgetAfter: null,
+      documentId: null,
+    });
+    expect(db.prepare("SELECT count(*) AS n FROM search_pending").get()).toEqual({ n: 1 });
+    const found = await t.call("POST", "/ns/solo/search", {
+      query: "antique clocks",
+      searchMode: "memories",
+    });
+    expect(found.body.results.map((r: { memory?: string }) => r.memory)).toContain(
+      "Priya repairs antique clocks.",
+    );
+    expect(db.prepare("SELECT count(*) AS n FROM search_pending").get()).toEqual({ n: 0 });
   });
 });

@@ -57,3 +57,9 @@ export const REQUEST_BODY_MAX_BYTES = 32 * 1024 * 1024;
 
 export const OAUTH_LINK_TTL_MS = 60 * 60 * 1000;
 export const CONNECTOR_DOCUMENT_LIMIT_MAX = 100_000;
+/**
+ * A multipart upload's whole body: the file plus its text fields and part headers. Not published;
+ * ours (fields are small: metadata, context of at most 1,500 characters).
+ */
+export const UPLOAD_FIELDS_MAX_BYTES = 1024 * 1024;
+export const UPLOAD_BODY_MAX_BYTES = FILE_MAX_BYTES + UPLOAD_FIELDS_MAX_BYTES;

@@ -27,7 +27,10 @@ export function isRetryable(err: unknown): boolean {
  */
 export function isRetrySafe(name: EndpointName, body: unknown): boolean {
   if (name === "forgetSemantic") return (body as { dryRun?: unknown } | undefined)?.dryRun === true;
-  if (name === "addDocument") return typeof (body as { id?: unknown } | undefined)?.id === "string";
+  if (name === "addDocument" || name === "addDocumentFile")
+    return typeof (body as { id?: unknown } | undefined)?.id === "string";
+  if (name === "legacyAddFile")
+    return typeof (body as { customId?: unknown } | undefined)?.customId === "string";
   if (name === "batchAdd") {
     const docs = (body as { documents?: unknown } | undefined)?.documents;
     return (

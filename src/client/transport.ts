@@ -12,7 +12,8 @@ export interface WireRequest {
   url: string;
   method: string;
   headers: Record<string, string>;
-  body: string | undefined;
+  /** JSON text, or a form for a file upload. */
+  body: string | FormData | undefined;
   signal: AbortSignal;
 }
 
@@ -44,7 +45,8 @@ export function httpTransport(): Transport {
       const res = await undiciFetch(r.url, {
         method: r.method,
         headers: r.headers,
-        body: r.body,
+        // Node's own FormData: undici reads any form-data-like body (its types name only its own class).
+        body: r.body as import("undici").RequestInit["body"],
         signal: r.signal,
         dispatcher: agent,
       });

@@ -1,7 +1,7 @@
 import { type ErrorHandler, Hono } from "hono";
 import { ZodError } from "zod";
 import { describeIssues } from "../api/errors.js";
-import { REQUEST_BODY_MAX_BYTES } from "../api/limits.js";
+import { REQUEST_BODY_MAX_BYTES, UPLOAD_BODY_MAX_BYTES } from "../api/limits.js";
 import { openApiDocument } from "../api/openapi.js";
 import { uiRoutes } from "../ui/static-files.js";
 import { VERSION } from "../version.js";
@@ -22,7 +22,9 @@ import { UnknownBucketError } from "./memory/profile.js";
 import { connectorCallbackRoute, connectorRoutes } from "./routes/connectors.js";
 import { documentRoutes } from "./routes/documents.js";
 import { batchRoutes } from "./routes/legacy/batch.js";
+import { documentFileRoutes } from "./routes/legacy/documents-file.js";
 import { memoryRoutes } from "./routes/memories.js";
+import { fileTooLarge, isUploadPath } from "./routes/multipart.js";
 import { namespaceRoutes } from "./routes/namespaces.js";
 import { organizationRoutes } from "./routes/organization.js";
 import { profileRoutes } from "./routes/profile.js";
@@ -88,6 +90,7 @@ export function errorHandler(ctx: EngineContext): ErrorHandler<EngineEnv> {
 const ROUTES: EngineRoutes[] = [
   documentRoutes,
   batchRoutes,
+  documentFileRoutes,
   searchRoutes,
   memoryRoutes,
   profileRoutes,
@@ -111,10 +114,14 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
     ),
   );
 
-  // Before anything reads it: a declared size over the limit is refused at once.
-  app.use(async (_c, next) => {
-    const declared = Number(_c.req.header("content-length") ?? "0");
-    if (declared > REQUEST_BODY_MAX_BYTES) throw tooLarge();
+  // Before anything reads it: a declared size over the limit is refused at once. Uploads have
+  // their own limit (a 50 MB file), counted again as they stream (routes/multipart.ts).
+  app.use(async (c, next) => {
+    const declared = Number(c.req.header("content-length") ?? "0");
+    const upload = isUploadPath(new URL(c.req.url).pathname);
+    if (declared > (upload ? UPLOAD_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES)) {
+      throw upload ? fileTooLarge() : tooLarge();
+    }
     await next();
   });
 

@@ -40,13 +40,12 @@ export function httpTransport(): Transport {
   let agent: Agent | undefined;
   return {
     async send(r) {
-      const { Agent, fetch: undiciFetch } = await loadUndici();
+      const { Agent, FormData: UndiciFormData, fetch: undiciFetch } = await loadUndici();
       agent ??= new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
       const res = await undiciFetch(r.url, {
         method: r.method,
         headers: r.headers,
-        // Node's own FormData: undici reads any form-data-like body (its types name only its own class).
-        body: r.body as import("undici").RequestInit["body"],
+        body: r.body instanceof FormData ? copyForm(r.body, new UndiciFormData()) : r.body,
         signal: r.signal,
         dispatcher: agent,
       });
@@ -57,6 +56,18 @@ export function httpTransport(): Transport {
       await agent?.close();
     },
   };
+}
+
+/**
+ * Node's global FormData is the copy of undici bundled with Node, which the undici package's fetch
+ * does not take as a form (it would send its text): the parts move to the package's own FormData.
+ */
+function copyForm(from: FormData, to: import("undici").FormData): import("undici").FormData {
+  from.forEach((value, name) => {
+    if (typeof value === "string") to.append(name, value);
+    else to.append(name, value, value.name);
+  });
+  return to;
 }
 
 export function handlerTransport(handler: FetchHandler): Transport {

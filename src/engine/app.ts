@@ -79,6 +79,8 @@ export function errorHandler(ctx: EngineContext): ErrorHandler<EngineEnv> {
       return c.json({ error: "Internal server error" }, 500);
     }
     if (known instanceof StorageFullError) ctx.log(`disk full on ${where}: ${err.message}`);
+    // The rest of a body too large may be left unread: the connection cannot serve another request.
+    if (known instanceof TooLargeError) c.header("Connection", "close");
     return c.json(
       { error: known.title, ...(known.details ? { details: known.details } : {}) },
       statusOf(known),

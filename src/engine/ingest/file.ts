@@ -139,7 +139,7 @@ export function detectFile(
     declared.mimeType,
     ext ? EXTENSIONS[ext] : undefined,
   ]
-    .map((m) => m?.split(";")[0]!.trim().toLowerCase())
+    .map((m) => m?.split(";")[0]?.trim().toLowerCase())
     .filter((m): m is string => !!m && m !== "application/octet-stream");
   const mime = candidates[0] ?? "";
   const media = mime.split("/")[0];

@@ -91,12 +91,12 @@ describe("forget", () => {
     }
   });
 
-  it("asks for ids or a query, not both", async () => {
+  it("asks for one of ids, a query or documentIds, not two", async () => {
     const s = await connect({ client: t.client, namespace: "both" });
     try {
       const res = await call(s.mcp, "forget", { ids: ["mem_x"], query: "x" });
       expect(res.isError).toBe(true);
-      expect(text(res)).toMatch(/either ids .* or query/);
+      expect(text(res)).toMatch(/exactly one of ids .* query .* documentIds/);
     } finally {
       await s.close();
     }

@@ -5,8 +5,10 @@ import { connect, type Session, startEngine } from "./helpers.js";
 /**
  * What the six tools with their output schemas may take, compact JSON. The issue's target is
  * 14 KB; this is where the lean schemas stand (17.2 KB; 28.3 KB before), so a growth is a reviewed change.
+ * 18.1 KB since issue 14: add_memory's file path, forget's documentIds, list's one memory with its
+ * versions, connect_source's status and sync actions (+0.9 KB instead of four more tools).
  */
-const TOOLS_LIST_MAX_BYTES = 17_500;
+const TOOLS_LIST_MAX_BYTES = 18_200;
 
 // No engine needed: listing tools never calls the API.
 describe("the tool list", () => {

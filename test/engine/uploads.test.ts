@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FILE_MAX_BYTES } from "../../src/api/index.js";
 import type { MemoryClient } from "../../src/client/index.js";
 import { startTestServer, type TestServer, tempDir } from "./harness.js";
-import { makeDocx, makePng } from "./ingest/file-fixtures.js";
+import { makeDocx, makePng, makeWav } from "./ingest/file-fixtures.js";
 import { makePdf } from "./ingest/pdf-fixture.js";
 
 /** Uploads over real HTTP to the engine on 127.0.0.1, with files made byte by byte here. */
@@ -113,6 +113,20 @@ describe("file uploads", () => {
     const memories = await ns.memories.list();
     expect(memories.memories).toEqual([]);
     expect((await chunkHit("images", "Lisbon"))?.documentId).toBe(added.id);
+  });
+
+  it("keeps an audio file as an audio document, with no memories", async () => {
+    const wav = makeWav(64);
+    const ns = client.ns("audio");
+    const added = await ns.documents.addFile({
+      file: wav,
+      filename: "Bob bought a boat.wav",
+      dreaming: "instant",
+    });
+    const doc = await ns.documents.waitFor(added.id, { until: "memories", timeoutMs: 30_000 });
+    expect(doc.type).toBe("audio");
+    expect(doc.content).toContain("audio/wav");
+    expect((await ns.memories.list()).memories).toEqual([]);
   });
 
   it("draws memories from an uploaded text file (the image above is the exception, not the rule)", async () => {

@@ -90,3 +90,21 @@ export function makeDocx(paragraphs: string[]): Uint8Array {
       .join("")}</w:body></w:document>`,
   });
 }
+
+/** A WAV file of `samples` silent 8-bit mono samples. */
+export function makeWav(samples = 8): Uint8Array {
+  const b = Buffer.alloc(44 + samples, 0x80);
+  b.write("RIFF", 0, "latin1");
+  b.writeUInt32LE(36 + samples, 4);
+  b.write("WAVEfmt ", 8, "latin1");
+  b.writeUInt32LE(16, 16); // fmt chunk size
+  b.writeUInt16LE(1, 20); // PCM
+  b.writeUInt16LE(1, 22); // mono
+  b.writeUInt32LE(8000, 24); // sample rate
+  b.writeUInt32LE(8000, 28); // byte rate
+  b.writeUInt16LE(1, 32); // block align
+  b.writeUInt16LE(8, 34); // bits per sample
+  b.write("data", 36, "latin1");
+  b.writeUInt32LE(samples, 40);
+  return new Uint8Array(b);
+}

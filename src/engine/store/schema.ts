@@ -391,7 +391,7 @@ export const migrations: readonly string[] = [
   CREATE INDEX documents_namespace_date ON documents(namespace_id, document_date) WHERE document_date IS NOT NULL;
   `,
   // 5: an uploaded file's bytes beside its document, read by processing (and again by a re-run);
-  // kept out of \`documents\` so that reads and lists of documents never load them.
+  // kept out of `documents` so that reads and lists of documents never load them.
   `
   CREATE TABLE document_files (
     document_id TEXT PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,

@@ -36,14 +36,3 @@ export function putDocumentFile(db: Db, documentId: string, file: StoredFile): v
 export function dropDocumentFile(db: Db, documentId: string): void {
   statement(db, "DELETE FROM document_files WHERE document_id = ?").run(documentId);
 }
-
-/** Name, type and size of a document's file, without its bytes. */
-export function documentFileInfo(
-  db: Db,
-  documentId: string,
-): { name: string | null; mimeType: string; size: number } | undefined {
-  const row = statement(db, "SELECT name, mime_type, size FROM document_files WHERE document_id = ?").get(
-    documentId,
-  ) as { name: string | null; mime_type: string; size: number } | undefined;
-  return row ? { name: row.name, mimeType: row.mime_type, size: row.size } : undefined;
-}

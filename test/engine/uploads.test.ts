@@ -191,6 +191,33 @@ describe("file uploads", () => {
     expect(res.status).toBe(413);
     expect(((await res.json()) as { details: string }).details).toContain("file: must be at most");
     expect((await client.ns("chunked").documents.list()).documents).toEqual([]);
+
+    // A file within the limit, in several chunks without a Content-Length, arrives whole.
+    const pieces = [
+      head,
+      Buffer.from("The ferry leaves at noon. "),
+      Buffer.from("Bring the tickets."),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ];
+    const small = await fetch(`${server.url}/ns/chunked/document/file`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${server.key}`,
+        "content-type": `multipart/form-data; boundary=${boundary}`,
+      },
+      body: new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = pieces.shift();
+          if (next) controller.enqueue(next);
+          else controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    expect(small.status).toBe(200);
+    const { id } = (await small.json()) as { id: string };
+    const doc = await client.ns("chunked").documents.waitFor(id, { timeoutMs: 30_000 });
+    expect(doc.content).toBe("The ferry leaves at noon. Bring the tickets.");
   }, 60_000);
 
   it("answers 400 naming the field for bad fields, a missing file or an unsupported type, storing nothing", async () => {

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { Busboy } from "@fastify/busboy";
 import { FILE_MAX_BYTES, UPLOAD_BODY_MAX_BYTES, UPLOAD_FIELDS_MAX_BYTES } from "../../api/limits.js";
-import { InputError, TooLargeError } from "../errors.js";
+import { DomainError, InputError, TooLargeError } from "../errors.js";
 import { detectFile, UnsupportedFileError } from "../ingest/file.js";
 import type { StoredFile } from "../store/document-files.js";
 
@@ -24,6 +24,13 @@ export const FILE_PART = "file";
 /** Text fields per upload: the forms have about ten. */
 const FIELDS_MAX = 32;
 
+/** What was copied into the preallocated buffer, then the chunks that did not fit, as one buffer. */
+function joined(into: Buffer | undefined, parts: Buffer[], size: number): Buffer {
+  if (!into) return Buffer.concat(parts, size);
+  const head = size - parts.reduce((n, p) => n + p.length, 0);
+  return Buffer.concat([into.subarray(0, head), ...parts], size);
+}
+
 /** The upload endpoints' paths (`/ns/{ns}/document/file`, `/v3/documents/file`), for the body limit. */
 export const isUploadPath = (pathname: string) =>
   /^\/ns\/[^/]+\/document\/file\/?$/.test(pathname) || /^\/v3\/documents\/file\/?$/.test(pathname);
@@ -42,6 +49,7 @@ export async function readUpload(req: Request): Promise<UploadForm> {
   if (!/^multipart\/form-data\s*;/i.test(contentType) || !req.body) {
     throw new InputError("body", `must be multipart/form-data with the file in a part named '${FILE_PART}'`);
   }
+  const declared = Number(req.headers.get("content-length") ?? "0") || 0;
   let failure: Error | undefined;
   const fail = (err: Error) => {
     failure ??= err;
@@ -63,11 +71,15 @@ export async function readUpload(req: Request): Promise<UploadForm> {
       stream.resume();
       return;
     }
+    // With a declared length the file is copied once, into a buffer of that size (the file is
+    // smaller than the body); without one its chunks are joined at the end.
+    const into = declared > 0 ? Buffer.allocUnsafe(Math.min(declared, FILE_MAX_BYTES)) : undefined;
     const parts: Buffer[] = [];
     let size = 0;
     stream.on("data", (chunk: Buffer) => {
       if (failure) return;
-      parts.push(chunk);
+      if (into && size + chunk.length <= into.length) chunk.copy(into, size);
+      else parts.push(chunk);
       size += chunk.length;
     });
     stream.on("limit", () => {
@@ -77,7 +89,7 @@ export async function readUpload(req: Request): Promise<UploadForm> {
     stream.on("end", () => {
       if (failure || stream.truncated) return;
       file = {
-        bytes: Buffer.concat(parts, size),
+        bytes: into && parts.length === 0 ? into.subarray(0, size) : joined(into, parts, size),
         name: filename || null,
         mimeType: mimeType && mimeType !== "application/octet-stream" ? mimeType : null,
       };
@@ -117,7 +129,9 @@ export async function readUpload(req: Request): Promise<UploadForm> {
   } catch (err) {
     await reader.cancel().catch(() => {});
     bb.destroy();
-    throw err;
+    if (err instanceof DomainError) throw err;
+    // The body stream broke off: the caller went away (or lied about the length) mid-upload.
+    throw new InputError("body", `the upload ended before its end (${(err as Error).message})`);
   }
   if (failure) throw failure;
   return { fields, file };

@@ -30,6 +30,7 @@ import {
   ListResponse,
   ListType,
 } from "./documents.js";
+import { AddDocumentFileBody, AddDocumentFileResponse, LegacyFileBody, LegacyFileResponse } from "./files.js";
 import {
   AddMemoriesBody,
   AddMemoriesResponse,
@@ -111,6 +112,8 @@ export interface Endpoint<
   query?: Q;
   body?: B;
   response: R;
+  /** How the body travels: JSON (default), or multipart/form-data for file uploads. */
+  bodyType?: "json" | "multipart";
   /** The success status, 200 unless the endpoint answers 201 or 202. */
   status?: 200 | 201 | 202;
   /** Safe to retry after a failure that may have reached the server. */
@@ -137,6 +140,20 @@ export const endpoints = {
     body: AddDocumentBody,
     response: AddDocumentResponse,
     // An add with a caller id is an upsert: the client decides per request (see client).
+    idempotent: false,
+  }),
+  addDocumentFile: define({
+    method: "POST",
+    path: "/ns/{namespace}/document/file",
+    tag: "documents",
+    summary:
+      "Upload a file (multipart, at most 50 MB): text, Markdown, HTML, PDF, Word; images, audio, video kept",
+    params: NsParams,
+    query: AddDocumentQuery,
+    body: AddDocumentFileBody,
+    bodyType: "multipart",
+    response: AddDocumentFileResponse,
+    // As addDocument: with an `id` it is an upsert (see client).
     idempotent: false,
   }),
   getDocument: define({
@@ -178,6 +195,17 @@ export const endpoints = {
     params: NoParams,
     body: BatchAddBody,
     response: BatchAddResponse,
+    idempotent: false,
+  }),
+  legacyAddFile: define({
+    method: "POST",
+    path: "/v3/documents/file",
+    tag: "documents",
+    summary: "Legacy file upload (multipart): containerTag, customId, metadata as a JSON string",
+    params: NoParams,
+    body: LegacyFileBody,
+    bodyType: "multipart",
+    response: LegacyFileResponse,
     idempotent: false,
   }),
   // search

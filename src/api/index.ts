@@ -3,6 +3,7 @@ export * from "./connectors.js";
 export * from "./documents.js";
 export * from "./endpoints.js";
 export * from "./errors.js";
+export * from "./files.js";
 export * from "./filter.js";
 export * from "./legacy.js";
 export * from "./legacy-filter.js";

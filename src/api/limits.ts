@@ -73,3 +73,9 @@ export const LEGACY_SEARCH_THRESHOLD_DEFAULT = 0.6;
 export const CONNECTOR_SYNC_INTERVAL_DEFAULT_SECONDS = 86_400;
 /** The longest interval a connector may set: a year (0 turns scheduled syncs off). */
 export const CONNECTOR_SYNC_INTERVAL_MAX_SECONDS = 31_536_000;
+/**
+ * A multipart upload's whole body: the file plus its text fields and part headers. Not published;
+ * ours (fields are small: metadata, context of at most 1,500 characters).
+ */
+export const UPLOAD_FIELDS_MAX_BYTES = 1024 * 1024;
+export const UPLOAD_BODY_MAX_BYTES = FILE_MAX_BYTES + UPLOAD_FIELDS_MAX_BYTES;

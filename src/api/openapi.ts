@@ -133,10 +133,11 @@ export function openApiDocument(serverUrl?: string) {
       security: [{ bearer: [] }],
     };
     if (e.body) {
+      const mediaType = e.bodyType === "multipart" ? "multipart/form-data" : "application/json";
       op.requestBody = {
         required: true,
         content: {
-          "application/json": { schema: components.place(jsonSchema(e.body, "input"), `${name}Request`) },
+          [mediaType]: { schema: components.place(jsonSchema(e.body, "input"), `${name}Request`) },
         },
       };
     }

@@ -12,10 +12,14 @@ import {
   type RequestOptions,
   type ResponseOf,
 } from "./core.js";
-import { NamespaceClient } from "./namespace.js";
+import { type AddDocumentFileInput, NamespaceClient, uploadFields } from "./namespace.js";
 import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BASE_MS } from "./retry.js";
 import { type FetchHandler, handlerTransport, httpTransport, type Transport } from "./transport.js";
 import type { WaitForOptions } from "./wait-for.js";
+
+/** A legacy upload: as AddDocumentFileInput, with `containerTags` as an array. */
+export type LegacyFileInput = Omit<BodyOf<"legacyAddFile">, "file" | "metadata" | "containerTags"> &
+  Pick<AddDocumentFileInput, "file" | "filename" | "metadata"> & { containerTags?: string[] };
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** The base address used with an injected handler when none is given; it never reaches a network. */
@@ -111,6 +115,15 @@ export class MemoryClient {
         this.#core.request("legacyDeleteDocument", { params: { id } }, opts),
       deleteBulk: (ids: string[], opts?: RequestOptions) =>
         this.#core.request("legacyBulkDeleteDocuments", { body: { ids } }, opts),
+      /** POST /v3/documents/file: the namespace is `containerTag`, the caller's id `customId`. */
+      addFile: (input: LegacyFileInput, opts?: RequestOptions) => {
+        const { containerTags, ...rest } = input;
+        const body = {
+          ...uploadFields(rest),
+          ...(containerTags !== undefined ? { containerTags: JSON.stringify(containerTags) } : {}),
+        };
+        return this.#core.request("legacyAddFile", { body }, opts);
+      },
     },
     conversations: {
       add: (body: BodyOf<"legacyAddConversation">, opts?: RequestOptions) =>

@@ -53,7 +53,7 @@ export interface CoreConfig {
 interface Prepared {
   method: string;
   url: string;
-  body: string | undefined;
+  body: string | FormData | undefined;
   retrySafe: boolean;
 }
 
@@ -98,12 +98,12 @@ export class RequestCore {
       search = queryString(query);
     }
 
-    let body: string | undefined;
+    let body: string | FormData | undefined;
     if ("body" in ep && ep.body) {
       const value = input.body ?? {};
       const b = ep.body.safeParse(value);
       if (!b.success) throw new InvalidRequestError("body", b.error.issues);
-      body = JSON.stringify(value);
+      body = "bodyType" in ep && ep.bodyType === "multipart" ? formData(value) : JSON.stringify(value);
     }
 
     return {
@@ -127,7 +127,8 @@ export class RequestCore {
       "user-agent": `memctx/${VERSION}`,
       accept: "application/json",
     };
-    if (r.body !== undefined) headers["content-type"] = "application/json";
+    // A form sets its own content type, with its boundary.
+    if (typeof r.body === "string") headers["content-type"] = "application/json";
 
     let res: WireResponse;
     let text: string;
@@ -167,6 +168,17 @@ export class RequestCore {
     }
     return parsed.data as ResponseOf<N>;
   }
+}
+
+/** A multipart body: files as file parts, every other field as a text part (undefined left out). */
+function formData(fields: object): FormData {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === undefined) continue;
+    if (v instanceof Blob) form.append(k, v, v instanceof File ? v.name : "file");
+    else form.append(k, String(v));
+  }
+  return form;
 }
 
 /** `?a=1&include=chunks,memories`: arrays comma-separated, undefined left out. */

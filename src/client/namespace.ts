@@ -2,13 +2,42 @@
  * The API of one namespace, grouped as the API is: documents, chunks, memories, search, profile,
  * the namespace itself and its connectors. Each method is a thin wrapper over the core's request.
  */
-import { Namespace } from "../api/index.js";
+import { type Metadata, Namespace } from "../api/index.js";
 import type { BodyOf, QueryOf, RequestCore, RequestOptions } from "./core.js";
 import { InvalidRequestError } from "./errors.js";
 import { type WaitForOptions, waitForDocument } from "./wait-for.js";
 
 /** The add body; `dreaming` and `taskType` travel in the query string (the spec's stated location). */
 export type AddDocumentInput = BodyOf<"addDocument">;
+
+/**
+ * An upload: the file's bytes (a File keeps its name and type; other bytes take `filename`), and
+ * the add's options, with metadata as objects (they travel as JSON strings).
+ */
+export type AddDocumentFileInput = Omit<
+  BodyOf<"addDocumentFile">,
+  "file" | "metadata" | "filterByMetadata"
+> & {
+  file: Blob | Uint8Array;
+  filename?: string;
+  metadata?: Metadata;
+  filterByMetadata?: Metadata;
+};
+
+/** The typed upload input as its form fields. */
+export function uploadFields<T extends { file: Blob | Uint8Array; filename?: string; metadata?: Metadata }>(
+  input: T,
+): Omit<T, "file" | "filename" | "metadata"> & { file: File; metadata?: string } {
+  const { file, filename, metadata, ...rest } = input;
+  const name = filename ?? (file instanceof File ? file.name : "file");
+  const type = file instanceof Blob ? file.type : "";
+  return {
+    ...rest,
+    file:
+      file instanceof File && filename === undefined ? file : new File([file as BlobPart], name, { type }),
+    ...(metadata !== undefined ? { metadata: JSON.stringify(metadata) } : {}),
+  };
+}
 
 export class NamespaceClient {
   readonly namespace: string;
@@ -32,6 +61,15 @@ export class NamespaceClient {
       if (dreaming !== undefined) query.dreaming = dreaming;
       if (taskType !== undefined) query.taskType = taskType;
       return this.#core.request("addDocument", { params: this.#ns, query, body }, opts);
+    },
+    /** Uploads a file (at most 50 MB); its text is read in the background, as for add. */
+    addFile: (input: AddDocumentFileInput, opts?: RequestOptions) => {
+      const { filterByMetadata, ...rest } = input;
+      const body = {
+        ...uploadFields(rest),
+        ...(filterByMetadata !== undefined ? { filterByMetadata: JSON.stringify(filterByMetadata) } : {}),
+      };
+      return this.#core.request("addDocumentFile", { params: this.#ns, body }, opts);
     },
     get: (id: string, query?: QueryOf<"getDocument">, opts?: RequestOptions) =>
       this.#core.request("getDocument", { params: { ...this.#ns, id }, query }, opts),

@@ -27,8 +27,9 @@ export function isRetryable(err: unknown): boolean {
  */
 export function isRetrySafe(name: EndpointName, body: unknown): boolean {
   if (name === "forgetSemantic") return (body as { dryRun?: unknown } | undefined)?.dryRun === true;
-  if (name === "addDocument") return typeof (body as { id?: unknown } | undefined)?.id === "string";
-  if (name === "legacyAddDocument")
+  if (name === "addDocument" || name === "addDocumentFile")
+    return typeof (body as { id?: unknown } | undefined)?.id === "string";
+  if (name === "legacyAddDocument" || name === "legacyAddFile")
     return typeof (body as { customId?: unknown } | undefined)?.customId === "string";
   if (name === "legacyForgetMatching") return (body as { dryRun?: unknown } | undefined)?.dryRun === true;
   if (name === "batchAdd") {

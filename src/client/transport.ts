@@ -12,7 +12,8 @@ export interface WireRequest {
   url: string;
   method: string;
   headers: Record<string, string>;
-  body: string | undefined;
+  /** JSON text, or a form for a file upload. */
+  body: string | FormData | undefined;
   signal: AbortSignal;
 }
 
@@ -39,12 +40,12 @@ export function httpTransport(): Transport {
   let agent: Agent | undefined;
   return {
     async send(r) {
-      const { Agent, fetch: undiciFetch } = await loadUndici();
+      const { Agent, FormData: UndiciFormData, fetch: undiciFetch } = await loadUndici();
       agent ??= new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
       const res = await undiciFetch(r.url, {
         method: r.method,
         headers: r.headers,
-        body: r.body,
+        body: r.body instanceof FormData ? copyForm(r.body, new UndiciFormData()) : r.body,
         signal: r.signal,
         dispatcher: agent,
       });
@@ -55,6 +56,18 @@ export function httpTransport(): Transport {
       await agent?.close();
     },
   };
+}
+
+/**
+ * Node's global FormData is the copy of undici bundled with Node, which the undici package's fetch
+ * does not take as a form (it would send its text): the parts move to the package's own FormData.
+ */
+function copyForm(from: FormData, to: import("undici").FormData): import("undici").FormData {
+  from.forEach((value, name) => {
+    if (typeof value === "string") to.append(name, value);
+    else to.append(name, value, value.name);
+  });
+  return to;
 }
 
 export function handlerTransport(handler: FetchHandler): Transport {

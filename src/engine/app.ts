@@ -1,7 +1,7 @@
 import { type ErrorHandler, Hono } from "hono";
 import { ZodError } from "zod";
 import { describeIssues } from "../api/errors.js";
-import { REQUEST_BODY_MAX_BYTES } from "../api/limits.js";
+import { REQUEST_BODY_MAX_BYTES, UPLOAD_BODY_MAX_BYTES } from "../api/limits.js";
 import { openApiDocument } from "../api/openapi.js";
 import { uiRoutes } from "../ui/static-files.js";
 import { VERSION } from "../version.js";
@@ -27,10 +27,12 @@ import { documentRoutes } from "./routes/documents.js";
 import { batchRoutes } from "./routes/legacy/batch.js";
 import { legacyConversationRoutes } from "./routes/legacy/conversations.js";
 import { legacyDocumentRoutes } from "./routes/legacy/documents.js";
+import { documentFileRoutes } from "./routes/legacy/documents-file.js";
 import { legacyMemoryRoutes } from "./routes/legacy/memories.js";
 import { legacyProfileRoutes } from "./routes/legacy/profile.js";
 import { legacySearchRoutes } from "./routes/legacy/search.js";
 import { memoryRoutes } from "./routes/memories.js";
+import { fileTooLarge, isUploadPath } from "./routes/multipart.js";
 import { namespaceRoutes } from "./routes/namespaces.js";
 import { organizationRoutes } from "./routes/organization.js";
 import { profileRoutes } from "./routes/profile.js";
@@ -88,6 +90,8 @@ export function errorHandler(ctx: EngineContext): ErrorHandler<EngineEnv> {
     }
     if (known instanceof StorageFullError) ctx.log(`disk full on ${where}: ${err.message}`);
     if (known instanceof RateLimitedError) c.header("Retry-After", String(known.retryAfterSeconds));
+    // The rest of a body too large may be left unread: the connection cannot serve another request.
+    if (known instanceof TooLargeError) c.header("Connection", "close");
     return c.json(
       { error: known.title, ...(known.details ? { details: known.details } : {}) },
       statusOf(known),
@@ -123,6 +127,7 @@ function allowedMethods(app: Hono<EngineEnv>, path: string): string[] {
 const ROUTES: EngineRoutes[] = [
   documentRoutes,
   batchRoutes,
+  documentFileRoutes,
   searchRoutes,
   memoryRoutes,
   profileRoutes,
@@ -158,10 +163,14 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
     return c.json({ error: "Not found", details: `no route for ${c.req.method} ${path}` }, 404);
   });
 
-  // Before anything reads it: a declared size over the limit is refused at once.
-  app.use(async (_c, next) => {
-    const declared = Number(_c.req.header("content-length") ?? "0");
-    if (declared > REQUEST_BODY_MAX_BYTES) throw tooLarge();
+  // Before anything reads it: a declared size over the limit is refused at once. Uploads have
+  // their own limit (a 50 MB file), counted again as they stream (routes/multipart.ts).
+  app.use(async (c, next) => {
+    const declared = Number(c.req.header("content-length") ?? "0");
+    const upload = isUploadPath(new URL(c.req.url).pathname);
+    if (declared > (upload ? UPLOAD_BODY_MAX_BYTES : REQUEST_BODY_MAX_BYTES)) {
+      throw upload ? fileTooLarge() : tooLarge();
+    }
     await next();
   });
 

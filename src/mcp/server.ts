@@ -25,6 +25,11 @@ export interface CreateMcpServerOptions {
   namespace: NamespaceSource;
   /** The API's address when it is remote (MEMCTX_API_URL), for error messages; omit when embedded. */
   apiUrl?: string;
+  /**
+   * Whether add_memory may read a local file by path: true only for a server on the user's own
+   * machine (stdio); never over HTTP, where a path would name a file of the server. Default false.
+   */
+  localFiles?: boolean;
   /** Only tools that do not change anything (search, get_profile, list). */
   readOnly?: boolean;
   /** How long a background watch waits for an added document's memories. Default 10 minutes. */
@@ -101,7 +106,15 @@ export function createMcpServer(opts: CreateMcpServerOptions): McpServer {
 
   const tools = opts.readOnly ? allTools.filter((t) => t.annotations.readOnlyHint) : allTools;
   for (const tool of tools)
-    registerTool(server, tool, { namespace, ns, errors, profileChanged, watchDreaming, log: opts.log });
+    registerTool(server, tool, {
+      namespace,
+      ns,
+      errors,
+      profileChanged,
+      watchDreaming,
+      log: opts.log,
+      localFiles: opts.localFiles === true,
+    });
   serveLeanToolList(server, tools);
 
   registerProfileResource(server, { namespace, ns, errors });
@@ -131,6 +144,7 @@ interface Session {
   profileChanged(): Promise<void>;
   watchDreaming(client: NamespaceClient, documentId: string): void;
   log: ((message: string) => void) | undefined;
+  localFiles: boolean;
 }
 
 function registerTool(server: McpServer, tool: ToolDefinition, session: Session): void {
@@ -151,6 +165,7 @@ function registerTool(server: McpServer, tool: ToolDefinition, session: Session)
         const ctx: ToolContext = {
           namespace,
           ns,
+          localFiles: session.localFiles,
           server,
           extra,
           async progress(progress, total, message) {

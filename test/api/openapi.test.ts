@@ -28,6 +28,23 @@ describe("the OpenAPI document", () => {
     }
   });
 
+  it("describes the uploads as multipart/form-data with a binary file part", () => {
+    const doc = openApiDocument() as unknown as {
+      paths: Record<
+        string,
+        { post: { requestBody: { content: Record<string, { schema: { properties: object } }> } } }
+      >;
+    };
+    for (const path of ["/ns/{namespace}/document/file", "/v3/documents/file"]) {
+      const content = doc.paths[path]!.post.requestBody.content;
+      expect(Object.keys(content), path).toEqual(["multipart/form-data"]);
+      expect(content["multipart/form-data"]!.schema.properties, path).toHaveProperty(
+        "file",
+        expect.objectContaining({ format: "binary", maxLength: 50 * 1024 * 1024 }),
+      );
+    }
+  });
+
   it("keeps the recursive filter as one shared schema per direction, not a copy per operation", () => {
     const names = Object.keys(openApiDocument().components.schemas);
     expect(names.length).toBeLessThanOrEqual(6);

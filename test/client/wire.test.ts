@@ -41,6 +41,57 @@ describe("wire format", () => {
     expect(last().body).toBe("");
   });
 
+  it("sends an upload as multipart/form-data: the file part with its name and type, objects as JSON text", async () => {
+    server.reply({ json: { id: "doc-f", status: "queued" } });
+    const res = await client.ns("alice").documents.addFile({
+      file: new File(["# Plan\nShip it"], "plan.md", { type: "text/markdown" }),
+      id: "plan",
+      metadata: { topic: "work" },
+      dreaming: "instant",
+    });
+    expect(res).toEqual({ id: "doc-f", status: "queued" });
+    const r = last();
+    expect(r.path).toBe("/ns/alice/document/file");
+    expect(r.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/);
+    // Parsed back with the platform's own multipart reader.
+    const form = await new Response(r.body, {
+      headers: { "content-type": r.headers["content-type"]! },
+    }).formData();
+    const file = form.get("file") as File;
+    expect([file.name, file.type, await file.text()]).toEqual([
+      "plan.md",
+      "text/markdown",
+      "# Plan\nShip it",
+    ]);
+    expect(form.get("id")).toBe("plan");
+    expect(form.get("metadata")).toBe('{"topic":"work"}');
+    expect(form.get("dreaming")).toBe("instant");
+
+    server.reply({ json: { id: "doc-g", status: "queued" } });
+    await client.legacy.documents.addFile({
+      file: new Uint8Array([1, 2, 3]),
+      filename: "raw.bin",
+      containerTags: ["alice"],
+      customId: "raw",
+    });
+    const legacy = await new Response(last().body, {
+      headers: { "content-type": last().headers["content-type"]! },
+    }).formData();
+    expect(last().path).toBe("/v3/documents/file");
+    expect((legacy.get("file") as File).name).toBe("raw.bin");
+    expect(legacy.get("containerTags")).toBe('["alice"]');
+  });
+
+  it("refuses to send an upload without a file or with a bad field", async () => {
+    await expect(
+      client.ns("alice").documents.addFile({ file: new Uint8Array(0), filename: "empty.txt" }),
+    ).rejects.toThrow(/file must not be empty/);
+    await expect(
+      client.ns("alice").documents.addFile({ file: new Uint8Array([1]), taskType: "nope" as never }),
+    ).rejects.toThrow(/taskType/);
+    expect(server.received).toHaveLength(0);
+  });
+
   it("puts dreaming and taskType of an add in the query and everything else in the body", async () => {
     server.reply({ json: { id: "doc-1", status: "queued" } });
     const res = await client.ns("alice").documents.add({

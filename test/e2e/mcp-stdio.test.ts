@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makePdf } from "../engine/ingest/pdf-fixture.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const NODE = join(ROOT, "node_modules/.bin/node");
@@ -87,6 +88,30 @@ describe("memctx over stdio (a real child process)", () => {
       expect((await call(b.client, "list")).documents).toEqual([]);
     } finally {
       await b.close();
+    }
+  });
+
+  it("stores a local file named by path (a PDF and a Markdown note), searchable afterwards", async () => {
+    const files = mkdtempSync(join(tmpdir(), "memctx-stdio-files-"));
+    const c = await start(dir, ["mcp", "--namespace", "files"]);
+    try {
+      const pdf = join(files, "runbook.pdf");
+      writeFileSync(pdf, makePdf([["Rotate the database credentials every ninety days."]], "Runbook"));
+      const md = join(files, "notes.md");
+      writeFileSync(md, "# Notes\n\nThe staging cluster lives in Frankfurt.\n");
+      const a = await call(c.client, "add_memory", { file: pdf, wait: true });
+      expect(a).toMatchObject({ status: "done", memoriesReady: true });
+      await call(c.client, "add_memory", { file: md, wait: true });
+      const docs = (await call(c.client, "list")).documents as { title: string; type: string }[];
+      expect(docs.map((d) => [d.title, d.type]).sort()).toEqual([
+        ["Notes", "text"],
+        ["Runbook", "pdf"],
+      ]);
+      const found = await call(c.client, "search", { query: "database credentials ninety days" });
+      expect(JSON.stringify(found)).toContain("Rotate the database credentials");
+    } finally {
+      await c.close();
+      rmSync(files, { recursive: true, force: true });
     }
   });
 

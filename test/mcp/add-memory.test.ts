@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makePdf } from "../engine/ingest/pdf-fixture.js";
 import { call, connect, startEngine, structured, type TestEngine, text } from "./helpers.js";
 
 describe("add_memory", () => {
@@ -134,6 +138,71 @@ describe("add_memory", () => {
       const res = await call(s.mcp, "add_memory", { content: "x", metadata: { nested: { a: 1 } } });
       expect(res.isError).toBe(true);
       expect(text(res)).toMatch(/metadata/);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("add_memory with a local file", () => {
+  let t: TestEngine;
+  let dir: string;
+  beforeAll(async () => {
+    t = await startEngine();
+    dir = mkdtempSync(join(tmpdir(), "memctx-add-file-"));
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("uploads the file at a path when the server may read local files, once per content", async () => {
+    const path = join(dir, "handbook.pdf");
+    writeFileSync(path, makePdf([["Deploys happen on Tuesdays after the standup."]], "Team handbook"));
+    const s = await connect({ client: t.client, namespace: "files", localFiles: true });
+    try {
+      const res = await call(s.mcp, "add_memory", { file: path, wait: true });
+      const out = structured<{ id: string; status: string; memoriesReady: boolean }>(res);
+      expect(out).toMatchObject({ status: "done", memoriesReady: true });
+      expect(text(res)).toContain("File handbook.pdf stored as document");
+      const doc = await t.client.ns("files").documents.get(out.id);
+      expect(doc).toMatchObject({ type: "pdf", title: "Team handbook" });
+      expect(doc.content).toContain("Deploys happen on Tuesdays");
+      const again = structured<{ id: string }>(await call(s.mcp, "add_memory", { file: path }));
+      expect(again.id).toBe(out.id);
+      expect((await t.client.ns("files").documents.list()).documents).toHaveLength(1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("says what is wrong with a path, and takes content or file, not both", async () => {
+    const s = await connect({ client: t.client, namespace: "files-bad", localFiles: true });
+    try {
+      const missing = await call(s.mcp, "add_memory", { file: join(dir, "nope.txt") });
+      expect(missing.isError).toBe(true);
+      expect(text(missing)).toMatch(/cannot read .*nope\.txt \(ENOENT\)/);
+      const folder = await call(s.mcp, "add_memory", { file: dir });
+      expect(text(folder)).toMatch(/is not a regular file/);
+      const both = await call(s.mcp, "add_memory", { content: "x", file: join(dir, "handbook.pdf") });
+      expect(text(both)).toMatch(/either content .* or file/);
+      const neither = await call(s.mcp, "add_memory", {});
+      expect(neither.isError).toBe(true);
+      expect((await t.client.ns("files-bad").documents.list()).documents).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("refuses a path on a server that may not read local files (the default, as over HTTP)", async () => {
+    const path = join(dir, "note.md");
+    writeFileSync(path, "# A note\n");
+    const s = await connect({ client: t.client, namespace: "files-remote" });
+    try {
+      const res = await call(s.mcp, "add_memory", { file: path });
+      expect(res.isError).toBe(true);
+      expect(text(res)).toMatch(/running on your machine \(stdio\)/);
+      expect((await t.client.ns("files-remote").documents.list()).documents).toEqual([]);
     } finally {
       await s.close();
     }

@@ -68,6 +68,53 @@ describe("connect_source", () => {
     expect(out.run?.system.status).toBeTruthy();
   });
 
+  it("reports a connector's status and re-syncs it with an action, without a tool per endpoint", async () => {
+    const created = structured<{ id: string }>(
+      await call(s.mcp, "connect_source", { provider: "web-crawler", config: { startUrl: siteUrl } }),
+    );
+    // The first sync runs to its end: its document is then there.
+    const waitForRun = async () => {
+      for (let i = 0; i < 200; i++) {
+        const c = await t.client.ns("sources").connectors.get(created.id);
+        const status = c.latestRun?.system.status;
+        if (status && status !== "queued" && status !== "running") return c.latestRun!;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error("the sync did not finish");
+    };
+    const first = await waitForRun();
+
+    const status = await call(s.mcp, "connect_source", { action: "status", id: created.id });
+    const out = structured<{ id: string; provider: string; run: { id: string; system: { status: string } } }>(
+      status,
+    );
+    expect(out).toMatchObject({ id: created.id, provider: "web-crawler" });
+    expect(out.run.id).toBe(first.id);
+    expect(text(status)).toContain(
+      `Connector ${created.id} (web-crawler): sync ${first.id} ${first.system.status}`,
+    );
+
+    const all = await call(s.mcp, "connect_source", { action: "status" });
+    const listed = structured<{ connectors: { id: string }[] }>(all).connectors.map((c) => c.id);
+    expect(listed).toContain(created.id);
+    expect(text(all)).toContain(`- ${created.id} (web-crawler)`);
+
+    const resync = await call(s.mcp, "connect_source", { action: "sync", id: created.id });
+    const again = structured<{ run: { id: string } }>(resync);
+    expect(again.run.id).not.toBe(first.id);
+    expect(text(resync)).toMatch(/^Re-sync started\./);
+    await waitForRun();
+
+    const noId = await call(s.mcp, "connect_source", { action: "sync" });
+    expect(noId.isError).toBe(true);
+    expect(text(noId)).toMatch(/needs the connector's id/);
+    const unknown = await call(s.mcp, "connect_source", { action: "status", id: "con_missing" });
+    expect(unknown.isError).toBe(true);
+    const noProvider = await call(s.mcp, "connect_source", {});
+    expect(noProvider.isError).toBe(true);
+    expect(text(noProvider)).toMatch(/needs provider/);
+  });
+
   it("names the missing field of a configuration", async () => {
     const res = await call(s.mcp, "connect_source", { provider: "web-crawler", config: {} });
     expect(res.isError).toBe(true);

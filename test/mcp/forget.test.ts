@@ -91,12 +91,50 @@ describe("forget", () => {
     }
   });
 
-  it("asks for ids or a query, not both", async () => {
+  it("asks for one of ids, a query or documentIds, not two", async () => {
     const s = await connect({ client: t.client, namespace: "both" });
     try {
       const res = await call(s.mcp, "forget", { ids: ["mem_x"], query: "x" });
       expect(res.isError).toBe(true);
-      expect(text(res)).toMatch(/either ids .* or query/);
+      expect(text(res)).toMatch(/exactly one of ids .* query .* documentIds/);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("forget with documentIds", () => {
+  let t: TestEngine;
+  beforeAll(async () => {
+    t = await startEngine();
+  });
+  afterAll(() => t.close());
+
+  it("deletes whole documents by id, with the memories only they gave, and reports unknown ids", async () => {
+    const s = await connect({ client: t.client, namespace: "docs" });
+    try {
+      const kept = structured<{ id: string }>(
+        await call(s.mcp, "add_memory", { content: "Heidi's office is on the fourth floor.", wait: true }),
+      );
+      const gone = structured<{ id: string }>(
+        await call(s.mcp, "add_memory", { content: "Ivan's parking spot is number 12.", wait: true }),
+      );
+      const before = await t.client.ns("docs").memories.list({ limit: 100 });
+      expect(before.memories.some((m) => m.memory.includes("parking"))).toBe(true);
+
+      const res = await call(s.mcp, "forget", { documentIds: [gone.id, "doc_missing"] });
+      const out = structured<ForgetOut & { errors: { id: string; error: string }[] }>(res);
+      expect(out).toMatchObject({ forgotten: 1, needsConfirmation: false });
+      expect(out.errors).toEqual([{ id: "doc_missing", error: "document not found" }]);
+      expect(text(res)).toMatch(
+        /^Deleted 1 document and the memories drawn only from them\.\nNot deleted:\n- doc_missing/,
+      );
+
+      const docs = await t.client.ns("docs").documents.list();
+      expect(docs.documents.map((d) => d.id)).toEqual([kept.id]);
+      const after = await t.client.ns("docs").memories.list({ limit: 100 });
+      expect(after.memories.some((m) => m.memory.includes("parking"))).toBe(false);
+      expect(after.memories.some((m) => m.memory.includes("fourth floor"))).toBe(true);
     } finally {
       await s.close();
     }

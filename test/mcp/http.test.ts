@@ -1,11 +1,14 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
 import { createKey, LOCAL_ORGANIZATION } from "../../src/engine/store/organizations.js";
 import { type McpHttpServer, startHttpServer } from "../../src/mcp/http.js";
-import { API_KEY, call, startEngine, structured, type TestEngine } from "./helpers.js";
+import { API_KEY, call, startEngine, structured, type TestEngine, text } from "./helpers.js";
 
 const INITIALIZE = {
   jsonrpc: "2.0",
@@ -114,6 +117,21 @@ describe("MCP over Streamable HTTP", () => {
     );
     const aliceContent = await t.client.ns("alice").documents.list();
     expect(aliceContent.documents.map((d) => d.content ?? "")).not.toContain("Bob's favourite band is Low");
+  });
+
+  it("never reads a local file path over HTTP: add_memory says so and stores nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "memctx-http-file-"));
+    try {
+      const path = join(dir, "secret.txt");
+      writeFileSync(path, "The server's own secret file");
+      const { client } = await session({ header: "httpfile" });
+      const res = await call(client, "add_memory", { file: path });
+      expect(res.isError).toBe(true);
+      expect(text(res)).toMatch(/only by a memctx running on your machine \(stdio\).*over HTTP/);
+      expect((await t.client.ns("httpfile").documents.list()).documents).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("answers 401 without a key or with an unknown one", async () => {

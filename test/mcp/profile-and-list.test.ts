@@ -61,3 +61,42 @@ describe("get_profile and list", () => {
     expect(text(res)).toMatch(/^memories, page 1 of \d+/);
   });
 });
+
+describe("list with a memory id", () => {
+  let t: TestEngine;
+  let s: Session;
+  beforeAll(async () => {
+    t = await startEngine();
+    s = await connect({ client: t.client, namespace: "moves" });
+  });
+  afterAll(async () => {
+    await s.close();
+    await t.close();
+  });
+
+  it("reads one memory with its history: the versions before and after it", async () => {
+    await call(s.mcp, "add_memory", { content: "Grace works as a nurse.", wait: true });
+    await call(s.mcp, "add_memory", { content: "Grace works as a teacher.", wait: true });
+    const all = await t.client.ns("moves").memories.list({ limit: 100 }, { include: { forgotten: true } });
+    const teacher = all.memories.find((m) => m.memory.includes("teacher"));
+    const nurse = all.memories.find((m) => m.memory.includes("nurse"));
+    expect(teacher?.parentMemoryId, JSON.stringify(all.memories)).toBe(nurse?.id);
+
+    const res = await call(s.mcp, "list", { id: teacher!.id });
+    const out = structured<{
+      memories: { id: string; version: number; included: { related: { parents: { id: string }[] } } }[];
+    }>(res);
+    expect(out.memories).toHaveLength(1);
+    expect(out.memories[0]).toMatchObject({ id: teacher!.id, version: 2 });
+    expect(out.memories[0]!.included.related.parents.map((p) => p.id)).toEqual([nurse!.id]);
+    expect(text(res)).toMatch(new RegExp(`^${teacher!.id} \\(version 2\\): .*teacher`));
+    expect(text(res)).toContain(`Earlier versions:\n- ${nurse!.id} (v1): ${nurse!.memory}`);
+
+    const older = await call(s.mcp, "list", { id: nurse!.id });
+    expect(text(older)).toMatch(/\(version 1, superseded\)/);
+    expect(text(older)).toContain(`Newer versions:\n- ${teacher!.id} (v2)`);
+
+    const unknown = await call(s.mcp, "list", { id: "mem_missing" });
+    expect(unknown.isError).toBe(true);
+  });
+});

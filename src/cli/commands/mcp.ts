@@ -82,6 +82,8 @@ async function runStdio(backend: Backend, namespace: string | undefined, readOnl
     namespace: () => (typeof namespaceSource === "string" ? namespaceSource : namespaceSource()),
     ...(backend.apiUrl ? { apiUrl: backend.apiUrl } : {}),
     readOnly,
+    // Over stdio the server runs on the user's machine, as the user: add_memory may read their files.
+    localFiles: true,
     log: (m) => process.stderr.write(`memctx: ${m}\n`),
   });
   if (namespace === undefined) namespaceSource = namespaceFromRoots(server.server);

@@ -1,6 +1,7 @@
 import type { Metadata } from "../../api/common.js";
 import type { EngineContext } from "../context.js";
 import { CONTEXT_TURNS, chunkText } from "../ingest/chunk.js";
+import { MEDIA_TYPES } from "../ingest/file.js";
 import { dayLabel } from "../ingest/label.js";
 import type { DreamContext, Dreamer, IndexingDocument } from "../pipeline/dreamer.js";
 import { type Db, parseJson, transaction } from "../store/db.js";
@@ -79,6 +80,14 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 const CONTEXT_MEMORIES = 50;
 
 /**
+ * `superrag` documents are for retrieval only; an image, audio or video document holds a
+ * description of a file (name, type, size), and memories drawn from it would be invented.
+ */
+function makesNoMemories(taskType: string, type: string): boolean {
+  return taskType === "superrag" || MEDIA_TYPES.has(type);
+}
+
+/**
  * Memory generation. `instant`: a document's memories are extracted before it is marked `done`
  * and stored in the same transaction that marks it (beforeIndexed), so `done` means searchable
  * memories. `dynamic` (default): a namespace's indexed documents wait in one durable `dream` job
@@ -108,7 +117,7 @@ export class MemoryDreamer implements Dreamer {
     const row = getDocumentRow(dctx.db, doc.id);
     if (!row || row.generation !== doc.generation) return undefined;
     // No memories: commitFacts with none also takes away those an earlier version made.
-    if (row.task_type === "superrag") return () => commitFacts(dctx.db, row, doc.generation, []);
+    if (makesNoMemories(row.task_type, doc.type)) return () => commitFacts(dctx.db, row, doc.generation, []);
     if (row.dreaming !== "instant") return undefined;
     let facts: Extracted;
     try {
@@ -130,7 +139,7 @@ export class MemoryDreamer implements Dreamer {
     for (const id of documentIds) {
       const doc = getDocumentRow(dctx.db, id);
       if (!doc || doc.dreaming_status === "done") continue;
-      if (doc.task_type === "superrag") {
+      if (makesNoMemories(doc.task_type, doc.type)) {
         commitFacts(dctx.db, doc, doc.generation, []);
       } else if (doc.dreaming === "instant") {
         // Reached only when beforeIndexed did not dream it (its extraction failed): once more now,
@@ -157,7 +166,7 @@ export class MemoryDreamer implements Dreamer {
     const batch = pendingDocuments(this.ctx.db, ns, this.options.maxBatch);
     for (const doc of batch) {
       signal.throwIfAborted();
-      if (doc.task_type === "superrag") commitFacts(this.ctx.db, doc, doc.generation, []);
+      if (makesNoMemories(doc.task_type, doc.type)) commitFacts(this.ctx.db, doc, doc.generation, []);
       else await this.dreamIndexed(doc, signal);
     }
     if (batch.length === this.options.maxBatch && pendingDocuments(this.ctx.db, ns, 1).length > 0) {

@@ -31,6 +31,8 @@ export interface IndexingDocument {
   generation: number;
   text: string;
   format: "plain" | "conversation";
+  /** The document's type once resolved: an image's description, for one, gives no memories. */
+  type: string;
 }
 
 /** Until memory extraction plugs in: nothing to generate, so dreaming is done at once. */

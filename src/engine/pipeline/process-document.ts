@@ -3,9 +3,11 @@ import type { EngineContext } from "../context.js";
 import { chunkText } from "../ingest/chunk.js";
 import { resolveContent } from "../ingest/content.js";
 import { FetchFailedError, FetchRefusedError } from "../ingest/fetch.js";
+import { resolveFile } from "../ingest/file.js";
 import { dayLabel } from "../ingest/label.js";
 import { embedsChunks } from "../models/embedder.js";
 import { parseJson } from "../store/db.js";
+import { getDocumentFile } from "../store/document-files.js";
 import {
   chunksToEmbed,
   type DocumentJobPayload,
@@ -38,21 +40,30 @@ export function documentJobHandler(ctx: EngineContext) {
     if (!doc || doc.generation !== generation) return;
     if (!stage("extracting")) return;
     let resolved: Awaited<ReturnType<typeof resolveContent>>;
-    try {
-      // A connector already fetched and converted its item: its text, type and URL are final
-      // (a page whose text is one URL line must not be fetched again).
-      resolved = doc.connector_id
-        ? {
-            text: doc.content,
-            type: doc.type as DocumentType,
-            format: "plain",
-            title: doc.title,
-            url: doc.url,
-          }
-        : await resolveContent(doc.content, { allowPrivateNetwork: ctx.allowPrivateNetwork, signal });
-    } catch (err) {
-      throw permanentIfHopeless(err);
-    }
+    const file = getDocumentFile(ctx.db, id);
+    if (file) {
+      try {
+        resolved = await resolveFile(file);
+      } catch (err) {
+        // The same bytes will not read better on a retry (a damaged PDF or Word file).
+        throw new PermanentJobError(err instanceof Error ? err.message : String(err));
+      }
+    } else
+      try {
+        // A connector already fetched and converted its item: its text, type and URL are final
+        // (a page whose text is one URL line must not be fetched again).
+        resolved = doc.connector_id
+          ? {
+              text: doc.content,
+              type: doc.type as DocumentType,
+              format: "plain",
+              title: doc.title,
+              url: doc.url,
+            }
+          : await resolveContent(doc.content, { allowPrivateNetwork: ctx.allowPrivateNetwork, signal });
+      } catch (err) {
+        throw permanentIfHopeless(err);
+      }
     signal.throwIfAborted();
 
     // Short stages of small documents are not worth a write each; large ones show their stage.
@@ -82,7 +93,7 @@ export function documentJobHandler(ctx: EngineContext) {
 
     const dctx = { db: ctx.db, queue: ctx.queue, signal };
     const alsoInTransaction = await ctx.dreamer.beforeIndexed?.(
-      { id, generation, text: resolved.text, format: resolved.format },
+      { id, generation, text: resolved.text, format: resolved.format, type: resolved.type },
       dctx,
     );
     signal.throwIfAborted();

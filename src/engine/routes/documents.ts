@@ -1,4 +1,5 @@
 import { endpoints } from "../../api/endpoints.js";
+import { AddDocumentFileFields } from "../../api/files.js";
 import type { EngineContext } from "../context.js";
 import { NotFoundError } from "../errors.js";
 import { withinDocumentQuota } from "../quota.js";
@@ -14,7 +15,11 @@ import {
 } from "../store/documents.js";
 import { listMemories, memoriesOfDocument } from "../store/memories.js";
 import { type Page, pagination } from "../store/pages.js";
+import { storedFile } from "./multipart.js";
 import { creatingRoute, type EngineApp, route } from "./route.js";
+
+/** The engine reads the upload's file part itself; its text fields are checked by this schema. */
+const addDocumentFile = { ...endpoints.addDocumentFile, body: AddDocumentFileFields };
 
 export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
@@ -36,6 +41,24 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
       body.append && body.id !== undefined
         ? appendToDocument(db, namespace, { ...doc, customId: body.id })
         : addDocument(db, namespace, doc),
+    );
+  });
+
+  creatingRoute(app, ctx, addDocumentFile, ({ organization, namespace, query, body, upload }) => {
+    const file = storedFile(upload!, body);
+    return withinDocumentQuota(ctx, organization.id, () =>
+      addDocument(db, namespace, {
+        content: "",
+        file,
+        title: file.name,
+        customId: body.id,
+        metadata: body.metadata,
+        date: body.date ?? body.documentDate,
+        supportingContext: body.supportingContext ?? body.entityContext,
+        filterByMetadata: body.filterByMetadata,
+        taskType: body.taskType ?? query.taskType,
+        dreaming: body.dreaming ?? query.dreaming,
+      }),
     );
   });
 

@@ -8,6 +8,7 @@ import { ForbiddenError, InputError, TooLargeError } from "../errors.js";
 import { transaction } from "../store/db.js";
 import { ensureNamespace, findNamespace, type NamespaceRow } from "../store/namespaces.js";
 import type { OrganizationRow, Principal } from "../store/organizations.js";
+import { FILE_PART, readUpload, type UploadedFile } from "./multipart.js";
 
 export type EngineEnv = { Variables: { principal: Principal } };
 export type EngineApp = Hono<EngineEnv>;
@@ -19,6 +20,8 @@ export interface Input<E extends Endpoint> {
   params: Out<E["params"]>;
   query: Out<E["query"]>;
   body: Out<E["body"]>;
+  /** A multipart endpoint's file part (its text fields are `body`). */
+  upload?: UploadedFile;
 }
 
 /** The endpoint's namespace as `N` when its path has a `{namespace}`, else nothing. */
@@ -122,7 +125,15 @@ export async function parseRequest<E extends Endpoint>(c: Context, endpoint: E):
   const params = parse("params", endpoint.params, c.req.param());
   const query = parse("query", endpoint.query, queryObject(new URL(c.req.url)));
   let body: unknown;
-  if (endpoint.body) {
+  let upload: UploadedFile | undefined;
+  if (endpoint.body && endpoint.bodyType === "multipart") {
+    // Parsed only once params and query are known good: an upload is large.
+    if (issues.length) throw new InputError(undefined, issues.join("; "));
+    const form = await readUpload(c.req.raw);
+    body = parse("body", endpoint.body, form.fields);
+    upload = form.file;
+    if (!upload) issues.push(`${FILE_PART}: required: send the file in a part named '${FILE_PART}'`);
+  } else if (endpoint.body) {
     let raw: unknown;
     try {
       raw = await readJsonBody(c.req.raw);
@@ -134,7 +145,7 @@ export async function parseRequest<E extends Endpoint>(c: Context, endpoint: E):
     if (raw !== undefined) body = parse("body", endpoint.body, raw);
   }
   if (issues.length) throw new InputError(undefined, issues.join("; "));
-  return { params, query, body } as Input<E>;
+  return { params, query, body, ...(upload ? { upload } : {}) } as Input<E>;
 }
 
 /** Query parameters as an object; a repeated parameter becomes an array. */

@@ -114,7 +114,7 @@ export function newId(prefix: string): string {
 
 export const now = () => new Date().toISOString();
 
-export const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+export const sha256 = (s: string | Uint8Array) => createHash("sha256").update(s).digest("hex");
 
 /** JSON columns: parse leniently (a bad value reads as the fallback, never throws on a read). */
 export function parseJson<T>(text: string | null | undefined, fallback: T): T {

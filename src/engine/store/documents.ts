@@ -3,6 +3,7 @@ import type { Chunk, Document, DocumentStatus } from "../../api/documents.js";
 import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
 import { type Db, newId, now, parseJson, sha256, transaction } from "./db.js";
+import { dropDocumentFile, putDocumentFile, type StoredFile } from "./document-files.js";
 import { compileFilter } from "./filter.js";
 import { enqueueDocumentJob } from "./jobs.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
@@ -76,6 +77,11 @@ export interface NewDocument {
   source?: string;
   title?: string | null;
   connectorId?: string | null;
+  /**
+   * An uploaded file: its bytes are stored beside the document and made into text by processing
+   * (`content` is then empty until the text replaces it); `type` is the file's, known at upload.
+   */
+  file?: StoredFile & { type: string };
 }
 
 /** Payload of a 'document' job: the generation it processes (an upsert makes older ones stale). */
@@ -122,7 +128,8 @@ export function addDocument(
   /** The content is the stored content with text appended (appendToDocument). */
   appended = false,
 ): { id: string; status: DocumentStatus } {
-  const hash = sha256(doc.content);
+  // A file is the same document again when its bytes are.
+  const hash = sha256(doc.file ? doc.file.bytes : doc.content);
   const t = now();
   const fields = {
     metadata: JSON.stringify(doc.metadata ?? {}),
@@ -160,8 +167,9 @@ export function addDocument(
       db.prepare(
         `UPDATE documents SET content = ?, content_hash = ?, metadata = ?, document_date = ?, supporting_context = ?,
            filter_by_metadata = ?, task_type = ?, dreaming = ?, source = COALESCE(?, source),
-           title = COALESCE(?, title), connector_id = COALESCE(?, connector_id), status = 'queued',
-           dreaming_status = 'dreaming', error = NULL, generation = ?, dreamed_chars = ?, updated_at = ?
+           title = COALESCE(?, title), connector_id = COALESCE(?, connector_id), type = COALESCE(?, type),
+           status = 'queued', dreaming_status = 'dreaming', error = NULL, generation = ?, dreamed_chars = ?,
+           updated_at = ?
          WHERE id = ?`,
       ).run(
         doc.content,
@@ -175,6 +183,7 @@ export function addDocument(
         doc.source ?? null,
         doc.title ?? null,
         doc.connectorId ?? null,
+        doc.file?.type ?? null,
         generation,
         // Memories drawn from the text so far stay valid only for appended text under the same inputs.
         appended && sameProcessingInputs(existing, fields) ? existing.dreamed_chars : null,
@@ -186,9 +195,9 @@ export function addDocument(
       generation = 1;
       db.prepare(
         `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, metadata, document_date,
-           supporting_context, filter_by_metadata, task_type, dreaming, source, title, connector_id, status,
+           supporting_context, filter_by_metadata, task_type, dreaming, source, title, connector_id, type, status,
            dreaming_status, generation, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 'dreaming', 1, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, 'text'), 'queued', 'dreaming', 1, ?, ?)`,
       ).run(
         id,
         ns.id,
@@ -204,10 +213,13 @@ export function addDocument(
         doc.source ?? "api",
         doc.title ?? null,
         doc.connectorId ?? null,
+        doc.file?.type ?? null,
         t,
         t,
       );
     }
+    if (doc.file) putDocumentFile(db, id, doc.file);
+    else if (existing) dropDocumentFile(db, id);
     enqueueDocumentJob(db, id, ns.id, { generation } satisfies DocumentJobPayload);
     return { id, status: "queued" as const };
   });
@@ -614,9 +626,12 @@ export function indexDocument(db: Db, id: string, generation: number, ix: Indexe
         putVector.run(rowid, ix.vectors.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
       }
     });
+    // An uploaded file's document shows the file's text as its content (its bytes stay in document_files).
     db.prepare(
       `UPDATE documents SET text = ?, format = ?, title = COALESCE(?, title), type = ?, url = ?, status = 'done',
-         error = NULL, updated_at = ? WHERE id = ?`,
+         error = NULL, updated_at = ?,
+         content = CASE WHEN EXISTS (SELECT 1 FROM document_files WHERE document_id = documents.id) THEN ?1 ELSE content END
+       WHERE id = ?`,
     ).run(ix.text, ix.format, ix.title, ix.type, ix.url, t, id);
     ix.alsoInTransaction?.();
     return true;

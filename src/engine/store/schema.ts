@@ -464,6 +464,18 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE documents ADD COLUMN dreamed_chars INTEGER;
   `,
+  // 8: an uploaded file's bytes beside its document, read by processing (and again by a re-run);
+  // kept out of `documents` so that reads and lists of documents never load them.
+  `
+  CREATE TABLE document_files (
+    document_id TEXT PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    name        TEXT,
+    mime_type   TEXT NOT NULL,
+    kind        TEXT NOT NULL,  -- how its text is made: pdf | docx | html | markdown | text | image | audio | video
+    size        INTEGER NOT NULL,
+    bytes       BLOB NOT NULL
+  );
+  `,
 ];
 
 /**

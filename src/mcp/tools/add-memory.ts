@@ -1,14 +1,20 @@
 import { createHash } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { basename, resolve } from "node:path";
 import { z } from "zod";
-import { DateString, DocumentStatus, DreamingStatus, Metadata } from "../../api/index.js";
+import { DateString, DocumentStatus, DreamingStatus, FILE_MAX_BYTES, Metadata } from "../../api/index.js";
 import { type DocumentState, WaitTimeoutError } from "../../client/index.js";
-import { defineTool, type ToolContext } from "./define.js";
+import { defineTool, type ToolContext, toolError } from "./define.js";
 
 /** A conversation's turns live in one document with this id, so the session stays one document. */
 export const conversationDocumentId = (conversationId: string) => `conv-${conversationId}`;
 /** Plain content gets an id from its text: adding the same text twice upserts, never duplicates. */
 export const contentDocumentId = (content: string) =>
   `note-${createHash("sha256").update(content).digest("hex").slice(0, 24)}`;
+/** A file gets an id from its bytes: adding the same file twice upserts. */
+export const fileDocumentId = (bytes: Uint8Array) =>
+  `file-${createHash("sha256").update(bytes).digest("hex").slice(0, 24)}`;
 
 /** How long `wait: true` waits for memories before answering with the state so far. */
 export const ADD_WAIT_TIMEOUT_MS = 120_000;
@@ -18,7 +24,13 @@ const inputSchema = z.strictObject({
     .string()
     .trim()
     .min(1, "content must not be empty")
+    .optional()
     .describe("Text, one http(s) URL (the page or PDF is fetched), or one conversation turn."),
+  file: z
+    .string()
+    .min(1, "file must not be empty")
+    .optional()
+    .describe("Instead of content: a local file path (PDF, Word, HTML, text, image); stdio only."),
   conversationId: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,200}$/, "conversationId must be 1 to 200 letters, digits or _ . : -")
@@ -82,7 +94,7 @@ export const addMemory = defineTool({
   name: "add_memory",
   title: "Add memory",
   description: [
-    "Store what the user shares worth remembering (preferences, people, projects, decisions), a URL, or a conversation turn.",
+    "Store what the user shares worth remembering (preferences, people, projects, decisions), a URL, a local file, or a conversation turn.",
     "For a turn pass conversationId and role: turns append to one transcript.",
     "Memories are extracted in the background (wait: true waits). The same text twice is stored once.",
     "An error names the field to fix.",
@@ -100,7 +112,15 @@ export const addMemory = defineTool({
     openWorldHint: true,
   },
   async handler(args, ctx) {
-    const { content, conversationId, role, wait } = args;
+    const { content, file, conversationId, role, wait } = args;
+    if ((content === undefined) === (file === undefined)) {
+      return toolError(
+        "Pass either content (text, a URL or a turn) or file (a local file's path), not both.",
+      );
+    }
+    if (file !== undefined && conversationId !== undefined) {
+      return toolError("A conversation turn is text: pass it as content, without file.");
+    }
     if ((conversationId === undefined) !== (role === undefined)) {
       return {
         isError: true,
@@ -124,13 +144,23 @@ export const addMemory = defineTool({
     let turns: number | undefined;
     if (conversationId !== undefined && role !== undefined) {
       const customId = conversationDocumentId(conversationId);
-      const out = await appendTurn(ctx, customId, turnLine(role, content), opts);
+      const out = await appendTurn(ctx, customId, turnLine(role, content as string), opts);
       id = out.res.id;
       status = out.res.status;
       turns = out.turns;
+    } else if (file !== undefined) {
+      const read = await readLocalFile(file, ctx.localFiles);
+      if ("error" in read) return toolError(read.error);
+      const res = await ctx.ns.documents.addFile(
+        { file: read.bytes, filename: basename(read.path), id: fileDocumentId(read.bytes), ...opts },
+        { signal: ctx.extra.signal },
+      );
+      id = res.id;
+      status = res.status;
     } else {
+      const text = content as string;
       const res = await ctx.ns.documents.add(
-        { content, id: contentDocumentId(content), ...opts },
+        { content: text, id: contentDocumentId(text), ...opts },
         { signal: ctx.extra.signal },
       );
       id = res.id;
@@ -175,7 +205,12 @@ export const addMemory = defineTool({
       ...(conversationId !== undefined ? { conversationId, turns } : {}),
       memoriesReady,
     };
-    const what = conversationId !== undefined ? `Turn ${turns} of conversation ${conversationId}` : "Content";
+    const what =
+      conversationId !== undefined
+        ? `Turn ${turns} of conversation ${conversationId}`
+        : file !== undefined
+          ? `File ${basename(file)}`
+          : "Content";
     const text = memoriesReady
       ? `${what} stored as document ${id}; its memories are ready to search.`
       : wait
@@ -184,3 +219,35 @@ export const addMemory = defineTool({
     return { structured, text };
   },
 });
+
+/**
+ * Reads a file named by path, for a server on the user's own machine only: over HTTP the path
+ * would name a file of the server's machine, which the caller must not be able to read.
+ */
+async function readLocalFile(
+  path: string,
+  allowed: boolean,
+): Promise<{ bytes: Uint8Array; path: string } | { error: string }> {
+  if (!allowed) {
+    return {
+      error:
+        "file paths are read only by a memctx running on your machine (stdio); this server is reached over HTTP, so it cannot read your files. Pass the file's text as content instead.",
+    };
+  }
+  const full = resolve(path.replace(/^~(?=$|[\\/])/, homedir()));
+  let size: number;
+  try {
+    const info = await stat(full);
+    if (!info.isFile()) return { error: `file: ${full} is not a regular file; pass the path of a file.` };
+    size = info.size;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { error: `file: cannot read ${full} (${code ?? String(err)}); check the path.` };
+  }
+  if (size > FILE_MAX_BYTES) {
+    return {
+      error: `file: ${full} is ${size} bytes; files must be at most ${FILE_MAX_BYTES} bytes (50 MB).`,
+    };
+  }
+  return { bytes: new Uint8Array(await readFile(full)), path: full };
+}

@@ -22,6 +22,8 @@ export interface ToolContext {
   namespace: string;
   /** The client of the session's namespace. */
   ns: NamespaceClient;
+  /** Whether tools may read files by path: only a server on the user's own machine (stdio). */
+  localFiles: boolean;
   /** The MCP server of this session: elicitation, client capabilities. */
   server: McpServer;
   extra: ToolExtra;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FORGET_MEMORY_IDS_MAX, ItemError, MemoryRef } from "../../api/index.js";
+import { DELETE_DOCUMENT_IDS_MAX, FORGET_MEMORY_IDS_MAX, ItemError, MemoryRef } from "../../api/index.js";
 import { defineTool, type ToolContext } from "./define.js";
 
 const inputSchema = z.strictObject({
@@ -10,10 +10,16 @@ const inputSchema = z.strictObject({
     .optional()
     .describe("Memory ids (from search, list or forget by query)."),
   query: z.string().trim().min(1).optional().describe("Forget by meaning, once the matches are confirmed."),
+  documentIds: z
+    .array(z.string().min(1))
+    .min(1)
+    .max(DELETE_DOCUMENT_IDS_MAX)
+    .optional()
+    .describe("Delete whole documents (ids from list) and the memories only they gave."),
 });
 
 const outputSchema = z.object({
-  forgotten: z.number().int(),
+  forgotten: z.number().int().describe("Memories (or, with documentIds, documents) removed."),
   matches: z.array(MemoryRef),
   errors: z.array(ItemError),
   needsConfirmation: z
@@ -66,7 +72,7 @@ export const forget = defineTool({
   title: "Forget memories",
   description: [
     "Forget memories that are wrong, outdated or that the user wants removed (only those).",
-    "Pass ids, or query to forget by meaning: the user confirms the matches first; where the client cannot ask, nothing is forgotten and the result lists them (needsConfirmation): show them, then call again with their ids.",
+    "Pass ids, documentIds to delete whole documents, or query to forget by meaning: the user confirms the matches first; where the client cannot ask, nothing is forgotten and the result lists them (needsConfirmation): show them, then call again with their ids.",
   ].join(" "),
   inputSchema,
   outputSchema,
@@ -78,18 +84,30 @@ export const forget = defineTool({
     openWorldHint: false,
   },
   async handler(args, ctx) {
-    if ((args.ids === undefined) === (args.query === undefined)) {
+    const given = [args.ids, args.query, args.documentIds].filter((a) => a !== undefined).length;
+    if (given !== 1) {
       return {
         isError: true,
         content: [
           {
             type: "text",
-            text: "Pass either ids (exact memory ids) or query (forget by meaning), not both and not neither.",
+            text: "Pass exactly one of ids (exact memory ids), query (forget by meaning) or documentIds (delete documents).",
           },
         ],
       };
     }
     const opts = { signal: ctx.extra.signal };
+    if (args.documentIds) {
+      const res = await ctx.ns.documents.delete(args.documentIds, opts);
+      await ctx.profileChanged();
+      return {
+        structured: { forgotten: res.count, matches: [], errors: res.errors, needsConfirmation: false },
+        text: [
+          `Deleted ${res.count} document${res.count === 1 ? "" : "s"} and the memories drawn only from them.`,
+          ...(res.errors.length ? ["Not deleted:", ...res.errors.map((e) => `- ${e.id}: ${e.error}`)] : []),
+        ].join("\n"),
+      };
+    }
     if (args.ids) {
       const res = await ctx.ns.memories.forget(args.ids, opts);
       await ctx.profileChanged();

@@ -7,6 +7,7 @@ import {
   LIST_LIMIT_MAX,
   ListOrder,
   ListType,
+  type Memory,
   MemoryFields,
   Pagination,
 } from "../../api/index.js";
@@ -20,6 +21,7 @@ const inputSchema = z.strictObject({
   order: ListOrder.default("desc").describe("desc: newest first."),
   includeForgotten: z.boolean().default(false).describe("memories: also forgotten ones."),
   filter: Filter.optional().describe("Metadata filter, as in search."),
+  id: z.string().min(1).optional().describe("A memory id: read it with its versions."),
 });
 
 /** A document without its full text: lists stay small; read a document's passages with search. */
@@ -45,13 +47,32 @@ export const list = defineTool({
   name: "list",
   title: "List memory contents",
   description: [
-    "Browse documents (with processing status), memories or chunks, a page at a time, newest first:",
+    "Browse documents (with processing status), memories or chunks, a page at a time, newest first, or one memory's versions (id):",
     "to see what exists, check that content is processed (status and dreamingStatus done) or find ids for forget.",
   ].join(" "),
   inputSchema,
   outputSchema,
   annotations: { title: "List memory contents", readOnlyHint: true, openWorldHint: false },
   async handler(args, ctx) {
+    if (args.id !== undefined) {
+      const m = await ctx.ns.memories.get(args.id, { include: ["related"] }, { signal: ctx.extra.signal });
+      const related = m.included?.related;
+      const section = (title: string, ms: Memory[] | undefined) =>
+        ms?.length ? [`${title}:`, ...ms.map((r) => `- ${r.id} (v${r.version ?? 1}): ${r.memory}`)] : [];
+      return {
+        structured: {
+          type: "memories" as const,
+          memories: [m],
+          pagination: { currentPage: 1, totalPages: 1 },
+        },
+        text: [
+          `${m.id} (version ${m.version ?? 1}${m.isForgotten ? ", forgotten" : ""}${m.isLatest === false ? ", superseded" : ""}): ${m.memory}${when(m.system?.createdAt)}`,
+          ...section("Earlier versions", related?.parents),
+          ...section("Newer versions", related?.children),
+          ...section("Related", related?.siblings),
+        ].join("\n"),
+      };
+    }
     const query = { page: args.page, limit: args.limit, order: args.order };
     const body = {
       ...(args.filter ? { filter: args.filter } : {}),

@@ -1,0 +1,166 @@
+import { once } from "node:events";
+import { Busboy } from "@fastify/busboy";
+import { FILE_MAX_BYTES, UPLOAD_BODY_MAX_BYTES, UPLOAD_FIELDS_MAX_BYTES } from "../../api/limits.js";
+import { DomainError, InputError, TooLargeError } from "../errors.js";
+import { detectFile, UnsupportedFileError } from "../ingest/file.js";
+import type { StoredFile } from "../store/document-files.js";
+
+/** The file part of an upload, read into memory once it passed the size limit. */
+export interface UploadedFile {
+  bytes: Buffer;
+  /** The part's filename, without any directory. */
+  name: string | null;
+  /** The part's own Content-Type, if any. */
+  mimeType: string | null;
+}
+
+export interface UploadForm {
+  fields: Record<string, string>;
+  file: UploadedFile | undefined;
+}
+
+/** The only file part an upload takes. */
+export const FILE_PART = "file";
+/** Text fields per upload: the forms have about ten. */
+const FIELDS_MAX = 32;
+
+/** What was copied into the preallocated buffer, then the chunks that did not fit, as one buffer. */
+function joined(into: Buffer | undefined, parts: Buffer[], size: number): Buffer {
+  if (!into) return Buffer.concat(parts, size);
+  const head = size - parts.reduce((n, p) => n + p.length, 0);
+  return Buffer.concat([into.subarray(0, head), ...parts], size);
+}
+
+/** The upload endpoints' paths (`/ns/{ns}/document/file`, `/v3/documents/file`), for the body limit. */
+export const isUploadPath = (pathname: string) =>
+  /^\/ns\/[^/]+\/document\/file\/?$/.test(pathname) || /^\/v3\/documents\/file\/?$/.test(pathname);
+
+export const fileTooLarge = () =>
+  new TooLargeError("File too large", `${FILE_PART}: must be at most ${FILE_MAX_BYTES} bytes (50 MB)`);
+
+/**
+ * Reads a multipart/form-data upload as it streams in (busboy): text fields, and the one `file`
+ * part, whose bytes are kept only while it stays within FILE_MAX_BYTES. Past the limit nothing
+ * more is kept and the answer is 413; past the whole body's limit reading stops at once. Hono's
+ * own parseBody (Request.formData) would hold the whole body before any limit could apply.
+ */
+export async function readUpload(req: Request): Promise<UploadForm> {
+  const contentType = req.headers.get("content-type") ?? "";
+  if (!/^multipart\/form-data\s*;/i.test(contentType) || !req.body) {
+    throw new InputError("body", `must be multipart/form-data with the file in a part named '${FILE_PART}'`);
+  }
+  const declared = Number(req.headers.get("content-length") ?? "0") || 0;
+  let failure: Error | undefined;
+  const fail = (err: Error) => {
+    failure ??= err;
+  };
+  const fields: Record<string, string> = {};
+  let file: UploadedFile | undefined;
+  let bb: InstanceType<typeof Busboy>;
+  try {
+    bb = new Busboy({
+      headers: { "content-type": contentType },
+      limits: { fileSize: FILE_MAX_BYTES, files: 1, fields: FIELDS_MAX, fieldSize: UPLOAD_FIELDS_MAX_BYTES },
+    });
+  } catch (err) {
+    throw new InputError("body", `not a readable multipart body (${(err as Error).message})`);
+  }
+  bb.on("file", (name, stream, filename, _encoding, mimeType) => {
+    if (name !== FILE_PART) {
+      fail(new InputError(name, `unknown file part: send the file in a part named '${FILE_PART}'`));
+      stream.resume();
+      return;
+    }
+    // With a declared length the file is copied once, into a buffer of that size (the file is
+    // smaller than the body); without one its chunks are joined at the end.
+    const into = declared > 0 ? Buffer.allocUnsafe(Math.min(declared, FILE_MAX_BYTES)) : undefined;
+    const parts: Buffer[] = [];
+    let size = 0;
+    stream.on("data", (chunk: Buffer) => {
+      if (failure) return;
+      if (into && size + chunk.length <= into.length) chunk.copy(into, size);
+      else parts.push(chunk);
+      size += chunk.length;
+    });
+    stream.on("limit", () => {
+      parts.length = 0;
+      fail(fileTooLarge());
+    });
+    stream.on("end", () => {
+      if (failure || stream.truncated) return;
+      file = {
+        bytes: into && parts.length === 0 ? into.subarray(0, size) : joined(into, parts, size),
+        name: filename || null,
+        mimeType: mimeType && mimeType !== "application/octet-stream" ? mimeType : null,
+      };
+    });
+  });
+  bb.on("field", (name, value, _nameTruncated, valueTruncated) => {
+    if (name === FILE_PART)
+      fail(new InputError(FILE_PART, "must be a file part (with a filename), not a text field"));
+    else if (valueTruncated) fail(new InputError(name, `must be at most ${UPLOAD_FIELDS_MAX_BYTES} bytes`));
+    else if (name in fields) fail(new InputError(name, "sent twice; send each field once"));
+    else fields[name] = value;
+  });
+  bb.on("filesLimit", () => fail(new InputError(FILE_PART, "one file per request")));
+  bb.on("fieldsLimit", () => fail(new InputError("body", `at most ${FIELDS_MAX} fields`)));
+
+  const finished = new Promise<void>((resolve, reject) => {
+    bb.on("finish", resolve);
+    bb.on("error", (err: Error) =>
+      reject(new InputError("body", `not a readable multipart body (${err.message})`)),
+    );
+  });
+  // Busboy errors surface through `finished`; a write after one must not throw unhandled.
+  finished.catch(() => {});
+  const reader = req.body.getReader();
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      // Content-Length may be absent (chunked) or lie: the stream itself is counted.
+      if (total > UPLOAD_BODY_MAX_BYTES) throw failure instanceof TooLargeError ? failure : fileTooLarge();
+      if (!bb.write(value)) await Promise.race([once(bb, "drain"), finished]);
+    }
+    bb.end();
+    await finished;
+  } catch (err) {
+    await reader.cancel().catch(() => {});
+    bb.destroy();
+    if (err instanceof DomainError) throw err;
+    // The body stream broke off: the caller went away (or lied about the length) mid-upload.
+    throw new InputError("body", `the upload ended before its end (${(err as Error).message})`);
+  }
+  if (failure) throw failure;
+  return { fields, file };
+}
+
+/**
+ * The uploaded file as a document's file: its kind from its bytes, then from what was declared
+ * (`fileType`, `mimeType`, the part's Content-Type, the name's extension); 400 for a type memctx
+ * neither reads nor keeps.
+ */
+export function storedFile(
+  upload: UploadedFile,
+  declared: { mimeType?: string | undefined; fileType?: string | undefined },
+): StoredFile & { type: string } {
+  try {
+    const kind = detectFile(upload.bytes, {
+      fileType: declared.fileType,
+      mimeType: declared.mimeType ?? upload.mimeType ?? undefined,
+      name: upload.name,
+    });
+    return {
+      bytes: upload.bytes,
+      name: upload.name,
+      mimeType: kind.mimeType,
+      kind: kind.kind,
+      type: kind.type,
+    };
+  } catch (err) {
+    if (err instanceof UnsupportedFileError) throw new InputError(FILE_PART, err.message, "Unsupported file");
+    throw err;
+  }
+}

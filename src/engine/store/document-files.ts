@@ -1,0 +1,38 @@
+import type { Db } from "./db.js";
+import { statement } from "./statements.js";
+
+/** How a file's text is made (see ingest/file.ts). */
+export type FileKindName = "pdf" | "docx" | "html" | "markdown" | "text" | "image" | "audio" | "video";
+
+/** An uploaded file as stored beside its document. */
+export interface StoredFile {
+  bytes: Uint8Array;
+  name: string | null;
+  mimeType: string;
+  kind: FileKindName;
+}
+
+/** The uploaded file of a document, or undefined for content sent as text. */
+export function getDocumentFile(db: Db, documentId: string): StoredFile | undefined {
+  const row = statement(
+    db,
+    "SELECT name, mime_type, kind, bytes FROM document_files WHERE document_id = ?",
+  ).get(documentId) as
+    | { name: string | null; mime_type: string; kind: StoredFile["kind"]; bytes: Uint8Array }
+    | undefined;
+  return row ? { bytes: row.bytes, name: row.name, mimeType: row.mime_type, kind: row.kind } : undefined;
+}
+
+/** Stores (or replaces) a document's file; in the caller's transaction. */
+export function putDocumentFile(db: Db, documentId: string, file: StoredFile): void {
+  db.prepare(
+    `INSERT INTO document_files (document_id, name, mime_type, kind, size, bytes) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (document_id) DO UPDATE SET name = excluded.name, mime_type = excluded.mime_type,
+       kind = excluded.kind, size = excluded.size, bytes = excluded.bytes`,
+  ).run(documentId, file.name, file.mimeType, file.kind, file.bytes.byteLength, file.bytes);
+}
+
+/** Content sent as text replaces a file sent earlier under the same id. */
+export function dropDocumentFile(db: Db, documentId: string): void {
+  statement(db, "DELETE FROM document_files WHERE document_id = ?").run(documentId);
+}

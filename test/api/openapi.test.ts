@@ -60,6 +60,7 @@ describe("the OpenAPI document", () => {
       [
         "POST /v3/documents",
         "POST /v3/documents/batch",
+        "POST /v3/documents/file",
         "GET /v3/documents/{id}",
         "DELETE /v3/documents/{id}",
         "GET /v3/documents/{id}/chunks",

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { MemoryClient } from "../../src/client/index.js";
 import { openEngine } from "../../src/engine/index.js";
 import { API_KEY, type Budget, round } from "./common.js";
@@ -22,6 +23,11 @@ export interface IngestResult {
   secondsToMemories: number | null;
   memories: number;
   chunks: number;
+  /**
+   * How late the request loop ran its timers while all this went on (ms): what any other request
+   * would have waited, at worst, behind the adds and the processing.
+   */
+  loopDelayMs: { p50: number; p99: number; max: number };
   stopped: boolean;
 }
 
@@ -40,6 +46,8 @@ export async function benchIngest(documents: number, budget: Budget): Promise<In
   let secondsToDone: number | null = null;
   let secondsToMemories: number | null = null;
   let acceptedAt = 0;
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
   const t0 = performance.now();
   try {
     let next = 0;
@@ -75,9 +83,15 @@ export async function benchIngest(documents: number, budget: Budget): Promise<In
       secondsToMemories: round(secondsToMemories, 2),
       memories: rows("memories"),
       chunks: rows("chunks"),
+      loopDelayMs: {
+        p50: round(loop.percentile(50) / 1e6, 1) ?? 0,
+        p99: round(loop.percentile(99) / 1e6, 1) ?? 0,
+        max: round(loop.max / 1e6, 1) ?? 0,
+      },
       stopped: budget.stopped,
     };
   } finally {
+    loop.disable();
     await client.close();
     await engine.close();
     rmSync(dir, { recursive: true, force: true });

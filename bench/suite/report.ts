@@ -237,6 +237,7 @@ export function renderReport(
           "s to memories",
           "memories",
           "chunks",
+          "request loop delay p50 / p99 / max ms",
         ],
         [
           [
@@ -248,6 +249,7 @@ export function renderReport(
             f(ig.secondsToMemories),
             ig.memories,
             ig.chunks,
+            ig.loopDelayMs ? `${ig.loopDelayMs.p50} / ${ig.loopDelayMs.p99} / ${ig.loopDelayMs.max}` : "–",
           ],
         ],
       ),

@@ -43,7 +43,7 @@ function stemRanks(): Map<string, number> {
   const map = new Map<string, number>();
   try {
     const words = tableWords(ASSET);
-    // A slice at a time: stemming all 50k words at once made V8 grow its heap by 60 MiB for the
+    // A slice at a time: stemming all 50k words at once made V8 grow its heap by about 40 MiB for the
     // moment, and keep it (the process's RSS).
     for (let from = 0; from < words.length; from += STEM_SLICE) {
       stemTexts(words.slice(from, from + STEM_SLICE)).forEach((s, i) => {

@@ -178,6 +178,39 @@ describe("memctx migrate from a v3/v4-era service", () => {
     expect(again.stderr).toContain("done: 1 namespace, copied 0, skipped 100 (already there), failed 0");
   }, 120_000);
 
+  it("reads from memctx's own legacy routes: what POST /v3/documents stored arrives with its ids and metadata", async () => {
+    const sourceDir = tempDir("memctx-migrate-own-v3-");
+    cleanup.push(() => sourceDir.remove());
+    const source = await startTestServer(sourceDir.path, { workers: 0 });
+    cleanup.push(() => source.close());
+    for (let i = 1; i <= 3; i++) {
+      const add = await source.call("POST", "/v3/documents", {
+        body: {
+          content: `Note ${i}: Ana moved to Porto.`,
+          containerTag: "work",
+          customId: `n${i}`,
+          metadata: { k: i },
+        },
+      });
+      expect(add.status).toBe(200);
+    }
+    const target = tempDir("memctx-migrate-own-v3-target-");
+    cleanup.push(() => target.remove());
+    const env = { MEMCTX_MIGRATE_FROM_KEY: source.key };
+    const args = ["--from", source.url, "--from-api", "v3", "--to", target.path];
+    const run = await runMigrate(args, env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("done: 1 namespace, copied 3, skipped 0 (already there), failed 0");
+    const again = await runMigrate(args, env);
+    expect(again.stderr).toContain("copied 0, skipped 3 (already there), failed 0");
+
+    const server = await startTestServer(target.path, { workers: 0 });
+    cleanup.push(() => server.close());
+    const doc = await server.client().ns("work").documents.get("n2");
+    expect(doc.content).toBe("Note 2: Ana moved to Porto.");
+    expect(doc.metadata).toEqual({ k: 2 });
+  }, 120_000);
+
   it("stops at the target's document token limit (402), and a later run goes on from there", async () => {
     const docs: LegacyDoc[] = Array.from({ length: 20 }, (_, i) => ({
       id: `q${i}`,

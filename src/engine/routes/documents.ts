@@ -11,6 +11,7 @@ import {
   findDocument,
   listChunks,
   listDocuments,
+  type NewDocument,
   toDocument,
 } from "../store/documents.js";
 import { listMemories, memoriesOfDocument } from "../store/memories.js";
@@ -21,21 +22,44 @@ import { creatingRoute, type EngineApp, route } from "./route.js";
 /** The engine reads the upload's file part itself; its text fields are checked by this schema. */
 const addDocumentFile = { ...endpoints.addDocumentFile, body: AddDocumentFileFields };
 
+/** What the JSON add and the upload's form both say of a document besides its content. */
+interface AddFields {
+  id?: string | undefined;
+  metadata?: NewDocument["metadata"] | undefined;
+  date?: string | undefined;
+  documentDate?: string | undefined;
+  supportingContext?: string | undefined;
+  entityContext?: string | undefined;
+  filterByMetadata?: NewDocument["filterByMetadata"] | undefined;
+  taskType?: NewDocument["taskType"] | undefined;
+  dreaming?: NewDocument["dreaming"] | undefined;
+}
+
+/**
+ * Those fields as the store takes them: options may come in the query (spec) or the body (hosted
+ * service), the body winning; the hosted service's aliases (documentDate, entityContext) count
+ * when the spec's names are absent.
+ */
+function documentFields(
+  body: AddFields,
+  query: Pick<AddFields, "taskType" | "dreaming">,
+): Omit<NewDocument, "content"> {
+  return {
+    customId: body.id,
+    metadata: body.metadata,
+    date: body.date ?? body.documentDate,
+    supportingContext: body.supportingContext ?? body.entityContext,
+    filterByMetadata: body.filterByMetadata,
+    taskType: body.taskType ?? query.taskType,
+    dreaming: body.dreaming ?? query.dreaming,
+  };
+}
+
 export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
   creatingRoute(app, ctx, endpoints.addDocument, ({ organization, namespace, query, body }) => {
-    const doc = {
-      content: body.content,
-      customId: body.id,
-      metadata: body.metadata,
-      date: body.date ?? body.documentDate,
-      supportingContext: body.supportingContext ?? body.entityContext,
-      filterByMetadata: body.filterByMetadata,
-      // Options may come in the query (spec) or the body (hosted service); the body wins.
-      taskType: body.taskType ?? query.taskType,
-      dreaming: body.dreaming ?? query.dreaming,
-    };
+    const doc = { content: body.content, ...documentFields(body, query) };
     // The contract lets append through only with an id.
     return withinDocumentQuota(ctx, organization.id, () =>
       body.append && body.id !== undefined
@@ -47,18 +71,7 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
   creatingRoute(app, ctx, addDocumentFile, ({ organization, namespace, query, body, upload }) => {
     const file = storedFile(upload!, body);
     return withinDocumentQuota(ctx, organization.id, () =>
-      addDocument(db, namespace, {
-        content: "",
-        file,
-        title: file.name,
-        customId: body.id,
-        metadata: body.metadata,
-        date: body.date ?? body.documentDate,
-        supportingContext: body.supportingContext ?? body.entityContext,
-        filterByMetadata: body.filterByMetadata,
-        taskType: body.taskType ?? query.taskType,
-        dreaming: body.dreaming ?? query.dreaming,
-      }),
+      addDocument(db, namespace, { content: "", file, title: file.name, ...documentFields(body, query) }),
     );
   });
 

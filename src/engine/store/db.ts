@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { registerFilterFunction } from "./filter.js";
 import { migrate } from "./schema.js";
-import { indexPending, registerSearchFunctions } from "./search-index.js";
+import { indexPending, indexQueued, registerSearchFunctions } from "./search-index.js";
 import { useSecretKey } from "./secrets.js";
 
 export type Db = DatabaseSync;
@@ -56,8 +56,9 @@ export function openDatabase(dataDir: string): Db {
   db.exec("PRAGMA wal_autocheckpoint = 10000");
   registerSearchFunctions(db);
   migrate(db);
-  // Units a migration queued (or a process left queued when it stopped) are indexed before use.
-  transaction(db, () => {});
+  // Units a migration queued (or a process left queued when it stopped) are indexed before use;
+  // with nothing queued, opening takes no write lock.
+  indexQueued(db);
   return db;
 }
 

@@ -69,21 +69,7 @@ export function searchSpace(db: DatabaseSync, namespaceId: string, corpus: Corpu
   const row = find.get(namespaceId, corpus) as SearchSpace | undefined;
   if (!row) return null;
   // A unit written outside a transaction waits for the next one: index it now rather than miss it.
-  if (
-    !db.isTransaction &&
-    statement(db, "SELECT 1 FROM search_pending WHERE space = ? LIMIT 1").get(row.id)
-  ) {
-    // Its own write transaction (store/db.ts's would import this file back).
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      indexPending(db, row.id);
-      db.exec("COMMIT");
-    } catch (err) {
-      if (db.isTransaction) db.exec("ROLLBACK");
-      throw err;
-    }
-    return find.get(namespaceId, corpus) as unknown as SearchSpace;
-  }
+  if (indexQueued(db, row.id)) return find.get(namespaceId, corpus) as unknown as SearchSpace;
   return row;
 }
 
@@ -176,6 +162,27 @@ export function postingsIn(
     JSON.stringify([...units].sort((a, b) => a - b)),
     space,
   ) as unknown as Posting[];
+}
+
+/**
+ * Indexes what is queued (of `space`, or all) in a write transaction of its own, when anything is
+ * and no transaction is open: for units written outside a transaction (and left by a migration),
+ * which no commit has indexed. Says whether it indexed anything. (Its own BEGIN, not store/db.ts's
+ * `transaction`, which calls indexPending and so would import this file back.)
+ */
+export function indexQueued(db: DatabaseSync, space?: number): boolean {
+  if (db.isTransaction) return false;
+  const queued = statement(db, "SELECT 1 FROM search_pending WHERE ?1 IS NULL OR space = ?1 LIMIT 1");
+  if (!queued.get(space ?? null)) return false;
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    indexPending(db, space);
+    db.exec("COMMIT");
+  } catch (err) {
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw err;
+  }
+  return true;
 }
 
 /** Units indexed per pass of indexPending (a bound on the memory one pass holds). */

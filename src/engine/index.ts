@@ -18,6 +18,7 @@ import {
   registerKey,
   trimWholeKeyPrefixes,
 } from "./store/organizations.js";
+import { writeLockOf } from "./store/write-lock.js";
 
 export type { EngineContext } from "./context.js";
 export { defaultDataDir } from "./data-dir.js";
@@ -118,6 +119,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
             diskFullRetryMs: opts.diskFullRetryMs,
             allowPrivateNetwork,
             embedder: opts.embedder === null ? "none" : "env",
+            writeLock: writeLockOf(db),
           },
           log,
         )

@@ -8,6 +8,8 @@ import {
   jobCounts,
   renewLease,
 } from "../../src/engine/store/jobs.js";
+import { ensureNamespace } from "../../src/engine/store/namespaces.js";
+import { ensureOrganization } from "../../src/engine/store/organizations.js";
 import { tempDir } from "./harness.js";
 
 let dir: ReturnType<typeof tempDir>;
@@ -51,6 +53,46 @@ describe("the durable job queue", () => {
     expect(claimJob(a, ["x"], "A", 30_000)?.id).toBe(first);
     expect(claimJob(a, ["y"], "A", 30_000)?.kind).toBe("y");
     expect(claimJob(a, ["y"], "A", 30_000)).toBeUndefined();
+  });
+
+  it("starts a one-per-namespace kind only while no job of its kind and namespace runs", () => {
+    dir = tempDir();
+    const a = db();
+    const b = db();
+    const org = ensureOrganization(a, "org");
+    const n1 = ensureNamespace(a, org.id, "one").id;
+    const n2 = ensureNamespace(a, org.id, "two").id;
+    enqueueJob(a, { kind: "dream", namespaceId: n1 });
+    enqueueJob(a, { kind: "dream", namespaceId: n1 });
+    enqueueJob(a, { kind: "dream", namespaceId: n2 });
+    const serial = ["dream"];
+    const first = claimJob(a, ["dream"], "A", 30_000, serial)!;
+    expect(first.namespace_id).toBe(n1);
+    // The other process skips the namespace that is dreaming, and takes the next one's job.
+    const second = claimJob(b, ["dream"], "B", 30_000, serial)!;
+    expect(second.namespace_id).toBe(n2);
+    expect(claimJob(b, ["dream"], "B", 30_000, serial)).toBeUndefined();
+    // Without the rule, the same kind of job of one namespace runs twice at once.
+    expect(claimJob(b, ["dream"], "B", 30_000)?.namespace_id).toBe(n1);
+  });
+
+  it("lets a one-per-namespace job start once the running one is done, or its lease ran out", () => {
+    dir = tempDir();
+    const a = db();
+    const ns = ensureNamespace(a, ensureOrganization(a, "org").id, "one").id;
+    for (let i = 0; i < 3; i++) enqueueJob(a, { kind: "dream", namespaceId: ns });
+    const serial = ["dream"];
+    const first = claimJob(a, ["dream"], "A", 30_000, serial)!;
+    expect(claimJob(a, ["dream"], "B", 30_000, serial)).toBeUndefined();
+    completeJob(a, first.id, "A");
+    const second = claimJob(a, ["dream"], "B", 1, serial)!;
+    expect(second.id).toBeGreaterThan(first.id);
+    // B died: its lease (1 ms) runs out, and its namespace is free again.
+    const t = Date.now();
+    while (Date.now() - t < 5);
+    const third = claimJob(a, ["dream"], "C", 30_000, serial)!;
+    expect(third).toBeDefined();
+    expect(third.namespace_id).toBe(ns);
   });
 
   it("hands a job whose lease expired to another worker, and the old owner can no longer finish it", () => {

@@ -20,7 +20,8 @@ Options:
   --port N        port to listen on (default 8787; 0 picks a free one)
   --host HOST     address to bind (default 127.0.0.1)
   --data-dir DIR  data directory (default: MEMCTX_DATA_DIR or the user data directory)
-  --workers N     processing threads (default 2; 0 leaves processing to other processes)
+  --workers N     processing loops (default 2), in one thread per core but one (at least one);
+                  0 leaves processing to other processes
   --rate-limit N  requests per minute that one API key may make (bursts up to N); over it a
                   request is answered 429 with Retry-After and changes nothing (default: no limit)
   --document-token-quota N

@@ -473,6 +473,9 @@ export function installDreaming(ctx: EngineContext, opts: Partial<DreamingOption
     DREAM_JOB,
     (job, signal) => dreamer.runBatch(job, signal),
     (job, message) => dreamer.batchFailed(job, message),
+    // Two batches of one namespace at once would dream the same waiting documents twice, and
+    // out of their date order.
+    { onePerNamespace: true },
   );
   dreamer.resume();
   return dreamer;

@@ -186,6 +186,11 @@ function overlap(a: Set<string>, b: Set<string>): number {
   return n;
 }
 
+function jaccard(a: Set<string>, b: Set<string>): number {
+  const shared = overlap(a, b);
+  return shared / (a.size + b.size - shared);
+}
+
 interface MemoryText {
   norm: string;
   stems: Set<string>;
@@ -273,9 +278,7 @@ function applyOne(
   const duplicate = usable.find(
     (c) =>
       c.negated === negated &&
-      (c.norm === norm ||
-        (stems.size > 0 &&
-          overlap(c.stems, stems) / new Set([...c.stems, ...stems]).size >= DUPLICATE_JACCARD)),
+      (c.norm === norm || (stems.size > 0 && jaccard(c.stems, stems) >= DUPLICATE_JACCARD)),
   );
   if (duplicate) {
     mergeSource(db, duplicate.row, src.documentId, src.metadata, forgetAfter, fact.source);
@@ -314,9 +317,8 @@ function applyOne(
     if (base.attribute) {
       // Candidates are newest first: the current value of the attribute is the first.
       const older = live.find((c) => c.row.subject === subject && c.row.attribute === base.attribute);
-      // The row's speaker column (read with m.*), else who said it when this process stored it.
-      const olderSpeaker =
-        (older?.row as { speaker?: string | null } | undefined)?.speaker ?? older?.speaker ?? null;
+      // The row's speaker column, else who said it when this process stored it.
+      const olderSpeaker = older?.row.speaker ?? older?.speaker ?? null;
       if (older && supersedes({ ...base, speaker }, { ...older.row, speaker: olderSpeaker })) {
         const row = insert({ ...base, parent: older.row });
         return { memoryId: row.id, outcome: "updated", relatedTo: older.row.id };

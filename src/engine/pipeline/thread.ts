@@ -10,21 +10,21 @@ import type { FromThread, ThreadConfig, ToThread } from "./threads.js";
 import { WorkerPool } from "./worker.js";
 
 /**
- * A processing thread (see threads.ts): its own connection to the data directory and one job
- * loop, with the engine's default extractor, embedder and dreaming.
+ * A processing thread (see threads.ts): its own connection to the data directory and its job
+ * loops, with the engine's default extractor, embedder and dreaming.
  */
 const config = workerData as ThreadConfig;
 const port = parentPort!;
 const send = (m: FromThread) => port.postMessage(m);
 const log = (message: string) => send({ type: "log", message });
 
-const db = openDatabase(config.dataDir);
+const db = openDatabase(config.dataDir, { writeLock: config.writeLock });
 // Jobs this thread commits (a dream batch, a sync's documents) wake the other threads too.
 const queue = new JobQueue(db, () => send({ type: "wake" }));
 const workers = new WorkerPool({
   db,
   queue,
-  workers: 1,
+  workers: config.loops ?? 1,
   leaseMs: config.leaseMs,
   diskFullRetryMs: config.diskFullRetryMs,
   log,

@@ -39,7 +39,15 @@ export const DEFAULT_DISK_FULL_RETRY_MS = 30_000;
 
 interface Registration {
   handle: JobHandler;
-  onFailed?: JobFailureHandler;
+  onFailed?: JobFailureHandler | undefined;
+}
+
+export interface JobKindOptions {
+  /**
+   * A job of this kind does not start while another of its namespace runs, in any thread or
+   * process: each sees what the one before it wrote.
+   */
+  onePerNamespace?: boolean;
 }
 
 /**
@@ -48,6 +56,7 @@ interface Registration {
  */
 export class WorkerPool {
   private readonly handlers = new Map<string, Registration>();
+  private readonly onePerNamespace: string[] = [];
   private readonly abort = new AbortController();
   private readonly loops: Promise<void>[] = [];
   private readonly periodic: { everyMs: number; task: () => void }[] = [];
@@ -57,8 +66,9 @@ export class WorkerPool {
 
   constructor(private readonly o: WorkerPoolOptions) {}
 
-  register(kind: string, handle: JobHandler, onFailed?: JobFailureHandler): void {
+  register(kind: string, handle: JobHandler, onFailed?: JobFailureHandler, opts: JobKindOptions = {}): void {
     this.handlers.set(kind, { handle, onFailed });
+    if (opts.onePerNamespace) this.onePerNamespace.push(kind);
   }
 
   /**
@@ -104,7 +114,13 @@ export class WorkerPool {
     while (!signal.aborted) {
       let job: JobRow | undefined;
       try {
-        job = claimJob(this.o.db, [...this.handlers.keys()], this.owner, this.o.leaseMs);
+        job = claimJob(
+          this.o.db,
+          [...this.handlers.keys()],
+          this.owner,
+          this.o.leaseMs,
+          this.onePerNamespace,
+        );
       } catch (err) {
         // SQLITE_BUSY beyond the busy timeout, for example: try again shortly.
         this.o.log(`job claim failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -6,6 +6,7 @@ import { registerFilterFunction } from "./filter.js";
 import { migrate } from "./schema.js";
 import { indexPending, indexQueued, registerSearchFunctions } from "./search-index.js";
 import { useSecretKey } from "./secrets.js";
+import { useWriteLock, withWriteLock } from "./write-lock.js";
 
 export type Db = DatabaseSync;
 
@@ -18,13 +19,21 @@ export const BUSY_TIMEOUT_MS = 5_000;
 export const DATA_DIR_MODE = 0o700;
 export const DATA_FILE_MODE = 0o600;
 
+export interface OpenOptions {
+  /**
+   * The write lock of another connection of this process to the same file (store/write-lock.ts
+   * writeLockOf): a processing thread's connection takes turns with the engine's through it.
+   */
+  writeLock?: SharedArrayBuffer | undefined;
+}
+
 /**
  * Opens (and migrates) `<dataDir>/memctx.db`: WAL so readers never block the writer and several
  * processes share one file; a busy timeout so they wait for each other instead of failing.
  * A new data directory is made 0700 and the database file 0600 (SQLite gives its -wal and -shm
  * files the database file's mode); an existing directory keeps the mode its owner chose.
  */
-export function openDatabase(dataDir: string): Db {
+export function openDatabase(dataDir: string, opts: OpenOptions = {}): Db {
   if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
     chmodSync(dataDir, DATA_DIR_MODE);
   }
@@ -40,6 +49,7 @@ export function openDatabase(dataDir: string): Db {
     }
   }
   const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
+  useWriteLock(db, opts.writeLock);
   useSecretKey(db, dataDir);
   registerFilterFunction(db);
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -69,16 +79,18 @@ export function openDatabase(dataDir: string): Db {
  */
 export function transaction<T>(db: Db, fn: () => T): T {
   if (db.isTransaction) return fn();
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const out = fn();
-    indexPending(db);
-    db.exec("COMMIT");
-    return out;
-  } catch (err) {
-    if (db.isTransaction) db.exec("ROLLBACK");
-    throw err;
-  }
+  return withWriteLock(db, () => {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const out = fn();
+      indexPending(db);
+      db.exec("COMMIT");
+      return out;
+    } catch (err) {
+      if (db.isTransaction) db.exec("ROLLBACK");
+      throw err;
+    }
+  });
 }
 
 /** What /health and `memctx serve` say of the database. */

@@ -93,23 +93,31 @@ export function setJobRunAfter(db: Db, id: number, runAfter: string): void {
   statement(db, "UPDATE jobs SET run_after = ?, updated_at = ? WHERE id = ?").run(runAfter, now(), id);
 }
 
-/** Claims the oldest ready job of one of `kinds` (or one whose lease expired), or undefined. */
+/**
+ * Claims the oldest ready job of one of `kinds` (or one whose lease expired), or undefined. A
+ * queued job of one of the `onePerNamespace` kinds waits while another job of its kind and
+ * namespace runs under a live lease (a namespace's dreaming reads what its last batch wrote).
+ */
 export function claimJob(
   db: Db,
   kinds: readonly string[],
   owner: string,
   leaseMs: number,
+  onePerNamespace: readonly string[] = [],
 ): JobRow | undefined {
   const t = Date.now();
   const kindList = JSON.stringify(kinds);
   return transaction(db, () => {
     // Two indexed lookups rather than one OR: the queue can hold many thousands of rows.
-    const queued = db
-      .prepare(
-        `SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ?
-           AND kind IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT 1`,
-      )
-      .get(iso(t), kindList) as { id: number } | undefined;
+    const queued = statement(
+      db,
+      `SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= ?1
+         AND kind IN (SELECT value FROM json_each(?2))
+         AND NOT (kind IN (SELECT value FROM json_each(?3)) AND EXISTS (
+           SELECT 1 FROM jobs r WHERE r.state = 'running' AND r.lease_until >= ?1
+             AND r.kind = j.kind AND r.namespace_id = j.namespace_id))
+       ORDER BY id LIMIT 1`,
+    ).get(iso(t), kindList, JSON.stringify(onePerNamespace)) as { id: number } | undefined;
     const expired = queued
       ? undefined
       : (db

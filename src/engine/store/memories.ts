@@ -26,9 +26,42 @@ export interface MemoryRow {
   attribute: string | null;
   event_date: string | null;
   document_id: string | null;
+  /** Who said the source turn, lowercased (conversations). */
+  speaker: string | null;
   created_at: string;
   updated_at: string;
 }
+
+/**
+ * MemoryRow's columns, as read by every query here: a memory's `context` (the turns around its
+ * source, for search) and `memory_key` stay on disk. Relation detection reads a few hundred rows
+ * for each document it dreams, and the context was most of their bytes.
+ */
+const COLUMNS = [
+  "rowid",
+  "id",
+  "namespace_id",
+  "memory",
+  "metadata",
+  "is_static",
+  "is_inference",
+  "is_latest",
+  "is_forgotten",
+  "version",
+  "parent_memory_id",
+  "root_memory_id",
+  "forget_after",
+  "forget_reason",
+  "subject",
+  "attribute",
+  "event_date",
+  "document_id",
+  "speaker",
+  "created_at",
+  "updated_at",
+];
+const ROW = COLUMNS.join(", ");
+const M_ROW = COLUMNS.map((c) => `m.${c}`).join(", ");
 
 /** Forgotten, or past its forget_after time. */
 export const isForgotten = (m: MemoryRow, at = new Date().toISOString()) =>
@@ -79,7 +112,7 @@ export function listMemories(
   const params = [scope.param, ...liveParams, ...f.params];
   const total = (db.prepare(`SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
   const rows = db
-    .prepare(`SELECT m.* ${from} ORDER BY ${orderBy("m", page)} LIMIT ? OFFSET ?`)
+    .prepare(`SELECT ${M_ROW} ${from} ORDER BY ${orderBy("m", page)} LIMIT ? OFFSET ?`)
     .all(...params, page.limit, (page.page - 1) * page.limit) as unknown as MemoryRow[];
   return { items: rows.map(toMemory), total };
 }
@@ -88,7 +121,7 @@ export function listMemories(
 export function memoriesOfDocument(db: Db, documentId: string): Memory[] {
   const rows = db
     .prepare(
-      `SELECT m.* FROM memories m WHERE m.document_id = ?
+      `SELECT ${M_ROW} FROM memories m WHERE m.document_id = ?
          OR m.id IN (SELECT memory_id FROM memory_sources WHERE document_id = ?)
        ORDER BY m.created_at, m.rowid`,
     )
@@ -137,16 +170,17 @@ export interface NewMemoryRow {
 }
 
 export function getMemoryRow(db: Db, namespaceId: string, id: string): MemoryRow | undefined {
-  return statement(db, "SELECT * FROM memories WHERE id = ? AND namespace_id = ?").get(id, namespaceId) as
-    | MemoryRow
-    | undefined;
+  return statement(db, `SELECT ${ROW} FROM memories WHERE id = ? AND namespace_id = ?`).get(
+    id,
+    namespaceId,
+  ) as MemoryRow | undefined;
 }
 
 /** A memory of any of these namespaces (legacy lists span several). */
 export function getMemoryRowIn(db: Db, namespaceIds: readonly string[], id: string): MemoryRow | undefined {
   return statement(
     db,
-    "SELECT * FROM memories WHERE id = ? AND namespace_id IN (SELECT value FROM json_each(?))",
+    `SELECT ${ROW} FROM memories WHERE id = ? AND namespace_id IN (SELECT value FROM json_each(?))`,
   ).get(id, JSON.stringify(namespaceIds)) as MemoryRow | undefined;
 }
 
@@ -189,7 +223,7 @@ export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
     addRelation(db, id, m.parent.id, "updates");
   }
   if (m.documentId !== null) addSource(db, id, m.documentId, m.source);
-  const row = statement(db, "SELECT * FROM memories WHERE id = ?").get(id) as unknown as MemoryRow;
+  const row = statement(db, `SELECT ${ROW} FROM memories WHERE id = ?`).get(id) as unknown as MemoryRow;
   if (m.vector) {
     const v = m.vector.embedding;
     statement(db, "INSERT INTO memory_vectors (memory_rowid, model, embedding) VALUES (?, ?, ?)").run(
@@ -305,7 +339,7 @@ export function latestBySubjectAttribute(
 ): MemoryRow[] {
   return statement(
     db,
-    `SELECT m.* FROM memories m WHERE m.namespace_id = ? AND m.subject = ? AND m.attribute = ? AND m.is_latest = 1
+    `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = ? AND m.subject = ? AND m.attribute = ? AND m.is_latest = 1
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT 20`,
   ).all(namespaceId, subject, attribute) as unknown as MemoryRow[];
 }
@@ -317,7 +351,7 @@ export function latestBySubjectAttribute(
 export function latestBySubject(db: Db, namespaceId: string, subject: string, limit: number): MemoryRow[] {
   return statement(
     db,
-    `SELECT m.* FROM memories m
+    `SELECT ${M_ROW} FROM memories m
      WHERE m.namespace_id = ? AND m.subject = ? AND m.is_latest = 1
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
   ).all(namespaceId, subject, limit) as unknown as MemoryRow[];
@@ -327,7 +361,7 @@ export function latestBySubject(db: Db, namespaceId: string, subject: string, li
 export function latestByKey(db: Db, namespaceId: string, text: string): MemoryRow[] {
   return statement(
     db,
-    `SELECT m.* FROM memories m WHERE m.namespace_id = ? AND m.memory_key = ? AND m.is_latest = 1
+    `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = ? AND m.memory_key = ? AND m.is_latest = 1
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT 5`,
   ).all(namespaceId, memoryKey(text)) as unknown as MemoryRow[];
 }
@@ -367,7 +401,7 @@ export function latestByText(
     stems,
     { sql: "m.namespace_id = ? AND m.is_latest = 1", params: [namespaceId] },
     limit,
-    "m.*",
+    M_ROW,
   );
 }
 
@@ -375,7 +409,7 @@ export function latestByText(
 export function recentLiveMemories(db: Db, namespaceId: string, limit: number): MemoryRow[] {
   return statement(
     db,
-    `SELECT m.* FROM memories m WHERE m.namespace_id = ? AND m.is_latest = 1 AND ${LIVE_MEMORY_SQL}
+    `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = ? AND m.is_latest = 1 AND ${LIVE_MEMORY_SQL}
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
   ).all(namespaceId, now(), limit) as unknown as MemoryRow[];
 }

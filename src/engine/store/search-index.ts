@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { stemTexts } from "../text/terms.js";
 import { statement } from "./statements.js";
+import { withWriteLock } from "./write-lock.js";
 
 /**
  * The search index (migrations 2 and 5): its reads, the indexing of the units written, and the
@@ -174,14 +175,16 @@ export function indexQueued(db: DatabaseSync, space?: number): boolean {
   if (db.isTransaction) return false;
   const queued = statement(db, "SELECT 1 FROM search_pending WHERE ?1 IS NULL OR space = ?1 LIMIT 1");
   if (!queued.get(space ?? null)) return false;
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    indexPending(db, space);
-    db.exec("COMMIT");
-  } catch (err) {
-    if (db.isTransaction) db.exec("ROLLBACK");
-    throw err;
-  }
+  withWriteLock(db, () => {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      indexPending(db, space);
+      db.exec("COMMIT");
+    } catch (err) {
+      if (db.isTransaction) db.exec("ROLLBACK");
+      throw err;
+    }
+  });
   return true;
 }
 

@@ -1,0 +1,93 @@
+import { Worker } from "node:worker_threads";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Db, openDatabase, transaction } from "../../../src/engine/store/db.js";
+import { useWriteLock, withWriteLock, writeLockOf } from "../../../src/engine/store/write-lock.js";
+import { tempDir } from "../harness.js";
+
+let dir: ReturnType<typeof tempDir>;
+const open: Db[] = [];
+afterEach(() => {
+  for (const d of open.splice(0)) d.close();
+  dir?.remove();
+});
+const connect = (writeLock?: SharedArrayBuffer) => {
+  const db = openDatabase(dir.path, { writeLock });
+  open.push(db);
+  return db;
+};
+const word = (db: Db) => new Int32Array(writeLockOf(db)!)[0]!;
+
+describe("the write lock of one process's connections", () => {
+  it("is held for the length of a write transaction, nested ones included, and released after an error", () => {
+    dir = tempDir();
+    const db = connect();
+    const seen: number[] = [];
+    transaction(db, () => {
+      seen.push(word(db));
+      transaction(db, () => seen.push(word(db)));
+    });
+    expect(seen.every((w) => w !== 0)).toBe(true);
+    expect(word(db)).toBe(0);
+    expect(() =>
+      transaction(db, () => {
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
+    expect(word(db)).toBe(0);
+  });
+
+  it("is shared by a second connection opened with it, not by one opened alone", () => {
+    dir = tempDir();
+    const a = connect();
+    const b = connect(writeLockOf(a));
+    const c = connect();
+    transaction(a, () => {
+      expect(word(b)).not.toBe(0);
+      expect(word(c)).toBe(0);
+    });
+  });
+
+  it("makes a thread's writer wait for the holder, and take the lock once it is released", async () => {
+    dir = tempDir();
+    const db = connect();
+    // The thread starts for the lock when told, while this thread holds it.
+    const go = new Int32Array(new SharedArrayBuffer(4));
+    const code = `
+      const { workerData, parentPort } = require("node:worker_threads");
+      const lock = new Int32Array(workerData.lock);
+      const go = new Int32Array(workerData.go);
+      Atomics.wait(go, 0, 0);
+      const held = Atomics.load(lock, 0);
+      while (Atomics.compareExchange(lock, 0, 0, 99) !== 0) Atomics.wait(lock, 0, Atomics.load(lock, 0));
+      parentPort.postMessage({ held, at: Date.now() });
+      Atomics.store(lock, 0, 0);
+      Atomics.notify(lock, 0, 1);
+    `;
+    const thread = new Worker(code, { eval: true, workerData: { lock: writeLockOf(db), go: go.buffer } });
+    const got = new Promise<{ held: number; at: number }>((resolve) => thread.once("message", resolve));
+    await new Promise((r) => thread.once("online", r));
+    let released = 0;
+    transaction(db, () => {
+      Atomics.store(go, 0, 1);
+      Atomics.notify(go, 0);
+      const t = Date.now();
+      while (Date.now() - t < 100);
+      released = Date.now();
+    });
+    const { held, at } = await got;
+    await thread.terminate();
+    expect(held).not.toBe(0);
+    expect(at).toBeGreaterThanOrEqual(released);
+    expect(word(db)).toBe(0);
+  });
+
+  it("is taken over from a holder that never releases it (a terminated thread), after the wait limit", () => {
+    dir = tempDir();
+    const db = connect();
+    const buffer = useWriteLock(db, writeLockOf(db), 50);
+    Atomics.store(new Int32Array(buffer), 0, 12345);
+    expect(withWriteLock(db, () => word(db))).not.toBe(12345);
+    // Released by its new holder: the next writer does not wait again.
+    expect(word(db)).toBe(0);
+  });
+});

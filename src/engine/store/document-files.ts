@@ -25,7 +25,8 @@ export function getDocumentFile(db: Db, documentId: string): StoredFile | undefi
 
 /** Stores (or replaces) a document's file; in the caller's transaction. */
 export function putDocumentFile(db: Db, documentId: string, file: StoredFile): void {
-  db.prepare(
+  statement(
+    db,
     `INSERT INTO document_files (document_id, name, mime_type, kind, size, bytes) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (document_id) DO UPDATE SET name = excluded.name, mime_type = excluded.mime_type,
        kind = excluded.kind, size = excluded.size, bytes = excluded.bytes`,

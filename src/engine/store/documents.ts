@@ -141,9 +141,10 @@ export function addDocument(
   };
   return transaction(db, () => {
     const existing = doc.customId
-      ? (db
-          .prepare("SELECT * FROM documents WHERE namespace_id = ? AND custom_id = ?")
-          .get(ns.id, doc.customId) as DocumentRow | undefined)
+      ? (statement(db, "SELECT * FROM documents WHERE namespace_id = ? AND custom_id = ?").get(
+          ns.id,
+          doc.customId,
+        ) as DocumentRow | undefined)
       : undefined;
     if (
       existing &&
@@ -152,7 +153,7 @@ export function addDocument(
       sameProcessingInputs(existing, fields)
     ) {
       // The same document again: keep its processing (only the dreaming mode may differ).
-      db.prepare("UPDATE documents SET dreaming = ?, updated_at = ? WHERE id = ?").run(
+      statement(db, "UPDATE documents SET dreaming = ?, updated_at = ? WHERE id = ?").run(
         fields.dreaming,
         t,
         existing.id,
@@ -164,7 +165,8 @@ export function addDocument(
     if (existing) {
       id = existing.id;
       generation = existing.generation + 1;
-      db.prepare(
+      statement(
+        db,
         `UPDATE documents SET content = ?, content_hash = ?, metadata = ?, document_date = ?, supporting_context = ?,
            filter_by_metadata = ?, task_type = ?, dreaming = ?, source = COALESCE(?, source),
            title = COALESCE(?, title), connector_id = COALESCE(?, connector_id), type = COALESCE(?, type),
@@ -193,7 +195,8 @@ export function addDocument(
     } else {
       id = newId("doc");
       generation = 1;
-      db.prepare(
+      statement(
+        db,
         `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, metadata, document_date,
            supporting_context, filter_by_metadata, task_type, dreaming, source, title, connector_id, type, status,
            dreaming_status, generation, created_at, updated_at)
@@ -254,29 +257,28 @@ export function findDocumentsIn(
   namespaceIds: readonly string[],
   idOrCustomId: string,
 ): DocumentRow[] {
-  const byId = db
-    .prepare("SELECT * FROM documents WHERE id = ? AND namespace_id IN (SELECT value FROM json_each(?))")
-    .get(idOrCustomId, JSON.stringify(namespaceIds)) as DocumentRow | undefined;
+  const byId = statement(
+    db,
+    "SELECT * FROM documents WHERE id = ? AND namespace_id IN (SELECT value FROM json_each(?))",
+  ).get(idOrCustomId, JSON.stringify(namespaceIds)) as DocumentRow | undefined;
   if (byId) return [byId];
-  return db
-    .prepare(
-      "SELECT * FROM documents WHERE custom_id = ? AND namespace_id IN (SELECT value FROM json_each(?)) ORDER BY rowid",
-    )
-    .all(idOrCustomId, JSON.stringify(namespaceIds)) as unknown as DocumentRow[];
+  return statement(
+    db,
+    "SELECT * FROM documents WHERE custom_id = ? AND namespace_id IN (SELECT value FROM json_each(?)) ORDER BY rowid",
+  ).all(idOrCustomId, JSON.stringify(namespaceIds)) as unknown as DocumentRow[];
 }
 
 /** A document of the namespace by service id or caller id (a service id wins a tie). */
 export function findDocument(db: Db, namespaceId: string, idOrCustomId: string): DocumentRow | undefined {
-  return db
-    .prepare(
-      `SELECT * FROM documents WHERE namespace_id = ? AND (id = ? OR custom_id = ?)
+  return statement(
+    db,
+    `SELECT * FROM documents WHERE namespace_id = ? AND (id = ? OR custom_id = ?)
        ORDER BY id = ? DESC LIMIT 1`,
-    )
-    .get(namespaceId, idOrCustomId, idOrCustomId, idOrCustomId) as DocumentRow | undefined;
+  ).get(namespaceId, idOrCustomId, idOrCustomId, idOrCustomId) as DocumentRow | undefined;
 }
 
 export function getDocumentRow(db: Db, id: string): DocumentRow | undefined {
-  return db.prepare("SELECT * FROM documents WHERE id = ?").get(id) as DocumentRow | undefined;
+  return statement(db, "SELECT * FROM documents WHERE id = ?").get(id) as DocumentRow | undefined;
 }
 
 export function toDocument(d: DocumentRow, extra?: { chunks?: Chunk[]; memories?: Memory[] }): Document {
@@ -317,9 +319,9 @@ export function toChunk(c: ChunkRow, metadata: Metadata): Chunk {
 
 export function chunksOfDocument(db: Db, doc: DocumentRow): Chunk[] {
   const metadata = parseJson<Metadata>(doc.metadata, {});
-  const rows = db
-    .prepare("SELECT * FROM chunks WHERE document_id = ? ORDER BY position")
-    .all(doc.id) as unknown as ChunkRow[];
+  const rows = statement(db, "SELECT * FROM chunks WHERE document_id = ? ORDER BY position").all(
+    doc.id,
+  ) as unknown as ChunkRow[];
   return rows.map((r) => toChunk(r, metadata));
 }
 
@@ -335,10 +337,12 @@ export function listDocuments(
   const scope = inNamespaces("d.namespace_id", namespaceId);
   const from = `FROM documents d WHERE ${scope.sql} AND ${f.sql}`;
   const params = [scope.param, ...f.params];
-  const total = (db.prepare(`SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
-  const rows = db
-    .prepare(`SELECT d.* ${from} ORDER BY ${orderBy("d", page)} LIMIT ? OFFSET ?`)
-    .all(...params, page.limit, (page.page - 1) * page.limit) as unknown as DocumentRow[];
+  const total = (statement(db, `SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
+  const rows = statement(db, `SELECT d.* ${from} ORDER BY ${orderBy("d", page)} LIMIT ? OFFSET ?`).all(
+    ...params,
+    page.limit,
+    (page.page - 1) * page.limit,
+  ) as unknown as DocumentRow[];
   return { items: rows.map((r) => toDocument(r)), total };
 }
 
@@ -353,13 +357,12 @@ export function listChunks(
   const from = `FROM chunks c JOIN documents d ON d.id = c.document_id
     WHERE c.namespace_id = ? AND d.status = 'done' AND ${f.sql}`;
   const params = [namespaceId, ...f.params];
-  const total = (db.prepare(`SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
+  const total = (statement(db, `SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
   // Chunks have no updated_at: they are replaced, never changed.
-  const rows = db
-    .prepare(
-      `SELECT c.*, d.metadata AS document_metadata ${from} ORDER BY ${orderBy("c", page, false)} LIMIT ? OFFSET ?`,
-    )
-    .all(...params, page.limit, (page.page - 1) * page.limit) as unknown as (ChunkRow & {
+  const rows = statement(
+    db,
+    `SELECT c.*, d.metadata AS document_metadata ${from} ORDER BY ${orderBy("c", page, false)} LIMIT ? OFFSET ?`,
+  ).all(...params, page.limit, (page.page - 1) * page.limit) as unknown as (ChunkRow & {
     document_metadata: string;
   })[];
   return { items: rows.map((r) => toChunk(r, parseJson<Metadata>(r.document_metadata, {}))), total };
@@ -383,12 +386,13 @@ export function deleteDocuments(
         errors.push({ id, error: "document not found" });
         continue;
       }
-      db.prepare(
+      statement(
+        db,
         `DELETE FROM memories WHERE namespace_id = ?
            AND (document_id = ? OR id IN (SELECT memory_id FROM memory_sources WHERE document_id = ?))
            AND NOT EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = memories.id AND s.document_id != ?)`,
       ).run(namespaceId, doc.id, doc.id, doc.id);
-      db.prepare("DELETE FROM documents WHERE id = ?").run(doc.id);
+      statement(db, "DELETE FROM documents WHERE id = ?").run(doc.id);
       count++;
     }
     return { count, errors };
@@ -446,23 +450,23 @@ export function setDocumentStatus(
   error: string | null = null,
 ): boolean {
   const extra = status === "failed" ? ", dreaming_status = 'done'" : "";
-  const r = db
-    .prepare(
-      `UPDATE documents SET status = ?, error = ?, updated_at = ?${extra} WHERE id = ? AND generation = ?`,
-    )
-    .run(status, error, now(), id, generation);
+  const r = statement(
+    db,
+    `UPDATE documents SET status = ?, error = ?, updated_at = ?${extra} WHERE id = ? AND generation = ?`,
+  ).run(status, error, now(), id, generation);
   return r.changes > 0;
 }
 
 export function setDreamingStatus(db: Db, ids: readonly string[], status: "dreaming" | "done"): void {
-  db.prepare(
+  statement(
+    db,
     "UPDATE documents SET dreaming_status = ?, updated_at = ? WHERE id IN (SELECT value FROM json_each(?))",
   ).run(status, now(), JSON.stringify(ids));
 }
 
 /** How much of the document's text its stored memories were drawn from (see DocumentRow.dreamed_chars). */
 export function setDreamedChars(db: Db, id: string, chars: number | null): void {
-  db.prepare("UPDATE documents SET dreamed_chars = ? WHERE id = ?").run(chars, id);
+  statement(db, "UPDATE documents SET dreamed_chars = ? WHERE id = ?").run(chars, id);
 }
 
 /**
@@ -470,7 +474,7 @@ export function setDreamedChars(db: Db, id: string, chars: number | null): void 
  * its `error`, so that a reader knows why some of its text gave no memories.
  */
 export function noteDocument(db: Db, id: string, note: string): void {
-  db.prepare("UPDATE documents SET error = ?, updated_at = ? WHERE id = ?").run(note, now(), id);
+  statement(db, "UPDATE documents SET error = ?, updated_at = ? WHERE id = ?").run(note, now(), id);
 }
 
 export interface IndexedDocument {
@@ -522,14 +526,13 @@ const sameText = (stored: StoredChunk | undefined, c: NewChunk): stored is Store
 
 /** The document's stored chunks by position, each saying whether it holds a vector of `model`. */
 function storedChunks(db: Db, documentId: string, model: string | null): Map<number, StoredChunk> {
-  const rows = db
-    .prepare(
-      `SELECT c.rowid, c.position, c.content, c.start_offset, c.end_offset, c.type, c.label, c.speaker, c.context,
+  const rows = statement(
+    db,
+    `SELECT c.rowid, c.position, c.content, c.start_offset, c.end_offset, c.type, c.label, c.speaker, c.context,
          v.chunk_rowid IS NOT NULL AS has_vector
        FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_rowid = c.rowid AND v.model = ?
        WHERE c.document_id = ?`,
-    )
-    .all(model, documentId) as unknown as StoredChunk[];
+  ).all(model, documentId) as unknown as StoredChunk[];
   return new Map(rows.map((r) => [r.position, r]));
 }
 
@@ -559,7 +562,7 @@ export function chunksToEmbed(
  */
 export function indexDocument(db: Db, id: string, generation: number, ix: IndexedDocument): boolean {
   return transaction(db, () => {
-    const doc = db.prepare("SELECT namespace_id, generation FROM documents WHERE id = ?").get(id) as
+    const doc = statement(db, "SELECT namespace_id, generation FROM documents WHERE id = ?").get(id) as
       | { namespace_id: string; generation: number }
       | undefined;
     if (!doc || doc.generation !== generation) return false;
@@ -572,21 +575,24 @@ export function indexDocument(db: Db, id: string, generation: number, ix: Indexe
     }
     const dropped = [...stored.values()].filter((r) => kept.get(r.position) !== r).map((r) => r.rowid);
     if (dropped.length) {
-      db.prepare("DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))").run(
+      statement(db, "DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))").run(
         JSON.stringify(dropped),
       );
     }
     const t = now();
-    const insert = db.prepare(
+    const insert = statement(
+      db,
       `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, label,
          speaker, context, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid`,
     );
     // Only a changed value is written: an update re-indexes the chunk for search.
-    const update = db.prepare(
+    const update = statement(
+      db,
       "UPDATE chunks SET type = ?, label = ?, speaker = ?, context = ? WHERE rowid = ?",
     );
-    const putVector = db.prepare(
+    const putVector = statement(
+      db,
       "INSERT OR REPLACE INTO chunk_vectors (chunk_rowid, model, embedding) VALUES (?, ?, ?)",
     );
     ix.chunks.forEach((c, i) => {
@@ -627,7 +633,8 @@ export function indexDocument(db: Db, id: string, generation: number, ix: Indexe
       }
     });
     // An uploaded file's document shows the file's text as its content (its bytes stay in document_files).
-    db.prepare(
+    statement(
+      db,
       `UPDATE documents SET text = ?, format = ?, title = COALESCE(?, title), type = ?, url = ?, status = 'done',
          error = NULL, updated_at = ?,
          content = CASE WHEN EXISTS (SELECT 1 FROM document_files WHERE document_id = documents.id) THEN ?1 ELSE content END
@@ -650,12 +657,11 @@ export function appendToDocument(
   doc: NewDocument & { customId: string },
 ): { id: string; status: DocumentStatus; lines: number } {
   return transaction(db, () => {
-    const existing = db
-      .prepare(
-        `SELECT content, length(content) - length(replace(content, char(10), '')) + 1 AS lines
+    const existing = statement(
+      db,
+      `SELECT content, length(content) - length(replace(content, char(10), '')) + 1 AS lines
          FROM documents WHERE namespace_id = ? AND custom_id = ?`,
-      )
-      .get(ns.id, doc.customId) as { content: string; lines: number } | undefined;
+    ).get(ns.id, doc.customId) as { content: string; lines: number } | undefined;
     const added = doc.content.trim();
     const content = existing ? `${existing.content.trimEnd()}\n${added}` : added;
     const addedLines = added.split("\n").length;

@@ -40,21 +40,20 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export function enqueueJob(db: Db, job: NewJob): number {
   const t = now();
-  const r = db
-    .prepare(
-      `INSERT INTO jobs (kind, document_id, namespace_id, payload, max_attempts, run_after, created_at, updated_at)
+  const r = statement(
+    db,
+    `INSERT INTO jobs (kind, document_id, namespace_id, payload, max_attempts, run_after, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      job.kind,
-      job.documentId ?? null,
-      job.namespaceId ?? null,
-      JSON.stringify(job.payload ?? {}),
-      job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      t,
-      t,
-      t,
-    );
+  ).run(
+    job.kind,
+    job.documentId ?? null,
+    job.namespaceId ?? null,
+    JSON.stringify(job.payload ?? {}),
+    job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    t,
+    t,
+    t,
+  );
   return Number(r.lastInsertRowid);
 }
 
@@ -64,15 +63,14 @@ export function enqueueJob(db: Db, job: NewJob): number {
  */
 export function enqueueDocumentJob(db: Db, documentId: string, namespaceId: string, payload: unknown): void {
   const t = now();
-  db.prepare("DELETE FROM jobs WHERE kind = 'document' AND document_id = ? AND state = 'failed'").run(
+  statement(db, "DELETE FROM jobs WHERE kind = 'document' AND document_id = ? AND state = 'failed'").run(
     documentId,
   );
-  const updated = db
-    .prepare(
-      `UPDATE jobs SET payload = ?, attempts = 0, run_after = ?, error = NULL, updated_at = ?
+  const updated = statement(
+    db,
+    `UPDATE jobs SET payload = ?, attempts = 0, run_after = ?, error = NULL, updated_at = ?
        WHERE kind = 'document' AND document_id = ? AND state = 'queued'`,
-    )
-    .run(JSON.stringify(payload), t, t, documentId);
+  ).run(JSON.stringify(payload), t, t, documentId);
   if (!updated.changes) enqueueJob(db, { kind: "document", documentId, namespaceId, payload });
 }
 
@@ -120,35 +118,35 @@ export function claimJob(
     ).get(iso(t), kindList, JSON.stringify(onePerNamespace)) as { id: number } | undefined;
     const expired = queued
       ? undefined
-      : (db
-          .prepare(
-            `SELECT id FROM jobs WHERE state = 'running' AND lease_until < ?
+      : (statement(
+          db,
+          `SELECT id FROM jobs WHERE state = 'running' AND lease_until < ?
                AND kind IN (SELECT value FROM json_each(?)) ORDER BY lease_until LIMIT 1`,
-          )
-          .get(iso(t), kindList) as { id: number } | undefined);
+        ).get(iso(t), kindList) as { id: number } | undefined);
     const ready = queued ?? expired;
     if (!ready) return undefined;
-    const job = db
-      .prepare(
-        `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
+    const job = statement(
+      db,
+      `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
          WHERE id = ? RETURNING *`,
-      )
-      .get(owner, iso(t + leaseMs), iso(t), ready.id) as JobRow | undefined;
+    ).get(owner, iso(t + leaseMs), iso(t), ready.id) as JobRow | undefined;
     return job && expired ? { ...job, reclaimed: true } : job;
   });
 }
 
 /** Extends the lease; false when the job is no longer ours (expired and claimed elsewhere, or gone). */
 export function renewLease(db: Db, id: number, owner: string, leaseMs: number): boolean {
-  const r = db
-    .prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND state = 'running'")
-    .run(iso(Date.now() + leaseMs), id, owner);
+  const r = statement(
+    db,
+    "UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND state = 'running'",
+  ).run(iso(Date.now() + leaseMs), id, owner);
   return r.changes > 0;
 }
 
 /** Gives a job back untouched (its worker is shutting down): claimable at once, the attempt not counted. */
 export function releaseJob(db: Db, id: number, owner: string): void {
-  db.prepare(
+  statement(
+    db,
     `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1),
        updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
   ).run(now(), id, owner);
@@ -159,14 +157,15 @@ export function releaseJob(db: Db, id: number, owner: string): void {
  * itself (a full disk) that another attempt cannot fix sooner, and must not use up its retries.
  */
 export function deferJob(db: Db, id: number, owner: string, message: string, delayMs: number): void {
-  db.prepare(
+  statement(
+    db,
     `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1),
        error = ?, run_after = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
   ).run(message, iso(Date.now() + delayMs), now(), id, owner);
 }
 
 export function completeJob(db: Db, id: number, owner: string): void {
-  db.prepare("DELETE FROM jobs WHERE id = ? AND lease_owner = ?").run(id, owner);
+  statement(db, "DELETE FROM jobs WHERE id = ? AND lease_owner = ?").run(id, owner);
 }
 
 /**
@@ -182,7 +181,8 @@ export function failJob(
 ): "retry" | "failed" {
   const retry = retryable && job.attempts < job.max_attempts;
   const backoff = Math.min(60_000, 1000 * 2 ** Math.max(0, job.attempts - 1));
-  db.prepare(
+  statement(
+    db,
     `UPDATE jobs SET state = ?, error = ?, run_after = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
      WHERE id = ? AND lease_owner = ?`,
   ).run(retry ? "queued" : "failed", message, iso(Date.now() + backoff), now(), job.id, owner);
@@ -191,7 +191,7 @@ export function failJob(
 
 /** Counts of jobs per state (diagnostics, tests, bench). */
 export function jobCounts(db: Db): Record<string, number> {
-  const rows = db.prepare("SELECT state, count(*) AS n FROM jobs GROUP BY state").all() as {
+  const rows = statement(db, "SELECT state, count(*) AS n FROM jobs GROUP BY state").all() as {
     state: string;
     n: number;
   }[];

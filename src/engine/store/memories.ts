@@ -110,22 +110,23 @@ export function listMemories(
   const from = `FROM memories m LEFT JOIN documents d ON d.id = m.document_id
     WHERE ${scope.sql} AND ${live} AND ${f.sql}`;
   const params = [scope.param, ...liveParams, ...f.params];
-  const total = (db.prepare(`SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
-  const rows = db
-    .prepare(`SELECT ${M_ROW} ${from} ORDER BY ${orderBy("m", page)} LIMIT ? OFFSET ?`)
-    .all(...params, page.limit, (page.page - 1) * page.limit) as unknown as MemoryRow[];
+  const total = (statement(db, `SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
+  const rows = statement(db, `SELECT ${M_ROW} ${from} ORDER BY ${orderBy("m", page)} LIMIT ? OFFSET ?`).all(
+    ...params,
+    page.limit,
+    (page.page - 1) * page.limit,
+  ) as unknown as MemoryRow[];
   return { items: rows.map(toMemory), total };
 }
 
 /** Memories that came from a document (its sources, or its latest source). */
 export function memoriesOfDocument(db: Db, documentId: string): Memory[] {
-  const rows = db
-    .prepare(
-      `SELECT ${M_ROW} FROM memories m WHERE m.document_id = ?
+  const rows = statement(
+    db,
+    `SELECT ${M_ROW} FROM memories m WHERE m.document_id = ?
          OR m.id IN (SELECT memory_id FROM memory_sources WHERE document_id = ?)
        ORDER BY m.created_at, m.rowid`,
-    )
-    .all(documentId, documentId) as unknown as MemoryRow[];
+  ).all(documentId, documentId) as unknown as MemoryRow[];
   return rows.map(toMemory);
 }
 

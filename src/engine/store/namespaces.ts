@@ -17,9 +17,10 @@ export interface NamespaceRow {
 }
 
 export function findNamespace(db: Db, organizationId: string, name: string): NamespaceRow | undefined {
-  return db
-    .prepare("SELECT * FROM namespaces WHERE organization_id = ? AND name = ?")
-    .get(organizationId, name) as NamespaceRow | undefined;
+  return statement(db, "SELECT * FROM namespaces WHERE organization_id = ? AND name = ?").get(
+    organizationId,
+    name,
+  ) as NamespaceRow | undefined;
 }
 
 export function getNamespace(db: Db, id: string): NamespaceRow | undefined {
@@ -31,7 +32,8 @@ export function ensureNamespace(db: Db, organizationId: string, name: string): N
   const existing = findNamespace(db, organizationId, name);
   if (existing) return existing;
   const t = now();
-  db.prepare(
+  statement(
+    db,
     `INSERT INTO namespaces (id, organization_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(organization_id, name) DO NOTHING`,
   ).run(newId("ns"), organizationId, name, t, t);
@@ -43,12 +45,11 @@ export function ensureNamespace(db: Db, organizationId: string, name: string): N
  * Memories whose forget_after has passed leave the count when read, through a partial index.
  */
 const counts = (db: Db, row: NamespaceRow) => {
-  const expired = db
-    .prepare(
-      `SELECT count(*) AS n FROM memories
+  const expired = statement(
+    db,
+    `SELECT count(*) AS n FROM memories
        WHERE namespace_id = ? AND forget_after IS NOT NULL AND forget_after <= ? AND is_latest = 1 AND is_forgotten = 0`,
-    )
-    .get(row.id, new Date().toISOString()) as { n: number };
+  ).get(row.id, new Date().toISOString()) as { n: number };
   return { documentCount: row.document_count, memoryCount: row.memory_count - expired.n };
 };
 
@@ -85,13 +86,16 @@ export function listNamespaces(
   const filter = allowed ? `AND name IN (SELECT value FROM json_each(?))` : "";
   const args = allowed ? [organizationId, JSON.stringify(allowed)] : [organizationId];
   const total = (
-    db.prepare(`SELECT count(*) AS n FROM namespaces WHERE organization_id = ? ${filter}`).get(...args) as {
+    statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = ? ${filter}`).get(
+      ...args,
+    ) as {
       n: number;
     }
   ).n;
-  const rows = db
-    .prepare(`SELECT * FROM namespaces WHERE organization_id = ? ${filter} ORDER BY name LIMIT ? OFFSET ?`)
-    .all(...args, limit, (page - 1) * limit) as unknown as NamespaceRow[];
+  const rows = statement(
+    db,
+    `SELECT * FROM namespaces WHERE organization_id = ? ${filter} ORDER BY name LIMIT ? OFFSET ?`,
+  ).all(...args, limit, (page - 1) * limit) as unknown as NamespaceRow[];
   return {
     namespaces: rows.map((r) => ({
       id: r.id,
@@ -124,27 +128,26 @@ export function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string): void
     if (moveTo && moveTo !== ns.name) {
       const target = ensureNamespace(db, ns.organization_id, moveTo);
       // Replaced target documents go as a delete does: with the memories only they were the source of.
-      const replaced = db
-        .prepare(
-          `SELECT id FROM documents WHERE namespace_id = ? AND custom_id IN
+      const replaced = statement(
+        db,
+        `SELECT id FROM documents WHERE namespace_id = ? AND custom_id IN
              (SELECT custom_id FROM documents WHERE namespace_id = ? AND custom_id IS NOT NULL)`,
-        )
-        .all(target.id, ns.id) as { id: string }[];
+      ).all(target.id, ns.id) as { id: string }[];
       deleteDocuments(
         db,
         target.id,
         replaced.map((d) => d.id),
       );
       for (const table of ["documents", "chunks", "memories", "jobs", "connectors"]) {
-        db.prepare(`UPDATE ${table} SET namespace_id = ? WHERE namespace_id = ?`).run(target.id, ns.id);
+        statement(db, `UPDATE ${table} SET namespace_id = ? WHERE namespace_id = ?`).run(target.id, ns.id);
       }
-      db.prepare(`UPDATE OR IGNORE profile_buckets SET namespace_id = ? WHERE namespace_id = ?`).run(
+      statement(db, `UPDATE OR IGNORE profile_buckets SET namespace_id = ? WHERE namespace_id = ?`).run(
         target.id,
         ns.id,
       );
-      db.prepare("UPDATE namespaces SET updated_at = ? WHERE id = ?").run(now(), target.id);
+      statement(db, "UPDATE namespaces SET updated_at = ? WHERE id = ?").run(now(), target.id);
     }
-    db.prepare("DELETE FROM namespaces WHERE id = ?").run(ns.id);
+    statement(db, "DELETE FROM namespaces WHERE id = ?").run(ns.id);
   });
 }
 
@@ -158,15 +161,14 @@ export function namespacesNamed(
   names: readonly string[] | null,
 ): NamespaceRow[] {
   if (names === null) {
-    return db
-      .prepare("SELECT * FROM namespaces WHERE organization_id = ? ORDER BY name")
-      .all(organizationId) as unknown as NamespaceRow[];
+    return statement(db, "SELECT * FROM namespaces WHERE organization_id = ? ORDER BY name").all(
+      organizationId,
+    ) as unknown as NamespaceRow[];
   }
-  return db
-    .prepare(
-      "SELECT * FROM namespaces WHERE organization_id = ? AND name IN (SELECT value FROM json_each(?)) ORDER BY name",
-    )
-    .all(organizationId, JSON.stringify(names)) as unknown as NamespaceRow[];
+  return statement(
+    db,
+    "SELECT * FROM namespaces WHERE organization_id = ? AND name IN (SELECT value FROM json_each(?)) ORDER BY name",
+  ).all(organizationId, JSON.stringify(names)) as unknown as NamespaceRow[];
 }
 
 /**

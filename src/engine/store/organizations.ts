@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ORGANIZATION_BUCKET_PREFERENCES } from "../../api/limits.js";
 import { BUSY_TIMEOUT_MS, type Db, newId, now, parseJson, sha256, transaction } from "./db.js";
+import { statement } from "./statements.js";
 
 /** The organization of the embedded engine and of keys created without --org. */
 export const LOCAL_ORGANIZATION = "local";
@@ -35,35 +36,37 @@ export interface Principal {
 }
 
 export function getOrganization(db: Db, id: string): OrganizationRow | undefined {
-  return db.prepare("SELECT * FROM organizations WHERE id = ?").get(id) as OrganizationRow | undefined;
+  return statement(db, "SELECT * FROM organizations WHERE id = ?").get(id) as OrganizationRow | undefined;
 }
 
 /** The organization named `name`, created (with its `preferences` bucket) when missing. */
 export function ensureOrganization(db: Db, name: string): OrganizationRow {
-  const existing = db.prepare("SELECT * FROM organizations WHERE name = ?").get(name) as
+  const existing = statement(db, "SELECT * FROM organizations WHERE name = ?").get(name) as
     | OrganizationRow
     | undefined;
   if (existing) return existing;
   return transaction(db, () => {
     const t = now();
     const id = newId("org");
-    const inserted = db
-      .prepare(
-        "INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
-      )
-      .run(id, name, t, t);
+    const inserted = statement(
+      db,
+      "INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
+    ).run(id, name, t, t);
     if (inserted.changes) {
-      db.prepare(
+      statement(
+        db,
         `INSERT INTO profile_buckets (organization_id, namespace_id, name, description, created_at, updated_at)
          VALUES (?, NULL, ?, ?, ?, ?)`,
       ).run(id, ORGANIZATION_BUCKET_PREFERENCES, PREFERENCES_DESCRIPTION, t, t);
     }
-    return db.prepare("SELECT * FROM organizations WHERE name = ?").get(name) as unknown as OrganizationRow;
+    return statement(db, "SELECT * FROM organizations WHERE name = ?").get(
+      name,
+    ) as unknown as OrganizationRow;
   });
 }
 
 export function setOrganizationalContext(db: Db, id: string, context: string | null): void {
-  db.prepare("UPDATE organizations SET organizational_context = ?, updated_at = ? WHERE id = ?").run(
+  statement(db, "UPDATE organizations SET organizational_context = ?, updated_at = ? WHERE id = ?").run(
     context,
     now(),
     id,
@@ -84,11 +87,12 @@ export const keyPrefix = (key: string) =>
  * A prefix is the whole key exactly when it hashes to the key's hash. Returns how many changed.
  */
 export function trimWholeKeyPrefixes(db: Db): number {
-  const rows = db
-    .prepare(`SELECT id, prefix, key_hash FROM api_keys WHERE length(prefix) <= ${KEY_PREFIX_LENGTH}`)
-    .all() as { id: string; prefix: string; key_hash: string }[];
+  const rows = statement(
+    db,
+    `SELECT id, prefix, key_hash FROM api_keys WHERE length(prefix) <= ${KEY_PREFIX_LENGTH}`,
+  ).all() as { id: string; prefix: string; key_hash: string }[];
   const whole = rows.filter((r) => sha256(r.prefix) === r.key_hash);
-  const update = db.prepare("UPDATE api_keys SET prefix = ? WHERE id = ?");
+  const update = statement(db, "UPDATE api_keys SET prefix = ? WHERE id = ?");
   for (const r of whole) update.run(keyPrefix(r.prefix), r.id);
   return whole.length;
 }
@@ -98,7 +102,7 @@ export function countNamespaces(db: Db, organizationId: string, allowed: string[
   const filter = allowed ? " AND name IN (SELECT value FROM json_each(?))" : "";
   const args = allowed ? [organizationId, JSON.stringify(allowed)] : [organizationId];
   return (
-    db.prepare(`SELECT count(*) AS n FROM namespaces WHERE organization_id = ?${filter}`).get(...args) as {
+    statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = ?${filter}`).get(...args) as {
       n: number;
     }
   ).n;
@@ -119,7 +123,8 @@ export function createKey(db: Db, organization: string, namespaces: string[] | n
 export function registerKey(db: Db, key: string, organization: string, namespaces: string[] | null = null) {
   if (key.length < 8) throw new Error("an API key must be at least 8 characters");
   const org = ensureOrganization(db, organization);
-  db.prepare(
+  statement(
+    db,
     `INSERT INTO api_keys (id, organization_id, key_hash, prefix, namespaces, created_at)
      VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT(key_hash) DO NOTHING`,
@@ -153,7 +158,7 @@ function recordUse(db: Db, keyId: string, at: string): void {
   if (Date.parse(at) - (tried.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
   db.exec("PRAGMA busy_timeout = 0");
   try {
-    db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, keyId);
+    statement(db, "UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, keyId);
     tried.delete(keyId);
   } catch {
     tried.set(keyId, Date.parse(at));
@@ -164,13 +169,12 @@ function recordUse(db: Db, keyId: string, at: string): void {
 
 /** The principal of a valid, unrevoked key; undefined for anything else. Records when it was used. */
 export function authenticate(db: Db, key: string): Principal | undefined {
-  const row = db
-    .prepare(
-      `SELECT k.id AS key_id, k.namespaces, k.last_used_at, o.* FROM api_keys k
+  const row = statement(
+    db,
+    `SELECT k.id AS key_id, k.namespaces, k.last_used_at, o.* FROM api_keys k
        JOIN organizations o ON o.id = k.organization_id
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
-    )
-    .get(sha256(key)) as
+  ).get(sha256(key)) as
     | (OrganizationRow & { key_id: string; namespaces: string | null; last_used_at: string | null })
     | undefined;
   if (!row) return undefined;
@@ -183,22 +187,20 @@ export function authenticate(db: Db, key: string): Principal | undefined {
 }
 
 export function listKeys(db: Db): ApiKeyRow[] {
-  return db
-    .prepare(
-      `SELECT k.id, k.organization_id, o.name AS organization, k.prefix, k.namespaces, k.created_at,
+  return statement(
+    db,
+    `SELECT k.id, k.organization_id, o.name AS organization, k.prefix, k.namespaces, k.created_at,
               k.last_used_at, k.revoked_at
        FROM api_keys k JOIN organizations o ON o.id = k.organization_id ORDER BY k.created_at`,
-    )
-    .all() as unknown as ApiKeyRow[];
+  ).all() as unknown as ApiKeyRow[];
 }
 
 export function countKeys(db: Db, organization: string): number {
-  const row = db
-    .prepare(
-      `SELECT count(*) AS n FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+  const row = statement(
+    db,
+    `SELECT count(*) AS n FROM api_keys k JOIN organizations o ON o.id = k.organization_id
        WHERE o.name = ? AND k.revoked_at IS NULL`,
-    )
-    .get(organization) as { n: number };
+  ).get(organization) as { n: number };
   return row.n;
 }
 
@@ -207,17 +209,18 @@ export function countKeys(db: Db, organization: string): number {
  * prefix; throws when nothing or more than one key matches.
  */
 export function revokeKey(db: Db, prefixOrKey: string): string {
-  const byHash = db.prepare("SELECT id, prefix FROM api_keys WHERE key_hash = ?").get(sha256(prefixOrKey)) as
-    | { id: string; prefix: string }
-    | undefined;
+  const byHash = statement(db, "SELECT id, prefix FROM api_keys WHERE key_hash = ?").get(
+    sha256(prefixOrKey),
+  ) as { id: string; prefix: string } | undefined;
   const matches = byHash
     ? [byHash]
-    : (db
-        .prepare("SELECT id, prefix FROM api_keys WHERE revoked_at IS NULL AND substr(prefix, 1, ?) = ?")
-        .all(prefixOrKey.length, prefixOrKey) as { id: string; prefix: string }[]);
+    : (statement(
+        db,
+        "SELECT id, prefix FROM api_keys WHERE revoked_at IS NULL AND substr(prefix, 1, ?) = ?",
+      ).all(prefixOrKey.length, prefixOrKey) as { id: string; prefix: string }[]);
   if (matches.length === 0) throw new Error(`no active key matches '${prefixOrKey}'`);
   if (matches.length > 1) throw new Error(`'${prefixOrKey}' matches ${matches.length} keys; give more of it`);
   const m = matches[0]!;
-  db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(now(), m.id);
+  statement(db, "UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(now(), m.id);
   return m.prefix;
 }

@@ -36,13 +36,12 @@ export function effectiveBuckets(
   organizationId: string,
   namespaceId: string | null,
 ): BucketDefinition[] {
-  const rows = db
-    .prepare(
-      `SELECT name, description, namespace_id IS NULL AS org FROM profile_buckets
+  const rows = statement(
+    db,
+    `SELECT name, description, namespace_id IS NULL AS org FROM profile_buckets
        WHERE organization_id = ? AND (namespace_id IS NULL OR namespace_id = ?)
        ORDER BY name, org DESC`,
-    )
-    .all(organizationId, namespaceId) as { name: string; description: string; org: number }[];
+  ).all(organizationId, namespaceId) as { name: string; description: string; org: number }[];
   const out = new Map<string, BucketDefinition>();
   for (const r of rows) {
     if (!out.has(r.name)) {
@@ -60,9 +59,10 @@ export const bucketMap = (buckets: readonly BucketDefinition[]): Record<string, 
   Object.fromEntries(buckets.map((b) => [b.name, b.description]));
 
 function organizationBucketNames(db: Db, organizationId: string): Set<string> {
-  const rows = db
-    .prepare("SELECT name FROM profile_buckets WHERE organization_id = ? AND namespace_id IS NULL")
-    .all(organizationId) as { name: string }[];
+  const rows = statement(
+    db,
+    "SELECT name FROM profile_buckets WHERE organization_id = ? AND namespace_id IS NULL",
+  ).all(organizationId) as { name: string }[];
   return new Set(rows.map((r) => r.name));
 }
 
@@ -81,7 +81,8 @@ export function putBuckets(
     const clash = Object.keys(buckets).find((n) => owned.has(n));
     if (clash !== undefined) throw new OrganizationBucketError(clash);
     const t = now();
-    const upsert = db.prepare(
+    const upsert = statement(
+      db,
       `INSERT INTO profile_buckets (organization_id, namespace_id, name, description, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT(namespace_id, name) WHERE namespace_id IS NOT NULL
@@ -108,7 +109,8 @@ export function deleteBuckets(
     const clash = names.find((n) => owned.has(n));
     if (clash !== undefined) throw new OrganizationBucketError(clash);
     if (!namespaceId) return;
-    db.prepare(
+    statement(
+      db,
       "DELETE FROM profile_buckets WHERE namespace_id = ? AND name IN (SELECT value FROM json_each(?))",
     ).run(namespaceId, JSON.stringify(names));
   });

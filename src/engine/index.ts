@@ -97,33 +97,34 @@ export const DEFAULT_WORKERS = 2;
 export const DEFAULT_JOB_LEASE_MS = 30_000;
 
 export async function openEngine(opts: EngineOptions): Promise<Engine> {
-  const db = openDatabase(opts.dataDir);
   const log = opts.log ?? ((m: string) => process.stderr.write(`memctx: ${m}\n`));
+  const leaseMs = opts.jobLeaseMs ?? (Number(process.env.MEMCTX_JOB_LEASE_MS) || DEFAULT_JOB_LEASE_MS);
+  const loops = opts.workers ?? DEFAULT_WORKERS;
+  const custom =
+    opts.extractor !== undefined || opts.dreamer !== undefined || (opts.embedder ?? null) !== null;
+  const allowPrivateNetwork = opts.allowPrivateNetwork ?? allowPrivateNetworkFromEnv();
+  const threaded = (opts.threads ?? process.env.MEMCTX_THREADS !== "0") && !custom && loops > 0;
+  // Processing in this thread writes the search index here: its connection is sized for that.
+  const db = openDatabase(opts.dataDir, { cache: threaded || loops === 0 ? "reads" : "writes" });
   if (opts.apiKey) registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
   // Connectors written by a memctx that stored their secrets in plain text: sealed now.
   transaction(db, () => {
     sealPlaintextSecrets(db);
     trimWholeKeyPrefixes(db);
   });
-  const leaseMs = opts.jobLeaseMs ?? (Number(process.env.MEMCTX_JOB_LEASE_MS) || DEFAULT_JOB_LEASE_MS);
-  const loops = opts.workers ?? DEFAULT_WORKERS;
-  const custom =
-    opts.extractor !== undefined || opts.dreamer !== undefined || (opts.embedder ?? null) !== null;
-  const allowPrivateNetwork = opts.allowPrivateNetwork ?? allowPrivateNetworkFromEnv();
-  const threads =
-    (opts.threads ?? process.env.MEMCTX_THREADS !== "0") && !custom && loops > 0
-      ? new ProcessingThreads(
-          {
-            dataDir: opts.dataDir,
-            leaseMs,
-            diskFullRetryMs: opts.diskFullRetryMs,
-            allowPrivateNetwork,
-            embedder: opts.embedder === null ? "none" : "env",
-            writeLock: writeLockOf(db),
-          },
-          log,
-        )
-      : null;
+  const threads = threaded
+    ? new ProcessingThreads(
+        {
+          dataDir: opts.dataDir,
+          leaseMs,
+          diskFullRetryMs: opts.diskFullRetryMs,
+          allowPrivateNetwork,
+          embedder: opts.embedder === null ? "none" : "env",
+          writeLock: writeLockOf(db),
+        },
+        log,
+      )
+    : null;
   const queue = new JobQueue(db, threads ? () => threads.wake() : undefined);
   const workers = new WorkerPool({
     db,

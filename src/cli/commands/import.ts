@@ -31,7 +31,8 @@ Options:
     const { openDatabase } = await import("../../engine/store/db.js");
     const { ImportError, importData } = await import("../../engine/export.js");
     const { LOCAL_ORGANIZATION } = await import("../../engine/store/organizations.js");
-    const db = openDatabase(dataDir);
+    // An import writes the search index of everything it brings: a cache sized for writing.
+    const db = openDatabase(dataDir, { cache: "writes" });
     try {
       await importData(db, file === "-" ? process.stdin : createReadStream(file), {
         organization: LOCAL_ORGANIZATION,

@@ -18,6 +18,7 @@ export const PROFILE_DYNAMIC_MAX = 20;
 export const PROFILE_BUCKET_MAX = 20;
 /** Memories holding a bucket's words that are classified, at most. */
 const BUCKET_CANDIDATES = 500;
+const STEM_SLICE = 50;
 
 /** A profile request narrowed to a bucket the namespace does not have (the route answers 400). */
 export class UnknownBucketError extends Error {
@@ -136,14 +137,19 @@ function bucketMemories(db: Db, scope: ProfileScope, bucket: BucketDefinition): 
     [...strongTerms, ...described].flatMap((t) => t.stems),
     BUCKET_CANDIDATES,
   );
-  const stems = stemTexts(rows.map((r) => r.memory));
   const out: Ref[] = [];
-  rows.forEach((r, i) => {
-    if (out.length >= PROFILE_BUCKET_MAX) return;
-    const held = new Set(stems[i] ?? []);
-    const strongHit = [...strong].some((s) => held.has(s));
-    const weakHits = [...weak].filter((s) => held.has(s)).length;
-    if (strongHit || weakHits >= needed) out.push({ id: r.id, memory: r.memory });
-  });
+  // Candidates come best first and most are kept: they are tokenized a slice at a time, until
+  // the bucket is full, not all 500 for 20.
+  for (let at = 0; at < rows.length && out.length < PROFILE_BUCKET_MAX; at += STEM_SLICE) {
+    const slice = rows.slice(at, at + STEM_SLICE);
+    const stems = stemTexts(slice.map((r) => r.memory));
+    slice.forEach((r, i) => {
+      if (out.length >= PROFILE_BUCKET_MAX) return;
+      const held = new Set(stems[i] ?? []);
+      const strongHit = [...strong].some((s) => held.has(s));
+      const weakHits = [...weak].filter((s) => held.has(s)).length;
+      if (strongHit || weakHits >= needed) out.push({ id: r.id, memory: r.memory });
+    });
+  }
   return out;
 }

@@ -476,6 +476,13 @@ export const migrations: readonly string[] = [
     bytes       BLOB NOT NULL
   );
   `,
+  // 9: a profile's static and dynamic sections are its newest live memories of each kind: read
+  // from an index of exactly those, not by walking the namespace's memories until enough of the
+  // kind turn up (a namespace without static memories was walked whole on every profile).
+  `
+  CREATE INDEX memories_profile ON memories(namespace_id, is_static, created_at)
+    WHERE is_latest = 1 AND is_forgotten = 0;
+  `,
 ];
 
 /**

@@ -238,9 +238,11 @@ const PERSON_NOUNS = new Set([
 /**
  * The last person a sentence names, who a later "she" or "he" most likely is: a name after a
  * person noun ("my sister Alice"), a name that is the subject of a verb ("Alice moved"), or one of
- * the conversation's other people. Places and things are rarely either.
+ * the conversation's other people. Places and things are rarely either. A capitalised word that
+ * opens the sentence counts only when the text also writes it capitalised elsewhere (`named`):
+ * "Pets look cute" is not about someone called Pets.
  */
-function lastPersonIn(tokens: Token[], people: Set<string>, self: string): string | null {
+function lastPersonIn(tokens: Token[], people: Set<string>, self: string, named: Set<string>): string | null {
   let found: string | null = null;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -254,8 +256,10 @@ function lastPersonIn(tokens: Token[], people: Set<string>, self: string): strin
     const before = tokens[i - 1]?.lemma ?? "";
     const after = tokens[j + 1];
     const lower = name.toLowerCase();
+    const aName = !opensWith(tokens, i) || named.has(t.value) || people.has(lower);
     if (
       lower !== self &&
+      aName &&
       (people.has(lower) || PERSON_NOUNS.has(before) || after?.pos === "VERB" || after?.pos === "AUX")
     )
       found = name;
@@ -263,6 +267,9 @@ function lastPersonIn(tokens: Token[], people: Set<string>, self: string): strin
   }
   return found;
 }
+
+// A capitalised word after a lower-case word or a comma: written as a name, not as a sentence's first word.
+const NAMED = /(?<=[a-z0-9,;]['’]?\s+)[A-Z][a-z]+\b/g;
 
 function thirdPersonSingular(verb: string): string {
   if (/(s|sh|ch|x|z|o)$/i.test(verb)) return `${verb}es`;
@@ -529,6 +536,7 @@ export function extractFacts(
   const peopleKeys = new Set(speakerNames);
   // The person named last, who a later "she" or "he" is (across turns: the reply often goes on about them).
   let lastPerson: string | null = null;
+  const named = new Set(input.text.match(NAMED) ?? []);
   const dated = (list: DateSpan[]) =>
     list.filter((sp): sp is DateSpan & { date: string } => sp.date !== null);
   const undatedSuffix = (memory: string, isStatic: boolean) =>
@@ -575,9 +583,17 @@ export function extractFacts(
     for (const sentence of analyse(said)) {
       const tokens = retagOpening(sentence.tokens, names);
       const pronoun = tokens.findIndex((t) => t.lower === "she" || t.lower === "he" || t.lower === "his");
+      // "She" and "he" are never the speaker ("I") and, between two people, never the listener
+      // ("you"): a person named before who is either stays unresolved.
+      const candidate =
+        pronoun < 0 ? null : (lastPersonIn(tokens.slice(0, pronoun), peopleKeys, selfKey, named) ?? lastPerson);
       const referent =
-        pronoun < 0 ? null : (lastPersonIn(tokens.slice(0, pronoun), peopleKeys, selfKey) ?? lastPerson);
-      lastPerson = lastPersonIn(tokens, peopleKeys, selfKey) ?? lastPerson;
+        candidate === null ||
+        candidate.toLowerCase() === selfKey ||
+        (voices.other !== null && candidate.toLowerCase() === voices.other.toLowerCase())
+          ? null
+          : candidate;
+      lastPerson = lastPersonIn(tokens, peopleKeys, selfKey, named) ?? lastPerson;
       if (!carriesFact(tokens, speakerNames, context.keywords)) continue;
       const spans = ref
         ? resolveDates(sentence.text, ref).map((s) => ({

@@ -314,6 +314,29 @@ describe("offline extractor", () => {
       expect(find(facts, "Alice lives in Berlin now")).toMatchObject({ subject: "alice" });
     });
 
+    it("never reads she/he as the listener, nor a capitalised first word as a person", async () => {
+      const facts = await extract({
+        text: [
+          "Ravi: Lena, how is the new flat?",
+          "Lena: Great! My landlord is kind. She fixed the boiler in a day.",
+          "Ravi: Puppies are a lot of work. He chewed my shoes again.",
+        ].join("\n"),
+      });
+      // Between two people the listener is "you": "She" here is the landlord, not Ravi.
+      const boiler = find(facts, "fixed the boiler in a day");
+      expect(boiler.memory).not.toMatch(/Ravi/);
+      expect(boiler.subject).not.toBe("ravi");
+      // "Puppies" opens a sentence and is written nowhere else with a capital: not someone's name.
+      const shoes = find(facts, "chewed");
+      expect(shoes.memory).not.toMatch(/Puppies|Lena/);
+      expect(shoes.memory).toContain("Ravi's shoes");
+      // A name the text writes mid-sentence is still a referent when it opens a later sentence.
+      const named = await extract({
+        text: "Ravi: I walked with Tomas today. Tomas runs marathons. He trains at dawn.",
+      });
+      expect(find(named, "Tomas trains at dawn")).toMatchObject({ subject: "tomas" });
+    });
+
     it("keeps numbers as written", async () => {
       const facts = await extract({ text: "Ola: I ran a 5K in 31 minutes and I swim at least once a week." });
       expect(facts[0]?.memory).toContain("a 5K in 31 minutes");

@@ -586,7 +586,9 @@ export function extractFacts(
       // "She" and "he" are never the speaker ("I") and, between two people, never the listener
       // ("you"): a person named before who is either stays unresolved.
       const candidate =
-        pronoun < 0 ? null : (lastPersonIn(tokens.slice(0, pronoun), peopleKeys, selfKey, named) ?? lastPerson);
+        pronoun < 0
+          ? null
+          : (lastPersonIn(tokens.slice(0, pronoun), peopleKeys, selfKey, named) ?? lastPerson);
       const referent =
         candidate === null ||
         candidate.toLowerCase() === selfKey ||

@@ -504,6 +504,48 @@ function normalized(text: string): string {
     .trim();
 }
 
+// Finite verbs that are present tense although not the lemma ("are", "'m").
+const PRESENT_FORMS = new Set([
+  "am",
+  "are",
+  "'m",
+  "’m",
+  "'re",
+  "’re",
+  "'ve",
+  "’ve",
+  "'ll",
+  "’ll",
+  "ca",
+  "wo",
+]);
+
+/**
+ * Whether the sentence's first verb is in the past tense: "We celebrated", "It was", not "We are",
+ * "I've been", "I'm going" or "I will". The tagger gives no tense, so a form that differs from the
+ * lemma and is not an -ing or -s form stands for it.
+ */
+function finiteIsPast(tokens: Token[]): boolean {
+  const verb = tokens.find((t) => t.pos === "VERB" || t.pos === "AUX");
+  if (verb === undefined) return false;
+  const l = verb.lower;
+  return l !== verb.lemma && !/(ing|s)$/.test(l) && !PRESENT_FORMS.has(l) && !MODAL.test(l);
+}
+
+/**
+ * The last day or range before the document's day that the spans name, with its absolute wording
+ * ("13 August 2023"); null when they name none (a duration, "tomorrow", "next month").
+ */
+function pastDay(spans: DateSpan[], today: string): { date: string; said: string } | null {
+  for (let i = spans.length - 1; i >= 0; i--) {
+    const span = spans[i]!;
+    if (span.date === null || span.date >= today) continue;
+    const said = /\(([^()]+)\)\s*$/.exec(span.replacement)?.[1] ?? span.replacement;
+    return { date: span.date, said };
+  }
+  return null;
+}
+
 export interface OfflineOptions {
   /** Append the document date to dated-less event facts, so "when" questions find them (default true). */
   dateEvents?: boolean;
@@ -580,6 +622,8 @@ export function extractFacts(
     }
     const said = captions.length + media.length > 0 ? blank(turn.text, [...captions, ...media]) : turn.text;
 
+    // The past day this turn named last, which the sentences after it go on about.
+    let narrated: { date: string; said: string } | null = null;
     for (const sentence of analyse(said)) {
       const tokens = retagOpening(sentence.tokens, names);
       const pronoun = tokens.findIndex((t) => t.lower === "she" || t.lower === "he" || t.lower === "his");
@@ -604,6 +648,7 @@ export function extractFacts(
             end: s.end + sentence.start,
           }))
         : [];
+      if (spans.length > 0) narrated = ref === null ? null : pastDay(spans, isoOf(ref));
       const { text, namesPerson, proper, impliedSubject, referred } = rewrite(
         tokens,
         spans,
@@ -622,9 +667,15 @@ export function extractFacts(
           : `${self} said ${proper ? text[0] : text[0]!.toLowerCase()}${text.slice(1)}`;
       if (turn.speaker === null && !namesPerson && context.userName === null) memory = text;
       let eventDate = dated(spans)[0]?.date ?? null;
+      // "Last night was amazing! We celebrated her birthday.": a past-tense sentence without a date
+      // of its own goes on about the day the turn named just before.
+      const told = spans.length === 0 && narrated !== null && finiteIsPast(tokens) ? narrated : null;
       if (!kind.isStatic && ref !== null) {
         // A duration ("for three years now (since about 2020)") already says when.
-        if (eventDate === null && spans.length === 0) memory = undatedSuffix(memory, false);
+        if (told !== null) {
+          if (dateEvents) memory = `${memory.slice(0, -1)} (${told.said}).`;
+          eventDate = told.date;
+        } else if (eventDate === null && spans.length === 0) memory = undatedSuffix(memory, false);
         eventDate ??= isoOf(ref);
       }
       const key = normalized(memory);

@@ -337,6 +337,25 @@ describe("offline extractor", () => {
       expect(find(named, "Tomas trains at dawn")).toMatchObject({ subject: "tomas" });
     });
 
+    it("dates a past-tense sentence by the day its turn named just before", async () => {
+      const facts = await extract({
+        text: [
+          "Ines: Yesterday was wild! We repainted the whole boathouse. Now it looks brand new.",
+          "I am tired. We are going sailing next week.",
+          "Theo: I fixed my bike. Last week I went to Porto.",
+        ].join("\n"),
+        documentDate: "2024-03-14T09:00:00",
+      });
+      // The second sentence has no date of its own: it goes on about "yesterday".
+      expect(find(facts, "repainted the whole boathouse")).toMatchObject({ eventDate: "2024-03-13" });
+      expect(find(facts, "repainted the whole boathouse").memory).toContain("(13 March 2024)");
+      // Present and future sentences are about now, not about the day named before.
+      expect(find(facts, "looks brand new").eventDate).toBe("2024-03-14");
+      expect(find(facts, "going sailing").eventDate).not.toBe("2024-03-13");
+      // The day named in one turn does not carry into the next, nor backwards.
+      expect(find(facts, "Theo fixed").eventDate).toBe("2024-03-14");
+    });
+
     it("keeps numbers as written", async () => {
       const facts = await extract({ text: "Ola: I ran a 5K in 31 minutes and I swim at least once a week." });
       expect(facts[0]?.memory).toContain("a 5K in 31 minutes");

@@ -504,7 +504,7 @@ function normalized(text: string): string {
     .trim();
 }
 
-// Finite verbs that are present tense although not the lemma ("are", "'m").
+// Finite verbs that are present tense although not the lemma ("are"; contractions are left out too).
 const PRESENT_FORMS = new Set([
   "am",
   "are",
@@ -529,7 +529,8 @@ function finiteIsPast(tokens: Token[]): boolean {
   const verb = tokens.find((t) => t.pos === "VERB" || t.pos === "AUX");
   if (verb === undefined) return false;
   const l = verb.lower;
-  return l !== verb.lemma && !/(ing|s)$/.test(l) && !PRESENT_FORMS.has(l) && !MODAL.test(l);
+  if (l === "was") return true;
+  return l !== verb.lemma && !/(ing|s)$|^['’]/.test(l) && !PRESENT_FORMS.has(l) && !MODAL.test(l);
 }
 
 /**

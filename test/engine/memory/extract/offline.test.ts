@@ -340,7 +340,7 @@ describe("offline extractor", () => {
     it("dates a past-tense sentence by the day its turn named just before", async () => {
       const facts = await extract({
         text: [
-          "Ines: Yesterday was wild! We repainted the whole boathouse. Now it looks brand new.",
+          "Ines: Yesterday was wild! We repainted the whole boathouse. It was a long day for the crew. Now it looks brand new.",
           "I am tired. We are going sailing next week.",
           "Theo: I fixed my bike. Last week I went to Porto.",
         ].join("\n"),
@@ -349,6 +349,7 @@ describe("offline extractor", () => {
       // The second sentence has no date of its own: it goes on about "yesterday".
       expect(find(facts, "repainted the whole boathouse")).toMatchObject({ eventDate: "2024-03-13" });
       expect(find(facts, "repainted the whole boathouse").memory).toContain("(13 March 2024)");
+      expect(find(facts, "long day for the crew").eventDate).toBe("2024-03-13");
       // Present and future sentences are about now, not about the day named before.
       expect(find(facts, "looks brand new").eventDate).toBe("2024-03-14");
       expect(find(facts, "going sailing").eventDate).not.toBe("2024-03-13");

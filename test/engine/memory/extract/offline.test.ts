@@ -279,6 +279,28 @@ describe("offline extractor", () => {
       expect((await one("Kim: I see my aunt twice a year.")).memory).not.toMatch(/since/);
     });
 
+    it("counts weeks and weekends back from the document's day", async () => {
+      const camp = await one("Kim: We went camping two weekends ago.");
+      expect(camp.memory).toContain("two weekends ago (3-4 June 2023, two weekends before 14 June 2023)");
+      expect(camp.eventDate).toBe("2023-06-03");
+      expect((await one("Kim: I quit the choir the week before last.")).memory).toContain(
+        "the week before last (around 31 May 2023, two weeks before 14 June 2023)",
+      );
+      expect((await one("Kim: I met the new vet a few weeks ago.")).memory).toContain(
+        "a few weeks ago (around 24 May 2023, a few weeks before 14 June 2023)",
+      );
+      expect((await one("Kim: I sold the canoe the weekend before last.")).eventDate).toBe("2023-06-03");
+    });
+
+    it("reads a bare 'weekend' as both days, the one gone by unless the sentence plans ahead", async () => {
+      // A Thursday: the nearest Saturday is ahead, but a told weekend is the one gone by.
+      const quiet = await one("Kim: We had a quiet weekend at the lake.", "2023-06-15");
+      expect(quiet.memory).toContain("weekend (10-11 June 2023, the weekend before 15 June 2023)");
+      expect(quiet.eventDate).toBe("2023-06-10");
+      const plan = await one("Kim: I'm going to paint the shed over the weekend.", "2023-06-15");
+      expect(plan.memory).toContain("weekend (17-18 June 2023, the weekend after 15 June 2023)");
+    });
+
     it("reads 'the other day' and 'Tues', and leaves 'the sun' and 'sat' alone", async () => {
       expect((await one("Kim: The other day I fixed the boat engine.")).eventDate).toBe("2023-06-11");
       expect((await one("Kim: On Tues I fixed the boat engine.")).memory).toBe(

@@ -470,12 +470,29 @@ function conjugate(value: string, t: Token, past: boolean): string {
   return value;
 }
 
-/** True when the sentence carries a fact: something named or done, not only feelings or politeness. */
+// Subjects that are people: "We made pizza" and "She seemed sad" tell something about someone even
+// with one noun or adjective, where "That's so cool" and "Sounds great" do not.
+const PERSONAL = new Set(["i", "we", "she", "he", "they"]);
+
+/** Whether the sentence opens with a person as the subject of its verb ("We made", "She really seemed"). */
+function personal(tokens: Token[]): boolean {
+  const i = tokens.findIndex(
+    (t) => !(FILLER.has(t.lower) || t.pos === "PUNCT" || t.pos === "INTJ" || t.pos === "CCONJ"),
+  );
+  const next = tokens[i + 1]?.pos;
+  return i >= 0 && PERSONAL.has(tokens[i]!.lower) && (next === "VERB" || next === "AUX" || next === "ADV");
+}
+
+/**
+ * True when the sentence carries a fact: something named or done, not only feelings or politeness.
+ * A person's state counts ("They were awestruck and humbled").
+ */
 function carriesFact(tokens: Token[], speakerNames: string[], keywords: Set<string>): boolean {
   if (tokens.some((t) => t.value === "?")) return false;
   let nouns = 0;
   let other = 0;
   let keyword = false;
+  let adjectives = 0;
   for (const t of tokens) {
     if (keywords.has(t.lemma)) keyword = true;
     if (t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "NUM") {
@@ -487,9 +504,11 @@ function carriesFact(tokens: Token[], speakerNames: string[], keywords: Set<stri
       other++;
     } else if (t.pos === "ADJ") {
       other++;
+      adjectives++;
     }
   }
   if (keyword && nouns + other >= 1) return true;
+  if (personal(tokens) && (nouns >= 1 || adjectives >= 1)) return true;
   return nouns >= 2 || (nouns >= 1 && other >= 1);
 }
 

@@ -379,6 +379,20 @@ describe("offline extractor", () => {
       expect(find(facts, "Theo fixed").eventDate).toBe("2024-03-14");
     });
 
+    it("keeps what a person did or was with one noun or adjective, and still drops small talk", async () => {
+      const facts = await extract({
+        text: [
+          "Theo: We made pizza! My niece visited. She seemed so sad.",
+          "Ines: They were awestruck and humbled. That's so cool! Sounds great! I love it. I agree.",
+        ].join("\n"),
+      });
+      const memories = facts.map((f) => f.memory).join(" | ");
+      expect(memories).toContain("made pizza");
+      expect(memories).toContain("seemed sad");
+      expect(memories).toContain("awestruck and humbled");
+      expect(memories).not.toMatch(/cool|Sounds great|loves it|agrees/);
+    });
+
     it("keeps numbers as written", async () => {
       const facts = await extract({ text: "Ola: I ran a 5K in 31 minutes and I swim at least once a week." });
       expect(facts[0]?.memory).toContain("a 5K in 31 minutes");

@@ -83,8 +83,7 @@ export function sessions(sample: Sample): Session[] {
 /**
  * A session as a user of memctx would send it: one turn per line, "Speaker: text". With `captions`,
  * a turn that shared an image ends with "[shares a photo of ...]", the data's caption of it, as a
- * chat client that writes alt text would send it (LoCoMo's own evaluation gives its readers the
- * captions this way); without, the README's form.
+ * chat client that writes alt text would send it; without, the README's form.
  */
 export function transcript(session: Session, opts: { captions?: boolean } = {}): string {
   return session.turns

@@ -345,7 +345,11 @@ function rewrite(
       }
     }
     // Intensifiers add length, not facts: memories are read under a character budget.
-    if (t.pos === "ADV" && INTENSIFIERS.has(l)) continue;
+    // Inside a hyphenated word ("not-so-great") the intensifier is part of the word.
+    const glued =
+      (tokens[i - 1]?.value === "-" && t.space === "") ||
+      (tokens[i + 1]?.value === "-" && tokens[i + 1]?.space === "");
+    if (t.pos === "ADV" && INTENSIFIERS.has(l) && !glued) continue;
     const span = spans.find((s) => t.start >= s.start && t.start < s.end);
     if (span) {
       if (span !== lastSpan) {

@@ -393,6 +393,11 @@ describe("offline extractor", () => {
       expect(memories).not.toMatch(/cool|Sounds great|loves it|agrees/);
     });
 
+    it("drops an intensifier but keeps it inside a hyphenated word", async () => {
+      const facts = await extract({ text: "Ola: I had a not-so-great week at the really busy office." });
+      expect(facts[0]?.memory).toContain("a not-so-great week at the busy office");
+    });
+
     it("keeps numbers as written", async () => {
       const facts = await extract({ text: "Ola: I ran a 5K in 31 minutes and I swim at least once a week." });
       expect(facts[0]?.memory).toContain("a 5K in 31 minutes");

@@ -6,6 +6,8 @@ export interface Turn {
   speaker: string;
   dia_id: string;
   text: string;
+  /** What an image shared in the turn shows, as a captioning model wrote it ("a photo of a dog"). */
+  blip_caption?: string;
 }
 export interface Question {
   question: string;
@@ -78,7 +80,16 @@ export function sessions(sample: Sample): Session[] {
   return out;
 }
 
-/** A session as a user of memctx would send it: one turn per line, "Speaker: text". */
-export function transcript(session: Session): string {
-  return session.turns.map((t) => `${t.speaker}: ${t.text.replace(/\s*\n\s*/g, " ")}`).join("\n");
+/**
+ * A session as a user of memctx would send it: one turn per line, "Speaker: text". With `captions`,
+ * a turn that shared an image ends with "[shares a photo of ...]", the data's caption of it, as a
+ * chat client that writes alt text would send it; without, the README's form.
+ */
+export function transcript(session: Session, opts: { captions?: boolean } = {}): string {
+  return session.turns
+    .map((t) => {
+      const line = `${t.speaker}: ${t.text.replace(/\s*\n\s*/g, " ")}`;
+      return opts.captions && t.blip_caption ? `${line} [shares ${t.blip_caption}]` : line;
+    })
+    .join("\n");
 }

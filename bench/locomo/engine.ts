@@ -21,6 +21,7 @@ export interface EngineRun {
 export async function ingestSample(
   client: MemoryClient,
   sample: Sample,
+  opts: { captions?: boolean } = {},
 ): Promise<{ sessions: number; turns: number }> {
   const ns = client.ns(sample.sample_id);
   const ids: string[] = [];
@@ -29,7 +30,7 @@ export async function ingestSample(
     const id = `${sample.sample_id}-s${s.key.replace("session_", "")}`;
     await ns.documents.add({
       id,
-      content: transcript(s),
+      content: transcript(s, opts),
       ...(s.date ? { date: s.date } : {}),
       dreaming: "instant",
     });
@@ -48,7 +49,7 @@ export async function ingestSample(
  */
 export async function engineRun(
   data: Sample[],
-  opts: { threshold?: number; limit: number; storePerSample?: boolean },
+  opts: { threshold?: number; limit: number; storePerSample?: boolean; captions?: boolean },
 ): Promise<EngineRun> {
   const dir = mkdtempSync(join(tmpdir(), "memctx-locomo-"));
   const apiKey = "mk_locomo_bench_key";
@@ -67,7 +68,8 @@ export async function engineRun(
     return client;
   };
   const t0 = performance.now();
-  for (const sample of data) await ingestSample(await clientFor(sample), sample);
+  for (const sample of data)
+    await ingestSample(await clientFor(sample), sample, { captions: opts.captions ?? false });
   const ingestSeconds = (performance.now() - t0) / 1000;
   return {
     ingestSeconds,

@@ -103,6 +103,11 @@ const NUMBERS: Record<string, number> = {
 // "the other day", "a few days ago", "a couple of days ago": a few days before the document date.
 const FEW_DAYS = /\b(?:the other day|a (?:few|couple(?: of)?) days ago)\b/gi;
 const LAST_NIGHT = /^last night$/i;
+// Weeks and weekends counted back: "two weeks ago", "a few weeks ago", "a fortnight ago", "the week
+// before last", "two weekends ago", "the weekend before last".
+const WEEKS_BACK =
+  /\b(?:(a|one|two|three|four|five|six|a couple(?: of)?|a few|\d) (weeks?|weekends?) ago|a fortnight ago|the (week|weekend) before last)\b/gi;
+const COUNT: Record<string, number> = { "a couple": 2, "a couple of": 2, "a few": 3 };
 
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 const DAY_MS = 86_400_000;
@@ -180,6 +185,26 @@ export function resolveDates(sentence: string, ref: DayRef): DateSpan[] {
       : beside(m[0], `a few days before ${refText}`);
     push(m.index, m.index + m[0].length, replacement, isoOf(noon(ref) - 3 * DAY_MS));
   }
+  for (const m of sentence.matchAll(WEEKS_BACK)) {
+    // "N weeks ago" is N weeks before the document's day, and is asked about that way ("two weeks
+    // before 14 August 2023"); a weekend gets its two days, a week its day then.
+    const said = m[0];
+    const unit = (m[2] ?? m[3] ?? "week").toLowerCase();
+    const count = m[1]?.toLowerCase();
+    const n = count === undefined ? 2 : (COUNT[count] ?? NUMBERS[count] ?? Number(count));
+    const ago = count === undefined && !/^the /i.test(said) ? "two weeks" : said.replace(/ ago$/i, "");
+    const back = /^the /i.test(said) ? `two ${unit}s` : ago;
+    if (/^weekend/.test(unit)) {
+      const from = monday(ref) - 2 * DAY_MS - (n - 1) * 7 * DAY_MS;
+      const range = formatRange(from, from + DAY_MS);
+      push(m.index, m.index + said.length, beside(said, `${range}, ${back} before ${refText}`), isoOf(from));
+    } else {
+      const t = noon(ref) - n * 7 * DAY_MS;
+      const d = dayOf(t);
+      const around = `around ${formatDay(d.year, d.month, d.day)}`;
+      push(m.index, m.index + said.length, beside(said, `${around}, ${back} before ${refText}`), isoOf(t));
+    }
+  }
   for (const m of sentence.matchAll(ORDINAL_DAY)) {
     const day = Number(m[1]);
     if (day < 1 || day > 31) continue;
@@ -249,6 +274,15 @@ export function resolveDates(sentence: string, ref: DayRef): DateSpan[] {
       const from = monday(ref) + ahead * DAY_MS;
       const anchor = `the weekend ${next ? "after" : "before"} ${refText}`;
       push(start, end, beside(said, `${formatRange(from, from + DAY_MS)}, ${anchor}`), isoOf(from));
+    } else if (/^weekend$/.test(lower)) {
+      // "over the weekend", "we had a quiet weekend": chrono takes the Saturday of whichever
+      // weekend is nearest, which says neither that both days are meant nor which way. The tense
+      // says which: a plan is the coming weekend, anything else the one just gone.
+      const ahead = FUTURE.test(sentence);
+      const weekend = new Date(noon(ref)).getUTCDay() % 6 === 0;
+      const from = monday(ref) + (ahead ? (weekend ? 12 : 5) : -2) * DAY_MS;
+      const anchor = `the weekend ${ahead ? "after" : "before"} ${refText}`;
+      push(start, end, beside(said, `${formatRange(from, from + DAY_MS)}, ${anchor}`), isoOf(from));
     } else if (MONTH_OR_YEAR.test(lower) && !c.isCertain("day")) {
       push(start, end, beside(said, `${MONTHS[month - 1]} ${year}`), isoDay(year, month, 1));
     } else if (LAST_NIGHT.test(lower)) {
@@ -288,6 +322,9 @@ export function resolveDates(sentence: string, ref: DayRef): DateSpan[] {
 
 const DATE_CUE =
   /\d|\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|past|other day|the \d|week|weekend|month|year|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|noon|midnight|morning|evening|night)/i;
+// A sentence about what is still to come.
+const FUTURE =
+  /\b(?:will|going|gonna|plan(?:s|ning)? to|hop(?:e|ing) to|can['’]?t wait|upcoming|coming up)\b|['’]ll\b/i;
 const SEASON = /\b(last|past|next|this coming) (summer|winter|spring|fall|autumn)\b/gi;
 // Last month of each season (northern hemisphere); winter ends in February of the next year (14).
 const SEASON_END = { spring: 5, summer: 8, fall: 11, autumn: 11, winter: 14 } as const;

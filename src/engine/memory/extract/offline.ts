@@ -238,9 +238,11 @@ const PERSON_NOUNS = new Set([
 /**
  * The last person a sentence names, who a later "she" or "he" most likely is: a name after a
  * person noun ("my sister Alice"), a name that is the subject of a verb ("Alice moved"), or one of
- * the conversation's other people. Places and things are rarely either.
+ * the conversation's other people. Places and things are rarely either. A capitalised word that
+ * opens the sentence counts only when the text also writes it capitalised elsewhere (`named`):
+ * "Pets look cute" is not about someone called Pets.
  */
-function lastPersonIn(tokens: Token[], people: Set<string>, self: string): string | null {
+function lastPersonIn(tokens: Token[], people: Set<string>, self: string, named: Set<string>): string | null {
   let found: string | null = null;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -254,8 +256,10 @@ function lastPersonIn(tokens: Token[], people: Set<string>, self: string): strin
     const before = tokens[i - 1]?.lemma ?? "";
     const after = tokens[j + 1];
     const lower = name.toLowerCase();
+    const aName = !opensWith(tokens, i) || named.has(t.value) || people.has(lower);
     if (
       lower !== self &&
+      aName &&
       (people.has(lower) || PERSON_NOUNS.has(before) || after?.pos === "VERB" || after?.pos === "AUX")
     )
       found = name;
@@ -263,6 +267,9 @@ function lastPersonIn(tokens: Token[], people: Set<string>, self: string): strin
   }
   return found;
 }
+
+// A capitalised word after a lower-case word or a comma: written as a name, not as a sentence's first word.
+const NAMED = /(?<=[a-z0-9,;]['’]?\s+)[A-Z][a-z]+\b/g;
 
 function thirdPersonSingular(verb: string): string {
   if (/(s|sh|ch|x|z|o)$/i.test(verb)) return `${verb}es`;
@@ -338,7 +345,11 @@ function rewrite(
       }
     }
     // Intensifiers add length, not facts: memories are read under a character budget.
-    if (t.pos === "ADV" && INTENSIFIERS.has(l)) continue;
+    // Inside a hyphenated word ("not-so-great") the intensifier is part of the word.
+    const glued =
+      (tokens[i - 1]?.value === "-" && t.space === "") ||
+      (tokens[i + 1]?.value === "-" && tokens[i + 1]?.space === "");
+    if (t.pos === "ADV" && INTENSIFIERS.has(l) && !glued) continue;
     const span = spans.find((s) => t.start >= s.start && t.start < s.end);
     if (span) {
       if (span !== lastSpan) {
@@ -463,12 +474,29 @@ function conjugate(value: string, t: Token, past: boolean): string {
   return value;
 }
 
-/** True when the sentence carries a fact: something named or done, not only feelings or politeness. */
+// Subjects that are people: "We made pizza" and "She seemed sad" tell something about someone even
+// with one noun or adjective, where "That's so cool" and "Sounds great" do not.
+const PERSONAL = new Set(["i", "we", "she", "he", "they"]);
+
+/** Whether the sentence opens with a person as the subject of its verb ("We made", "She really seemed"). */
+function personal(tokens: Token[]): boolean {
+  const i = tokens.findIndex(
+    (t) => !(FILLER.has(t.lower) || t.pos === "PUNCT" || t.pos === "INTJ" || t.pos === "CCONJ"),
+  );
+  const next = tokens[i + 1]?.pos;
+  return i >= 0 && PERSONAL.has(tokens[i]!.lower) && (next === "VERB" || next === "AUX" || next === "ADV");
+}
+
+/**
+ * True when the sentence carries a fact: something named or done, not only feelings or politeness.
+ * A person's state counts ("They were awestruck and humbled").
+ */
 function carriesFact(tokens: Token[], speakerNames: string[], keywords: Set<string>): boolean {
   if (tokens.some((t) => t.value === "?")) return false;
   let nouns = 0;
   let other = 0;
   let keyword = false;
+  let adjectives = 0;
   for (const t of tokens) {
     if (keywords.has(t.lemma)) keyword = true;
     if (t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "NUM") {
@@ -480,9 +508,11 @@ function carriesFact(tokens: Token[], speakerNames: string[], keywords: Set<stri
       other++;
     } else if (t.pos === "ADJ") {
       other++;
+      adjectives++;
     }
   }
   if (keyword && nouns + other >= 1) return true;
+  if (personal(tokens) && (nouns >= 1 || adjectives >= 1)) return true;
   return nouns >= 2 || (nouns >= 1 && other >= 1);
 }
 
@@ -495,6 +525,49 @@ function normalized(text: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, " ")
     .trim();
+}
+
+// Finite verbs that are present tense although not the lemma ("are"; contractions are left out too).
+const PRESENT_FORMS = new Set([
+  "am",
+  "are",
+  "'m",
+  "’m",
+  "'re",
+  "’re",
+  "'ve",
+  "’ve",
+  "'ll",
+  "’ll",
+  "ca",
+  "wo",
+]);
+
+/**
+ * Whether the sentence's first verb is in the past tense: "We celebrated", "It was", not "We are",
+ * "I've been", "I'm going" or "I will". The tagger gives no tense, so a form that differs from the
+ * lemma and is not an -ing or -s form stands for it.
+ */
+function finiteIsPast(tokens: Token[]): boolean {
+  const verb = tokens.find((t) => t.pos === "VERB" || t.pos === "AUX");
+  if (verb === undefined) return false;
+  const l = verb.lower;
+  if (l === "was") return true;
+  return l !== verb.lemma && !/(ing|s)$|^['’]/.test(l) && !PRESENT_FORMS.has(l) && !MODAL.test(l);
+}
+
+/**
+ * The last day or range before the document's day that the spans name, with its absolute wording
+ * ("13 August 2023"); null when they name none (a duration, "tomorrow", "next month").
+ */
+function pastDay(spans: DateSpan[], today: string): { date: string; said: string } | null {
+  for (let i = spans.length - 1; i >= 0; i--) {
+    const span = spans[i]!;
+    if (span.date === null || span.date >= today) continue;
+    const said = /\(([^()]+)\)\s*$/.exec(span.replacement)?.[1] ?? span.replacement;
+    return { date: span.date, said };
+  }
+  return null;
 }
 
 export interface OfflineOptions {
@@ -529,6 +602,7 @@ export function extractFacts(
   const peopleKeys = new Set(speakerNames);
   // The person named last, who a later "she" or "he" is (across turns: the reply often goes on about them).
   let lastPerson: string | null = null;
+  const named = new Set(input.text.match(NAMED) ?? []);
   const dated = (list: DateSpan[]) =>
     list.filter((sp): sp is DateSpan & { date: string } => sp.date !== null);
   const undatedSuffix = (memory: string, isStatic: boolean) =>
@@ -572,12 +646,24 @@ export function extractFacts(
     }
     const said = captions.length + media.length > 0 ? blank(turn.text, [...captions, ...media]) : turn.text;
 
+    // The past day this turn named last, which the sentences after it go on about.
+    let narrated: { date: string; said: string } | null = null;
     for (const sentence of analyse(said)) {
       const tokens = retagOpening(sentence.tokens, names);
       const pronoun = tokens.findIndex((t) => t.lower === "she" || t.lower === "he" || t.lower === "his");
+      // "She" and "he" are never the speaker ("I") and, between two people, never the listener
+      // ("you"): a person named before who is either stays unresolved.
+      const candidate =
+        pronoun < 0
+          ? null
+          : (lastPersonIn(tokens.slice(0, pronoun), peopleKeys, selfKey, named) ?? lastPerson);
       const referent =
-        pronoun < 0 ? null : (lastPersonIn(tokens.slice(0, pronoun), peopleKeys, selfKey) ?? lastPerson);
-      lastPerson = lastPersonIn(tokens, peopleKeys, selfKey) ?? lastPerson;
+        candidate === null ||
+        candidate.toLowerCase() === selfKey ||
+        (voices.other !== null && candidate.toLowerCase() === voices.other.toLowerCase())
+          ? null
+          : candidate;
+      lastPerson = lastPersonIn(tokens, peopleKeys, selfKey, named) ?? lastPerson;
       if (!carriesFact(tokens, speakerNames, context.keywords)) continue;
       const spans = ref
         ? resolveDates(sentence.text, ref).map((s) => ({
@@ -586,6 +672,7 @@ export function extractFacts(
             end: s.end + sentence.start,
           }))
         : [];
+      if (spans.length > 0) narrated = ref === null ? null : pastDay(spans, isoOf(ref));
       const { text, namesPerson, proper, impliedSubject, referred } = rewrite(
         tokens,
         spans,
@@ -604,9 +691,15 @@ export function extractFacts(
           : `${self} said ${proper ? text[0] : text[0]!.toLowerCase()}${text.slice(1)}`;
       if (turn.speaker === null && !namesPerson && context.userName === null) memory = text;
       let eventDate = dated(spans)[0]?.date ?? null;
+      // "Last night was amazing! We celebrated her birthday.": a past-tense sentence without a date
+      // of its own goes on about the day the turn named just before.
+      const told = spans.length === 0 && narrated !== null && finiteIsPast(tokens) ? narrated : null;
       if (!kind.isStatic && ref !== null) {
         // A duration ("for three years now (since about 2020)") already says when.
-        if (eventDate === null && spans.length === 0) memory = undatedSuffix(memory, false);
+        if (told !== null) {
+          if (dateEvents) memory = `${memory.slice(0, -1)} (${told.said}).`;
+          eventDate = told.date;
+        } else if (eventDate === null && spans.length === 0) memory = undatedSuffix(memory, false);
         eventDate ??= isoOf(ref);
       }
       const key = normalized(memory);

@@ -279,6 +279,28 @@ describe("offline extractor", () => {
       expect((await one("Kim: I see my aunt twice a year.")).memory).not.toMatch(/since/);
     });
 
+    it("counts weeks and weekends back from the document's day", async () => {
+      const camp = await one("Kim: We went camping two weekends ago.");
+      expect(camp.memory).toContain("two weekends ago (3-4 June 2023, two weekends before 14 June 2023)");
+      expect(camp.eventDate).toBe("2023-06-03");
+      expect((await one("Kim: I quit the choir the week before last.")).memory).toContain(
+        "the week before last (around 31 May 2023, two weeks before 14 June 2023)",
+      );
+      expect((await one("Kim: I met the new vet a few weeks ago.")).memory).toContain(
+        "a few weeks ago (around 24 May 2023, a few weeks before 14 June 2023)",
+      );
+      expect((await one("Kim: I sold the canoe the weekend before last.")).eventDate).toBe("2023-06-03");
+    });
+
+    it("reads a bare 'weekend' as both days, the one gone by unless the sentence plans ahead", async () => {
+      // A Thursday: the nearest Saturday is ahead, but a told weekend is the one gone by.
+      const quiet = await one("Kim: We had a quiet weekend at the lake.", "2023-06-15");
+      expect(quiet.memory).toContain("weekend (10-11 June 2023, the weekend before 15 June 2023)");
+      expect(quiet.eventDate).toBe("2023-06-10");
+      const plan = await one("Kim: I'm going to paint the shed over the weekend.", "2023-06-15");
+      expect(plan.memory).toContain("weekend (17-18 June 2023, the weekend after 15 June 2023)");
+    });
+
     it("reads 'the other day' and 'Tues', and leaves 'the sun' and 'sat' alone", async () => {
       expect((await one("Kim: The other day I fixed the boat engine.")).eventDate).toBe("2023-06-11");
       expect((await one("Kim: On Tues I fixed the boat engine.")).memory).toBe(
@@ -312,6 +334,68 @@ describe("offline extractor", () => {
     it("resolves she/he to the person named last, and gives the fact that person as subject", async () => {
       const facts = await extract({ text: "Ola: My friend Alice moved in March. She lives in Berlin now." });
       expect(find(facts, "Alice lives in Berlin now")).toMatchObject({ subject: "alice" });
+    });
+
+    it("never reads she/he as the listener, nor a capitalised first word as a person", async () => {
+      const facts = await extract({
+        text: [
+          "Ravi: Lena, how is the new flat?",
+          "Lena: Great! My landlord is kind. She fixed the boiler in a day.",
+          "Ravi: Puppies are a lot of work. He chewed my shoes again.",
+        ].join("\n"),
+      });
+      // Between two people the listener is "you": "She" here is the landlord, not Ravi.
+      const boiler = find(facts, "fixed the boiler in a day");
+      expect(boiler.memory).not.toMatch(/Ravi/);
+      expect(boiler.subject).not.toBe("ravi");
+      // "Puppies" opens a sentence and is written nowhere else with a capital: not someone's name.
+      const shoes = find(facts, "chewed");
+      expect(shoes.memory).not.toMatch(/Puppies|Lena/);
+      expect(shoes.memory).toContain("Ravi's shoes");
+      // A name the text writes mid-sentence is still a referent when it opens a later sentence.
+      const named = await extract({
+        text: "Ravi: I walked with Tomas today. Tomas runs marathons. He trains at dawn.",
+      });
+      expect(find(named, "Tomas trains at dawn")).toMatchObject({ subject: "tomas" });
+    });
+
+    it("dates a past-tense sentence by the day its turn named just before", async () => {
+      const facts = await extract({
+        text: [
+          "Ines: Yesterday was wild! We repainted the whole boathouse. It was a long day for the crew. Now it looks brand new.",
+          "I am tired. We are going sailing next week.",
+          "Theo: I fixed my bike. Last week I went to Porto.",
+        ].join("\n"),
+        documentDate: "2024-03-14T09:00:00",
+      });
+      // The second sentence has no date of its own: it goes on about "yesterday".
+      expect(find(facts, "repainted the whole boathouse")).toMatchObject({ eventDate: "2024-03-13" });
+      expect(find(facts, "repainted the whole boathouse").memory).toContain("(13 March 2024)");
+      expect(find(facts, "long day for the crew").eventDate).toBe("2024-03-13");
+      // Present and future sentences are about now, not about the day named before.
+      expect(find(facts, "looks brand new").eventDate).toBe("2024-03-14");
+      expect(find(facts, "going sailing").eventDate).not.toBe("2024-03-13");
+      // The day named in one turn does not carry into the next, nor backwards.
+      expect(find(facts, "Theo fixed").eventDate).toBe("2024-03-14");
+    });
+
+    it("keeps what a person did or was with one noun or adjective, and still drops small talk", async () => {
+      const facts = await extract({
+        text: [
+          "Theo: We made pizza! My niece visited. She seemed so sad.",
+          "Ines: They were awestruck and humbled. That's so cool! Sounds great! I love it. I agree.",
+        ].join("\n"),
+      });
+      const memories = facts.map((f) => f.memory).join(" | ");
+      expect(memories).toContain("made pizza");
+      expect(memories).toContain("seemed sad");
+      expect(memories).toContain("awestruck and humbled");
+      expect(memories).not.toMatch(/cool|Sounds great|loves it|agrees/);
+    });
+
+    it("drops an intensifier but keeps it inside a hyphenated word", async () => {
+      const facts = await extract({ text: "Ola: I had a not-so-great week at the really busy office." });
+      expect(facts[0]?.memory).toContain("a not-so-great week at the busy office");
     });
 
     it("keeps numbers as written", async () => {

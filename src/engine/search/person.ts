@@ -1,4 +1,4 @@
-import type { DatabaseSync } from "node:sqlite";
+import type { Db } from "../store/connection.js";
 import { nextSpeaker } from "../store/search-index.js";
 
 /** Score factor of a unit said by someone else when the query names a person (RECIPE.md step 5). */
@@ -25,7 +25,7 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}.'_-]*/gu;
  * ("music", "caroline's art") as subjects.
  */
 export function namedPeople(
-  db: DatabaseSync,
+  db: Db,
   namespaceId: string,
   query: string,
   stopWords: ReadonlySet<string>,

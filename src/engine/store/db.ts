@@ -2,13 +2,15 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import type { Db } from "./connection.js";
 import { registerFilterFunction } from "./filter.js";
+import { PostgresDatabase } from "./postgres/connect.js";
 import { migrate } from "./schema.js";
 import { indexPending, indexQueued, registerSearchFunctions } from "./search-index.js";
 import { useSecretKey } from "./secrets.js";
 import { useWriteLock, withWriteLock } from "./write-lock.js";
 
-export type Db = DatabaseSync;
+export type { Db } from "./connection.js";
 
 export const DATABASE_FILE = "memctx.db";
 
@@ -25,6 +27,11 @@ export interface OpenOptions {
    * writeLockOf): a processing thread's connection takes turns with the engine's through it.
    */
   writeLock?: SharedArrayBuffer | undefined;
+  /**
+   * `postgres://...` (MEMCTX_DATABASE_URL, `--database-url`): the database is PostgreSQL
+   * (store/postgres/), and the data directory keeps only the secret key.
+   */
+  databaseUrl?: string | undefined;
 }
 
 /**
@@ -34,6 +41,7 @@ export interface OpenOptions {
  * files the database file's mode); an existing directory keeps the mode its owner chose.
  */
 export function openDatabase(dataDir: string, opts: OpenOptions = {}): Db {
+  if (opts.databaseUrl) return openPostgres(dataDir, opts.databaseUrl);
   if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
     chmodSync(dataDir, DATA_DIR_MODE);
   }
@@ -72,6 +80,23 @@ export function openDatabase(dataDir: string, opts: OpenOptions = {}): Db {
   return db;
 }
 
+/** Opens (and migrates) a PostgreSQL database: the same store over store/postgres/. */
+function openPostgres(dataDir: string, url: string): Db {
+  if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
+    chmodSync(dataDir, DATA_DIR_MODE);
+  }
+  const db = new PostgresDatabase(url, dataDir);
+  try {
+    useSecretKey(db, dataDir);
+    db.migrate();
+    indexQueued(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
 /**
  * Runs `fn` in one write transaction (BEGIN IMMEDIATE takes the write lock up front, so two
  * processes never deadlock upgrading a read lock). `fn` must be synchronous. The chunks and memories
@@ -95,13 +120,19 @@ export function transaction<T>(db: Db, fn: () => T): T {
 
 /** What /health and `memctx serve` say of the database. */
 export interface DatabaseState {
-  backend: "sqlite";
+  backend: "sqlite" | "postgres";
   /** The file's schema version (its migrations applied). */
   schema: number;
 }
 
+/** Which backend a connection is, without asking the database. */
+export function databaseBackend(db: Db): DatabaseState["backend"] {
+  return db instanceof PostgresDatabase ? "postgres" : "sqlite";
+}
+
 /** Reads the schema version: a round trip to the database, so it also says the file is readable. */
 export function databaseState(db: Db): DatabaseState {
+  if (db instanceof PostgresDatabase) return { backend: "postgres", schema: db.schemaVersion() };
   const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
   return { backend: "sqlite", schema: row.user_version };
 }

@@ -1,5 +1,6 @@
-import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { SQLInputValue } from "node:sqlite";
 import type { Filter } from "../../api/filter.js";
+import type { Db } from "./connection.js";
 import { compileFilter, type FilterTarget } from "./filter.js";
 import type { Corpus } from "./search-index.js";
 import { statement } from "./statements.js";
@@ -71,12 +72,7 @@ const FROM: Record<Corpus, string> = {
 const ROWID: Record<Corpus, string> = { chunks: "c.rowid", memories: "m.rowid" };
 
 /** The subset of `rowids` visible in `scope`. */
-export function visibleRowids(
-  db: DatabaseSync,
-  corpus: Corpus,
-  rowids: readonly number[],
-  scope: Scope,
-): Set<number> {
+export function visibleRowids(db: Db, corpus: Corpus, rowids: readonly number[], scope: Scope): Set<number> {
   if (rowids.length === 0) return new Set();
   const where = scopeSql(corpus, scope);
   const rows = statement(db, `SELECT ${ROWID[corpus]} AS rowid FROM ${FROM[corpus]} WHERE ${where.sql}`).all(
@@ -87,7 +83,7 @@ export function visibleRowids(
 }
 
 /** Whether the namespace holds any memory (hybrid search falls back to chunks without one). */
-export function hasMemories(db: DatabaseSync, namespaceId: string): boolean {
+export function hasMemories(db: Db, namespaceId: string): boolean {
   return (
     statement(db, "SELECT 1 FROM memories WHERE namespace_id = ? LIMIT 1").get(namespaceId) !== undefined
   );

@@ -4,7 +4,7 @@ import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
 import { type Db, newId, now, parseJson, sha256, transaction } from "./db.js";
 import { dropDocumentFile, putDocumentFile, type StoredFile } from "./document-files.js";
-import { compileFilter } from "./filter.js";
+import { compileFilter, filterFormFor } from "./filter.js";
 import { enqueueDocumentJob } from "./jobs.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
 import { statement } from "./statements.js";
@@ -331,7 +331,7 @@ export function listDocuments(
   page: PageRequest,
   filter: Filter | undefined,
 ): Page<Document> {
-  const f = compileFilter(filter, documentTarget);
+  const f = compileFilter(filter, documentTarget, filterFormFor(db));
   const scope = inNamespaces("d.namespace_id", namespaceId);
   const from = `FROM documents d WHERE ${scope.sql} AND ${f.sql}`;
   const params = [scope.param, ...f.params];
@@ -349,7 +349,7 @@ export function listChunks(
   page: PageRequest,
   filter: Filter | undefined,
 ): Page<Chunk> {
-  const f = compileFilter(filter, documentTarget);
+  const f = compileFilter(filter, documentTarget, filterFormFor(db));
   const from = `FROM chunks c JOIN documents d ON d.id = c.document_id
     WHERE c.namespace_id = ? AND d.status = 'done' AND ${f.sql}`;
   const params = [namespaceId, ...f.params];

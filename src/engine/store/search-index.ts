@@ -356,14 +356,23 @@ export function unitSpeakers(db: Db, corpus: Corpus, units: readonly number[]): 
 }
 
 /**
- * The first of the namespace's speakers (chunks' speakers, lowercased) in [`from`, `end`), in
+ * The first of the namespace's speakers (chunks' speakers, lowercased) in [`from`, `end`) (or
+ * (`from`, `end`) with `after`), in
  * order: one index seek (chunks_namespace_speaker), however large the namespace.
  */
-export function nextSpeaker(db: Db, namespaceId: string, from: string, end: string): string | undefined {
+export function nextSpeaker(
+  db: Db,
+  namespaceId: string,
+  from: string,
+  end: string,
+  after = false,
+): string | undefined {
+  // `after`: strictly after `from` (the next name after one found; PostgreSQL's text cannot hold
+  // the "\u0000" that would otherwise follow it).
   const row = statement(
     db,
     `SELECT speaker AS name FROM chunks WHERE namespace_id = ? AND speaker IS NOT NULL
-       AND speaker >= ? AND speaker < ? ORDER BY speaker LIMIT 1`,
+       AND speaker ${after ? ">" : ">="} ? AND speaker < ? ORDER BY speaker LIMIT 1`,
   ).get(namespaceId, from, end) as { name: string } | undefined;
   return row?.name;
 }

@@ -1,4 +1,4 @@
-import type { Db } from "./connection.js";
+import { type Db, dialectOf } from "./connection.js";
 import type { Corpus } from "./search-index.js";
 import { statement } from "./statements.js";
 
@@ -42,6 +42,13 @@ export function vectorsOf(db: Db, corpus: Corpus, rowids: readonly number[], mod
  * connection (another process) commits; `total_changes()` when this one writes.
  */
 export function dataVersion(db: Db): string {
+  // PostgreSQL: the next transaction id moves whenever any connection writes (an id is assigned
+  // to every writing transaction, this connection's included).
+  if (dialectOf(db) === "postgres") {
+    return String(
+      (statement(db, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS v").get() as { v: string }).v,
+    );
+  }
   const v = statement(db, "PRAGMA data_version").get() as { data_version: number };
   const c = statement(db, "SELECT total_changes() AS n").get() as { n: number };
   return `${v.data_version}:${c.n}`;

@@ -173,8 +173,11 @@ export class PostgresDatabase implements Db {
     }
     const { text, rowidColumn, name } = t;
     let arrays = false;
-    const query = (params: SQLInputValue[]) =>
-      this.check(this.call({ op: "query", sql: text, name, params: params.map(toParam), arrays }));
+    const query = (params: SQLInputValue[]) => {
+      const a = this.call({ op: "query", sql: text, name, params: params.map(toParam), arrays });
+      if (!a.ok && process.env.MEMCTX_PG_DEBUG) process.stderr.write(`pg: ${a.error?.message}\n${text}\n`);
+      return this.check(a);
+    };
     return {
       get: (...params) => query(params).rows![0] as Record<string, SQLOutputValue> | undefined,
       all: (...params) => query(params).rows as Record<string, SQLOutputValue>[],

@@ -103,7 +103,7 @@ export const pgMigrations: readonly string[] = [
   );
   CREATE INDEX chunks_document ON chunks(document_id, position);
   CREATE INDEX chunks_namespace_created ON chunks(namespace_id, created_at);
-  CREATE INDEX chunks_namespace_speaker ON chunks(namespace_id, speaker COLLATE "C") WHERE speaker IS NOT NULL;
+  CREATE INDEX chunks_namespace_speaker ON chunks(namespace_id, speaker) WHERE speaker IS NOT NULL;
 
   CREATE TABLE chunk_vectors (
     chunk_rowid BIGINT PRIMARY KEY REFERENCES chunks(rowid) ON DELETE CASCADE,

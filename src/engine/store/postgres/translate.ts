@@ -3,6 +3,7 @@
  * mechanically when it is prepared (once per text and connection), and the functions and
  * operators SQLite has and PostgreSQL lacks come from the `memctx_compat` schema (compat.ts),
  * which the connection's search_path puts before pg_catalog. What this rewrites:
+ * - `char(N)` becomes `chr(N)`;
  * - placeholders `?` and `?N` become `$N` (a bare `?` takes the largest number so far + 1, as in
  *   SQLite);
  * - `CROSS JOIN t ON c` (SQLite's way to pin the join order) becomes `JOIN t ON c`, and a cross
@@ -60,6 +61,8 @@ export function translate(sql: string): Translated {
       .replace(/(\$\d+)(\s+IS\s+(?:NOT\s+)?NULL\b)/gi, "$1::text$2")
       .replace(/\bIS\s+NOT\s+(?!NULL\b|TRUE\b|FALSE\b|DISTINCT\b)/gi, "IS DISTINCT FROM ")
       .replace(/\bIS\s+(?!NOT\b|NULL\b|TRUE\b|FALSE\b|DISTINCT\b)/gi, "IS NOT DISTINCT FROM ")
+      // SQLite's char(N) (a character by code) is chr(N).
+      .replace(/\bchar\(/g, "chr(")
       .replace(/\bAS\s+([A-Za-z_][A-Za-z0-9_]*)/g, (whole, name: string) =>
         /[a-z]/.test(name) && /[A-Z]/.test(name) ? `AS "${name}"` : whole,
       )

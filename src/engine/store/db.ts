@@ -148,7 +148,12 @@ const SQLITE_FULL = 13;
 export function isDiskFull(err: unknown): boolean {
   if (typeof err !== "object" || err === null) return false;
   const e = err as { errcode?: unknown; code?: unknown };
-  return (typeof e.errcode === "number" && (e.errcode & 0xff) === SQLITE_FULL) || e.code === "ENOSPC";
+  return (
+    (typeof e.errcode === "number" && (e.errcode & 0xff) === SQLITE_FULL) ||
+    e.code === "ENOSPC" ||
+    // PostgreSQL's disk_full.
+    e.code === "53100"
+  );
 }
 
 /** A prefixed random service id, e.g. `doc_3kq9...`. */

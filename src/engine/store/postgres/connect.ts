@@ -36,6 +36,9 @@ interface Answer {
 const WRITE_LOCK_CLASS = 0x6d656d; // "mem"
 const MIGRATION_LOCK_CLASS = 0x6d6967; // "mig"
 
+/** How long a new connection's worker may take to start and connect. */
+const WORKER_START_LIMIT_MS = 30_000;
+
 /** The worker: a plain CommonJS script (eval), so that it runs the same from sources and from dist. */
 const WORKER_SOURCE = `
 const { workerData } = require("node:worker_threads");
@@ -67,6 +70,10 @@ port.on("message", async (m) => {
   try {
     await ready;
     if (broken) throw broken;
+    if (m.op === "ping") {
+      answer({ ok: true });
+      return;
+    }
     if (m.op === "close") {
       await client.end().catch(() => {});
       answer({ ok: true });
@@ -136,21 +143,32 @@ export class PostgresDatabase implements Db {
         pgPath: createRequire(import.meta.url).resolve("pg"),
       },
       transferList: [port2],
+      // Not the parent's flags: `--input-type=module` (node -e) would make this CommonJS script ESM.
+      execArgv: [],
     });
     // The worker must not keep the process alive on its own: close() ends it.
     this.worker.unref();
     setDialect(this, "postgres");
+    // The worker answers once it has connected (or failed to): a worker that never starts would
+    // otherwise leave every later call waiting.
+    this.check(this.call({ op: "ping" }, WORKER_START_LIMIT_MS));
   }
 
   /** Sends one request and blocks until the worker answers. */
-  private call(request: Record<string, unknown>): Answer {
+  private call(request: Record<string, unknown>, limitMs = Number.POSITIVE_INFINITY): Answer {
     if (this.closed) throw new Error("database is not open");
     Atomics.store(this.flag, 0, 0);
     this.port.postMessage(request);
+    const deadline = performance.now() + limitMs;
     for (;;) {
       Atomics.wait(this.flag, 0, 0, 1000);
       const m = receiveMessageOnPort(this.port);
       if (m) return m.message as Answer;
+      if (performance.now() > deadline) {
+        this.closed = true;
+        void this.worker.terminate();
+        throw new Error("the PostgreSQL connection's worker thread did not answer");
+      }
     }
   }
 

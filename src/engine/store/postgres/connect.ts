@@ -192,7 +192,10 @@ export class PostgresDatabase implements Db {
     const { text, rowidColumn, name } = t;
     let arrays = false;
     const query = (params: SQLInputValue[]) => {
+      const started = performance.now();
       const a = this.call({ op: "query", sql: text, name, params: params.map(toParam), arrays });
+      const took = performance.now() - started;
+      if (took > 100 && process.env.MEMCTX_PG_DEBUG) process.stderr.write(`pg slow ${took.toFixed(0)} ms: ${text.slice(0, 150)}\n`);
       if (!a.ok && process.env.MEMCTX_PG_DEBUG) process.stderr.write(`pg: ${a.error?.message}\n${text}\n`);
       return this.check(a);
     };

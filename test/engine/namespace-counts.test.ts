@@ -59,6 +59,8 @@ async function listed(e: Engine) {
   );
 }
 
+const itSqlite = it.skipIf(TEST_BACKEND === "postgres");
+
 describe("namespace counters", () => {
   it("match a scan through adds, upserts, deletes, forgetting, moves and namespace deletion", async () => {
     dir = tempDir("memctx-ns-counts-");
@@ -122,42 +124,39 @@ describe("namespace counters", () => {
   });
 
   // SQLite's migration 3 (PostgreSQL's schema starts with the counters).
-  it.skipIf(TEST_BACKEND === "postgres")(
-    "are filled in by the migration for a database written before them",
-    async () => {
-      dir = tempDir("memctx-ns-counts-migrate-");
-      const old = new DatabaseSync(`${dir.path}/${DATABASE_FILE}`);
-      old.exec(migrations[0]!);
-      old.exec("PRAGMA user_version = 1");
-      const t = new Date().toISOString();
+  itSqlite("are filled in by the migration for a database written before them", async () => {
+    dir = tempDir("memctx-ns-counts-migrate-");
+    const old = new DatabaseSync(`${dir.path}/${DATABASE_FILE}`);
+    old.exec(migrations[0]!);
+    old.exec("PRAGMA user_version = 1");
+    const t = new Date().toISOString();
+    old.exec(
+      `INSERT INTO organizations (id, name, created_at, updated_at) VALUES ('org_1', 'local', '${t}', '${t}')`,
+    );
+    old.exec(
+      `INSERT INTO namespaces (id, organization_id, name, created_at, updated_at) VALUES ('ns_1', 'org_1', 'old', '${t}', '${t}')`,
+    );
+    for (let i = 0; i < 3; i++) {
       old.exec(
-        `INSERT INTO organizations (id, name, created_at, updated_at) VALUES ('org_1', 'local', '${t}', '${t}')`,
-      );
-      old.exec(
-        `INSERT INTO namespaces (id, organization_id, name, created_at, updated_at) VALUES ('ns_1', 'org_1', 'old', '${t}', '${t}')`,
-      );
-      for (let i = 0; i < 3; i++) {
-        old.exec(
-          `INSERT INTO documents (id, namespace_id, content, content_hash, status, dreaming_status, created_at, updated_at)
+        `INSERT INTO documents (id, namespace_id, content, content_hash, status, dreaming_status, created_at, updated_at)
          VALUES ('doc_${i}', 'ns_1', 'c${i}', 'h${i}', 'done', 'done', '${t}', '${t}')`,
-        );
-        old.exec(
-          `INSERT INTO memories (id, namespace_id, memory, is_latest, created_at, updated_at)
+      );
+      old.exec(
+        `INSERT INTO memories (id, namespace_id, memory, is_latest, created_at, updated_at)
          VALUES ('mem_${i}', 'ns_1', 'm${i}', ${i < 2 ? 1 : 0}, '${t}', '${t}')`,
-        );
-      }
-      old.close();
-      const db = openDatabase(dir.path, testDatabase());
-      try {
-        expect(db.prepare("SELECT document_count, memory_count FROM namespaces").get()).toEqual({
-          document_count: 3,
-          memory_count: 2,
-        });
-      } finally {
-        db.close();
-      }
-    },
-  );
+      );
+    }
+    old.close();
+    const db = openDatabase(dir.path, testDatabase());
+    try {
+      expect(db.prepare("SELECT document_count, memory_count FROM namespaces").get()).toEqual({
+        document_count: 3,
+        memory_count: 2,
+      });
+    } finally {
+      db.close();
+    }
+  });
 });
 
 describe("keys and the organization", () => {

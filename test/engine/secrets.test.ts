@@ -34,9 +34,11 @@ const rawRow = (s: TestServer, id: string) =>
     credentials: string | null;
   };
 
+/** Tests of the SQLite file itself: on PostgreSQL the data directory holds only the key. */
+const itSqlite = it.skipIf(TEST_BACKEND === "postgres");
+
 describe("data at rest", () => {
-  // The SQLite file itself: on PostgreSQL the data directory holds only the key.
-  it.skipIf(TEST_BACKEND === "postgres")(
+  itSqlite(
     "creates the data directory 0700 and the database, its WAL and SHM and the key file 0600 under umask 000",
     () => {
       dir = tempDir("memctx-modes-");
@@ -74,31 +76,27 @@ describe("data at rest", () => {
     },
   );
 
-  // The SQLite file itself: on PostgreSQL the data directory holds only the key.
-  it.skipIf(TEST_BACKEND === "postgres")(
-    "keeps connector secrets out of the database file, sealed with a key file beside it",
-    async () => {
-      delete process.env.MEMCTX_SECRET_KEY;
-      dir = tempDir("memctx-secrets-");
-      server = await startTestServer(dir.path, { workers: 0 });
-      const id = await connectorWithToken(server);
-      const raw = rawRow(server, id);
-      expect(raw.config).toMatch(/^enc:v1:/);
-      expect(raw.config).not.toContain(TOKEN);
-      expect(mode(join(dir.path, SECRET_KEY_FILE))).toBe(0o600);
-      // The service reads it back; the API shows it redacted.
-      expect(JSON.parse(getConnectorRow(server.engine.context.db, id)!.config!)).toMatchObject({
-        token: TOKEN,
-      });
-      const shown = await server.call("GET", `/ns/team/connectors/${id}`);
-      expect(shown.status).toBe(200);
-      expect(await shown.text()).not.toContain(TOKEN);
-      // The whole file, WAL included, holds no copy of the token.
-      server.engine.context.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      const { readFileSync } = await import("node:fs");
-      expect(readFileSync(join(dir.path, DATABASE_FILE)).includes(TOKEN)).toBe(false);
-    },
-  );
+  itSqlite("keeps connector secrets out of the database file, sealed with a key file beside it", async () => {
+    delete process.env.MEMCTX_SECRET_KEY;
+    dir = tempDir("memctx-secrets-");
+    server = await startTestServer(dir.path, { workers: 0 });
+    const id = await connectorWithToken(server);
+    const raw = rawRow(server, id);
+    expect(raw.config).toMatch(/^enc:v1:/);
+    expect(raw.config).not.toContain(TOKEN);
+    expect(mode(join(dir.path, SECRET_KEY_FILE))).toBe(0o600);
+    // The service reads it back; the API shows it redacted.
+    expect(JSON.parse(getConnectorRow(server.engine.context.db, id)!.config!)).toMatchObject({
+      token: TOKEN,
+    });
+    const shown = await server.call("GET", `/ns/team/connectors/${id}`);
+    expect(shown.status).toBe(200);
+    expect(await shown.text()).not.toContain(TOKEN);
+    // The whole file, WAL included, holds no copy of the token.
+    server.engine.context.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    const { readFileSync } = await import("node:fs");
+    expect(readFileSync(join(dir.path, DATABASE_FILE)).includes(TOKEN)).toBe(false);
+  });
 
   it("uses MEMCTX_SECRET_KEY when set, and a wrong key answers a clear error", async () => {
     dir = tempDir("memctx-secrets-env-");

@@ -195,7 +195,14 @@ export class PostgresDatabase implements Db {
       const started = performance.now();
       const a = this.call({ op: "query", sql: text, name, params: params.map(toParam), arrays });
       const took = performance.now() - started;
-      if (took > 100 && process.env.MEMCTX_PG_DEBUG) process.stderr.write(`pg slow ${took.toFixed(0)} ms: ${text.slice(0, 150)}\n`);
+      if (took > 100 && process.env.MEMCTX_PG_DEBUG)
+        process.stderr.write(`pg slow ${took.toFixed(0)} ms: ${text.slice(0, 150)}\n`);
+      if (process.env.MEMCTX_PG_PROFILE) {
+        const p = profile.get(text) ?? { n: 0, ms: 0 };
+        p.n++;
+        p.ms += took;
+        profile.set(text, p);
+      }
       if (!a.ok && process.env.MEMCTX_PG_DEBUG) process.stderr.write(`pg: ${a.error?.message}\n${text}\n`);
       return this.check(a);
     };
@@ -300,6 +307,19 @@ export class PostgresDatabase implements Db {
   schemaVersion(): number {
     return (this.prepare("SELECT version FROM memctx_schema").get() as { version: number }).version;
   }
+}
+
+/** MEMCTX_PG_PROFILE=1: statements' counts and time, printed at exit (diagnostics). */
+const profile = new Map<string, { n: number; ms: number }>();
+if (process.env.MEMCTX_PG_PROFILE) {
+  process.on("exit", () => {
+    const top = [...profile].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15);
+    for (const [sql, p] of top) {
+      process.stderr.write(
+        `pg profile ${p.ms.toFixed(0)} ms ${p.n}x: ${sql.replace(/\s+/g, " ").slice(0, 120)}\n`,
+      );
+    }
+  });
 }
 
 /** A parameter as node-postgres takes it (a BLOB's Uint8Array is bytea as it is). */

@@ -333,6 +333,18 @@ export const pgMigrations: readonly string[] = [
     RETURN NULL;
   END $$;
 
+  -- Inserts, per statement: a batch of chunks (documents.ts) queues its units in two statements.
+  CREATE FUNCTION search_units_queue_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO search_spaces (namespace_id, corpus) SELECT DISTINCT namespace_id, TG_TABLE_NAME FROM new_rows
+      ON CONFLICT (namespace_id, corpus) DO NOTHING;
+    INSERT INTO search_pending (space, unit)
+      SELECT s.id, n.rowid FROM new_rows n
+      JOIN search_spaces s ON s.namespace_id = n.namespace_id AND s.corpus = TG_TABLE_NAME
+      ON CONFLICT DO NOTHING;
+    RETURN NULL;
+  END $$;
+
   CREATE FUNCTION search_unit_remove() RETURNS trigger LANGUAGE plpgsql AS $$
   DECLARE s BIGINT; u search_units%ROWTYPE;
   BEGIN
@@ -361,13 +373,15 @@ export const pgMigrations: readonly string[] = [
     RETURN NULL;
   END $$;
 
-  CREATE TRIGGER chunks_search_insert AFTER INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION search_unit_queue();
+  CREATE TRIGGER chunks_search_insert AFTER INSERT ON chunks REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION search_units_queue_inserted();
   CREATE TRIGGER chunks_search_delete AFTER DELETE ON chunks FOR EACH ROW EXECUTE FUNCTION search_unit_remove();
   CREATE TRIGGER chunks_search_update_1_remove AFTER UPDATE OF namespace_id, content, label, context ON chunks
     FOR EACH ROW EXECUTE FUNCTION search_unit_remove();
   CREATE TRIGGER chunks_search_update_2_queue AFTER UPDATE OF namespace_id, content, label, context ON chunks
     FOR EACH ROW EXECUTE FUNCTION search_unit_queue();
-  CREATE TRIGGER memories_search_insert AFTER INSERT ON memories FOR EACH ROW EXECUTE FUNCTION search_unit_queue();
+  CREATE TRIGGER memories_search_insert AFTER INSERT ON memories REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION search_units_queue_inserted();
   CREATE TRIGGER memories_search_delete AFTER DELETE ON memories FOR EACH ROW EXECUTE FUNCTION search_unit_remove();
   CREATE TRIGGER memories_search_update_1_remove AFTER UPDATE OF namespace_id, memory, context ON memories
     FOR EACH ROW EXECUTE FUNCTION search_unit_remove();

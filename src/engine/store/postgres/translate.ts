@@ -12,7 +12,8 @@
  * - `INSERT OR IGNORE` becomes `ON CONFLICT DO NOTHING`; `INSERT OR REPLACE` an upsert on the
  *   table's key;
  * - mixed-case aliases (`AS tfContext`) are quoted: PostgreSQL folds unquoted names to lower case;
- * - an INSERT of one row into a table whose key the caller may read (`lastInsertRowid`) returns it.
+ * - an INSERT of one row into a table whose key the caller may read (`lastInsertRowid`) returns it;
+ * - `json_each(?) j` read only as `j.value ->> K` becomes jsonb_array_elements (parsed once).
  * Text inside string literals and quoted identifiers is left as it is.
  */
 export interface Translated {
@@ -73,6 +74,15 @@ export function translate(sql: string): Translated {
       );
   }
   let text = parts.map((p) => p.text).join("");
+
+  // `json_each($N) j` whose rows are only read as `j.value ->> K` (a JSON array of arrays: the
+  // store's bulk writes) becomes jsonb_array_elements: each row's array is parsed once, not once
+  // per column read.
+  text = text.replace(/\bjson_each\((\$\d+)\)\s+(?:AS\s+)?(\w+)/g, (whole, param: string, alias: string) => {
+    const uses = text.match(new RegExp(`\\b${alias}\\.\\w+(\\s*->>)?`, "g")) ?? [];
+    const onlyIndexed = uses.length > 0 && uses.every((u) => /^\w+\.value\s*->>$/.test(u));
+    return onlyIndexed ? `jsonb_array_elements(CAST(${param} AS jsonb)) AS ${alias}(value)` : whole;
+  });
 
   const orIgnore = /^\s*INSERT\s+OR\s+IGNORE\s+INTO\b/i;
   if (orIgnore.test(text)) {

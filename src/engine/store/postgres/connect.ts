@@ -1,7 +1,14 @@
 import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { SQLInputValue, SQLOutputValue, StatementResultingChanges } from "node:sqlite";
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import {
+  MessageChannel,
+  type MessagePort,
+  receiveMessageOnPort,
+  threadId,
+  Worker,
+} from "node:worker_threads";
 import { type Db, type Statement, setDialect } from "../connection.js";
 import { COMPAT_SCHEMA, COMPAT_VERSION, compatSql } from "./compat.js";
 import { PG_SCHEMA_VERSION, pgMigrations } from "./schema.js";
@@ -309,17 +316,17 @@ export class PostgresDatabase implements Db {
   }
 }
 
-/** MEMCTX_PG_PROFILE=1: statements' counts and time, printed at exit (diagnostics). */
+/** MEMCTX_PG_PROFILE=<file prefix>: statements' counts and time, written every 2 s (diagnostics). */
 const profile = new Map<string, { n: number; ms: number }>();
 if (process.env.MEMCTX_PG_PROFILE) {
-  process.on("exit", () => {
-    const top = [...profile].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15);
-    for (const [sql, p] of top) {
-      process.stderr.write(
-        `pg profile ${p.ms.toFixed(0)} ms ${p.n}x: ${sql.replace(/\s+/g, " ").slice(0, 120)}\n`,
-      );
-    }
-  });
+  const file = `${process.env.MEMCTX_PG_PROFILE}.${process.pid}.${threadId}`;
+  setInterval(() => {
+    const top = [...profile].sort((x, y) => y[1].ms - x[1].ms).slice(0, 15);
+    const lines = top.map(
+      ([sql, p]) => `${p.ms.toFixed(0)} ms ${p.n}x: ${sql.replace(/\s+/g, " ").slice(0, 120)}`,
+    );
+    writeFileSync(file, `${lines.join("\n")}\n`);
+  }, 2_000).unref();
 }
 
 /** A parameter as node-postgres takes it (a BLOB's Uint8Array is bytea as it is). */

@@ -13,6 +13,7 @@ import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { MemoryClient } from "../src/client/index.js";
 import { openEngine } from "../src/engine/index.js";
+import type { Db } from "../src/engine/store/connection.js";
 
 const { values } = parseArgs({
   options: {
@@ -30,13 +31,13 @@ const text = (i: number) =>
   `Note ${i}: the team met on Tuesday to review the quarterly roadmap, agreed to ship the search ` +
   `feature first and to revisit pricing next month. Owner: person ${i % 37}.`;
 
-function doneCount(db: DatabaseSync): number {
+function doneCount(db: Db): number {
   return (db.prepare("SELECT count(*) AS n FROM documents WHERE status = 'done'").get() as { n: number }).n;
 }
 
 type Add = (i: number) => Promise<void>;
 
-async function run(label: string, db: DatabaseSync, add: Add, perCall = 1) {
+async function run(label: string, db: Db, add: Add, perCall = 1) {
   const t0 = performance.now();
   let next = 0;
   await Promise.all(

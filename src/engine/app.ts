@@ -38,7 +38,7 @@ import { organizationRoutes } from "./routes/organization.js";
 import { profileRoutes } from "./routes/profile.js";
 import { type EngineEnv, type EngineRoutes, tooLarge } from "./routes/route.js";
 import { searchRoutes } from "./routes/search.js";
-import { databaseState, isDiskFull } from "./store/db.js";
+import { databaseBackend, databaseState, isDiskFull } from "./store/db.js";
 import { OrganizationBucketError } from "./store/profile.js";
 import { SecretKeyError } from "./store/secrets.js";
 
@@ -181,7 +181,10 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
       return c.json({ status: "ok", version: VERSION, database: databaseState(ctx.db) });
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
-      return c.json({ status: "unavailable", version: VERSION, database: { backend: "sqlite", error } }, 503);
+      return c.json(
+        { status: "unavailable", version: VERSION, database: { backend: databaseBackend(ctx.db), error } },
+        503,
+      );
     }
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(new URL(c.req.url).origin)));

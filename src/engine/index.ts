@@ -25,8 +25,13 @@ export { defaultDataDir } from "./data-dir.js";
 export type { DreamContext, Dreamer, IndexingDocument } from "./pipeline/dreamer.js";
 
 export interface EngineOptions {
-  /** Holds memctx.db (SQLite, WAL). */
+  /** Holds memctx.db (SQLite, WAL), or with a database URL only the secret key. */
   dataDir: string;
+  /**
+   * A PostgreSQL URL (`postgres://user:pass@host:5432/db`, TLS and pool options in the URL; memctx's
+   * own `schema=NAME` picks the schema). Default: MEMCTX_DATABASE_URL; unset: SQLite in `dataDir`.
+   */
+  databaseUrl?: string | undefined;
   /** Registered for the local organization at open (idempotent). */
   apiKey?: string;
   /** Background processing loops in this process; 0 = none (another process does the work). Default 2. */
@@ -97,6 +102,7 @@ export const DEFAULT_WORKERS = 2;
 export const DEFAULT_JOB_LEASE_MS = 30_000;
 
 export async function openEngine(opts: EngineOptions): Promise<Engine> {
+  const databaseUrl = opts.databaseUrl ?? (process.env.MEMCTX_DATABASE_URL || undefined);
   const log = opts.log ?? ((m: string) => process.stderr.write(`memctx: ${m}\n`));
   const leaseMs = opts.jobLeaseMs ?? (Number(process.env.MEMCTX_JOB_LEASE_MS) || DEFAULT_JOB_LEASE_MS);
   const loops = opts.workers ?? DEFAULT_WORKERS;
@@ -105,7 +111,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const allowPrivateNetwork = opts.allowPrivateNetwork ?? allowPrivateNetworkFromEnv();
   const threaded = (opts.threads ?? process.env.MEMCTX_THREADS !== "0") && !custom && loops > 0;
   // Processing in this thread writes the search index here: its connection is sized for that.
-  const db = openDatabase(opts.dataDir, { cache: threaded || loops === 0 ? "reads" : "writes" });
+  const db = openDatabase(opts.dataDir, { databaseUrl, cache: threaded || loops === 0 ? "reads" : "writes" });
   if (opts.apiKey) registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
   // Connectors written by a memctx that stored their secrets in plain text: sealed now.
   transaction(db, () => {
@@ -116,6 +122,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     ? new ProcessingThreads(
         {
           dataDir: opts.dataDir,
+          databaseUrl,
           leaseMs,
           diskFullRetryMs: opts.diskFullRetryMs,
           allowPrivateNetwork,

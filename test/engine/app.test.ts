@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Engine, openEngine } from "../../src/engine/index.js";
 import { LAST_USED_RESOLUTION_MS, listKeys } from "../../src/engine/store/organizations.js";
-import { TEST_KEY, tempDir } from "./harness.js";
+import { TEST_BACKEND, TEST_KEY, tempDir } from "./harness.js";
 
 let dir: ReturnType<typeof tempDir>;
 let engine: Engine | undefined;
@@ -27,11 +27,13 @@ describe("the engine's fetch handler", () => {
       log: (m) => logged.push(m),
     });
     // Break the store underneath the routes: every query now throws.
-    engine.context.db.exec("DROP TABLE namespaces");
+    engine.context.db.exec(
+      TEST_BACKEND === "postgres" ? "DROP TABLE namespaces CASCADE" : "DROP TABLE namespaces",
+    );
     const res = await engine.fetch(req("/ns/x", { method: "GET" }));
     expect(res.status).toBe(500);
     expect(await res.json()).toEqual({ error: "Internal server error" });
-    expect(logged.join("\n")).toMatch(/no such table: namespaces/);
+    expect(logged.join("\n")).toMatch(/no such table: namespaces|relation "namespaces" does not exist/);
   });
 
   it("reports the database in /health, and 503 once it cannot be read", async () => {
@@ -39,14 +41,14 @@ describe("the engine's fetch handler", () => {
     engine = await openEngine({ dataDir: dir.path, apiKey: TEST_KEY, workers: 0 });
     const ok = await engine.fetch(new Request("http://in-process/health"));
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({ status: "ok", database: { backend: "sqlite" } });
+    expect(await ok.json()).toMatchObject({ status: "ok", database: { backend: TEST_BACKEND } });
     expect(engine.database().schema).toBeGreaterThan(0);
     engine.context.db.close();
     const down = await engine.fetch(new Request("http://in-process/health"));
     expect(down.status).toBe(503);
     expect(await down.json()).toMatchObject({
       status: "unavailable",
-      database: { backend: "sqlite", error: expect.stringMatching(/not open/) },
+      database: { backend: TEST_BACKEND, error: expect.stringMatching(/not open/) },
     });
   });
 

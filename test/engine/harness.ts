@@ -11,6 +11,16 @@ import { type RunningServer, startServer } from "../../src/engine/server.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 
+/**
+ * The backend the engine's tests run on: PostgreSQL when MEMCTX_TEST_DATABASE_URL is set
+ * (test/postgres-setup.ts), else SQLite.
+ */
+export const TEST_BACKEND: "sqlite" | "postgres" = process.env.MEMCTX_DATABASE_URL ? "postgres" : "sqlite";
+
+/** Options for a test's own openDatabase: the PostgreSQL URL when the tests run on it. */
+export const testDatabase = (): { databaseUrl?: string } =>
+  process.env.MEMCTX_DATABASE_URL ? { databaseUrl: process.env.MEMCTX_DATABASE_URL } : {};
+
 export function tempDir(prefix = "memctx-test-"): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };

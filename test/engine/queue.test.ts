@@ -10,12 +10,12 @@ import {
 } from "../../src/engine/store/jobs.js";
 import { ensureNamespace } from "../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../src/engine/store/organizations.js";
-import { tempDir } from "./harness.js";
+import { tempDir, testDatabase } from "./harness.js";
 
 let dir: ReturnType<typeof tempDir>;
 const open: Db[] = [];
 const db = () => {
-  const d = openDatabase(dir.path);
+  const d = openDatabase(dir.path, testDatabase());
   open.push(d);
   return d;
 };

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { getConnectorRow } from "../../src/engine/store/connectors.js";
 import { DATABASE_FILE } from "../../src/engine/store/db.js";
 import { keyFromString, SECRET_KEY_FILE } from "../../src/engine/store/secrets.js";
-import { ROOT, startTestServer, type TestServer, tempDir } from "./harness.js";
+import { ROOT, startTestServer, TEST_BACKEND, type TestServer, tempDir } from "./harness.js";
 
 const TOKEN = "ghp_a-personal-token-nobody-may-read";
 const saved = { ...process.env };
@@ -34,12 +34,17 @@ const rawRow = (s: TestServer, id: string) =>
     credentials: string | null;
   };
 
+/** Tests of the SQLite file itself: on PostgreSQL the data directory holds only the key. */
+const itSqlite = it.skipIf(TEST_BACKEND === "postgres");
+
 describe("data at rest", () => {
-  it("creates the data directory 0700 and the database, its WAL and SHM and the key file 0600 under umask 000", () => {
-    dir = tempDir("memctx-modes-");
-    const dataDir = join(dir.path, "new", "data");
-    // A child process: the umask is per process, and workers of the test runner cannot set it.
-    const script = `
+  itSqlite(
+    "creates the data directory 0700 and the database, its WAL and SHM and the key file 0600 under umask 000",
+    () => {
+      dir = tempDir("memctx-modes-");
+      const dataDir = join(dir.path, "new", "data");
+      // A child process: the umask is per process, and workers of the test runner cannot set it.
+      const script = `
       process.umask(0);
       const { openEngine } = await import(${JSON.stringify(join(ROOT, "src/engine/index.ts"))});
       const { sealSecret } = await import(${JSON.stringify(join(ROOT, "src/engine/store/secrets.ts"))});
@@ -52,25 +57,26 @@ describe("data at rest", () => {
       console.log(JSON.stringify(modes));
       await engine.close();
     `;
-    const env = { ...process.env };
-    delete env.MEMCTX_SECRET_KEY;
-    const out = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      cwd: ROOT,
-      env,
-      encoding: "utf8",
-    });
-    expect(out.status, out.stderr).toBe(0);
-    const modes = JSON.parse(out.stdout.trim().split("\n").at(-1)!) as Record<string, string>;
-    expect(modes).toEqual({
-      ".": "700",
-      [DATABASE_FILE]: "600",
-      [`${DATABASE_FILE}-wal`]: "600",
-      [`${DATABASE_FILE}-shm`]: "600",
-      [SECRET_KEY_FILE]: "600",
-    });
-  });
+      const env = { ...process.env };
+      delete env.MEMCTX_SECRET_KEY;
+      const out = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        cwd: ROOT,
+        env,
+        encoding: "utf8",
+      });
+      expect(out.status, out.stderr).toBe(0);
+      const modes = JSON.parse(out.stdout.trim().split("\n").at(-1)!) as Record<string, string>;
+      expect(modes).toEqual({
+        ".": "700",
+        [DATABASE_FILE]: "600",
+        [`${DATABASE_FILE}-wal`]: "600",
+        [`${DATABASE_FILE}-shm`]: "600",
+        [SECRET_KEY_FILE]: "600",
+      });
+    },
+  );
 
-  it("keeps connector secrets out of the database file, sealed with a key file beside it", async () => {
+  itSqlite("keeps connector secrets out of the database file, sealed with a key file beside it", async () => {
     delete process.env.MEMCTX_SECRET_KEY;
     dir = tempDir("memctx-secrets-");
     server = await startTestServer(dir.path, { workers: 0 });

@@ -7,9 +7,9 @@ export const keys: Command = {
   name: "keys",
   summary: "Create, list and revoke API keys of the embedded engine",
   usage: `
-Usage: memctx keys create [--org NAME] [--namespace NS]... [--data-dir DIR]
-       memctx keys list [--data-dir DIR]
-       memctx keys revoke <prefix-or-key> [--data-dir DIR]
+Usage: memctx keys create [--org NAME] [--namespace NS]... [--data-dir DIR] [--database-url URL]
+       memctx keys list [--data-dir DIR] [--database-url URL]
+       memctx keys revoke <prefix-or-key> [--data-dir DIR] [--database-url URL]
 
 API keys of a memctx serve instance. Each key belongs to one organization, which sees only its
 own namespaces. Only a hash of each key is stored: a created key is printed once.
@@ -18,6 +18,9 @@ Options:
   --org NAME        organization of the new key (default: local, the one memctx serve uses)
   --namespace NS    restrict the new key to this namespace (repeatable)
   --data-dir DIR    data directory (default: MEMCTX_DATA_DIR or the user data directory)
+  --database-url URL
+                    the PostgreSQL database of memctx serve --database-url (default:
+                    MEMCTX_DATABASE_URL)
   -h, --help        show this help`,
   async run(argv) {
     const { values, positionals } = parseArgs({
@@ -27,6 +30,7 @@ Options:
         org: { type: "string" },
         namespace: { type: "string", multiple: true },
         "data-dir": { type: "string" },
+        "database-url": { type: "string" },
       },
     });
     const [action, target, ...extra] = positionals;
@@ -35,7 +39,9 @@ Options:
     const { createKey, LOCAL_ORGANIZATION, listKeys, revokeKey } = await import(
       "../../engine/store/organizations.js"
     );
-    const db = openDatabase(values["data-dir"] ?? defaultDataDir());
+    const db = openDatabase(values["data-dir"] ?? defaultDataDir(), {
+      databaseUrl: values["database-url"] ?? (process.env.MEMCTX_DATABASE_URL || undefined),
+    });
     try {
       switch (action) {
         case "create": {

@@ -10,7 +10,7 @@ export const serve: Command = {
   summary: "Serve the embedded engine's v5 API over HTTP",
   usage: `
 Usage: memctx serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--workers N]
-                    [--rate-limit N] [--document-token-quota N]
+                    [--rate-limit N] [--document-token-quota N] [--database-url URL]
 
 Serves the Memory and Context Service API v5 of the embedded engine over HTTP. Every request
 needs a bearer API key. On the first start a key for the local organization is created and
@@ -31,6 +31,7 @@ Options:
 
 Environment:
   MEMCTX_API_KEY                  register this key for the local organization
+  MEMCTX_DATABASE_URL             --database-url when the flag is not given
   MEMCTX_RATE_LIMIT               --rate-limit when the flag is not given (0: no limit)
   MEMCTX_DOCUMENT_TOKEN_QUOTA     --document-token-quota when the flag is not given (0: none)
   MEMCTX_ALLOW_PRIVATE_NETWORK=1  let URL content reach private and loopback addresses
@@ -50,22 +51,30 @@ Environment:
         workers: { type: "string" },
         "rate-limit": { type: "string" },
         "document-token-quota": { type: "string" },
+        "database-url": { type: "string" },
       },
     });
     const { port, workers, dataDir, apiKey } = serverOptions(values);
     const limits = limitOptions(values);
     // Loaded here, not at the top: `memctx --help` must not load node:sqlite (older Node lacks it).
     const { startServer } = await import("../../engine/server.js");
-    const server = await startServer({ port, host: values.host, dataDir, workers, apiKey, limits }).catch(
-      (err) => {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === "EADDRINUSE")
-          throw new CliError(`${values.host}:${port} is already in use; pick another --port`, 1);
-        if (code === "EADDRNOTAVAIL")
-          throw new CliError(`cannot bind ${values.host}: no such local address`, 1);
-        throw err;
-      },
-    );
+    const databaseUrl = values["database-url"] ?? (process.env.MEMCTX_DATABASE_URL || undefined);
+    const server = await startServer({
+      port,
+      host: values.host,
+      dataDir,
+      databaseUrl,
+      workers,
+      apiKey,
+      limits,
+    }).catch((err) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EADDRINUSE")
+        throw new CliError(`${values.host}:${port} is already in use; pick another --port`, 1);
+      if (code === "EADDRNOTAVAIL")
+        throw new CliError(`cannot bind ${values.host}: no such local address`, 1);
+      throw err;
+    });
     const firstKey = process.env.MEMCTX_API_KEY ? null : server.engine.createFirstKey();
     // "listening on" comes last: whoever waits for it has seen everything else.
     process.stdout.write(`memctx serve: data directory ${dataDir}\n`);

@@ -8,6 +8,8 @@ import { Worker } from "node:worker_threads";
  */
 export interface ThreadConfig {
   dataDir: string;
+  /** The engine's PostgreSQL URL, if it runs on one: the thread opens its own connection. */
+  databaseUrl?: string | undefined;
   leaseMs: number;
   diskFullRetryMs?: number | undefined;
   allowPrivateNetwork: boolean;

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from "node:sqlite";
+import type { Db } from "../store/connection.js";
 import {
   type Posting,
   postingRows,
@@ -166,7 +166,7 @@ function termScore(idf: number, hit: TermHit, averageLength: number): number {
  * look-ups), so each returned score is the BM25 of the whole query.
  */
 export function lexicalSearch(
-  db: DatabaseSync,
+  db: Db,
   corpus: Corpus,
   terms: readonly QueryTerm[],
   scope: Scope,
@@ -248,7 +248,7 @@ type Scored = LexicalCandidate & { length: number };
 
 /** The best visible rows for the given terms alone, up to `count`, by their partial BM25. */
 function topVisible(
-  db: DatabaseSync,
+  db: Db,
   corpus: Corpus,
   space: number,
   terms: readonly { term: QueryTerm; idf: number }[],
@@ -316,7 +316,7 @@ const LOOKUPS_PER_ROW_READ = 3;
 
 /** Adds to each candidate the parts of the terms that were not read, from their postings in it. */
 function addLeftOutTerms(
-  db: DatabaseSync,
+  db: Db,
   space: number,
   candidates: Scored[],
   leftOut: readonly { term: QueryTerm; idf: number }[],
@@ -349,7 +349,7 @@ function addLeftOutTerms(
 
 /** Multiplies by `factor` the score of each candidate said by someone not in `names`; re-sorts. */
 function weighSpeakers(
-  db: DatabaseSync,
+  db: Db,
   corpus: Corpus,
   candidates: Scored[],
   names: ReadonlySet<string>,

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from "node:sqlite";
+import type { Db } from "../store/connection.js";
 import { nextSpeaker } from "../store/search-index.js";
 
 /** Score factor of a unit said by someone else when the query names a person (RECIPE.md step 5). */
@@ -25,7 +25,7 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}.'_-]*/gu;
  * ("music", "caroline's art") as subjects.
  */
 export function namedPeople(
-  db: DatabaseSync,
+  db: Db,
   namespaceId: string,
   query: string,
   stopWords: ReadonlySet<string>,
@@ -38,8 +38,9 @@ export function namedPeople(
     const end = `${word}\u{10ffff}`;
     // Walk the distinct names that start with the word, one seek each.
     let from = word;
+    let after = false;
     for (let n = 0; n < MAX_NAMES_PER_WORD; n++) {
-      const name = nextSpeaker(db, namespaceId, from, end);
+      const name = nextSpeaker(db, namespaceId, from, end, after);
       if (name === undefined) break;
       // A name of several words is named by its first ("jon snow" by "jon").
       const first = name.split(/\s+/)[0] ?? "";
@@ -47,7 +48,8 @@ export function namedPeople(
         names.add(name);
         if (name !== word) expansions.add(name);
       }
-      from = `${name}\u0000`;
+      from = name;
+      after = true;
     }
   }
   return { names, expansions: [...expansions] };

@@ -1,8 +1,8 @@
-import type { DatabaseSync } from "node:sqlite";
 import type { z } from "zod";
 import type { Metadata } from "../../api/common.js";
 import { SEARCH_DEFAULTS, type SearchBody, type SearchHit, type SearchResponse } from "../../api/search.js";
 import { type Embedder, embedsChunks } from "../models/embedder.js";
+import type { Db } from "../store/connection.js";
 import { relatedMemoryRefs } from "../store/memory-relations.js";
 import {
   type ChunkHitRow,
@@ -29,7 +29,7 @@ import { boostWindow, questionWindow, type Window } from "./when.js";
 
 /** What a search needs from the open engine. */
 export interface SearchDeps {
-  db: DatabaseSync;
+  db: Db;
   embedder?: Embedder | null | undefined;
   /** Where a failed query embedding is reported (search then goes on lexically). */
   log?: ((message: string) => void) | undefined;
@@ -169,7 +169,7 @@ export async function search(
  * The window the query asks about, relative to the namespace's latest document date (a store of
  * last year's conversations answers "last spring" about that year), or to now without one.
  */
-async function askedWindow(db: DatabaseSync, namespaceId: string, query: string): Promise<Window | null> {
+async function askedWindow(db: Db, namespaceId: string, query: string): Promise<Window | null> {
   if ((await questionWindow(query, new Date())) === null) return null;
   const latest = latestDocumentDate(db, namespaceId);
   const ref = latest ? new Date(latest) : new Date();
@@ -204,7 +204,7 @@ type Item = RerankItem & {
 };
 
 /** Loads the rows of the selected candidates, in the candidates' order. */
-function hydrate(db: DatabaseSync, selected: readonly Scored[]): Item[] {
+function hydrate(db: Db, selected: readonly Scored[]): Item[] {
   const ids = (corpus: Corpus) => selected.filter((s) => s.corpus === corpus).map((s) => s.rowid);
   const chunks = new Map<number, ChunkHitRow>();
   const memories = new Map<number, MemoryHitRow>();
@@ -263,7 +263,7 @@ const parseMetadata = (text: string): Metadata => {
   }
 };
 
-function toHit(db: DatabaseSync, item: RerankItem, namespaceId: string, req: SearchRequest): SearchHit {
+function toHit(db: Db, item: RerankItem, namespaceId: string, req: SearchRequest): SearchHit {
   const { row } = item as Item;
   const similarity = Math.min(1, Math.max(0, item.scored.similarity));
   const included: NonNullable<SearchHit["included"]> = {};
@@ -303,7 +303,7 @@ function toHit(db: DatabaseSync, item: RerankItem, namespaceId: string, req: Sea
 }
 
 /** `included.document`: what a reader needs to cite the source. */
-function documentSummary(db: DatabaseSync, documentId: string): Record<string, unknown> | undefined {
+function documentSummary(db: Db, documentId: string): Record<string, unknown> | undefined {
   const d = documentCitationRow(db, documentId);
   if (!d) return undefined;
   return {

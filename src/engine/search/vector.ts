@@ -1,4 +1,4 @@
-import type { DatabaseSync } from "node:sqlite";
+import type { Db } from "../store/connection.js";
 import { type Corpus, type Scope, visibleRowids } from "../store/search-scope.js";
 import { dataVersion, namespaceVectors, vectorsOf } from "../store/vectors.js";
 
@@ -19,14 +19,14 @@ interface PackedVectors {
 /** Namespaces kept packed per connection; the least recently searched one is dropped first. */
 const MAX_CACHED = 16;
 
-const caches = new WeakMap<DatabaseSync, Map<string, PackedVectors>>();
+const caches = new WeakMap<Db, Map<string, PackedVectors>>();
 
 // What the packed copy was built from (store/vectors.ts dataVersion): a commit by another
 // connection or a write by this one rebuilds the namespace's copy on its next search, so a search
 // never sees stale vectors.
 
 /** Drops every packed copy of this connection (for callers that know they changed vectors). */
-export function invalidateVectors(db: DatabaseSync): void {
+export function invalidateVectors(db: Db): void {
   caches.delete(db);
 }
 
@@ -50,7 +50,7 @@ function unit(v: Float32Array): Float32Array {
   return v;
 }
 
-function packed(db: DatabaseSync, corpus: Corpus, namespaceId: string, model: string, dims: number) {
+function packed(db: Db, corpus: Corpus, namespaceId: string, model: string, dims: number) {
   let cache = caches.get(db);
   if (!cache) {
     cache = new Map();
@@ -116,7 +116,7 @@ function topK(scores: Float32Array, k: number): number[] {
  * namespace's packed unit vectors, then the same visibility check as the lexical path.
  */
 export function vectorSearch(
-  db: DatabaseSync,
+  db: Db,
   corpus: Corpus,
   query: Float32Array,
   model: string,
@@ -158,7 +158,7 @@ export function vectorSearch(
  * that needs a vector, and reading those is cheaper than scanning the namespace.
  */
 export function vectorScores(
-  db: DatabaseSync,
+  db: Db,
   corpus: Corpus,
   query: Float32Array,
   model: string,

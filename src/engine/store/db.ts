@@ -2,13 +2,15 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import type { Db } from "./connection.js";
 import { registerFilterFunction } from "./filter.js";
+import { PostgresDatabase } from "./postgres/connect.js";
 import { migrate } from "./schema.js";
 import { indexPending, indexQueued, registerSearchFunctions } from "./search-index.js";
 import { useSecretKey } from "./secrets.js";
 import { useWriteLock, withWriteLock } from "./write-lock.js";
 
-export type Db = DatabaseSync;
+export type { Db } from "./connection.js";
 
 export const DATABASE_FILE = "memctx.db";
 
@@ -34,6 +36,11 @@ export interface OpenOptions {
    * the process held 70 MiB less; with SQLite's 2 MiB default p95 doubled.
    */
   cache?: "reads" | "writes";
+  /**
+   * `postgres://...` (MEMCTX_DATABASE_URL, `--database-url`): the database is PostgreSQL
+   * (store/postgres/), and the data directory keeps only the secret key.
+   */
+  databaseUrl?: string | undefined;
 }
 
 const READS_CACHE_MIB = 8;
@@ -46,6 +53,7 @@ const WRITES_CACHE_MIB = 64;
  * files the database file's mode); an existing directory keeps the mode its owner chose.
  */
 export function openDatabase(dataDir: string, opts: OpenOptions = {}): Db {
+  if (opts.databaseUrl) return openPostgres(dataDir, opts.databaseUrl);
   if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
     chmodSync(dataDir, DATA_DIR_MODE);
   }
@@ -81,6 +89,23 @@ export function openDatabase(dataDir: string, opts: OpenOptions = {}): Db {
   return db;
 }
 
+/** Opens (and migrates) a PostgreSQL database: the same store over store/postgres/. */
+function openPostgres(dataDir: string, url: string): Db {
+  if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
+    chmodSync(dataDir, DATA_DIR_MODE);
+  }
+  const db = new PostgresDatabase(url, dataDir);
+  try {
+    useSecretKey(db, dataDir);
+    db.migrate();
+    indexQueued(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
 /**
  * Runs `fn` in one write transaction (BEGIN IMMEDIATE takes the write lock up front, so two
  * processes never deadlock upgrading a read lock). `fn` must be synchronous. The chunks and memories
@@ -104,13 +129,19 @@ export function transaction<T>(db: Db, fn: () => T): T {
 
 /** What /health and `memctx serve` say of the database. */
 export interface DatabaseState {
-  backend: "sqlite";
+  backend: "sqlite" | "postgres";
   /** The file's schema version (its migrations applied). */
   schema: number;
 }
 
+/** Which backend a connection is, without asking the database. */
+export function databaseBackend(db: Db): DatabaseState["backend"] {
+  return db instanceof PostgresDatabase ? "postgres" : "sqlite";
+}
+
 /** Reads the schema version: a round trip to the database, so it also says the file is readable. */
 export function databaseState(db: Db): DatabaseState {
+  if (db instanceof PostgresDatabase) return { backend: "postgres", schema: db.schemaVersion() };
   const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
   return { backend: "sqlite", schema: row.user_version };
 }
@@ -126,7 +157,12 @@ const SQLITE_FULL = 13;
 export function isDiskFull(err: unknown): boolean {
   if (typeof err !== "object" || err === null) return false;
   const e = err as { errcode?: unknown; code?: unknown };
-  return (typeof e.errcode === "number" && (e.errcode & 0xff) === SQLITE_FULL) || e.code === "ENOSPC";
+  return (
+    (typeof e.errcode === "number" && (e.errcode & 0xff) === SQLITE_FULL) ||
+    e.code === "ENOSPC" ||
+    // PostgreSQL's disk_full.
+    e.code === "53100"
+  );
 }
 
 /** A prefixed random service id, e.g. `doc_3kq9...`. */

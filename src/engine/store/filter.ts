@@ -1,6 +1,7 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { Filter, FilterLeaf } from "../../api/filter.js";
 import { FILTER_FIELD_PATTERN } from "../../api/limits.js";
+import { type Db, dialectOf } from "./connection.js";
 
 /**
  * Where a filter looks: SQL expressions (trusted, written by the engine, never by a caller) of the
@@ -22,7 +23,9 @@ export interface SqlFragment {
   params: SQLInputValue[];
 }
 
-const TRUE: SqlFragment = { sql: "1", params: [] };
+// TRUE, FALSE and COALESCE(..., FALSE) rather than 1, 0 and IFNULL(..., 0): one text that both
+// SQLite (where they are 1 and 0) and PostgreSQL (which wants booleans) take.
+const TRUE: SqlFragment = { sql: "TRUE", params: [] };
 
 /** The fields that name document columns instead of metadata keys (supplement, typed filter). */
 const DOCUMENT_FIELDS = ["source", "type", "documentId"] as const;
@@ -84,6 +87,13 @@ export function compileFilter(
   const handle = remember(testNode(filter), columns);
   return { sql: `${FILTER_FUNCTION}(?, ${args.join(", ")})`, params: [handle] };
 }
+
+/**
+ * The form a connection can evaluate: PostgreSQL has no FILTER_FUNCTION (a JavaScript function
+ * of this process), so its filters are always SQL; SQLite picks by size (undefined: the default).
+ */
+export const filterFormFor = (db: Db): "sql" | undefined =>
+  dialectOf(db) === "postgres" ? "sql" : undefined;
 
 const countLeaves = (f: Filter): number =>
   "operands" in f ? f.operands.reduce((n, o) => n + countLeaves(o), 0) : 1;
@@ -251,7 +261,7 @@ function substring(want: string, caseSensitive: boolean | undefined): (v: unknow
 
 function sqlNode(f: Filter, target: FilterTarget): SqlFragment {
   if ("operands" in f) {
-    if (f.operands.length === 0) return { sql: f.operator === "and" ? "1" : "0", params: [] };
+    if (f.operands.length === 0) return { sql: f.operator === "and" ? "TRUE" : "FALSE", params: [] };
     const parts = f.operands.map((o) => sqlNode(o, target));
     return joinBalanced(parts, f.operator === "and" ? " AND " : " OR ");
   }
@@ -297,29 +307,29 @@ function sqlColumnLeaf(f: FilterLeaf, col: string): SqlFragment {
     case "neq": {
       const eq =
         typeof f.value !== "string"
-          ? { sql: "0", params: [] }
+          ? { sql: "FALSE", params: [] }
           : f.caseSensitive === false
-            ? { sql: `IFNULL(lower(${col}) = lower(?), 0)`, params: [f.value] }
-            : { sql: `IFNULL(${col} = ?, 0)`, params: [f.value] };
+            ? { sql: `COALESCE(lower(${col}) = lower(?), FALSE)`, params: [f.value] }
+            : { sql: `COALESCE(${col} = ?, FALSE)`, params: [f.value] };
       return f.operator === "eq" ? eq : negate(eq);
     }
     case "gt":
     case "gte":
     case "lt":
     case "lte":
-      return { sql: "0", params: [] };
+      return { sql: "FALSE", params: [] };
     case "contains":
     case "notContains": {
       const has =
         f.caseSensitive === false
-          ? { sql: `IFNULL(instr(lower(${col}), lower(?)) > 0, 0)`, params: [f.value] }
-          : { sql: `IFNULL(instr(${col}, ?) > 0, 0)`, params: [f.value] };
+          ? { sql: `COALESCE(instr(lower(${col}), lower(?)) > 0, FALSE)`, params: [f.value] }
+          : { sql: `COALESCE(instr(${col}, ?) > 0, FALSE)`, params: [f.value] };
       return f.operator === "contains" ? has : negate(has);
     }
     case "arrayContains":
     case "arrayNotContains": {
       // A scalar column is a one-element array.
-      const has = { sql: `IFNULL(${col} = ?, 0)`, params: [f.value] };
+      const has = { sql: `COALESCE(${col} = ?, FALSE)`, params: [f.value] };
       return f.operator === "arrayContains" ? has : negate(has);
     }
   }
@@ -336,24 +346,26 @@ function sqlMetadataLeaf(f: FilterLeaf, meta: string): SqlFragment {
   const path = `'$."${f.field}"'`;
   const type = `json_type(${meta}, ${path})`;
   const value = `json_extract(${meta}, ${path})`;
+  // The value as a number when it is one, else NULL (PostgreSQL's json_extract gives text).
+  const number = `(CASE WHEN ${type} IN ('integer', 'real') THEN CAST(${value} AS DOUBLE PRECISION) END)`;
   switch (f.operator) {
     case "eq":
     case "neq": {
       let eq: SqlFragment;
       if (typeof f.value === "boolean") {
-        eq = { sql: `IFNULL(${type} = ?, 0)`, params: [f.value ? "true" : "false"] };
+        eq = { sql: `COALESCE(${type} = ?, FALSE)`, params: [f.value ? "true" : "false"] };
       } else if (typeof f.value === "number") {
         eq = {
-          sql: `IFNULL(${type} IN ('integer', 'real') AND ${value} = ?, 0)`,
+          sql: `COALESCE(${number} = ?, FALSE)`,
           params: [f.value],
         };
       } else if (f.caseSensitive === false) {
         eq = {
-          sql: `IFNULL(${type} = 'text' AND lower(${value}) = lower(?), 0)`,
+          sql: `COALESCE(${type} = 'text' AND lower(${value}) = lower(?), FALSE)`,
           params: [f.value],
         };
       } else {
-        eq = { sql: `IFNULL(${type} = 'text' AND ${value} = ?, 0)`, params: [f.value] };
+        eq = { sql: `COALESCE(${type} = 'text' AND ${value} = ?, FALSE)`, params: [f.value] };
       }
       return f.operator === "eq" ? eq : negate(eq);
     }
@@ -362,7 +374,7 @@ function sqlMetadataLeaf(f: FilterLeaf, meta: string): SqlFragment {
     case "lt":
     case "lte":
       return {
-        sql: `IFNULL(${type} IN ('integer', 'real') AND ${value} ${RANGE_SQL[f.operator]} ?, 0)`,
+        sql: `COALESCE(${number} ${RANGE_SQL[f.operator]} ?, FALSE)`,
         params: [f.value],
       };
     case "contains":
@@ -370,11 +382,11 @@ function sqlMetadataLeaf(f: FilterLeaf, meta: string): SqlFragment {
       const has =
         f.caseSensitive === false
           ? {
-              sql: `IFNULL(${type} = 'text' AND instr(lower(${value}), lower(?)) > 0, 0)`,
+              sql: `COALESCE(${type} = 'text' AND instr(lower(${value}), lower(?)) > 0, FALSE)`,
               params: [f.value],
             }
           : {
-              sql: `IFNULL(${type} = 'text' AND instr(${value}, ?) > 0, 0)`,
+              sql: `COALESCE(${type} = 'text' AND instr(${value}, ?) > 0, FALSE)`,
               params: [f.value],
             };
       return f.operator === "contains" ? has : negate(has);

@@ -1,3 +1,4 @@
+import { dialectOf } from "./connection.js";
 import type { Db } from "./db.js";
 import { now, transaction } from "./db.js";
 import { statement } from "./statements.js";
@@ -105,6 +106,10 @@ export function claimJob(
 ): JobRow | undefined {
   const t = Date.now();
   const kindList = JSON.stringify(kinds);
+  // PostgreSQL: a row another replica's transaction holds is passed over, not waited for. (Its
+  // write transactions take turns already, store/db.ts; this keeps a claim from ever waiting on
+  // a row lock should a job be locked outside one.)
+  const skipLocked = dialectOf(db) === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
   return transaction(db, () => {
     // Two indexed lookups rather than one OR: the queue can hold many thousands of rows.
     const queued = statement(
@@ -114,14 +119,14 @@ export function claimJob(
          AND NOT (kind IN (SELECT value FROM json_each(?3)) AND EXISTS (
            SELECT 1 FROM jobs r WHERE r.state = 'running' AND r.lease_until >= ?1
              AND r.kind = j.kind AND r.namespace_id = j.namespace_id))
-       ORDER BY id LIMIT 1`,
+       ORDER BY id LIMIT 1${skipLocked}`,
     ).get(iso(t), kindList, JSON.stringify(onePerNamespace)) as { id: number } | undefined;
     const expired = queued
       ? undefined
       : (statement(
           db,
           `SELECT id FROM jobs WHERE state = 'running' AND lease_until < ?
-               AND kind IN (SELECT value FROM json_each(?)) ORDER BY lease_until LIMIT 1`,
+               AND kind IN (SELECT value FROM json_each(?)) ORDER BY lease_until LIMIT 1${skipLocked}`,
         ).get(iso(t), kindList) as { id: number } | undefined);
     const ready = queued ?? expired;
     if (!ready) return undefined;

@@ -2,7 +2,7 @@ import type { Metadata } from "../../api/common.js";
 import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
 import { type Db, newId, now, parseJson, sha256 } from "./db.js";
-import { compileFilter } from "./filter.js";
+import { compileFilter, filterFormFor } from "./filter.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
 import { memoriesHolding, searchSpace, unitsHolding } from "./search-index.js";
 import { statement } from "./statements.js";
@@ -97,14 +97,18 @@ export function listMemories(
   filter: Filter | undefined,
   includeForgotten: boolean,
 ): Page<Memory> {
-  const f = compileFilter(filter, {
-    metadata: "m.metadata",
-    source: "d.source",
-    type: "d.type",
-    documentId: "m.document_id",
-  });
+  const f = compileFilter(
+    filter,
+    {
+      metadata: "m.metadata",
+      source: "d.source",
+      type: "d.type",
+      documentId: "m.document_id",
+    },
+    filterFormFor(db),
+  );
   // A plain list shows what is true now: live, latest versions. include.forgotten shows every row.
-  const live = includeForgotten ? "1" : `m.is_latest = 1 AND ${LIVE_MEMORY_SQL}`;
+  const live = includeForgotten ? "TRUE" : `m.is_latest = 1 AND ${LIVE_MEMORY_SQL}`;
   const liveParams = includeForgotten ? [] : [new Date().toISOString()];
   const scope = inNamespaces("m.namespace_id", namespaceId);
   const from = `FROM memories m LEFT JOIN documents d ON d.id = m.document_id

@@ -141,10 +141,12 @@ export function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string): void
       for (const table of ["documents", "chunks", "memories", "jobs", "connectors"]) {
         statement(db, `UPDATE ${table} SET namespace_id = ? WHERE namespace_id = ?`).run(target.id, ns.id);
       }
-      statement(db, `UPDATE OR IGNORE profile_buckets SET namespace_id = ? WHERE namespace_id = ?`).run(
-        target.id,
-        ns.id,
-      );
+      // Buckets the target has already (by name) stay the target's: the moved ones go with the namespace.
+      statement(
+        db,
+        `UPDATE profile_buckets SET namespace_id = ?1 WHERE namespace_id = ?2
+           AND name NOT IN (SELECT name FROM profile_buckets WHERE namespace_id = ?1)`,
+      ).run(target.id, ns.id);
       statement(db, "UPDATE namespaces SET updated_at = ? WHERE id = ?").run(now(), target.id);
     }
     statement(db, "DELETE FROM namespaces WHERE id = ?").run(ns.id);

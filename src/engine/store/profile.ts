@@ -1,7 +1,7 @@
 import type { SQLInputValue } from "node:sqlite";
 import type { Filter } from "../../api/filter.js";
 import { type Db, now, transaction } from "./db.js";
-import { compileFilter } from "./filter.js";
+import { compileFilter, filterFormFor } from "./filter.js";
 import { memoriesHolding } from "./search-index.js";
 import { MEMORY_FILTER_TARGET } from "./search-scope.js";
 import { statement } from "./statements.js";
@@ -125,8 +125,8 @@ export interface ProfileScope {
 }
 
 /** Latest, live memories of the scope that pass the filter, over alias `m`. */
-function liveScope(scope: ProfileScope): { sql: string; params: SQLInputValue[] } {
-  const f = compileFilter(scope.filter, MEMORY_FILTER_TARGET);
+function liveScope(scope: ProfileScope, form?: "sql"): { sql: string; params: SQLInputValue[] } {
+  const f = compileFilter(scope.filter, MEMORY_FILTER_TARGET, form);
   return {
     sql: `m.namespace_id = ? AND m.is_latest = 1 AND m.is_forgotten = 0
           AND (m.forget_after IS NULL OR m.forget_after > ?) AND ${f.sql}`,
@@ -141,7 +141,7 @@ export function profileSection(
   isStatic: boolean,
   limit: number,
 ): { id: string; memory: string }[] {
-  const live = liveScope(scope);
+  const live = liveScope(scope, filterFormFor(db));
   return statement(
     db,
     `SELECT m.id, m.memory FROM memories m WHERE ${live.sql} AND m.is_static = ?
@@ -159,5 +159,5 @@ export function profileMemoriesHolding(
   stems: readonly string[],
   limit: number,
 ): { id: string; memory: string }[] {
-  return memoriesHolding(db, scope.namespaceId, stems, liveScope(scope), limit);
+  return memoriesHolding(db, scope.namespaceId, stems, liveScope(scope, filterFormFor(db)), limit);
 }

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from "node:sqlite";
+import type { Db } from "./connection.js";
 import { statement } from "./statements.js";
 
 /**
@@ -44,7 +44,7 @@ export interface DocumentCitationRow {
 }
 
 /** Chunks by rowid, each with its document's metadata (a rowid no longer stored is left out). */
-export function chunkHitRows(db: DatabaseSync, rowids: readonly number[]): ChunkHitRow[] {
+export function chunkHitRows(db: Db, rowids: readonly number[]): ChunkHitRow[] {
   return statement(
     db,
     `SELECT c.rowid, c.id, c.document_id, c.position, c.text, c.start_offset, c.end_offset, c.created_at, d.metadata
@@ -53,7 +53,7 @@ export function chunkHitRows(db: DatabaseSync, rowids: readonly number[]): Chunk
 }
 
 /** Memories by rowid (a rowid no longer stored is left out). */
-export function memoryHitRows(db: DatabaseSync, rowids: readonly number[]): MemoryHitRow[] {
+export function memoryHitRows(db: Db, rowids: readonly number[]): MemoryHitRow[] {
   return statement(
     db,
     `SELECT m.rowid, m.id, m.memory, m.metadata, m.is_latest, m.is_inference, m.document_id,
@@ -64,7 +64,7 @@ export function memoryHitRows(db: DatabaseSync, rowids: readonly number[]): Memo
 
 /** Each memory's sources: the documents it came from and where in them. */
 export function memorySourceSpans(
-  db: DatabaseSync,
+  db: Db,
   memoryIds: readonly string[],
 ): Map<string, { documentId: string; start: number | null }[]> {
   const rows = statement(
@@ -86,7 +86,7 @@ export function memorySourceSpans(
 }
 
 /** What a reader needs to cite a document (a hit's `included.document`). */
-export function documentCitationRow(db: DatabaseSync, documentId: string): DocumentCitationRow | undefined {
+export function documentCitationRow(db: Db, documentId: string): DocumentCitationRow | undefined {
   return statement(
     db,
     "SELECT id, custom_id, title, type, url, source, metadata, document_date FROM documents WHERE id = ?",
@@ -94,7 +94,7 @@ export function documentCitationRow(db: DatabaseSync, documentId: string): Docum
 }
 
 /** The namespace's latest document date (null without a dated document). */
-export function latestDocumentDate(db: DatabaseSync, namespaceId: string): string | null {
+export function latestDocumentDate(db: Db, namespaceId: string): string | null {
   const row = statement(
     db,
     "SELECT max(document_date) AS d FROM documents WHERE namespace_id = ? AND document_date IS NOT NULL",

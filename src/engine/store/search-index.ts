@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { stemTexts } from "../text/terms.js";
+import type { Db } from "./connection.js";
 import { statement } from "./statements.js";
 import { withWriteLock } from "./write-lock.js";
 
@@ -62,7 +63,7 @@ export function registerSearchFunctions(db: DatabaseSync): void {
   });
 }
 
-export function searchSpace(db: DatabaseSync, namespaceId: string, corpus: Corpus): SearchSpace | null {
+export function searchSpace(db: Db, namespaceId: string, corpus: Corpus): SearchSpace | null {
   const find = statement(
     db,
     "SELECT id, units, length FROM search_spaces WHERE namespace_id = ? AND corpus = ?",
@@ -79,7 +80,7 @@ export function searchSpace(db: DatabaseSync, namespaceId: string, corpus: Corpu
  * own text. A stem the space never saw counts 0.
  */
 export function unitsHolding(
-  db: DatabaseSync,
+  db: Db,
   space: number,
   stems: readonly string[],
   textOnly = false,
@@ -96,7 +97,7 @@ export function unitsHolding(
 }
 
 /** Postings of the stems in units' own text (as Posting objects). */
-function textPostings(db: DatabaseSync, space: number, stems: readonly string[]): Posting[] {
+function textPostings(db: Db, space: number, stems: readonly string[]): Posting[] {
   if (stems.length === 0) return [];
   return statement(
     db,
@@ -123,7 +124,7 @@ const SHARED_CONTEXT_HITS = `
  * Every posting of the stems in the space, one row per unit and stem. Its cost is the stems'
  * document frequencies in this namespace, whatever the rest of the database holds.
  */
-export function postingRows(db: DatabaseSync, space: number, stems: readonly string[]): PostingRow[] {
+export function postingRows(db: Db, space: number, stems: readonly string[]): PostingRow[] {
   if (stems.length === 0) return [];
   const st = statement(
     db,
@@ -140,7 +141,7 @@ export function postingRows(db: DatabaseSync, space: number, stems: readonly str
 
 /** The postings of `stems` in the given units only (point look-ups: a few per candidate). */
 export function postingsIn(
-  db: DatabaseSync,
+  db: Db,
   space: number,
   units: readonly number[],
   stems: readonly string[],
@@ -171,7 +172,7 @@ export function postingsIn(
  * which no commit has indexed. Says whether it indexed anything. (Its own BEGIN, not store/db.ts's
  * `transaction`, which calls indexPending and so would import this file back.)
  */
-export function indexQueued(db: DatabaseSync, space?: number): boolean {
+export function indexQueued(db: Db, space?: number): boolean {
   if (db.isTransaction) return false;
   const queued = statement(db, "SELECT 1 FROM search_pending WHERE ?1 IS NULL OR space = ?1 LIMIT 1");
   if (!queued.get(space ?? null)) return false;
@@ -198,7 +199,7 @@ const INDEX_PASS_UNITS = 2_000;
  * them share is tokenized and posted once, and each stem's frequencies get one upsert, whatever
  * the number of units holding it.
  */
-export function indexPending(db: DatabaseSync, space?: number): void {
+export function indexPending(db: Db, space?: number): void {
   for (;;) {
     const pending = statement(
       db,
@@ -216,7 +217,7 @@ export function indexPending(db: DatabaseSync, space?: number): void {
     statement(
       db,
       `DELETE FROM search_pending WHERE (space, unit) IN
-         (SELECT j.value ->> 0, j.value ->> 1 FROM json_each(?) j)`,
+         (SELECT ${int("j.value ->> 0")}, ${int("j.value ->> 1")} FROM json_each(?) j)`,
     ).run(JSON.stringify(pending.map((p) => [p.space, p.unit])));
   }
 }
@@ -232,7 +233,7 @@ interface PassContext {
 }
 
 /** Adds units of one space to the index (their rows as they are now; a unit since deleted is skipped). */
-function indexUnits(db: DatabaseSync, space: number, corpus: Corpus, units: readonly number[]): void {
+function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly number[]): void {
   const rows = statement(
     db,
     `SELECT t.rowid AS unit, t.${TEXT_COLUMN[corpus]} AS text, t.context FROM json_each(?) j
@@ -297,25 +298,27 @@ function indexUnits(db: DatabaseSync, space: number, corpus: Corpus, units: read
   };
   insert(
     `INSERT INTO search_units (space, unit, length, context)
-     SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?1) j`,
+     SELECT ?2, ${int("j.value ->> 0")}, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM json_each(?1) j`,
     unitRows,
   );
   insert(
     `INSERT INTO search_postings (space, term, unit, tf, tf_context, length)
-     SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4 FROM json_each(?1) j`,
+     SELECT ?2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")}, ${int("j.value ->> 3")}, ${int("j.value ->> 4")}
+     FROM json_each(?1) j`,
     postingRows,
   );
   insert(
     `INSERT INTO search_context_postings (space, term, context, tf)
-     SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?1) j`,
+     SELECT ?2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM json_each(?1) j`,
     contextRows,
   );
   const join = statement(db, "UPDATE search_contexts SET members = members + ? WHERE id = ?");
   for (const [id, n] of members) join.run(n, id);
   insert(
     `INSERT INTO search_terms (space, term, units, text_units)
-     SELECT ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?1) j WHERE true
-     ON CONFLICT (space, term) DO UPDATE SET units = units + excluded.units, text_units = text_units + excluded.text_units`,
+     SELECT ?2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM json_each(?1) j WHERE true
+     ON CONFLICT (space, term) DO UPDATE SET units = search_terms.units + excluded.units,
+       text_units = search_terms.text_units + excluded.text_units`,
     [...frequencies].map(([stem, [n, t]]) => [stem, n, t]),
   );
   statement(db, "UPDATE search_spaces SET units = units + ?, length = length + ? WHERE id = ?").run(
@@ -324,6 +327,13 @@ function indexUnits(db: DatabaseSync, space: number, corpus: Corpus, units: read
     space,
   );
 }
+
+/**
+ * An integer read from JSON: SQLite's `->>` gives it as an integer already, PostgreSQL's (a JSON
+ * text in store/postgres/compat.ts) as text, which an INSERT into an integer column refuses.
+ * CAST is one text for both (and costs SQLite nothing measurable).
+ */
+const int = (expr: string) => `CAST(${expr} AS BIGINT)`;
 
 /** Each stem's count in a list of stems. */
 function counts(stems: readonly string[]): Map<string, number> {
@@ -335,11 +345,7 @@ function counts(stems: readonly string[]): Map<string, number> {
 const TABLE: Record<Corpus, string> = { chunks: "chunks", memories: "memories" };
 
 /** Who said each unit (a conversation turn's role, lowercased); units said by nobody are left out. */
-export function unitSpeakers(
-  db: DatabaseSync,
-  corpus: Corpus,
-  units: readonly number[],
-): Map<number, string> {
+export function unitSpeakers(db: Db, corpus: Corpus, units: readonly number[]): Map<number, string> {
   if (units.length === 0) return new Map();
   const rows = statement(
     db,
@@ -350,19 +356,23 @@ export function unitSpeakers(
 }
 
 /**
- * The first of the namespace's speakers (chunks' speakers, lowercased) in [`from`, `end`), in
+ * The first of the namespace's speakers (chunks' speakers, lowercased) in [`from`, `end`) (or
+ * (`from`, `end`) with `after`), in
  * order: one index seek (chunks_namespace_speaker), however large the namespace.
  */
 export function nextSpeaker(
-  db: DatabaseSync,
+  db: Db,
   namespaceId: string,
   from: string,
   end: string,
+  after = false,
 ): string | undefined {
+  // `after`: strictly after `from` (the next name after one found; PostgreSQL's text cannot hold
+  // the "\u0000" that would otherwise follow it).
   const row = statement(
     db,
     `SELECT speaker AS name FROM chunks WHERE namespace_id = ? AND speaker IS NOT NULL
-       AND speaker >= ? AND speaker < ? ORDER BY speaker LIMIT 1`,
+       AND speaker ${after ? ">" : ">="} ? AND speaker < ? ORDER BY speaker LIMIT 1`,
   ).get(namespaceId, from, end) as { name: string } | undefined;
   return row?.name;
 }
@@ -373,7 +383,7 @@ export function nextSpeaker(
  * `limit`. Reads only the namespace's postings of those stems.
  */
 export function memoriesHolding<Row = { id: string; memory: string }>(
-  db: DatabaseSync,
+  db: Db,
   namespaceId: string,
   stems: readonly string[],
   where: { sql: string; params: SQLInputValue[] },

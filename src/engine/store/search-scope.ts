@@ -1,6 +1,7 @@
-import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { SQLInputValue } from "node:sqlite";
 import type { Filter } from "../../api/filter.js";
-import { compileFilter, type FilterTarget } from "./filter.js";
+import type { Db } from "./connection.js";
+import { compileFilter, type FilterTarget, filterFormFor } from "./filter.js";
 import type { Corpus } from "./search-index.js";
 import { statement } from "./statements.js";
 
@@ -39,17 +40,21 @@ export const MEMORY_FILTER_TARGET: FilterTarget = {
  * The conditions that make a row visible to a search in this scope, over the aliases `c`/`d`
  * (chunks) or `m` (memories): namespace, document status `done`, latest and live memories, filter.
  */
-export function scopeSql(corpus: Corpus, scope: Scope): { sql: string; params: SQLInputValue[] } {
+export function scopeSql(
+  corpus: Corpus,
+  scope: Scope,
+  form?: "sql",
+): { sql: string; params: SQLInputValue[] } {
   if (corpus === "chunks") {
-    const f = compileFilter(scope.filter, CHUNK_FILTER_TARGET);
+    const f = compileFilter(scope.filter, CHUNK_FILTER_TARGET, form);
     return {
       sql: `c.namespace_id = ? AND d.status = 'done' AND ${f.sql}`,
       params: [scope.namespaceId, ...f.params],
     };
   }
-  const f = compileFilter(scope.filter, MEMORY_FILTER_TARGET);
+  const f = compileFilter(scope.filter, MEMORY_FILTER_TARGET, form);
   const live = scope.includeForgotten
-    ? { sql: "1", params: [] }
+    ? { sql: "TRUE", params: [] }
     : {
         sql: "m.is_forgotten = 0 AND (m.forget_after IS NULL OR m.forget_after > ?)",
         params: [scope.now ?? new Date().toISOString()],
@@ -71,14 +76,9 @@ const FROM: Record<Corpus, string> = {
 const ROWID: Record<Corpus, string> = { chunks: "c.rowid", memories: "m.rowid" };
 
 /** The subset of `rowids` visible in `scope`. */
-export function visibleRowids(
-  db: DatabaseSync,
-  corpus: Corpus,
-  rowids: readonly number[],
-  scope: Scope,
-): Set<number> {
+export function visibleRowids(db: Db, corpus: Corpus, rowids: readonly number[], scope: Scope): Set<number> {
   if (rowids.length === 0) return new Set();
-  const where = scopeSql(corpus, scope);
+  const where = scopeSql(corpus, scope, filterFormFor(db));
   const rows = statement(db, `SELECT ${ROWID[corpus]} AS rowid FROM ${FROM[corpus]} WHERE ${where.sql}`).all(
     JSON.stringify(rowids),
     ...where.params,
@@ -87,7 +87,7 @@ export function visibleRowids(
 }
 
 /** Whether the namespace holds any memory (hybrid search falls back to chunks without one). */
-export function hasMemories(db: DatabaseSync, namespaceId: string): boolean {
+export function hasMemories(db: Db, namespaceId: string): boolean {
   return (
     statement(db, "SELECT 1 FROM memories WHERE namespace_id = ? LIMIT 1").get(namespaceId) !== undefined
   );

@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-// The connection type from node:sqlite, not db.ts (which opens the key store: no import loop).
-import type { DatabaseSync as Db } from "node:sqlite";
+// The connection type from connection.ts, not db.ts (which opens the key store: no import loop).
+import type { Db } from "./connection.js";
 
 /**
  * Secrets at rest (connector tokens and API keys): AES-256-GCM with a key kept outside the

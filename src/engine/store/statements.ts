@@ -1,6 +1,6 @@
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { Db, Statement } from "./connection.js";
 
-const caches = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
+const caches = new WeakMap<Db, Map<string, Statement>>();
 
 /** Most statements kept per connection; filters make many texts, so the oldest go first. */
 const CACHE_SIZE = 500;
@@ -9,7 +9,7 @@ const CACHE_SIZE = 500;
  * The connection's prepared statement for `sql`: one cache per connection, shared by every store
  * module (a search or a dreaming batch prepares the same few statements again and again).
  */
-export function statement(db: DatabaseSync, sql: string): StatementSync {
+export function statement(db: Db, sql: string): Statement {
   let cache = caches.get(db);
   if (!cache) {
     cache = new Map();

@@ -1,5 +1,5 @@
-import type { DatabaseSync } from "node:sqlite";
 import { threadId } from "node:worker_threads";
+import type { Db } from "./connection.js";
 
 /**
  * The connections of one process to one database file (the engine's and its processing threads')
@@ -14,7 +14,7 @@ import { threadId } from "node:worker_threads";
  * to SQLite's lock, which decides: a thread terminated while it held the lock never releases it,
  * and costs the next writer one wait, not every writer one each.
  */
-const locks = new WeakMap<DatabaseSync, { word: Int32Array; waitLimitMs: number }>();
+const locks = new WeakMap<Db, { word: Int32Array; waitLimitMs: number }>();
 
 const FREE = 0;
 /** The holder's mark: its thread's id + 1 (the main thread's id is 0). */
@@ -26,7 +26,7 @@ const WAIT_LIMIT_MS = 5_000;
  * or a new one. Returns the lock's buffer, to hand to the next connection (a thread's).
  */
 export function useWriteLock(
-  db: DatabaseSync,
+  db: Db,
   shared?: SharedArrayBuffer,
   waitLimitMs = WAIT_LIMIT_MS,
 ): SharedArrayBuffer {
@@ -36,12 +36,12 @@ export function useWriteLock(
 }
 
 /** The buffer of the lock `db` writes under, to share with a thread that opens the same file. */
-export function writeLockOf(db: DatabaseSync): SharedArrayBuffer | undefined {
+export function writeLockOf(db: Db): SharedArrayBuffer | undefined {
   return locks.get(db)?.word.buffer as SharedArrayBuffer | undefined;
 }
 
 /** Runs `fn` (which takes SQLite's write lock) once this process's other writers are done. */
-export function withWriteLock<T>(db: DatabaseSync, fn: () => T): T {
+export function withWriteLock<T>(db: Db, fn: () => T): T {
   const lock = locks.get(db);
   if (!lock) return fn();
   acquire(lock.word, lock.waitLimitMs);

@@ -3,8 +3,9 @@ import type { Connector } from "../../../src/api/index.js";
 import { MemoryClient } from "../../../src/client/index.js";
 import { connectorService } from "../../../src/engine/connectors/service.js";
 import { type RunningServer, startServer } from "../../../src/engine/server.js";
+import { openDatabase } from "../../../src/engine/store/db.js";
 import { recentRuns } from "../../../src/engine/store/sync-runs.js";
-import { TEST_KEY, tempDir } from "../harness.js";
+import { TEST_KEY, tempDir, testDatabase } from "../harness.js";
 import { startServer as startSite, type TestServer } from "./helpers.js";
 
 /** The processing loops look for due connectors this often in these tests (default: a minute). */
@@ -167,8 +168,7 @@ describe("connectors sync on a schedule", () => {
     await stop(b.server);
 
     // The hour passed while it was down (the last run is made older in the store): the next start syncs.
-    const { DatabaseSync } = await import("node:sqlite");
-    const raw = new DatabaseSync(`${dir.path}/memctx.db`);
+    const raw = openDatabase(dir.path, testDatabase());
     raw
       .prepare("UPDATE sync_runs SET created_at = ?, started_at = ?, finished_at = ? WHERE connector_id = ?")
       .run(...Array(3).fill(new Date(Date.now() - 3601_000).toISOString()), id);

@@ -6,11 +6,12 @@ import type { Embedder } from "../../../src/engine/models/embedder.js";
 import { type Db, newId, openDatabase } from "../../../src/engine/store/db.js";
 import { ensureNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../../src/engine/store/organizations.js";
+import { testDatabase } from "../harness.js";
 
 /** A real store in a temp dir, with rows written straight through SQL to test search alone. */
 export class TestStore {
   readonly dir = mkdtempSync(join(tmpdir(), "memctx-search-"));
-  readonly db: Db = openDatabase(this.dir);
+  readonly db: Db = openDatabase(this.dir, testDatabase());
   readonly organizationId = ensureOrganization(this.db, "test").id;
 
   namespace(name: string): string {

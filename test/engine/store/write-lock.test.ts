@@ -59,9 +59,10 @@ describe("the write lock of one process's connections", () => {
       Atomics.wait(go, 0, 0);
       const held = Atomics.load(lock, 0);
       while (Atomics.compareExchange(lock, 0, 0, 99) !== 0) Atomics.wait(lock, 0, Atomics.load(lock, 0));
-      parentPort.postMessage({ held, at: Date.now() });
+      const at = Date.now();
       Atomics.store(lock, 0, 0);
       Atomics.notify(lock, 0, 1);
+      parentPort.postMessage({ held, at });
     `;
     const thread = new Worker(code, { eval: true, workerData: { lock: writeLockOf(db), go: go.buffer } });
     const got = new Promise<{ held: number; at: number }>((resolve) => thread.once("message", resolve));

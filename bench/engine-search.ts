@@ -4,6 +4,7 @@
  * 127.0.0.1), without an embedder; then the packed vector scan with a 384-dimension embedder.
  *
  *   npx tsx bench/engine-search.ts [--sizes 1000,10000,100000] [--queries 300] [--no-http] [--no-vector]
+ *     [--database-url postgres://...?schema=NAME]
  *
  * The corpus is synthetic but shaped like real text: words drawn from a Zipf distribution
  * (s = 1) over a 60k-word vocabulary whose head is LoCoMo's own words in frequency order, so query
@@ -36,6 +37,8 @@ const VECTOR = !args.includes("--no-vector");
 const DATA_DIR = opt("data-dir", "");
 /** Extra pragmas for the bench's connection, e.g. "cache_size=-65536,mmap_size=268435456". */
 const PRAGMAS = opt("pragmas", "").split(",").filter(Boolean);
+/** `--database-url postgres://...?schema=NAME`: the store on PostgreSQL instead of SQLite. */
+const DATABASE_URL = opt("database-url", "") || undefined;
 const VECTOR_DIMS = 384;
 const CHUNKS_PER_DOCUMENT = 10;
 const API_KEY = "mk_bench_engine_search";
@@ -216,7 +219,7 @@ async function main() {
   const dir = DATA_DIR || mkdtempSync(join(tmpdir(), "memctx-bench-search-"));
   const vectorDir = mkdtempSync(join(tmpdir(), "memctx-bench-vector-"));
   try {
-    const db = openDatabase(dir);
+    const db = openDatabase(dir, { databaseUrl: DATABASE_URL });
     for (const p of PRAGMAS) db.exec(`PRAGMA ${p}`);
     if (PRAGMAS.length) console.log(`pragmas: ${PRAGMAS.join(", ")}`);
     const org = ensureOrganization(db, "local");
@@ -309,7 +312,7 @@ async function measureHttp(dir: string, size: number): Promise<void> {
 /** Hybrid of lexical and the packed vector scan, with a 384-dimension embedder. */
 async function measureVectors(dir: string): Promise<void> {
   const embedder = new HashEmbedder();
-  const db = openDatabase(dir);
+  const db = openDatabase(dir, { databaseUrl: DATABASE_URL });
   const ns = ensureNamespace(db, ensureOrganization(db, "local").id, "bench");
   console.log(`\nwith a ${VECTOR_DIMS}-dimension embedder (packed Float32 scan + FTS5), chunks mode`);
   let have = 0;

@@ -292,7 +292,7 @@ export const pgMigrations: readonly string[] = [
   CREATE INDEX search_units_context ON search_units(context, length) WHERE context IS NOT NULL;
   CREATE TABLE search_postings (
     space      BIGINT NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
-    term       TEXT COLLATE "C" NOT NULL,
+    term       TEXT NOT NULL,
     unit       BIGINT NOT NULL,
     tf         INTEGER NOT NULL,
     tf_context INTEGER NOT NULL,
@@ -303,14 +303,14 @@ export const pgMigrations: readonly string[] = [
   CREATE INDEX search_postings_unit ON search_postings(space, unit);
   CREATE TABLE search_terms (
     space      BIGINT NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
-    term       TEXT COLLATE "C" NOT NULL,
+    term       TEXT NOT NULL,
     units      INTEGER NOT NULL,
     text_units INTEGER NOT NULL,
     PRIMARY KEY (space, term)
   );
   CREATE TABLE search_context_postings (
     space   BIGINT NOT NULL REFERENCES search_spaces(id) ON DELETE CASCADE,
-    term    TEXT COLLATE "C" NOT NULL,
+    term    TEXT NOT NULL,
     context BIGINT NOT NULL,
     tf      INTEGER NOT NULL,
     PRIMARY KEY (space, term, context)

@@ -5,9 +5,9 @@ import type { Db } from "./connection.js";
  * The connections of one process to one database file (the engine's and its processing threads')
  * take turns at writing through this lock before they ask SQLite for its own. SQLite's busy
  * handler polls: a connection that finds the file locked sleeps 1, 2, 5, 10... ms before it tries
- * again, and during ingest the threads spent about half their time asleep that way
- * (`transaction` was 10 of 22 s of each thread's profile). A waiter here wakes the moment the
- * holder releases.
+ * again, however soon the holder commits. A waiter here wakes the moment the holder releases.
+ * (Measured under ingest: the engine's adds waited 18 ms in all for 1,000 transactions; a thread
+ * waits as long as the other's dream commit takes.)
  *
  * The lock only orders writers; SQLite's lock still guards the file (other processes share it with
  * their busy timeout). So a waiter that has waited `WAIT_LIMIT_MS` takes the lock over and goes on

@@ -109,16 +109,24 @@ export class MemoryDreamer implements Dreamer {
   }
 
   /**
-   * Instant dreaming, called by the pipeline before it marks the document `done`: extracts now and
-   * returns what to run inside the transaction that marks it. Undefined when the document is not
-   * dreamed instantly.
+   * Called by the pipeline before it marks the document `done`; returns what to run inside the
+   * transaction that marks it: instant dreaming extracts now and stores the memories there, dynamic
+   * dreaming queues the namespace's batch. Undefined when the document is stale, or its instant
+   * extraction failed (dream() then retries it).
    */
   async beforeIndexed(doc: IndexingDocument, dctx: DreamContext): Promise<(() => void) | undefined> {
     const row = getDocumentRow(dctx.db, doc.id);
     if (!row || row.generation !== doc.generation) return undefined;
     // No memories: commitFacts with none also takes away those an earlier version made.
     if (makesNoMemories(row.task_type, doc.type)) return () => commitFacts(dctx.db, row, doc.generation, []);
-    if (row.dreaming !== "instant") return undefined;
+    // Dynamic: the namespace's batch is queued (or pushed back) in the transaction that marks the
+    // document done, not in one of its own after it.
+    if (row.dreaming !== "instant") {
+      return () => {
+        if (dreamingState(dctx.db, doc.id)?.dreaming_status !== "done")
+          scheduleDream(dctx.db, row.namespace_id, this.options);
+      };
+    }
     let facts: Extracted;
     try {
       facts = await this.extract(row, doc.text, doc.format, dctx.signal);

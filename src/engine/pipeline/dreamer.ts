@@ -17,9 +17,10 @@ export interface DreamContext {
  */
 export interface Dreamer {
   /**
-   * Optional, for instant dreaming: called before a document is marked `done`; the function it
-   * returns runs inside the transaction that swaps the chunks and marks it, so `done` can mean
-   * "its memories are there". Throwing fails the processing attempt (it is retried).
+   * Optional: called before a document is marked `done`; the function it returns runs inside the
+   * transaction that swaps the chunks and marks it, so `done` can mean "its memories are there"
+   * (instant dreaming) or "its dreaming is queued". A dreamer that returns one has dealt with the
+   * document: `dream` is not called for it. Throwing fails the processing attempt (it is retried).
    */
   beforeIndexed?(doc: IndexingDocument, ctx: DreamContext): Promise<(() => void) | undefined>;
   dream(documentIds: string[], ctx: DreamContext): Promise<void>;

@@ -1,7 +1,7 @@
 import type { DocumentType } from "../../api/index.js";
 import type { EngineContext } from "../context.js";
 import { chunkText } from "../ingest/chunk.js";
-import { resolveContent } from "../ingest/content.js";
+import { isUrlContent, resolveContent } from "../ingest/content.js";
 import { FetchFailedError, FetchRefusedError } from "../ingest/fetch.js";
 import { resolveFile } from "../ingest/file.js";
 import { dayLabel } from "../ingest/label.js";
@@ -38,9 +38,12 @@ export function documentJobHandler(ctx: EngineContext) {
 
     const doc = getDocumentRow(ctx.db, id);
     if (!doc || doc.generation !== generation) return;
-    if (!stage("extracting")) return;
-    let resolved: Awaited<ReturnType<typeof resolveContent>>;
     const file = getDocumentFile(ctx.db, id);
+    // Fetching a URL or converting a file is a stage worth showing; inline text goes straight on
+    // (a write transaction less per document: ingest of small notes is bound by them).
+    const converts = file !== undefined || (!doc.connector_id && isUrlContent(doc.content));
+    if (converts && !stage("extracting")) return;
+    let resolved: Awaited<ReturnType<typeof resolveContent>>;
     if (file) {
       try {
         resolved = await resolveFile(file);
@@ -111,6 +114,11 @@ export function documentJobHandler(ctx: EngineContext) {
       vectors,
     });
     if (!indexed) return;
+    // beforeIndexed's work committed with the index: the dreamer has dealt with the document.
+    if (alsoInTransaction) {
+      ctx.queue.wake();
+      return;
+    }
 
     try {
       await ctx.dreamer.dream([id], dctx);

@@ -1,5 +1,6 @@
-import model from "wink-eng-lite-web-model";
-import winkNLP, { type ItemSentence, type ItsFunction } from "wink-nlp";
+import { createRequire } from "node:module";
+import type winkNLP from "wink-nlp";
+import type { ItemSentence, ItsFunction } from "wink-nlp";
 
 /** One token of a sentence, with its offsets in the analysed text. */
 export interface Token {
@@ -21,10 +22,16 @@ export interface Sentence {
   tokens: Token[];
 }
 
-// Loading the model costs ~100 ms; one instance serves every extraction in the process.
+// Loading the model costs ~100 ms and ~65 MB; one instance serves every extraction in the process,
+// loaded by the first: a processing thread that has not extracted yet (a server that only answers
+// searches) does not hold it. Both packages are CommonJS, so a synchronous require loads them.
 let instance: ReturnType<typeof winkNLP> | null = null;
 function nlp(): ReturnType<typeof winkNLP> {
-  instance ??= winkNLP(model);
+  if (!instance) {
+    const require = createRequire(import.meta.url);
+    const create = require("wink-nlp") as typeof winkNLP;
+    instance = create(require("wink-eng-lite-web-model"));
+  }
   return instance;
 }
 

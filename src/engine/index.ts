@@ -9,8 +9,10 @@ import { type Dreamer, noDreaming } from "./pipeline/dreamer.js";
 import { JobQueue } from "./pipeline/queue.js";
 import { ProcessingThreads } from "./pipeline/threads.js";
 import { WorkerPool } from "./pipeline/worker.js";
-import { sealPlaintextSecrets } from "./store/connectors.js";
+import { hasScheduledConnectors, sealPlaintextSecrets } from "./store/connectors.js";
 import { type DatabaseState, databaseState, openDatabase, transaction } from "./store/db.js";
+import { namespacesAwaitingDreams } from "./store/documents.js";
+import { hasOpenJobs } from "./store/jobs.js";
 import {
   countKeys,
   createKey,
@@ -86,6 +88,8 @@ export interface Engine {
    * `context.extractor`). The API answers before: no request waits for it.
    */
   ready(): Promise<void>;
+  /** Whether processing has started (see PIPELINE_LOAD_DELAY_MS: it waits for work). */
+  readonly processingStarted: boolean;
   /** What the engine runs, for startup lines: known from the settings, before the pipeline loads. */
   readonly models: { embedder: string; extractor: string };
   /** The storage backend and its schema version (read from the database). */
@@ -93,10 +97,15 @@ export interface Engine {
 }
 
 /**
- * The pipeline loads when the first job is queued, or this long after the engine opens (jobs left
- * by an earlier run), whichever comes first: a session's first answers never wait for its modules.
+ * The pipeline loads when the first job is queued here, or when the store shows work: looked at
+ * this long after the engine opens (jobs left by an earlier run, documents a crash left without
+ * their dream job, connectors that sync on a schedule), then every WORK_POLL_MS (jobs queued by
+ * another process: the CLI, a replica that died). A session's first answers never wait for its
+ * modules, and a server that only answers searches never holds them: a processing thread with
+ * its modules cost 50 MiB of an idle `memctx serve` at 100k memories (243 against 293 MiB).
  */
 const PIPELINE_LOAD_DELAY_MS = 2000;
+const WORK_POLL_MS = 2000;
 
 export const DEFAULT_WORKERS = 2;
 export const DEFAULT_JOB_LEASE_MS = 30_000;
@@ -180,12 +189,27 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     workers.start();
   };
   const closing = new AbortController();
-  void queue.idle(PIPELINE_LOAD_DELAY_MS, closing.signal).then(() => {
+  const workWaits = (atOpen: boolean) => {
+    try {
+      return (
+        hasOpenJobs(db) || hasScheduledConnectors(db) || (atOpen && namespacesAwaitingDreams(db).length > 0)
+      );
+    } catch {
+      return true; // a busy store, say: start, and let the workers look
+    }
+  };
+  void (async () => {
+    await queue.idle(PIPELINE_LOAD_DELAY_MS, closing.signal);
+    let atOpen = true;
+    while (!closing.signal.aborted && processing === undefined && !workWaits(atOpen)) {
+      atOpen = false;
+      await queue.idle(WORK_POLL_MS, closing.signal);
+    }
     if (closing.signal.aborted) return;
-    start().catch((err: unknown) =>
-      log(`processing failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
-    );
-  });
+    await start();
+  })().catch((err: unknown) =>
+    log(`processing failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+  );
   let closed: Promise<void> | undefined;
   return {
     fetch: async (req) => app.fetch(req),
@@ -198,6 +222,9 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
       return closed;
     },
     ready: start,
+    get processingStarted() {
+      return processing !== undefined;
+    },
     models,
     database: () => databaseState(db),
     createKey: (organization = LOCAL_ORGANIZATION) => createKey(db, organization),

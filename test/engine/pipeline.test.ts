@@ -150,6 +150,38 @@ describe("the processing pipeline", () => {
     expect(dreamt).toEqual([[later.id]]);
   });
 
+  it("starts processing only once there is work: a job queued here, or one another process queued", async () => {
+    dir = tempDir();
+    const server = await engine({ workers: 1 });
+    // Past the first look (2 s after open) with an empty store: nothing loaded.
+    await new Promise((r) => setTimeout(r, 2_300));
+    expect(server.e.processingStarted).toBe(false);
+    // Another process on the same store (the CLI, say) queues a document and goes.
+    const cli = await openEngine({
+      dataDir: dir.path,
+      apiKey: TEST_KEY,
+      embedder: null,
+      log: () => {},
+      workers: 0,
+    });
+    const other = new MemoryClient({ apiKey: TEST_KEY, fetch: cli.fetch, maxRetries: 0 }).ns("p");
+    const doc = await other.documents.add({ content: "Queued by another process." });
+    await cli.close();
+    expect(
+      (await server.ns.documents.waitFor(doc.id, { timeoutMs: 10_000, pollIntervalMs: 20 })).system.status,
+    ).toBe("done");
+    expect(server.e.processingStarted).toBe(true);
+  });
+
+  it("starts processing at once for a document added to it", async () => {
+    dir = tempDir();
+    const { e, ns } = await engine({ workers: 1 });
+    expect(e.processingStarted).toBe(false);
+    const doc = await ns.documents.add({ content: "Process me." });
+    expect(e.processingStarted).toBe(true);
+    await ns.documents.waitFor(doc.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
+  });
+
   it("resumes documents left queued by a process without workers, and jobs held by a dead worker", async () => {
     dir = tempDir();
     const first = await engine({ workers: 0 });

@@ -165,6 +165,16 @@ export function updateConnectorSettings(
   ).run(change.selection, change.documentLimit, change.syncIntervalSeconds ?? null, now(), id);
 }
 
+/** Whether any connector syncs on a schedule (someone must look for its due runs). */
+export function hasScheduledConnectors(db: Db): boolean {
+  return (
+    statement(
+      db,
+      "SELECT 1 FROM connectors WHERE state = 'connected' AND sync_interval_seconds > 0 LIMIT 1",
+    ).get() !== undefined
+  );
+}
+
 /**
  * Connected connectors whose next scheduled sync is due at `at`: none of their runs is queued or
  * running, and their last run ended (or, unfinished, was queued) at least their interval ago.

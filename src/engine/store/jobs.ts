@@ -194,6 +194,11 @@ export function failJob(
   return retry ? "retry" : "failed";
 }
 
+/** Whether any job waits or runs (in any process on the store): processing has work. */
+export function hasOpenJobs(db: Db): boolean {
+  return statement(db, "SELECT 1 FROM jobs WHERE state IN ('queued', 'running') LIMIT 1").get() !== undefined;
+}
+
 /** Counts of jobs per state (diagnostics, tests, bench). */
 export function jobCounts(db: Db): Record<string, number> {
   const rows = statement(db, "SELECT state, count(*) AS n FROM jobs GROUP BY state").all() as {

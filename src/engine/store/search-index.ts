@@ -139,6 +139,69 @@ export function postingRows(db: Db, space: number, stems: readonly string[]): Po
   return st.all(JSON.stringify([...new Set(stems)]), space) as unknown as PostingRow[];
 }
 
+/** BM25's constants and the space's average unit length, for a score summed by the database. */
+export interface Bm25Weights {
+  k1: number;
+  b: number;
+  /** The weight of a unit's context column against its own text (1). */
+  contextWeight: number;
+  averageLength: number;
+}
+
+/** A unit, its partial BM25 score and its length. */
+export type ScoredUnit = [unit: number, bm25: number, length: number];
+
+/** BM25's part of one posting's term (idf `idf`), over the columns `tf`, `tfContext`, `length`. */
+function bm25Part(w: Bm25Weights, tf: string, tfContext: string, length: string): string {
+  const freq = `(${tf} + ${w.contextWeight} * ${tfContext})`;
+  return `CASE WHEN ${freq} > 0 THEN idf * ${freq} * ${w.k1 + 1} /
+    (${freq} + ${w.k1} * (${1 - w.b} + ${w.b} * ${length} / CAST(?3 AS DOUBLE PRECISION))) ELSE 0 END`;
+}
+
+/**
+ * The units of the space with the highest BM25 over `terms` (one stem each, with its idf) plus
+ * the parts in `added` (scored by the caller: phrases), best first, `limit` of them after the
+ * first `offset`: what search/lexical.ts would sum from postingRows, summed by the database, so
+ * that only the best rows cross into JavaScript (and, on PostgreSQL, the wire) however many
+ * postings the terms hold.
+ */
+export function topUnits(
+  db: Db,
+  space: number,
+  terms: readonly { stem: string; idf: number }[],
+  added: readonly ScoredUnit[],
+  weights: Bm25Weights,
+  limit: number,
+  offset = 0,
+): ScoredUnit[] {
+  if ((terms.length === 0 && added.length === 0) || limit <= 0) return [];
+  const st = statement(
+    db,
+    `SELECT unit, sum(part) AS bm25, max(length) AS length FROM (
+       SELECT p.unit AS unit, ${bm25Part(weights, "p.tf", "p.tf_context", "p.length")} AS part, p.length AS length
+       FROM (SELECT j.value ->> 0 AS term, CAST(j.value ->> 1 AS DOUBLE PRECISION) AS idf FROM json_each(?1) j) q
+       CROSS JOIN search_postings p ON p.space = ?2 AND p.term = q.term
+       UNION ALL
+       SELECT u.unit, ${bm25Part(weights, "0", "c.tf", "u.length")}, u.length
+       FROM (SELECT j.value ->> 0 AS term, CAST(j.value ->> 1 AS DOUBLE PRECISION) AS idf FROM json_each(?1) j) q
+       CROSS JOIN search_context_postings c ON c.space = ?2 AND c.term = q.term
+       ${SHARED_CONTEXT_HITS}
+       UNION ALL
+       SELECT ${int("a.value ->> 0")}, CAST(a.value ->> 1 AS DOUBLE PRECISION), ${int("a.value ->> 2")}
+       FROM json_each(?6) a
+     ) x GROUP BY unit ORDER BY bm25 DESC, unit LIMIT ?4 OFFSET ?5`,
+  );
+  st.setReturnArrays(true);
+  return st.all(
+    JSON.stringify(terms.map((t) => [t.stem, t.idf])),
+    space,
+    weights.averageLength,
+    limit,
+    offset,
+    JSON.stringify(added),
+  ) as unknown as ScoredUnit[];
+}
+
 /** The postings of `stems` in the given units only (point look-ups: a few per candidate). */
 export function postingsIn(
   db: Db,

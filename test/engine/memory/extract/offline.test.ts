@@ -393,6 +393,24 @@ describe("offline extractor", () => {
       expect(memories).not.toMatch(/cool|Sounds great|loves it|agrees/);
     });
 
+    it("dates a lasting attribute told in the past tense as an event, and keeps the present one a state", async () => {
+      const facts = await extract({
+        text: "Ruth: I lost my job at the cannery. We adopted a puppy. I live in Tromsø and I have two sons.",
+        documentDate: "2024-03-14",
+      });
+      const lost = find(facts, "lost");
+      expect(lost.memory).toBe("Ruth lost their job at the cannery (14 March 2024).");
+      expect(lost).toMatchObject({ attribute: "work", isStatic: false, eventDate: "2024-03-14" });
+      expect(find(facts, "puppy")).toMatchObject({
+        attribute: "pet",
+        isStatic: false,
+        eventDate: "2024-03-14",
+      });
+      const home = find(facts, "Tromsø");
+      expect(home).toMatchObject({ attribute: "home", isStatic: true, eventDate: null });
+      expect(home.memory).not.toMatch(/2024/);
+    });
+
     it("drops an intensifier but keeps it inside a hyphenated word", async () => {
       const facts = await extract({ text: "Ola: I had a not-so-great week at the really busy office." });
       expect(facts[0]?.memory).toContain("a not-so-great week at the busy office");

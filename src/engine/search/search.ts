@@ -196,7 +196,7 @@ async function embedQuery(
 type Item = RerankItem & {
   row: ChunkHitRow | MemoryHitRow;
   corpus: Corpus;
-  /** When it happened: a memory's event date, else the day it was told (null for chunks). */
+  /** When it happened: a memory's event date (null for chunks). */
   date: string | null;
   start?: number;
   end?: number;
@@ -245,9 +245,7 @@ function hydrate(db: Db, selected: readonly Scored[]): Item[] {
           scored,
           row,
           corpus: "memories",
-          // A lasting fact has no event date of its own; it was told on its document's day, which
-          // a question's window ("as she said on 3 June", "in August 2023") may name.
-          date: row.event_date ?? row.document_date,
+          date: row.event_date,
           text: row.memory,
           documentId: row.document_id,
           sources: sources.get(row.id) ?? [],

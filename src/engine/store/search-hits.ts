@@ -30,8 +30,6 @@ export interface MemoryHitRow {
   created_at: string;
   updated_at: string;
   event_date: string | null;
-  /** The date of the document the memory came from (null without one). */
-  document_date: string | null;
 }
 
 export interface DocumentCitationRow {
@@ -59,9 +57,8 @@ export function memoryHitRows(db: Db, rowids: readonly number[]): MemoryHitRow[]
   return statement(
     db,
     `SELECT m.rowid, m.id, m.memory, m.metadata, m.is_latest, m.is_inference, m.document_id,
-            m.created_at, m.updated_at, m.event_date, d.document_date
-     FROM json_each(?) j CROSS JOIN memories m ON m.rowid = j.value
-       LEFT JOIN documents d ON d.id = m.document_id`,
+            m.created_at, m.updated_at, m.event_date
+     FROM json_each(?) j CROSS JOIN memories m ON m.rowid = j.value`,
   ).all(JSON.stringify(rowids)) as unknown as MemoryHitRow[];
 }
 

@@ -90,21 +90,4 @@ describe("search ranks memories dated in the asked window higher", () => {
     expect(await run("What did Zoe build last spring?")).toEqual([spring, july]);
     expect(await run("What did Zoe build in June 2023?")).toEqual([july, spring]);
   });
-
-  it("dates a memory without an event date by the day its document told it", async () => {
-    const ns = store.namespace("ravi");
-    const june = store.document(ns, ["Ravi: hello"], { date: "2023-06-03" });
-    const september = store.document(ns, ["Ravi: hello again"], { date: "2023-09-10" });
-    // Lasting facts (no event date): the June one is longer, so BM25 alone ranks it second.
-    const told = store.memory(ns, "Ravi volunteers at the dog shelter once a month.", {
-      documentId: june.id,
-    });
-    const later = store.memory(ns, "Ravi volunteers at the shelter downtown.", { documentId: september.id });
-    const run = async (query: string) =>
-      (
-        await search({ db: store.db }, ns, SearchBody.parse({ query, searchMode: "memories", threshold: 0 }))
-      ).results.map((h) => h.id);
-    expect(await run("Where does Ravi volunteer?")).toEqual([later, told]);
-    expect(await run("Where did Ravi say he volunteers, in June 2023?")).toEqual([told, later]);
-  });
 });

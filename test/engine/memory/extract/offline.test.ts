@@ -102,7 +102,7 @@ describe("offline extractor", () => {
     const facts = await extract({
       text: "Caroline: Hey Melanie! Great to hear from you. I adopted a rescue dog named Oscar! What have you been up to?",
     });
-    expect(facts.map((f) => f.memory)).toEqual(["Caroline adopted a rescue dog named Oscar."]);
+    expect(facts.map((f) => f.memory)).toEqual(["Caroline adopted a rescue dog named Oscar (8 May 2023)."]);
   });
 
   it("tells static facts from dynamic ones in a realistic conversation", async () => {
@@ -174,7 +174,7 @@ describe("offline extractor", () => {
       text: "user: I adopted a cat named Luna.\nassistant: Cats are great companions and need regular vet visits.",
       entityContext: "A chat with the user, whose name is Priya.",
     });
-    expect(facts.map((f) => f.memory)).toEqual(["Priya adopted a cat named Luna."]);
+    expect(facts.map((f) => f.memory)).toEqual(["Priya adopted a cat named Luna (8 May 2023)."]);
   });
 
   it("keeps a minor statement when the organization's context says it matters", async () => {

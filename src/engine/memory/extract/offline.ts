@@ -684,7 +684,11 @@ export function extractFacts(
       if (text.length < 12) continue;
       // A date is not what the sentence is about ("The other day I ..."): its words are not the subject.
       const undated = tokens.filter((t) => !spans.some((sp) => t.start >= sp.start && t.start < sp.end));
-      const kind = classify(undated, owner, dated(spans).length > 0);
+      const classified = classify(undated, owner, dated(spans).length > 0);
+      // A lasting attribute told in the past tense ("I lost my job", "we adopted a puppy") is what
+      // happened that day, not the state now: an event, dated, that retires no state fact.
+      const kind =
+        classified.isStatic && finiteIsPast(undated) ? { ...classified, isStatic: false } : classified;
       let memory =
         namesPerson || turn.speaker === null
           ? text

@@ -102,7 +102,7 @@ describe("offline extractor", () => {
     const facts = await extract({
       text: "Caroline: Hey Melanie! Great to hear from you. I adopted a rescue dog named Oscar! What have you been up to?",
     });
-    expect(facts.map((f) => f.memory)).toEqual(["Caroline adopted a rescue dog named Oscar."]);
+    expect(facts.map((f) => f.memory)).toEqual(["Caroline adopted a rescue dog named Oscar (8 May 2023)."]);
   });
 
   it("tells static facts from dynamic ones in a realistic conversation", async () => {
@@ -174,7 +174,7 @@ describe("offline extractor", () => {
       text: "user: I adopted a cat named Luna.\nassistant: Cats are great companions and need regular vet visits.",
       entityContext: "A chat with the user, whose name is Priya.",
     });
-    expect(facts.map((f) => f.memory)).toEqual(["Priya adopted a cat named Luna."]);
+    expect(facts.map((f) => f.memory)).toEqual(["Priya adopted a cat named Luna (8 May 2023)."]);
   });
 
   it("keeps a minor statement when the organization's context says it matters", async () => {
@@ -391,6 +391,24 @@ describe("offline extractor", () => {
       expect(memories).toContain("seemed sad");
       expect(memories).toContain("awestruck and humbled");
       expect(memories).not.toMatch(/cool|Sounds great|loves it|agrees/);
+    });
+
+    it("dates a lasting attribute told in the past tense as an event, and keeps the present one a state", async () => {
+      const facts = await extract({
+        text: "Ruth: I lost my job at the cannery. We adopted a puppy. I live in Tromsø and I have two sons.",
+        documentDate: "2024-03-14",
+      });
+      const lost = find(facts, "lost");
+      expect(lost.memory).toBe("Ruth lost their job at the cannery (14 March 2024).");
+      expect(lost).toMatchObject({ attribute: "work", isStatic: false, eventDate: "2024-03-14" });
+      expect(find(facts, "puppy")).toMatchObject({
+        attribute: "pet",
+        isStatic: false,
+        eventDate: "2024-03-14",
+      });
+      const home = find(facts, "Tromsø");
+      expect(home).toMatchObject({ attribute: "home", isStatic: true, eventDate: null });
+      expect(home.memory).not.toMatch(/2024/);
     });
 
     it("drops an intensifier but keeps it inside a hyphenated word", async () => {

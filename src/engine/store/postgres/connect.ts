@@ -11,6 +11,7 @@ import {
 } from "node:worker_threads";
 import { type Db, type Statement, setDialect } from "../connection.js";
 import { COMPAT_SCHEMA, COMPAT_VERSION, compatSql } from "./compat.js";
+import { setUpPgvector } from "./pgvector.js";
 import { PG_SCHEMA_VERSION, pgMigrations } from "./schema.js";
 import { translate } from "./translate.js";
 
@@ -133,6 +134,11 @@ export class PostgresDatabase implements Db {
   private closed = false;
   readonly schema: string;
   private readonly lockKey: number;
+  /**
+   * The pgvector extension's schema when the server has it and the `vec` columns are set up
+   * (pgvector.ts), else null: set by migrate().
+   */
+  pgvector: string | null = null;
 
   constructor(url: string, dataDir?: string) {
     const { connectionString, schema } = parseDatabaseUrl(url, dataDir);
@@ -323,6 +329,7 @@ export class PostgresDatabase implements Db {
           throw err;
         }
       }
+      this.pgvector = setUpPgvector(this);
       return version();
     } finally {
       this.check(this.call({ op: "exec", sql: `SELECT pg_advisory_unlock(${lock})` }));

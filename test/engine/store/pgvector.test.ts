@@ -151,7 +151,7 @@ describe("nearestVectors", () => {
         want: { memory: string; cosine: number }[],
       ) => {
         expect(got.map((x) => x.memory)).toEqual(want.map((x) => x.memory));
-        got.forEach((x, i) => expect(x.cosine).toBeCloseTo(want[i]!.cosine, 5));
+        for (const [i, x] of got.entries()) expect(x.cosine).toBeCloseTo(want[i]!.cosine, 5);
       };
 
       // Inside a transaction no index is built: the exact ORDER BY.

@@ -130,7 +130,7 @@ describe(`memctx export and import (${TEST_BACKEND})`, () => {
 
   // The move from one backend to the other: PostgreSQL's export read into a SQLite data directory.
   it.runIf(TEST_BACKEND === "postgres")(
-    "imports a PostgreSQL export into SQLite with the same answers",
+    "moves memory from PostgreSQL to SQLite and back with the same answers",
     async () => {
       const sqlite = tempDir("memctx-export-sqlite-");
       const url = process.env.MEMCTX_DATABASE_URL;
@@ -148,6 +148,28 @@ describe(`memctx export and import (${TEST_BACKEND})`, () => {
         } finally {
           await client.close();
           await engine.close();
+          process.env.MEMCTX_DATABASE_URL = url;
+        }
+        // And back: SQLite's export of it into a fresh PostgreSQL schema.
+        const back = join(sqlite.path, "back.jsonl");
+        const exported = spawnSync(NODE, [MAIN, "export", "--data-dir", sqlite.path, "--out", back], {
+          encoding: "utf8",
+          env: { PATH: process.env.PATH ?? "" },
+        });
+        expect(exported.status, exported.stderr).toBe(0);
+        const again = tempDir("memctx-export-again-");
+        try {
+          const imported = memctx("import", back, "--data-dir", again.path);
+          expect(imported.status, imported.stderr).toBe(0);
+          const reopened = await open(again.path, 0);
+          try {
+            expect(await snapshot(reopened.client)).toEqual(before);
+          } finally {
+            await reopened.client.close();
+            await reopened.engine.close();
+          }
+        } finally {
+          again.remove();
         }
       } finally {
         process.env.MEMCTX_DATABASE_URL = url;

@@ -106,6 +106,77 @@ export function fitExponent(points: readonly { n: number; y: number | null }[]):
 export const round = (x: number | null | undefined, digits = 2): number | null =>
   x === null || x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10 ** digits) / 10 ** digits;
 
+// ---------- the storage backend (--backend sqlite|postgres) ----------
+
+/**
+ * Where a benchmark's engine keeps its data: SQLite in its data directory (the default), or a
+ * schema of its own in the PostgreSQL database given to `--backend postgres`, so that every
+ * benchmark starts from an empty store and the database is left as it was found.
+ */
+export interface Storage {
+  /** For openEngine: undefined on SQLite. */
+  databaseUrl: string | undefined;
+  /** For `memctx serve` / `memctx mcp` children on the same store. */
+  env: Record<string, string>;
+  /** Removes the PostgreSQL schema (nothing on SQLite: the data directory goes with rmSync). */
+  drop(): Promise<void>;
+}
+
+export type BackendName = "sqlite" | "postgres";
+let postgresUrl: string | null = null;
+let storages = 0;
+
+/** Chooses the backend for every benchmark of this run (a URL: PostgreSQL; null: SQLite). */
+export function setBackend(databaseUrl: string | null): void {
+  postgresUrl = databaseUrl;
+}
+
+export const backendName = (): BackendName => (postgresUrl ? "postgres" : "sqlite");
+
+/** A fresh store for the benchmark `name` on the run's backend. */
+export function newStorage(name: string): Storage {
+  if (!postgresUrl) return { databaseUrl: undefined, env: {}, drop: async () => {} };
+  const schema = `bench_${name.replace(/\W/g, "_")}_${process.pid}_${++storages}`;
+  const u = new URL(postgresUrl);
+  u.searchParams.set("schema", schema);
+  const base = postgresUrl;
+  return {
+    databaseUrl: u.toString(),
+    env: { MEMCTX_DATABASE_URL: u.toString() },
+    drop: () => dropSchema(base, schema),
+  };
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const { default: pg } = await import("pg");
+  const u = new URL(url);
+  u.searchParams.delete("schema");
+  const client = new pg.Client({ connectionString: u.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Connects once to `url` (the bench's PostgreSQL) and says why not, so a bad URL fails before any work. */
+export async function checkPostgres(url: string): Promise<string | null> {
+  const { default: pg } = await import("pg");
+  const u = new URL(url);
+  u.searchParams.delete("schema");
+  const client = new pg.Client({ connectionString: u.toString(), connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query("SHOW server_version");
+    return rows.length > 0 ? null : "no answer";
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 // ---------- the memctx CLI as a child process ----------
 
 const BUILD_DIR = join(ROOT, "node_modules/.cache/memctx-bench");
@@ -166,13 +237,18 @@ export interface ServeChild {
 }
 
 /** `memctx serve` on `dataDir` as its own process (no background workers: the corpus is seeded). */
-export async function startServe(cli: string[], dataDir: string, workers = 0): Promise<ServeChild> {
+export async function startServe(
+  cli: string[],
+  dataDir: string,
+  workers = 0,
+  env: Record<string, string> = {},
+): Promise<ServeChild> {
   const child = spawn(
     NODE,
     [...cli, "serve", "--port", "0", "--data-dir", dataDir, "--workers", String(workers)],
     {
       cwd: ROOT,
-      env: { ...process.env, MEMCTX_API_KEY: API_KEY },
+      env: { ...process.env, ...env, MEMCTX_API_KEY: API_KEY },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -241,8 +317,14 @@ export async function startMcp(
 }
 
 /** `memctx mcp` over stdio on the embedded engine in `dataDir`, bound to `namespace`. */
-export function startMemctxMcp(cli: string[], dataDir: string, namespace: string): Promise<McpChild> {
+export function startMemctxMcp(
+  cli: string[],
+  dataDir: string,
+  namespace: string,
+  env: Record<string, string> = {},
+): Promise<McpChild> {
   return startMcp(NODE, [...cli, "mcp", "--namespace", namespace], {
+    ...env,
     HOME: dataDir,
     MEMCTX_DATA_DIR: dataDir,
   });

@@ -15,7 +15,7 @@ import {
   setDreamingStatus,
 } from "../../src/engine/store/documents.js";
 import { claimJob, completeJob } from "../../src/engine/store/jobs.js";
-import { insertMemory } from "../../src/engine/store/memories.js";
+import { insertMemories, type NewMemoryRow } from "../../src/engine/store/memories.js";
 import { ensureNamespace } from "../../src/engine/store/namespaces.js";
 import { ensureOrganization, LOCAL_ORGANIZATION } from "../../src/engine/store/organizations.js";
 import { loadSamples, type Sample, sessions } from "../locomo/data.js";
@@ -130,8 +130,9 @@ export class Corpus {
 /**
  * Seeds documents `from` to `to` (each one conversation of TURNS_PER_DOCUMENT turns, one memory
  * per turn) into `namespace`: addDocument, then the pipeline's own indexDocument (real chunking)
- * with the store's insertMemory in the same transaction, as instant dreaming stores
- * them; the queued processing jobs are then claimed and completed, so no worker redoes them.
+ * and the store's insertMemories (insertMemory's rows, many per statement) in the same
+ * transaction, as instant dreaming stores them; the queued processing jobs are then claimed and
+ * completed, so no worker redoes them.
  * Not the dreamer's commitFacts: its relation detection (a duplicate / update look-up per fact)
  * seeded 10k memories in 100 s here, so 100k would take most of an hour.
  * Call with the engine opened with `workers: 0`.
@@ -156,7 +157,12 @@ export async function seedDocuments(
     // Each memory's vector, as the dreamer adds it with the engine's embedder.
     const vectors = embedder ? await embedder.embed(docs.flatMap((d) => d.facts.map((f) => f.memory))) : [];
     let v = 0;
+    // One transaction per 100 documents; their 1,000 memories a few statements at a time
+    // (insertMemories), which is what keeps 100k memories to minutes on PostgreSQL, where every
+    // statement is a round trip.
     transaction(db, () => {
+      const memories: NewMemoryRow[] = [];
+      const ids: string[] = [];
       for (const [k, d] of docs.entries()) {
         const i = start + k;
         const { id } = addDocument(db, ns, {
@@ -165,6 +171,7 @@ export async function seedDocuments(
           date: d.date,
           dreaming: "instant",
         });
+        ids.push(id);
         const row = getDocumentRow(db, id)!;
         indexDocument(db, id, row.generation, {
           text: d.text,
@@ -173,33 +180,33 @@ export async function seedDocuments(
           type: "text",
           url: null,
           chunks: chunkText(d.text, { format: "conversation" }),
-          alsoInTransaction: () => {
-            for (const f of d.facts) {
-              insertMemory(db, {
-                namespaceId: ns.id,
-                memory: f.memory,
-                metadata: {},
-                isStatic: f.isStatic,
-                isInference: false,
-                subject: f.subject,
-                attribute: f.attribute,
-                eventDate: f.eventDate,
-                forgetAfter: null,
-                documentId: id,
-                source: f.source,
-                vector: embedder ? vectorOf(embedder.model, vectors[v++]) : undefined,
-              });
-            }
-            setDreamingStatus(db, [id], "done");
-          },
         });
+        for (const f of d.facts) {
+          memories.push({
+            namespaceId: ns.id,
+            memory: f.memory,
+            metadata: {},
+            isStatic: f.isStatic,
+            isInference: false,
+            subject: f.subject,
+            attribute: f.attribute,
+            eventDate: f.eventDate,
+            forgetAfter: null,
+            documentId: id,
+            source: f.source,
+            vector: embedder ? vectorOf(embedder.model, vectors[v++]) : undefined,
+          });
+        }
       }
+      insertMemories(db, memories);
+      setDreamingStatus(db, ids, "done");
     });
+    // The queued processing jobs of these documents, claimed and completed so no worker redoes them.
+    for (
+      let job = claimJob(db, ["document"], "bench-seed", 60_000);
+      job;
+      job = claimJob(db, ["document"], "bench-seed", 60_000)
+    )
+      completeJob(db, job.id, "bench-seed");
   }
-  for (
-    let job = claimJob(db, ["document"], "bench-seed", 60_000);
-    job;
-    job = claimJob(db, ["document"], "bench-seed", 60_000)
-  )
-    completeJob(db, job.id, "bench-seed");
 }

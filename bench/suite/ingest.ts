@@ -9,10 +9,12 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { MemoryClient } from "../../src/client/index.js";
 import { openEngine } from "../../src/engine/index.js";
-import { API_KEY, type Budget, round } from "./common.js";
+import { API_KEY, type BackendName, type Budget, backendName, newStorage, round } from "./common.js";
 import { Corpus } from "./corpus.js";
 
 export interface IngestResult {
+  /** The store's backend (absent in results from before `--backend`: SQLite). */
+  backend?: BackendName;
   documents: number;
   charsPerDocument: number;
   concurrency: number;
@@ -33,7 +35,13 @@ export interface IngestResult {
 
 export async function benchIngest(documents: number, budget: Budget): Promise<IngestResult> {
   const dir = mkdtempSync(join(tmpdir(), "memctx-bench-ingest-"));
-  const engine = await openEngine({ dataDir: dir, apiKey: API_KEY, log: () => {} });
+  const storage = newStorage("ingest");
+  const engine = await openEngine({
+    dataDir: dir,
+    databaseUrl: storage.databaseUrl,
+    apiKey: API_KEY,
+    log: () => {},
+  });
   const client = new MemoryClient({ apiKey: API_KEY, fetch: (r) => engine.fetch(r), maxRetries: 0 });
   const corpus = new Corpus();
   const docs = Array.from({ length: documents }, (_, i) => corpus.document(i));
@@ -73,6 +81,7 @@ export async function benchIngest(documents: number, budget: Budget): Promise<In
       (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     const rate = (s: number | null) => (s ? round(accepted / s, 1) : null);
     return {
+      backend: backendName(),
       documents: accepted,
       charsPerDocument: Math.round(docs.reduce((a, d) => a + d.text.length, 0) / docs.length),
       concurrency,
@@ -94,6 +103,7 @@ export async function benchIngest(documents: number, budget: Budget): Promise<In
     loop.disable();
     await client.close();
     await engine.close();
+    await storage.drop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -14,7 +14,7 @@ import { bm25Baseline } from "../locomo/baseline.js";
 import { DATA_PATH, type Question, type Sample } from "../locomo/data.js";
 import { ingestSample } from "../locomo/engine.js";
 import { coverage } from "../locomo/metric.js";
-import { API_KEY, type Budget, round } from "./common.js";
+import { API_KEY, type BackendName, type Budget, backendName, newStorage, round } from "./common.js";
 
 export const BUDGETS = [2000, 3000, 6000] as const;
 export const CATEGORIES: Record<number, string> = {
@@ -86,6 +86,8 @@ export function coverageRows(
 
 export interface RecallResult {
   skipped?: string;
+  /** The store's backend (absent in results from before `--backend`: SQLite). */
+  backend?: BackendName;
   samples: string[];
   sessions: number;
   turns: number;
@@ -99,7 +101,10 @@ export interface RecallResult {
 
 export interface LocomoStore {
   dataDir: string;
-  close(): void;
+  /** Where the engine's data is: openEngine's databaseUrl and the children's environment. */
+  databaseUrl: string | undefined;
+  env: Record<string, string>;
+  close(): Promise<void>;
 }
 
 /** Ingests `samples` into a fresh data directory as a user would; kept for the side-by-side run. */
@@ -112,7 +117,13 @@ export async function ingestLocomo(samples: Sample[]): Promise<{
   chunks: number;
 }> {
   const dataDir = mkdtempSync(join(tmpdir(), "memctx-bench-locomo-"));
-  const engine = await openEngine({ dataDir, apiKey: API_KEY, log: () => {} });
+  const storage = newStorage("locomo");
+  const engine = await openEngine({
+    dataDir,
+    databaseUrl: storage.databaseUrl,
+    apiKey: API_KEY,
+    log: () => {},
+  });
   const client = new MemoryClient({ apiKey: API_KEY, fetch: (r) => engine.fetch(r), maxRetries: 0 });
   let sessionCount = 0;
   let turns = 0;
@@ -134,7 +145,15 @@ export async function ingestLocomo(samples: Sample[]): Promise<{
   await client.close();
   await engine.close();
   return {
-    store: { dataDir, close: () => rmSync(dataDir, { recursive: true, force: true }) },
+    store: {
+      dataDir,
+      databaseUrl: storage.databaseUrl,
+      env: storage.env,
+      close: async () => {
+        await storage.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    },
     seconds,
     sessions: sessionCount,
     turns,
@@ -168,6 +187,7 @@ export async function benchRecall(
   const ingest = await ingestLocomo(samples);
   const engine = await openEngine({
     dataDir: ingest.store.dataDir,
+    databaseUrl: ingest.store.databaseUrl,
     apiKey: API_KEY,
     workers: 0,
     log: () => {},
@@ -199,6 +219,7 @@ export async function benchRecall(
   }
   return {
     result: {
+      backend: backendName(),
       samples: samples.map((s) => s.sample_id),
       sessions: ingest.sessions,
       turns: ingest.turns,

@@ -2,6 +2,7 @@
 import { fitExponent, round } from "./common.js";
 import type { IngestResult } from "./ingest.js";
 import { BUDGETS, CATEGORIES, type RecallResult } from "./recall.js";
+import type { ReplicasResult } from "./replicas.js";
 import type { SideBySideResult } from "./side-by-side.js";
 import { PATHS, type PathFigures, type SpeedResult } from "./speed.js";
 import { groupedBars, logLogLines } from "./svg.js";
@@ -9,6 +10,8 @@ import { groupedBars, logLogLines } from "./svg.js";
 export interface SuiteResults {
   date: string;
   quick: boolean;
+  /** Where the engines kept their data (absent in results from before `--backend`: SQLite). */
+  backend?: "sqlite" | "postgres";
   machine: { node: string; cpus: number; loadAverage: number; platform: string };
   children: string;
   budgetsSeconds: Record<string, number>;
@@ -16,6 +19,7 @@ export interface SuiteResults {
   recall?: RecallResult;
   sideBySide?: SideBySideResult;
   ingest?: IngestResult;
+  replicas?: ReplicasResult;
   speed?: SpeedResult;
   growth?: GrowthRow[];
   errors: Record<string, string>;
@@ -84,10 +88,13 @@ export function renderReport(
 ): { markdown: string; svgs: Record<string, string> } {
   const svgs: Record<string, string> = {};
   const md: string[] = [];
-  md.push(`# memctx benchmarks, ${r.date}${r.quick ? " (quick)" : ""}`);
+  const postgres = r.backend === "postgres";
+  const flags = [r.quick ? "--quick" : "", postgres ? "--backend postgres" : ""].filter(Boolean).join(" ");
+  md.push(`# memctx benchmarks, ${r.date}${r.quick ? " (quick)" : ""}${postgres ? ", PostgreSQL" : ""}`);
   md.push(
     `Node ${r.machine.node}, ${r.machine.cpus} CPUs (load ${r.machine.loadAverage.toFixed(1)} at start), ${r.machine.platform}; ` +
-      `offline defaults (built-in word vectors, offline extractor). Child processes run ${r.children}. Produced by \`npm run bench${r.quick ? " -- --quick" : ""}\`; ` +
+      `store: ${postgres ? "PostgreSQL (a schema per benchmark in the given database)" : "SQLite (a data directory per benchmark)"}; ` +
+      `offline defaults (built-in word vectors, offline extractor). Child processes run ${r.children}. Produced by \`npm run bench${flags ? ` -- ${flags}` : ""}\`; ` +
       `raw figures in \`${stem}.json\`.`,
   );
   for (const [name, msg] of Object.entries(r.errors)) md.push(`> **${name} failed:** ${msg}`);
@@ -259,6 +266,30 @@ export function renderReport(
         `LoCoMo (recall above, instant dreaming, one document at a time): ${rc.sessions} sessions in ${f(rc.ingestSeconds, 1)} s = ` +
           `${f(rc.sessions / rc.ingestSeconds, 1)} documents/s to memories ready (${f(rc.turns / rc.ingestSeconds, 0)} turns/s).`,
       );
+  }
+
+  // ---------- replicas ----------
+  const rp = r.replicas;
+  if (rp) {
+    md.push("## Ingest through `memctx serve` replicas");
+    md.push(
+      `Synthetic conversation documents added over HTTP (${rp.concurrency} at a time, round-robin over the replicas) to ` +
+        `\`memctx serve\` processes with their default processing (2 loops) on one ${rp.backend === "postgres" ? "PostgreSQL schema" : "SQLite data directory (one replica only)"}; ` +
+        `docs/s from the first add until every document is \`done\`. Replicas share this machine's ${r.machine.cpus} CPUs.` +
+        (rp.stopped ? " **Stopped at its time budget.**" : ""),
+    );
+    md.push(
+      table(
+        ["replicas", "documents", "s to done", "to `done`: docs/s", "vs one replica"],
+        rp.rows.map((x) => [
+          x.replicas,
+          x.documents,
+          f(x.secondsToDone),
+          f(x.donePerSecond, 1),
+          x.speedup === null ? "–" : `${f(x.speedup)}x`,
+        ]),
+      ),
+    );
   }
 
   // ---------- speed ----------

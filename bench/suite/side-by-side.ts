@@ -99,7 +99,7 @@ export async function benchSideBySide(
       // memctx: `memctx mcp` on the engine the recall benchmark filled, bound to the sample's namespace.
       {
         const t0 = performance.now();
-        const mcp = await startMemctxMcp(cli, store.dataDir, sample.sample_id);
+        const mcp = await startMemctxMcp(cli, store.dataDir, sample.sample_id, store.env);
         try {
           for (const [i, q] of questions.entries()) {
             if (budget.spent()) break;

@@ -13,8 +13,11 @@ import { MemoryClient } from "../../src/client/index.js";
 import { openEngine } from "../../src/engine/index.js";
 import {
   API_KEY,
+  type BackendName,
   type Budget,
+  backendName,
   type McpChild,
+  newStorage,
   type Percentiles,
   round,
   rssMiB,
@@ -45,6 +48,8 @@ export interface SizePoint {
 }
 
 export interface SpeedResult {
+  /** The store's backend (absent in results from before `--backend`: SQLite). */
+  backend?: BackendName;
   sizes: SizePoint[];
   queries: number;
   searchMode: "hybrid";
@@ -78,15 +83,23 @@ export async function benchSpeed(
   const tmp = mkdtempSync(join(tmpdir(), "memctx-bench-speed-ref-"));
   const fetched = await serverMemoryEntry();
   const result: SpeedResult = {
+    backend: backendName(),
     sizes: [],
     queries: queries.length,
     searchMode: "hybrid",
     limit: LIMIT,
-    serverMemory: "skipped" in fetched ? fetched.skipped : "ok",
+    serverMemory:
+      "skipped" in fetched
+        ? fetched.skipped
+        : backendName() === "postgres"
+          ? "measured on the SQLite run only: its store is its own file whatever memctx's backend"
+          : "ok",
     stopped: false,
   };
+  const storage = newStorage("speed");
   const engine = await openEngine({
     dataDir: dir,
+    databaseUrl: storage.databaseUrl,
     apiKey: API_KEY,
     workers: 0,
     log: () => {},
@@ -103,7 +116,7 @@ export async function benchSpeed(
       const target = Math.ceil(size / TURNS_PER_DOCUMENT);
       await seedDocuments(engine, corpus, NAMESPACE, documents, target);
       documents = target;
-      engine.context.db.exec("PRAGMA optimize");
+      engine.context.db.exec(backendName() === "postgres" ? "ANALYZE" : "PRAGMA optimize");
       const seedSeconds = (performance.now() - t0) / 1000;
       const memories = (await ns.memories.list({ limit: 1 })).pagination.totalItems ?? 0;
       const chunks = (await ns.chunks.list({ limit: 1 })).pagination.totalItems ?? 0;
@@ -128,7 +141,7 @@ export async function benchSpeed(
 
       // HTTP: `memctx serve` as its own process.
       if (!budget.spent()) {
-        const serve = await startServe(cli, dir);
+        const serve = await startServe(cli, dir, 0, storage.env);
         const http = new MemoryClient({ baseUrl: serve.url, apiKey: API_KEY, maxRetries: 0 });
         try {
           point.paths.HTTP = {
@@ -150,7 +163,7 @@ export async function benchSpeed(
         for (let i = 0; i < coldStarts && !budget.spent(); i++) {
           await mcp?.close();
           const c = await coldMcp(
-            () => startMemctxMcp(cli, dir, NAMESPACE),
+            () => startMemctxMcp(cli, dir, NAMESPACE, storage.env),
             (m) => mcpSearch(m)(queries[i]!),
           );
           mcp = c.child;
@@ -170,8 +183,9 @@ export async function benchSpeed(
         }
       }
 
-      // The reference server with as many observations, loaded through its own tools.
-      if (!("skipped" in fetched) && !budget.spent()) {
+      // The reference server with as many observations, loaded through its own tools (its own
+      // file whatever memctx's backend: measured on the SQLite run only).
+      if (!("skipped" in fetched) && backendName() === "sqlite" && !budget.spent()) {
         const file = join(tmp, `memory-${size}.jsonl`);
         const entities = new Map<string, string[]>();
         for (let i = 0; i < memories; i++) {
@@ -216,6 +230,7 @@ export async function benchSpeed(
   } finally {
     await client.close();
     await engine.close();
+    await storage.drop();
     rmSync(dir, { recursive: true, force: true });
     rmSync(tmp, { recursive: true, force: true });
   }

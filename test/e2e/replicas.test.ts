@@ -32,6 +32,10 @@ describe.skipIf(!url)("two memctx serve replicas on one PostgreSQL database", ()
       dirs.push(dir);
       const child = await spawnServe(dir.path, env, ["--workers", "1"]);
       children.push(child);
+      // The backend line goes to stderr before "listening on" goes to stdout, but the two pipes
+      // are read apart: it can arrive just after.
+      for (let i = 0; i < 100 && !/postgres, schema \d+/.test(child.stdout()); i++)
+        await new Promise((r) => setTimeout(r, 50));
       expect(child.stdout()).toMatch(/postgres, schema \d+/);
       return child;
     };

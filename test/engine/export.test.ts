@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
@@ -22,8 +22,15 @@ async function open(dataDir: string, workers = 1): Promise<{ engine: Engine; cli
   return { engine, client: new MemoryClient({ apiKey: KEY, fetch: engine.fetch, retryBaseMs: 10 }) };
 }
 
+// On the PostgreSQL pass the children get its URL (schema=data-dir: each --data-dir its schema).
 const memctx = (...args: string[]) =>
-  spawnSync(NODE, [MAIN, ...args], { encoding: "utf8", env: { PATH: process.env.PATH ?? "" } });
+  spawnSync(NODE, [MAIN, ...args], {
+    encoding: "utf8",
+    env: {
+      PATH: process.env.PATH ?? "",
+      ...(process.env.MEMCTX_DATABASE_URL ? { MEMCTX_DATABASE_URL: process.env.MEMCTX_DATABASE_URL } : {}),
+    },
+  });
 
 /** What a user sees of a data directory: every namespace's counts, memories (forgotten too), and search answers. */
 async function snapshot(client: MemoryClient) {
@@ -51,8 +58,8 @@ async function snapshot(client: MemoryClient) {
   return out;
 }
 
-// `memctx export` and `import` open the data directory's SQLite file: not yet PostgreSQL.
-describe.skipIf(TEST_BACKEND === "postgres")("memctx export and import", () => {
+// On both backends: `memctx export` / `import` read and write MEMCTX_DATABASE_URL when it is set.
+describe(`memctx export and import (${TEST_BACKEND})`, () => {
   const from = tempDir("memctx-export-from-");
   const to = tempDir("memctx-export-to-");
   const file = join(from.path, "export.jsonl");
@@ -120,6 +127,56 @@ describe.skipIf(TEST_BACKEND === "postgres")("memctx export and import", () => {
       await engine.close();
     }
   });
+
+  // The move from one backend to the other: PostgreSQL's export read into a SQLite data directory.
+  it.runIf(TEST_BACKEND === "postgres")(
+    "moves memory from PostgreSQL to SQLite and back with the same answers",
+    async () => {
+      const sqlite = tempDir("memctx-export-sqlite-");
+      const url = process.env.MEMCTX_DATABASE_URL;
+      try {
+        const res = spawnSync(NODE, [MAIN, "import", file, "--data-dir", sqlite.path], {
+          encoding: "utf8",
+          env: { PATH: process.env.PATH ?? "" },
+        });
+        expect(res.status, res.stderr).toBe(0);
+        expect(existsSync(join(sqlite.path, "memctx.db"))).toBe(true);
+        delete process.env.MEMCTX_DATABASE_URL;
+        const { engine, client } = await open(sqlite.path, 0);
+        try {
+          expect(await snapshot(client)).toEqual(before);
+        } finally {
+          await client.close();
+          await engine.close();
+          process.env.MEMCTX_DATABASE_URL = url;
+        }
+        // And back: SQLite's export of it into a fresh PostgreSQL schema.
+        const back = join(sqlite.path, "back.jsonl");
+        const exported = spawnSync(NODE, [MAIN, "export", "--data-dir", sqlite.path, "--out", back], {
+          encoding: "utf8",
+          env: { PATH: process.env.PATH ?? "" },
+        });
+        expect(exported.status, exported.stderr).toBe(0);
+        const again = tempDir("memctx-export-again-");
+        try {
+          const imported = memctx("import", back, "--data-dir", again.path);
+          expect(imported.status, imported.stderr).toBe(0);
+          const reopened = await open(again.path, 0);
+          try {
+            expect(await snapshot(reopened.client)).toEqual(before);
+          } finally {
+            await reopened.client.close();
+            await reopened.engine.close();
+          }
+        } finally {
+          again.remove();
+        }
+      } finally {
+        process.env.MEMCTX_DATABASE_URL = url;
+        sqlite.remove();
+      }
+    },
+  );
 
   it("refuses to import into a namespace that has content, and writes nothing", async () => {
     const again = memctx("import", file, "--data-dir", to.path);

@@ -32,6 +32,10 @@ export async function embeddedDataDir(flag: string | undefined, command: string)
   return flag ?? defaultDataDir({ ...process.env, MEMCTX_DATA_DIR: setting(process.env, "MEMCTX_DATA_DIR") });
 }
 
+/** PostgreSQL's URL for export and import: the flag, else MEMCTX_DATABASE_URL; undefined: SQLite. */
+export const databaseUrlOf = (flag: string | undefined): string | undefined =>
+  flag ?? (setting(process.env, "MEMCTX_DATABASE_URL") || undefined);
+
 /** The output file, opened before anything is read: a wrong path is one line, not a stack. */
 async function openForWriting(file: string) {
   const stream = createWriteStream(file);
@@ -47,7 +51,7 @@ export const exportCommand: Command = {
   name: "export",
   summary: "Write the embedded engine's memory to a JSON Lines file (documents, memories, profile)",
   usage: `
-Usage: memctx export [--namespace NS] [--out FILE] [--data-dir DIR]
+Usage: memctx export [--namespace NS] [--out FILE] [--data-dir DIR] [--database-url URL]
 
 Writes every namespace (or one) of the embedded engine as JSON Lines: documents with their ids,
 content, metadata and dates; chunks and memories with their vectors; memory versions, relations
@@ -59,11 +63,18 @@ Options:
   --namespace NS  only this namespace
   --out FILE      write to FILE (default: standard output)
   --data-dir DIR  data directory (default: MEMCTX_DATA_DIR or the user data directory)
+  --database-url URL  read PostgreSQL (as \`memctx serve --database-url\`) instead of the data
+                  directory's SQLite file (default: MEMCTX_DATABASE_URL)
   -h, --help      show this help`,
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
-      options: { namespace: { type: "string" }, out: { type: "string" }, "data-dir": { type: "string" } },
+      options: {
+        namespace: { type: "string" },
+        out: { type: "string" },
+        "data-dir": { type: "string" },
+        "database-url": { type: "string" },
+      },
     });
     if (values.namespace !== undefined) {
       const ok = Namespace.safeParse(values.namespace);
@@ -73,11 +84,14 @@ Options:
     const { existsSync } = await import("node:fs");
     const { join } = await import("node:path");
     const { DATABASE_FILE, openDatabase } = await import("../../engine/store/db.js");
-    if (!existsSync(join(dataDir, DATABASE_FILE))) throw new CliError(`${dataDir} holds no memctx data`, 1);
+    const databaseUrl = databaseUrlOf(values["database-url"]);
+    if (!databaseUrl && !existsSync(join(dataDir, DATABASE_FILE))) {
+      throw new CliError(`${dataDir} holds no memctx data`, 1);
+    }
     const { exportData } = await import("../../engine/export.js");
     const { LOCAL_ORGANIZATION } = await import("../../engine/store/organizations.js");
     const out = values.out ? await openForWriting(values.out) : process.stdout;
-    const db = openDatabase(dataDir);
+    const db = openDatabase(dataDir, { databaseUrl });
     try {
       const counts = await exportData(db, out, {
         organization: LOCAL_ORGANIZATION,

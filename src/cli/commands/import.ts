@@ -2,13 +2,13 @@ import { createReadStream, existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
-import { embeddedDataDir, progressLine } from "./export.js";
+import { databaseUrlOf, embeddedDataDir, progressLine } from "./export.js";
 
 export const importCommand: Command = {
   name: "import",
   summary: "Read a memctx export into the embedded engine's data directory",
   usage: `
-Usage: memctx import FILE [--data-dir DIR]
+Usage: memctx import FILE [--data-dir DIR] [--database-url URL]
 
 Reads a file written by \`memctx export\` (FILE, or - for standard input) into the embedded engine:
 all of it or nothing. Records keep their ids, so each namespace of the file must be empty here.
@@ -17,12 +17,14 @@ directory wait while it writes.
 
 Options:
   --data-dir DIR  data directory (default: MEMCTX_DATA_DIR or the user data directory)
+  --database-url URL  write PostgreSQL (as \`memctx serve --database-url\`) instead of the data
+                  directory's SQLite file (default: MEMCTX_DATABASE_URL)
   -h, --help      show this help`,
   async run(argv) {
     const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { "data-dir": { type: "string" } },
+      options: { "data-dir": { type: "string" }, "database-url": { type: "string" } },
     });
     const [file, ...extra] = positionals;
     if (!file || extra.length) throw new CliError("import takes one file (or - for standard input)");
@@ -32,7 +34,7 @@ Options:
     const { ImportError, importData } = await import("../../engine/export.js");
     const { LOCAL_ORGANIZATION } = await import("../../engine/store/organizations.js");
     // An import writes the search index of everything it brings: a cache sized for writing.
-    const db = openDatabase(dataDir, { cache: "writes" });
+    const db = openDatabase(dataDir, { cache: "writes", databaseUrl: databaseUrlOf(values["database-url"]) });
     try {
       await importData(db, file === "-" ? process.stdin : createReadStream(file), {
         organization: LOCAL_ORGANIZATION,

@@ -107,12 +107,34 @@ function openPostgres(dataDir: string, url: string): Db {
 }
 
 /**
+ * Which writers a transaction must exclude. `write`: every other writer (the default; SQLite's
+ * file lock, one advisory lock per schema on PostgreSQL). `queue`: only other job claims, for a
+ * transaction that reads and writes the jobs table alone (store/jobs.ts claimJob): on PostgreSQL it
+ * takes the schema's queue lock instead, so a claim never waits behind another replica's index or
+ * dream commit (rows being claimed are passed over with SKIP LOCKED; claims still take turns among
+ * themselves, so a one-per-namespace kind is never claimed twice). SQLite has one lock: `write`.
+ */
+export type TransactionLock = "write" | "queue";
+
+/**
  * Runs `fn` in one write transaction (BEGIN IMMEDIATE takes the write lock up front, so two
  * processes never deadlock upgrading a read lock). `fn` must be synchronous. The chunks and memories
  * it wrote are indexed for search before it commits (store/search-index.ts indexPending).
  */
-export function transaction<T>(db: Db, fn: () => T): T {
+export function transaction<T>(db: Db, fn: () => T, lock: TransactionLock = "write"): T {
   if (db.isTransaction) return fn();
+  if (lock === "queue" && db instanceof PostgresDatabase) {
+    // Writes only jobs rows (no search index units to index); under the queue lock, not the write lock.
+    db.begin("queue");
+    try {
+      const out = fn();
+      db.exec("COMMIT");
+      return out;
+    } catch (err) {
+      if (db.isTransaction) db.exec("ROLLBACK");
+      throw err;
+    }
+  }
   return withWriteLock(db, () => {
     db.exec("BEGIN IMMEDIATE");
     try {

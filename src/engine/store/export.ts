@@ -252,9 +252,12 @@ export class ImportWriter {
         const ns = r.namespace == null ? null : this.current(String(r.namespace)).id;
         this.db
           .prepare(
+            // The conflict target named (one partial unique index per kind of bucket): PostgreSQL
+            // takes no DO UPDATE without one.
             `INSERT INTO profile_buckets (organization_id, namespace_id, name, description, created_at, updated_at)
              VALUES (?, ?, ?, ?, ?, ?)
-             ON CONFLICT DO UPDATE SET description = excluded.description, updated_at = excluded.updated_at`,
+             ON CONFLICT ${ns === null ? "(organization_id, name) WHERE namespace_id IS NULL" : "(namespace_id, name) WHERE namespace_id IS NOT NULL"}
+             DO UPDATE SET description = excluded.description, updated_at = excluded.updated_at`,
           )
           .run(
             this.org.id,

@@ -106,37 +106,42 @@ export function claimJob(
 ): JobRow | undefined {
   const t = Date.now();
   const kindList = JSON.stringify(kinds);
-  // PostgreSQL: a row another replica's transaction holds is passed over, not waited for. (Its
-  // write transactions take turns already, store/db.ts; this keeps a claim from ever waiting on
-  // a row lock should a job be locked outside one.)
+  // PostgreSQL: a row another transaction holds (a writer's setJobRunAfter, say) is passed over,
+  // not waited for. Claims take the queue lock, not the write lock (store/db.ts TransactionLock):
+  // they take turns among themselves, so the one-per-namespace check below sees every earlier
+  // claim committed, but not with the replicas' index and dream commits.
   const skipLocked = dialectOf(db) === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
-  return transaction(db, () => {
-    // Two indexed lookups rather than one OR: the queue can hold many thousands of rows.
-    const queued = statement(
-      db,
-      `SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= ?1
+  return transaction(
+    db,
+    () => {
+      // Two indexed lookups rather than one OR: the queue can hold many thousands of rows.
+      const queued = statement(
+        db,
+        `SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= ?1
          AND kind IN (SELECT value FROM json_each(?2))
          AND NOT (kind IN (SELECT value FROM json_each(?3)) AND EXISTS (
            SELECT 1 FROM jobs r WHERE r.state = 'running' AND r.lease_until >= ?1
              AND r.kind = j.kind AND r.namespace_id = j.namespace_id))
        ORDER BY id LIMIT 1${skipLocked}`,
-    ).get(iso(t), kindList, JSON.stringify(onePerNamespace)) as { id: number } | undefined;
-    const expired = queued
-      ? undefined
-      : (statement(
-          db,
-          `SELECT id FROM jobs WHERE state = 'running' AND lease_until < ?
+      ).get(iso(t), kindList, JSON.stringify(onePerNamespace)) as { id: number } | undefined;
+      const expired = queued
+        ? undefined
+        : (statement(
+            db,
+            `SELECT id FROM jobs WHERE state = 'running' AND lease_until < ?
                AND kind IN (SELECT value FROM json_each(?)) ORDER BY lease_until LIMIT 1${skipLocked}`,
-        ).get(iso(t), kindList) as { id: number } | undefined);
-    const ready = queued ?? expired;
-    if (!ready) return undefined;
-    const job = statement(
-      db,
-      `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
+          ).get(iso(t), kindList) as { id: number } | undefined);
+      const ready = queued ?? expired;
+      if (!ready) return undefined;
+      const job = statement(
+        db,
+        `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
          WHERE id = ? RETURNING *`,
-    ).get(owner, iso(t + leaseMs), iso(t), ready.id) as JobRow | undefined;
-    return job && expired ? { ...job, reclaimed: true } : job;
-  });
+      ).get(owner, iso(t + leaseMs), iso(t), ready.id) as JobRow | undefined;
+      return job && expired ? { ...job, reclaimed: true } : job;
+    },
+    "queue",
+  );
 }
 
 /** Extends the lease; false when the job is no longer ours (expired and claimed elsewhere, or gone). */

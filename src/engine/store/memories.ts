@@ -240,6 +240,88 @@ export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
   return row;
 }
 
+/** Memories per statement in insertMemories (20 parameters each: well under either backend's limit). */
+const MEMORY_INSERT_BATCH = 200;
+
+/**
+ * insertMemory for many new memories at once (none replaces a parent version): the rows, their
+ * sources and vectors a batch per statement instead of four statements each, which is what a
+ * memory costs on PostgreSQL (a round trip per statement). Same rows as insertMemory; returns the
+ * new ids in input order. Call inside a transaction.
+ */
+export function insertMemories(db: Db, memories: readonly NewMemoryRow[]): string[] {
+  if (memories.some((m) => m.parent))
+    throw new Error("insertMemories: a new version goes through insertMemory");
+  const t = now();
+  const ids = memories.map(() => newId("mem"));
+  for (let at = 0; at < memories.length; at += MEMORY_INSERT_BATCH) {
+    const batch = memories.slice(at, at + MEMORY_INSERT_BATCH);
+    const batchIds = ids.slice(at, at + MEMORY_INSERT_BATCH);
+    const values = batch.map(
+      () => "(?, ?, ?, ?, ?, ?, 1, 0, 1, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    const rows = statement(
+      db,
+      `INSERT INTO memories (id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
+         version, parent_memory_id, root_memory_id, forget_after, forget_reason, subject, attribute, event_date,
+         document_id, memory_key, context, speaker, created_at, updated_at)
+       VALUES ${values.join(", ")} RETURNING rowid, id`,
+    ).all(
+      ...batch.flatMap((m, k) => [
+        batchIds[k]!,
+        m.namespaceId,
+        m.memory,
+        JSON.stringify(m.metadata),
+        m.isStatic ? 1 : 0,
+        m.isInference ? 1 : 0,
+        m.forgetAfter,
+        m.forgetReason ?? null,
+        m.subject,
+        m.attribute,
+        m.eventDate,
+        m.documentId,
+        memoryKey(m.memory),
+        m.context ?? "",
+        m.speaker ?? null,
+        t,
+        t,
+      ]),
+    ) as { rowid: number; id: string }[];
+    const rowids = new Map(rows.map((r) => [r.id, r.rowid]));
+    const sourced = batch.flatMap((m, k) => (m.documentId === null ? [] : [{ m, id: batchIds[k]! }]));
+    if (sourced.length > 0) {
+      statement(
+        db,
+        `INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at)
+         VALUES ${sourced.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+      ).run(
+        ...sourced.flatMap(({ m, id }) => [
+          id,
+          m.documentId!,
+          m.source?.start ?? null,
+          m.source?.end ?? null,
+          t,
+        ]),
+      );
+    }
+    const embedded = batch.flatMap((m, k) => (m.vector ? [{ v: m.vector, id: batchIds[k]! }] : []));
+    if (embedded.length > 0) {
+      statement(
+        db,
+        `INSERT INTO memory_vectors (memory_rowid, model, embedding)
+         VALUES ${embedded.map(() => "(?, ?, ?)").join(", ")}`,
+      ).run(
+        ...embedded.flatMap(({ v, id }) => [
+          rowids.get(id)!,
+          v.model,
+          new Uint8Array(v.embedding.buffer, v.embedding.byteOffset, v.embedding.byteLength),
+        ]),
+      );
+    }
+  }
+  return ids;
+}
+
 export function addRelation(
   db: Db,
   fromId: string,

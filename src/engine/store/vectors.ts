@@ -1,4 +1,5 @@
 import { type Db, dialectOf } from "./connection.js";
+import { PostgresDatabase } from "./postgres/connect.js";
 import type { Corpus } from "./search-index.js";
 import { statement } from "./statements.js";
 
@@ -52,4 +53,80 @@ export function dataVersion(db: Db): string {
   const v = statement(db, "PRAGMA data_version").get() as { data_version: number };
   const c = statement(db, "SELECT total_changes() AS n").get() as { n: number };
   return `${v.data_version}:${c.n}`;
+}
+
+/** A unit near a query vector: its rowid and cosine similarity in [-1, 1]. */
+export interface Neighbour {
+  rowid: number;
+  cosine: number;
+}
+
+const VECTOR_TABLE: Record<Corpus, { vectors: string; rowid: string; units: string }> = {
+  chunks: { vectors: "chunk_vectors", rowid: "chunk_rowid", units: "chunks" },
+  memories: { vectors: "memory_vectors", rowid: "memory_rowid", units: "memories" },
+};
+
+/** Per connection: the HNSW indexes known to exist ("corpus/dims"), and whether the scan mode is set. */
+const prepared = new WeakMap<Db, { indexes: Set<string>; session: boolean }>();
+
+/**
+ * The `k` units of `corpus` in the namespace nearest to `query` by cosine similarity among the
+ * vectors of `model`, best first, from pgvector (`ORDER BY vec <=> query LIMIT k` over an HNSW
+ * index of the query's dimensions, postgres/pgvector.ts); null when the connection has no pgvector
+ * (SQLite, or PostgreSQL without the extension): the caller then scans the namespace's vectors
+ * itself (namespaceVectors). Visibility (forgotten, filters) is the caller's, as on that path.
+ *
+ * The index of a dimension count is built on its first search outside a transaction (an index
+ * build inside one would hold writers off until it commits); until then the same ORDER BY runs as
+ * an exact scan. HNSW is approximate: pgvector's iterative scan keeps reading the graph until
+ * `k` rows of the namespace are found, and its recall is high but not guaranteed complete.
+ */
+export function nearestVectors(
+  db: Db,
+  corpus: Corpus,
+  namespaceId: string,
+  model: string,
+  query: Float32Array,
+  k: number,
+): Neighbour[] | null {
+  if (!(db instanceof PostgresDatabase) || db.pgvector === null) return null;
+  const dims = query.length;
+  if (dims === 0 || k <= 0) return [];
+  const ext = `"${db.pgvector}"`;
+  const t = VECTOR_TABLE[corpus];
+  let state = prepared.get(db);
+  if (!state) {
+    state = { indexes: new Set(), session: false };
+    prepared.set(db, state);
+  }
+  if (!state.session && !db.isTransaction) {
+    try {
+      // pgvector 0.8+: an HNSW scan filtered by namespace goes on until it has k rows.
+      db.exec("SET hnsw.iterative_scan = strict_order");
+    } catch {
+      // Older pgvector: the scan stops after ef_search candidates (hnsw.ef_search).
+    }
+    state.session = true;
+  }
+  const typed = `${ext}.vector(${dims})`;
+  const key = `${corpus}/${dims}`;
+  if (!state.indexes.has(key) && !db.isTransaction) {
+    db.exec(
+      `CREATE INDEX IF NOT EXISTS ${t.vectors}_hnsw_${dims} ON ${t.vectors}
+         USING hnsw ((vec::${typed}) ${ext}.vector_cosine_ops) WHERE ${ext}.vector_dims(vec) = ${dims}`,
+    );
+    state.indexes.add(key);
+  }
+  const distance = `((v.vec::${typed}) OPERATOR(${ext}.<=>) (?1::${typed}))`;
+  const rows = statement(
+    db,
+    `SELECT v.${t.rowid} AS rowid, 1 - ${distance} AS cosine
+     FROM ${t.vectors} v JOIN ${t.units} u ON u.rowid = v.${t.rowid}
+     WHERE ${ext}.vector_dims(v.vec) = ${dims} AND u.namespace_id = ?2 AND v.model = ?3
+     ORDER BY ${distance} LIMIT ?4`,
+  ).all(`[${Array.from(query, (x) => (Number.isFinite(x) ? x : 0)).join(",")}]`, namespaceId, model, k) as {
+    rowid: number;
+    cosine: number;
+  }[];
+  return rows.map((r) => ({ rowid: Number(r.rowid), cosine: Number(r.cosine) }));
 }

@@ -11,6 +11,7 @@ import {
 } from "node:worker_threads";
 import { type Db, type Statement, setDialect } from "../connection.js";
 import { COMPAT_SCHEMA, COMPAT_VERSION, compatSql } from "./compat.js";
+import { setUpPgvector } from "./pgvector.js";
 import { PG_SCHEMA_VERSION, pgMigrations } from "./schema.js";
 import { translate } from "./translate.js";
 
@@ -41,6 +42,8 @@ interface Answer {
 
 /** Advisory lock classes (pg_advisory_*(class, key)): the key is the schema's hash. */
 const WRITE_LOCK_CLASS = 0x6d656d; // "mem"
+/** Job claims (store/db.ts transaction(…, "queue")): they take turns among themselves only. */
+const QUEUE_LOCK_CLASS = 0x6a6f62; // "job"
 const MIGRATION_LOCK_CLASS = 0x6d6967; // "mig"
 
 /** How long a new connection's worker may take to start and connect. */
@@ -131,6 +134,11 @@ export class PostgresDatabase implements Db {
   private closed = false;
   readonly schema: string;
   private readonly lockKey: number;
+  /**
+   * The pgvector extension's schema when the server has it and the `vec` columns are set up
+   * (pgvector.ts), else null: set by migrate().
+   */
+  pgvector: string | null = null;
 
   constructor(url: string, dataDir?: string) {
     const { connectionString, schema } = parseDatabaseUrl(url, dataDir);
@@ -236,14 +244,7 @@ export class PostgresDatabase implements Db {
     if (/^PRAGMA\b/i.test(s)) return;
     if (/^BEGIN\b/i.test(s)) {
       // A write transaction (BEGIN IMMEDIATE) takes the schema's write lock at once.
-      const write = /IMMEDIATE|EXCLUSIVE/i.test(s);
-      this.check(
-        this.call({
-          op: "exec",
-          sql: write ? `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_CLASS}, ${this.lockKey})` : "BEGIN",
-        }),
-      );
-      this.inTransaction = true;
+      this.begin(/IMMEDIATE|EXCLUSIVE/i.test(s) ? "write" : null);
       return;
     }
     const ends = /^(COMMIT|END|ROLLBACK)\b/i.test(s);
@@ -253,6 +254,30 @@ export class PostgresDatabase implements Db {
       // PostgreSQL ends the transaction even when COMMIT fails.
       if (ends) this.inTransaction = false;
     }
+  }
+
+  /**
+   * BEGIN, then the schema's advisory lock of that kind for the rest of the transaction:
+   * `write` for a write transaction, `queue` for a job claim (store/db.ts TransactionLock), none
+   * for a read. MEMCTX_PG_PROFILE counts the time spent waiting for the lock.
+   */
+  begin(lock: "write" | "queue" | null): void {
+    const cls = lock === "write" ? WRITE_LOCK_CLASS : lock === "queue" ? QUEUE_LOCK_CLASS : null;
+    const started = performance.now();
+    this.check(
+      this.call({
+        op: "exec",
+        sql: cls === null ? "BEGIN" : `BEGIN; SELECT pg_advisory_xact_lock(${cls}, ${this.lockKey})`,
+      }),
+    );
+    if (process.env.MEMCTX_PG_PROFILE) {
+      const key = `BEGIN + ${lock ?? "no"} lock`;
+      const p = profile.get(key) ?? { n: 0, ms: 0 };
+      p.n++;
+      p.ms += performance.now() - started;
+      profile.set(key, p);
+    }
+    this.inTransaction = true;
   }
 
   get isOpen(): boolean {
@@ -304,6 +329,7 @@ export class PostgresDatabase implements Db {
           throw err;
         }
       }
+      this.pgvector = setUpPgvector(this);
       return version();
     } finally {
       this.check(this.call({ op: "exec", sql: `SELECT pg_advisory_unlock(${lock})` }));

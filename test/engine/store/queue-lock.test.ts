@@ -1,0 +1,46 @@
+/**
+ * On PostgreSQL a job claim takes the schema's queue lock, not its write lock (store/db.ts
+ * TransactionLock): a replica's claim must not wait while another connection holds a write
+ * transaction open (an index or dream commit). Both connections live on this thread here, so a
+ * claim that waited for the write lock would wait forever: the worker's lock_timeout turns that
+ * into an error.
+ * SQLite has one lock for every writer (a claim there waits for the file, as it must).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { type Db, openDatabase } from "../../../src/engine/store/db.js";
+import { claimJob, completeJob, enqueueJob } from "../../../src/engine/store/jobs.js";
+import { TEST_BACKEND, tempDir, testDatabase } from "../harness.js";
+
+let dir: ReturnType<typeof tempDir> | undefined;
+const open: Db[] = [];
+afterEach(() => {
+  for (const d of open.splice(0)) if (d.isOpen) d.close();
+  dir?.remove();
+  dir = undefined;
+});
+const db = () => {
+  const d = openDatabase(dir!.path, testDatabase());
+  open.push(d);
+  return d;
+};
+
+describe.skipIf(TEST_BACKEND !== "postgres")("job claims on PostgreSQL (queue lock)", () => {
+  it("do not wait for another connection's open write transaction", { timeout: 20_000 }, () => {
+    dir = tempDir();
+    const writer = db();
+    const worker = db();
+    worker.exec("SET lock_timeout = '3s'");
+    const id = enqueueJob(writer, { kind: "k", payload: { n: 1 } });
+    // The writer holds the schema's write lock until it commits.
+    writer.exec("BEGIN IMMEDIATE");
+    writer.prepare("UPDATE namespaces SET updated_at = updated_at").run();
+    const started = Date.now();
+    const job = claimJob(worker, ["k"], "W", 30_000);
+    expect(job?.id).toBe(id);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    completeJob(worker, id, "W");
+    writer.exec("COMMIT");
+    // And the writer's own transaction still works after the claim.
+    expect(claimJob(writer, ["k"], "W", 30_000)).toBeUndefined();
+  });
+});

@@ -1,6 +1,6 @@
 import type { Db } from "../store/connection.js";
 import { type Corpus, type Scope, visibleRowids } from "../store/search-scope.js";
-import { dataVersion, namespaceVectors, vectorsOf } from "../store/vectors.js";
+import { dataVersion, namespaceVectors, nearestVectors, vectorsOf } from "../store/vectors.js";
 
 /** A row near the query vector, by cosine similarity in [-1, 1]. */
 export interface VectorCandidate {
@@ -125,6 +125,9 @@ export function vectorSearch(
 ): VectorCandidate[] {
   const dims = query.length;
   if (dims === 0 || want <= 0) return [];
+  // PostgreSQL with pgvector: its HNSW index answers, and nothing is packed here.
+  const near = nearestVectors(db, corpus, scope.namespaceId, model, query, Math.max(4 * want, 200));
+  if (near !== null) return visibleNearest(db, corpus, query, model, scope, want, near);
   const p = packed(db, corpus, scope.namespaceId, model, dims);
   const count = p.rowids.length;
   if (count === 0) return [];
@@ -149,6 +152,32 @@ export function vectorSearch(
     }
     if (out.length >= want || order.length >= count) return out;
     window *= 8;
+  }
+}
+
+/** vectorSearch's visible rows from pgvector's nearest (`first`), asking for 8 times more while too few are. */
+function visibleNearest(
+  db: Db,
+  corpus: Corpus,
+  query: Float32Array,
+  model: string,
+  scope: Scope,
+  want: number,
+  first: VectorCandidate[],
+): VectorCandidate[] {
+  let window = Math.max(4 * want, 200);
+  let near = first;
+  for (;;) {
+    const visible = visibleRowids(
+      db,
+      corpus,
+      near.map((n) => n.rowid),
+      scope,
+    );
+    const out = near.filter((n) => visible.has(n.rowid)).slice(0, want);
+    if (out.length >= want || near.length < window) return out;
+    window *= 8;
+    near = nearestVectors(db, corpus, scope.namespaceId, model, query, window) ?? [];
   }
 }
 

@@ -170,6 +170,16 @@ describe("nearestVectors", () => {
           .all()
           .map((r) => r.indexname),
       ).toEqual([`memory_vectors_hnsw_${DIMS}`]);
+      // Search's vector step (vectorSearch) answers from pgvector on this connection: the same hits.
+      for (const q of queries) {
+        same(
+          vectorSearch(pg, "memories", q, MODEL, { namespaceId: pgNs.a }, 10).map((c) => ({
+            memory: memoryText(pg, c.rowid),
+            cosine: c.cosine,
+          })),
+          reference(q, "a", 10),
+        );
+      }
       pg.exec("SET enable_seqscan = off");
       try {
         const plan = pg

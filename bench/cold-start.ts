@@ -23,7 +23,7 @@ async function measure(start: () => Promise<McpChild>, first: (c: McpChild) => P
   await first(child);
   const ms = performance.now() - t0;
   // Idle: a moment after the first answer, as a client holding the server between turns sees it;
-  // and 3 s later, when memctx has loaded its processing pipeline (2 s after start).
+  // and 3 s later (memctx loads its processing pipeline only once there is work: none here).
   await new Promise((r) => setTimeout(r, 500));
   const rss = rssMiB(child.pid);
   await new Promise((r) => setTimeout(r, 2500));

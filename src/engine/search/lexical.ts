@@ -3,7 +3,6 @@ import {
   type Posting,
   postingRows,
   postingsIn,
-  type ScoredUnit,
   type SearchSpace,
   searchSpace,
   topUnits,
@@ -338,31 +337,13 @@ function topVisibleSummed(
   terms: readonly { term: QueryTerm; idf: number }[],
   at: { scope: Scope; count: number; averageLength: number },
 ): Scored[] {
-  const single = terms.filter((t) => t.term.stems.length === 1);
-  const weighted = single.map(({ term, idf }) => ({ stem: term.stems[0]!, idf }));
+  const weighted = terms.map(({ term, idf }) => ({ stems: term.stems, idf }));
   const weights = { k1: K1, b: B, contextWeight: CONTEXT_WEIGHT, averageLength: at.averageLength || 1 };
-  // Phrases (a WordNet expansion such as "martial arts", mostly) need their stems in one unit:
-  // scored here from their stems' postings, and summed with the rest by the database.
-  const phrases = terms.filter((t) => t.term.stems.length > 1);
-  const added: ScoredUnit[] = [];
-  if (phrases.length > 0) {
-    const postings = byStem(
-      postingRows(
-        db,
-        space,
-        phrases.flatMap((t) => t.term.stems),
-      ).map(([unit, term, tf, tfContext, length]) => ({ unit, term, tf, tfContext, length })),
-    );
-    for (const { term, idf } of phrases) {
-      for (const [unit, hit] of termHits(term, postings))
-        added.push([unit, termScore(idf, hit, at.averageLength), hit.length]);
-    }
-  }
   const out: Scored[] = [];
   let from = 0;
   let window = at.count;
   for (;;) {
-    const rows = topUnits(db, space, weighted, added, weights, window, from);
+    const rows = topUnits(db, space, weighted, weights, window, from);
     const visible = visibleRowids(
       db,
       corpus,

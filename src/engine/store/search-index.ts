@@ -154,58 +154,85 @@ export type ScoredUnit = [unit: number, bm25: number, length: number];
 /** A constant as a double on both backends (PostgreSQL reads 0.3 as an exact numeric). */
 const real = (x: number) => `CAST(${x} AS DOUBLE PRECISION)`;
 
-/** BM25's part of one posting's term (idf `q.idf`), over the columns `tf`, `tfContext`, `length`. */
-function bm25Part(w: Bm25Weights, tf: string, tfContext: string, length: string): string {
+/** BM25's part of one term in a unit: its idf `idf` over the columns `tf`, `tfContext`, `length`. */
+function bm25Part(w: Bm25Weights, idf: string, tf: string, tfContext: string, length: string): string {
   const freq = `(${tf} + ${real(w.contextWeight)} * ${tfContext})`;
-  return `CASE WHEN ${freq} > 0 THEN q.idf * ${freq} * ${real(w.k1 + 1)} /
+  return `CASE WHEN ${freq} > 0 THEN ${idf} * ${freq} * ${real(w.k1 + 1)} /
     (${freq} + ${real(w.k1)} * (${real(1 - w.b)} + ${real(w.b)} * ${length} / CAST(?3 AS DOUBLE PRECISION))) ELSE 0 END`;
 }
 
+/** A query term as topUnits scores it: its stems (several: a phrase, all in one unit) and its idf. */
+export interface WeightedTerm {
+  stems: readonly string[];
+  idf: number;
+}
+
 /**
- * The units of the space with the highest BM25 over `terms` (one stem each, with its idf) plus
- * the parts in `added` (scored by the caller: phrases), best first, `limit` of them after the
- * first `offset`: what search/lexical.ts would sum from postingRows, summed by the database, so
- * that only the best rows cross into JavaScript (and, on PostgreSQL, the wire) however many
- * postings the terms hold. The terms are a materialized list joined to the postings' index (as
- * postingRows' json_each is): inlined, PostgreSQL estimated 100 terms and scanned the space's
- * postings whole (450 ms a search at 100k memories).
+ * The units of the space with the highest BM25 over `terms`, best first, `limit` of them after
+ * the first `offset`: what search/lexical.ts sums from postingRows (a phrase counts where all its
+ * stems are, as often as its rarest), summed by the database, so that only the best rows cross
+ * into JavaScript (and, on PostgreSQL, the wire) however many postings the terms hold. The terms
+ * are materialized lists joined to the postings' index (as postingRows' json_each is): inlined,
+ * PostgreSQL estimated 100 terms and scanned the space's postings whole (450 ms a search at 100k).
  */
 export function topUnits(
   db: Db,
   space: number,
-  terms: readonly { stem: string; idf: number }[],
-  added: readonly ScoredUnit[],
+  terms: readonly WeightedTerm[],
   weights: Bm25Weights,
   limit: number,
   offset = 0,
 ): ScoredUnit[] {
-  if ((terms.length === 0 && added.length === 0) || limit <= 0) return [];
+  if (terms.length === 0 || limit <= 0) return [];
+  const single = terms.filter((t) => t.stems.length === 1);
+  const phrases = terms.filter((t) => t.stems.length > 1);
   const st = statement(
     db,
     `WITH q (term, idf) AS MATERIALIZED (
        SELECT j.value, CAST(CAST(?6 AS TEXT) ->> CAST(j.key AS INTEGER) AS DOUBLE PRECISION) FROM json_each(?1) j
+     ),
+     ph (phrase, term) AS MATERIALIZED (
+       SELECT CAST(CAST(?8 AS TEXT) ->> CAST(j.key AS INTEGER) AS INTEGER), j.value FROM json_each(?7) j
+     ),
+     pw (phrase, idf, stems) AS MATERIALIZED (
+       SELECT CAST(j.key AS INTEGER), CAST(j.value ->> 0 AS DOUBLE PRECISION), CAST(j.value ->> 1 AS INTEGER)
+       FROM json_each(?9) j
+     ),
+     hits (unit, phrase, tf, tf_context, length) AS (
+       SELECT p.unit, ph.phrase, p.tf, p.tf_context, p.length
+       FROM ph CROSS JOIN search_postings p ON p.space = ?2 AND p.term = ph.term
+       UNION ALL
+       SELECT u.unit, ph.phrase, 0, c.tf, u.length
+       FROM ph CROSS JOIN search_context_postings c ON c.space = ?2 AND c.term = ph.term
+       ${SHARED_CONTEXT_HITS}
+     ),
+     found (unit, tf, tf_context, length, idf) AS (
+       SELECT h.unit, min(h.tf), min(h.tf_context), max(h.length), pw.idf
+       FROM hits h CROSS JOIN pw ON pw.phrase = h.phrase
+       GROUP BY h.unit, h.phrase, pw.idf, pw.stems HAVING count(*) = pw.stems
      )
      SELECT unit, sum(part) AS bm25, max(length) AS length FROM (
-       SELECT p.unit AS unit, ${bm25Part(weights, "p.tf", "p.tf_context", "p.length")} AS part, p.length AS length
+       SELECT p.unit AS unit, ${bm25Part(weights, "q.idf", "p.tf", "p.tf_context", "p.length")} AS part, p.length AS length
        FROM q CROSS JOIN search_postings p ON p.space = ?2 AND p.term = q.term
        UNION ALL
-       SELECT u.unit, ${bm25Part(weights, "0", "c.tf", "u.length")}, u.length
+       SELECT u.unit, ${bm25Part(weights, "q.idf", "0", "c.tf", "u.length")}, u.length
        FROM q CROSS JOIN search_context_postings c ON c.space = ?2 AND c.term = q.term
        ${SHARED_CONTEXT_HITS}
        UNION ALL
-       SELECT ${int("a.value ->> 0")}, CAST(a.value ->> 1 AS DOUBLE PRECISION), ${int("a.value ->> 2")}
-       FROM json_each(?7) a
+       SELECT f.unit, ${bm25Part(weights, "f.idf", "f.tf", "f.tf_context", "f.length")}, f.length FROM found f
      ) x GROUP BY unit ORDER BY bm25 DESC, unit LIMIT ?4 OFFSET ?5`,
   );
   st.setReturnArrays(true);
   return st.all(
-    JSON.stringify(terms.map((t) => t.stem)),
+    JSON.stringify(single.map((t) => t.stems[0])),
     space,
     weights.averageLength,
     limit,
     offset,
-    JSON.stringify(terms.map((t) => t.idf)),
-    JSON.stringify(added),
+    JSON.stringify(single.map((t) => t.idf)),
+    JSON.stringify(phrases.flatMap((t) => t.stems)),
+    JSON.stringify(phrases.flatMap((t, i) => t.stems.map(() => i))),
+    JSON.stringify(phrases.map((t) => [t.idf, t.stems.length])),
   ) as unknown as ScoredUnit[];
 }
 

@@ -303,32 +303,45 @@ function topVisibleHere(
     }
   }
   const ranked = [...scores.values()].sort((a, b) => b.bm25 - a.bm25 || a.rowid - b.rowid);
-  // Keep the visible ones (status, latest, forgotten, filter), widening while too few are.
+  return firstVisible(db, corpus, at.scope, at.count, (from, size) => ranked.slice(from, from + size));
+}
+
+/**
+ * The first `count` rows of a ranking, read a page at a time (`page(from, size)`), that are
+ * visible in `scope` (status, latest, forgotten, filter): each next page 8 times the last, only
+ * while too few were.
+ */
+function firstVisible(
+  db: Db,
+  corpus: Corpus,
+  scope: Scope,
+  count: number,
+  page: (from: number, size: number) => Scored[],
+): Scored[] {
   const out: Scored[] = [];
   let from = 0;
-  let window = at.count;
-  while (out.length < at.count && from < ranked.length) {
-    const slice = ranked.slice(from, from + window);
+  let size = count;
+  for (;;) {
+    const rows = page(from, size);
     const visible = visibleRowids(
       db,
       corpus,
-      slice.map((s) => s.rowid),
-      at.scope,
+      rows.map((r) => r.rowid),
+      scope,
     );
-    for (const s of slice) {
-      if (visible.has(s.rowid)) out.push(s);
-      if (out.length >= at.count) break;
+    for (const r of rows) {
+      if (visible.has(r.rowid)) out.push(r);
+      if (out.length >= count) return out;
     }
-    from += window;
-    window *= 8;
+    if (rows.length < size) return out;
+    from += size;
+    size *= 8;
   }
-  return out;
 }
 
 /**
  * topVisible with the sums taken by the database (store/search-index.ts topUnits): only the best
- * rows come back, not every posting. The next windows (8 times wider each) only when too few of
- * them are visible (status, latest, forgotten, filter).
+ * rows of each page come back, not every posting.
  */
 function topVisibleSummed(
   db: Db,
@@ -339,25 +352,13 @@ function topVisibleSummed(
 ): Scored[] {
   const weighted = terms.map(({ term, idf }) => ({ stems: term.stems, idf }));
   const weights = { k1: K1, b: B, contextWeight: CONTEXT_WEIGHT, averageLength: at.averageLength || 1 };
-  const out: Scored[] = [];
-  let from = 0;
-  let window = at.count;
-  for (;;) {
-    const rows = topUnits(db, space, weighted, weights, window, from);
-    const visible = visibleRowids(
-      db,
-      corpus,
-      rows.map(([unit]) => unit),
-      at.scope,
-    );
-    for (const [unit, bm25, length] of rows) {
-      if (visible.has(unit)) out.push({ rowid: unit, bm25, length });
-      if (out.length >= at.count) return out;
-    }
-    if (rows.length < window) return out;
-    from += window;
-    window *= 8;
-  }
+  return firstVisible(db, corpus, at.scope, at.count, (from, size) =>
+    topUnits(db, space, weighted, weights, size, from).map(([rowid, bm25, length]) => ({
+      rowid,
+      bm25,
+      length,
+    })),
+  );
 }
 
 /**

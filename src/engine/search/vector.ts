@@ -112,8 +112,9 @@ function topK(scores: Float32Array, k: number): number[] {
 }
 
 /**
- * The best `want` rows of `corpus` in `scope` by cosine similarity to `query`: a scan over the
- * namespace's packed unit vectors, then the same visibility check as the lexical path.
+ * The best `want` rows of `corpus` in `scope` by cosine similarity to `query`: pgvector's nearest
+ * on a PostgreSQL connection that has it, else a scan over the namespace's packed unit vectors;
+ * then the same visibility check as the lexical path, asking for 8 times more while too few pass.
  */
 export function vectorSearch(
   db: Db,
@@ -123,51 +124,19 @@ export function vectorSearch(
   scope: Scope,
   want: number,
 ): VectorCandidate[] {
-  const dims = query.length;
-  if (dims === 0 || want <= 0) return [];
-  // PostgreSQL with pgvector: its HNSW index answers, and nothing is packed here.
-  const near = nearestVectors(db, corpus, scope.namespaceId, model, query, Math.max(4 * want, 200));
-  if (near !== null) return visibleNearest(db, corpus, query, model, scope, want, near);
-  const p = packed(db, corpus, scope.namespaceId, model, dims);
-  const count = p.rowids.length;
-  if (count === 0) return [];
-  const q = unit(Float32Array.from(query));
-  const scores = new Float32Array(count);
-  const m = p.matrix;
-  for (let r = 0, base = 0; r < count; r++, base += dims) {
-    let dot = 0;
-    for (let i = 0; i < dims; i++) dot += m[base + i]! * q[i]!;
-    scores[r] = dot;
-  }
-  let window = Math.max(4 * want, 200);
-  for (;;) {
-    const order = topK(scores, Math.min(window, count));
-    const rowids = order.map((i) => p.rowids[i]!);
-    const visible = visibleRowids(db, corpus, rowids, scope);
-    const out: VectorCandidate[] = [];
-    for (const i of order) {
-      const rowid = p.rowids[i]!;
-      if (visible.has(rowid)) out.push({ rowid, cosine: scores[i]! });
-      if (out.length >= want) break;
+  if (query.length === 0 || want <= 0) return [];
+  let scan: ((k: number) => VectorCandidate[]) | undefined;
+  const nearest = (k: number) => {
+    if (!scan) {
+      const indexed = nearestVectors(db, corpus, scope.namespaceId, model, query, k);
+      if (indexed !== null) return indexed;
+      scan = scanner(db, corpus, query, model, scope.namespaceId);
     }
-    if (out.length >= want || order.length >= count) return out;
-    window *= 8;
-  }
-}
-
-/** vectorSearch's visible rows from pgvector's nearest (`first`), asking for 8 times more while too few are. */
-function visibleNearest(
-  db: Db,
-  corpus: Corpus,
-  query: Float32Array,
-  model: string,
-  scope: Scope,
-  want: number,
-  first: VectorCandidate[],
-): VectorCandidate[] {
+    return scan(k);
+  };
   let window = Math.max(4 * want, 200);
-  let near = first;
   for (;;) {
+    const near = nearest(window);
     const visible = visibleRowids(
       db,
       corpus,
@@ -177,8 +146,29 @@ function visibleNearest(
     const out = near.filter((n) => visible.has(n.rowid)).slice(0, want);
     if (out.length >= want || near.length < window) return out;
     window *= 8;
-    near = nearestVectors(db, corpus, scope.namespaceId, model, query, window) ?? [];
   }
+}
+
+/** The `k` nearest of the namespace's packed vectors to `query`, best first (scored once, here). */
+function scanner(
+  db: Db,
+  corpus: Corpus,
+  query: Float32Array,
+  model: string,
+  namespaceId: string,
+): (k: number) => VectorCandidate[] {
+  const dims = query.length;
+  const p = packed(db, corpus, namespaceId, model, dims);
+  const count = p.rowids.length;
+  const q = unit(Float32Array.from(query));
+  const scores = new Float32Array(count);
+  const m = p.matrix;
+  for (let r = 0, base = 0; r < count; r++, base += dims) {
+    let dot = 0;
+    for (let i = 0; i < dims; i++) dot += m[base + i]! * q[i]!;
+    scores[r] = dot;
+  }
+  return (k) => topK(scores, Math.min(k, count)).map((i) => ({ rowid: p.rowids[i]!, cosine: scores[i]! }));
 }
 
 /**

@@ -189,19 +189,13 @@ export function getMemoryRowIn(db: Db, namespaceIds: readonly string[], id: stri
   ).get(id, JSON.stringify(namespaceIds)) as MemoryRow | undefined;
 }
 
-/** Inserts a memory with its first source; a parent is marked no longer latest. */
-export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
-  const t = now();
-  const id = newId("mem");
-  const version = m.parent ? m.parent.version + 1 : 1;
-  const root = m.parent ? (m.parent.root_memory_id ?? m.parent.id) : null;
-  statement(
-    db,
-    `INSERT INTO memories (id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
-       version, parent_memory_id, root_memory_id, forget_after, forget_reason, subject, attribute, event_date,
-       document_id, memory_key, context, speaker, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+/** The columns a new memory is inserted with (latest, not forgotten), its VALUES row and its values. */
+const INSERTED_COLUMNS = `id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
+  version, parent_memory_id, root_memory_id, forget_after, forget_reason, subject, attribute, event_date,
+  document_id, memory_key, context, speaker, created_at, updated_at`;
+const INSERTED_VALUES = "(?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+function insertedValues(m: NewMemoryRow, id: string, version: number, root: string | null, t: string) {
+  return [
     id,
     m.namespaceId,
     m.memory,
@@ -222,6 +216,17 @@ export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
     m.speaker ?? null,
     t,
     t,
+  ];
+}
+
+/** Inserts a memory with its first source; a parent is marked no longer latest. */
+export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
+  const t = now();
+  const id = newId("mem");
+  const version = m.parent ? m.parent.version + 1 : 1;
+  const root = m.parent ? (m.parent.root_memory_id ?? m.parent.id) : null;
+  statement(db, `INSERT INTO memories (${INSERTED_COLUMNS}) VALUES ${INSERTED_VALUES}`).run(
+    ...insertedValues(m, id, version, root, t),
   );
   if (m.parent) {
     statement(db, "UPDATE memories SET is_latest = 0, updated_at = ? WHERE id = ?").run(t, m.parent.id);
@@ -257,36 +262,14 @@ export function insertMemories(db: Db, memories: readonly NewMemoryRow[]): strin
   for (let at = 0; at < memories.length; at += MEMORY_INSERT_BATCH) {
     const batch = memories.slice(at, at + MEMORY_INSERT_BATCH);
     const batchIds = ids.slice(at, at + MEMORY_INSERT_BATCH);
-    const values = batch.map(
-      () => "(?, ?, ?, ?, ?, ?, 1, 0, 1, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    );
     const rows = statement(
       db,
-      `INSERT INTO memories (id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
-         version, parent_memory_id, root_memory_id, forget_after, forget_reason, subject, attribute, event_date,
-         document_id, memory_key, context, speaker, created_at, updated_at)
-       VALUES ${values.join(", ")} RETURNING rowid, id`,
-    ).all(
-      ...batch.flatMap((m, k) => [
-        batchIds[k]!,
-        m.namespaceId,
-        m.memory,
-        JSON.stringify(m.metadata),
-        m.isStatic ? 1 : 0,
-        m.isInference ? 1 : 0,
-        m.forgetAfter,
-        m.forgetReason ?? null,
-        m.subject,
-        m.attribute,
-        m.eventDate,
-        m.documentId,
-        memoryKey(m.memory),
-        m.context ?? "",
-        m.speaker ?? null,
-        t,
-        t,
-      ]),
-    ) as { rowid: number; id: string }[];
+      `INSERT INTO memories (${INSERTED_COLUMNS}) VALUES ${batch.map(() => INSERTED_VALUES).join(", ")}
+       RETURNING rowid, id`,
+    ).all(...batch.flatMap((m, k) => insertedValues(m, batchIds[k]!, 1, null, t))) as {
+      rowid: number;
+      id: string;
+    }[];
     const rowids = new Map(rows.map((r) => [r.id, r.rowid]));
     const sourced = batch.flatMap((m, k) => (m.documentId === null ? [] : [{ m, id: batchIds[k]! }]));
     if (sourced.length > 0) {

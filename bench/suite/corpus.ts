@@ -173,7 +173,7 @@ export async function seedDocuments(
         });
         ids.push(id);
         const row = getDocumentRow(db, id)!;
-        indexDocument(db, id, row.generation, {
+        indexDocument(db, { id, namespaceId: row.namespace_id }, row.generation, {
           text: d.text,
           format: "conversation",
           title: null,

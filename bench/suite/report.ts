@@ -275,14 +275,16 @@ export function renderReport(
     md.push(
       `Synthetic conversation documents added over HTTP (${rp.concurrency} at a time, round-robin over the replicas) to ` +
         `\`memctx serve\` processes with their default processing (2 loops) on one ${rp.backend === "postgres" ? "PostgreSQL schema" : "SQLite data directory (one replica only)"}; ` +
-        `docs/s from the first add until every document is \`done\`. Replicas share this machine's ${r.machine.cpus} CPUs.` +
+        `docs/s from the first add until every document is \`done\`, with the documents in one namespace and spread over several (tenants). ` +
+        `A namespace's memories are dreamed by one worker at a time, whichever replica it runs on. Replicas share this machine's ${r.machine.cpus} CPUs.` +
         (rp.stopped ? " **Stopped at its time budget.**" : ""),
     );
     md.push(
       table(
-        ["replicas", "documents", "s to done", "to `done`: docs/s", "vs one replica"],
+        ["replicas", "namespaces", "documents", "s to done", "to `done`: docs/s", "vs one replica"],
         rp.rows.map((x) => [
           x.replicas,
+          x.namespaces ?? 1,
           x.documents,
           f(x.secondsToDone),
           f(x.donePerSecond, 1),

@@ -1,6 +1,6 @@
 import type { EngineContext } from "./context.js";
 import { QuotaExceededError } from "./errors.js";
-import { transaction } from "./store/db.js";
+import { lockScope, transaction } from "./store/db.js";
 import { organizationDocumentTokens } from "./store/namespaces.js";
 
 /**
@@ -13,6 +13,9 @@ export function withinDocumentQuota<T>(ctx: EngineContext, organizationId: strin
   const quota = ctx.limits?.documentTokenQuota ?? null;
   return transaction(ctx.db, () => {
     if (quota === null) return write();
+    // Under a namespace's lock (routes/route.ts creatingRoute), another namespace of the
+    // organization may be adding at the same time: the quota's reads and write take turns with it.
+    lockScope(ctx.db, organizationId);
     const before = organizationDocumentTokens(ctx.db, organizationId);
     const out = write();
     const after = organizationDocumentTokens(ctx.db, organizationId);

@@ -4,7 +4,7 @@ import { CONTEXT_TURNS, chunkText } from "../ingest/chunk.js";
 import { MEDIA_TYPES } from "../ingest/file.js";
 import { dayLabel } from "../ingest/label.js";
 import type { DreamContext, Dreamer, IndexingDocument } from "../pipeline/dreamer.js";
-import { type Db, parseJson, transaction } from "../store/db.js";
+import { type Db, namespaceTransaction, parseJson } from "../store/db.js";
 import {
   countAwaitingDreams,
   type DocumentRow,
@@ -374,7 +374,7 @@ export function commitFacts(
   note: string | null = null,
   drawn: Drawn = { chars: null, appended: false },
 ): AppliedFact[] {
-  return transaction(db, () => {
+  return namespaceTransaction(db, doc.namespace_id, () => {
     const current = dreamingState(db, doc.id);
     // Changed since (a newer generation dreams instead), deleted, or already dreamed by another worker.
     if (!current || current.generation !== generation || current.dreaming_status === "done") return [];
@@ -451,7 +451,7 @@ export function pendingDocuments(db: Db, namespaceId: string, limit: number): Do
  * than `maxWaitMs` after the job was first queued, and at once when a full batch is waiting.
  */
 export function scheduleDream(db: Db, namespaceId: string, o: DreamingOptions, immediate = false): void {
-  transaction(db, () => {
+  namespaceTransaction(db, namespaceId, () => {
     const t = Date.now();
     const waiting = countAwaitingDreams(db, namespaceId);
     const existing = queuedJobOf(db, DREAM_JOB, namespaceId);

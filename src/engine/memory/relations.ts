@@ -1,5 +1,5 @@
 import type { Metadata } from "../../api/common.js";
-import { type Db, transaction } from "../store/db.js";
+import { type Db, namespaceTransaction } from "../store/db.js";
 import {
   addRelation,
   insertMemory,
@@ -239,7 +239,7 @@ function textsOf(rows: readonly MemoryRow[]): MemoryText[] {
  * Facts are applied in order, so a later fact of the same document sees the earlier ones.
  */
 export function applyFacts(db: Db, src: FactSource, facts: readonly Fact[]): AppliedFact[] {
-  return transaction(db, () => {
+  return namespaceTransaction(db, src.namespaceId, () => {
     const at = new Date().toISOString();
     const out: AppliedFact[] = [];
     const kept = facts.map((f) => ({ ...f, memory: f.memory.trim() })).filter((f) => f.memory !== "");

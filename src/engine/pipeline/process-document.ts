@@ -102,7 +102,7 @@ export function documentJobHandler(ctx: EngineContext) {
     signal.throwIfAborted();
 
     if ((chunks.length > LARGE_CHUNKS || vectors) && !stage("indexing")) return;
-    const indexed = indexDocument(ctx.db, id, generation, {
+    const indexed = indexDocument(ctx.db, { id, namespaceId: doc.namespace_id }, generation, {
       alsoInTransaction,
       text: resolved.text,
       format: resolved.format,

@@ -5,7 +5,7 @@ import { describeIssues } from "../../api/errors.js";
 import { REQUEST_BODY_MAX_BYTES } from "../../api/limits.js";
 import type { EngineContext } from "../context.js";
 import { ForbiddenError, InputError, TooLargeError } from "../errors.js";
-import { transaction } from "../store/db.js";
+import { lockScope, namespaceTransaction, transaction } from "../store/db.js";
 import { ensureNamespace, findNamespace, type NamespaceRow } from "../store/namespaces.js";
 import type { OrganizationRow, Principal } from "../store/organizations.js";
 import { FILE_PART, readUpload, type UploadedFile } from "./multipart.js";
@@ -73,13 +73,23 @@ export function creatingRoute<E extends Endpoint>(
 ): void {
   app.on(endpoint.method, honoPath(endpoint.path), async (c) => {
     const input = await parseRequest(c, endpoint);
-    const out = transaction(ctx.db, () => {
-      const request = scoped(c, input, (org, name) => ensureNamespace(ctx.db, org, name));
+    // A namespace that exists is written under its own lock (other namespaces' writes go on
+    // meanwhile on PostgreSQL); creating one takes the schema-wide lock.
+    const name = (input.params as { namespace?: string } | undefined)?.namespace;
+    const known = name === undefined ? undefined : findNamespace(ctx.db, c.get("principal").organization.id, name);
+    const write = () => {
+      const request = scoped(c, input, (org, name) => {
+        const ns = ensureNamespace(ctx.db, org, name);
+        // Deleted and made again since it was looked up: a new id, and its lock too.
+        if (known && ns.id !== known.id) lockScope(ctx.db, ns.id);
+        return ns;
+      });
       const result = handler(request as RouteRequest<E, NamespaceRow>);
       if (result instanceof Promise)
         throw new Error(`${endpoint.path}: a creating route must be synchronous`);
       return result;
-    });
+    };
+    const out = known ? namespaceTransaction(ctx.db, known.id, write) : transaction(ctx.db, write);
     ctx.queue.wake();
     return send(c, endpoint, out);
   });

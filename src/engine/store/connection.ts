@@ -25,6 +25,18 @@ export interface Db {
   close(): void;
 }
 
+/**
+ * Which writers a transaction excludes (store/db.ts transaction, namespaceTransaction). `write`:
+ * every other writer (SQLite's file lock; one advisory lock per schema on PostgreSQL).
+ * `{ namespaceId }`: that namespace's writers and every schema-wide one (PostgreSQL; `write` on
+ * SQLite). `queue`: only other job claims, for a transaction that reads and writes the jobs table
+ * alone (store/jobs.ts claimJob): on PostgreSQL it takes the schema's queue lock instead, so a claim
+ * never waits behind another replica's index or dream commit (rows being claimed are passed over
+ * with SKIP LOCKED; claims still take turns among themselves, so a one-per-namespace kind is never
+ * claimed twice); SQLite has one lock: `write`.
+ */
+export type TransactionLock = "write" | "queue" | { namespaceId: string };
+
 /** The SQL dialect a connection speaks: the few statements that differ pick their text by it. */
 export type Dialect = "sqlite" | "postgres";
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import type { Db } from "./connection.js";
+import type { Db, TransactionLock } from "./connection.js";
 import { registerFilterFunction } from "./filter.js";
 import { PostgresDatabase } from "./postgres/connect.js";
 import { migrate } from "./schema.js";
@@ -107,27 +107,45 @@ function openPostgres(dataDir: string, url: string): Db {
 }
 
 /**
- * Which writers a transaction must exclude. `write`: every other writer (the default; SQLite's
- * file lock, one advisory lock per schema on PostgreSQL). `queue`: only other job claims, for a
- * transaction that reads and writes the jobs table alone (store/jobs.ts claimJob): on PostgreSQL it
- * takes the schema's queue lock instead, so a claim never waits behind another replica's index or
- * dream commit (rows being claimed are passed over with SKIP LOCKED; claims still take turns among
- * themselves, so a one-per-namespace kind is never claimed twice). SQLite has one lock: `write`.
+ * Runs `fn` in one write transaction (BEGIN IMMEDIATE takes SQLite's write lock up front, so two
+ * processes never deadlock upgrading a read lock). `fn` must be synchronous. The chunks and memories
+ * it wrote are indexed for search before it commits (store/search-index.ts indexPending). A
+ * transaction opened inside another runs under the outer one's lock.
  */
-export type TransactionLock = "write" | "queue";
+export function transaction<T>(db: Db, fn: () => T, lock: "write" | "queue" = "write"): T {
+  return run(db, fn, lock);
+}
 
 /**
- * Runs `fn` in one write transaction (BEGIN IMMEDIATE takes the write lock up front, so two
- * processes never deadlock upgrading a read lock). `fn` must be synchronous. The chunks and memories
- * it wrote are indexed for search before it commits (store/search-index.ts indexPending).
+ * A write transaction that reads and writes one namespace's rows only (its documents, memories,
+ * search index, dream job): on PostgreSQL it excludes that namespace's writers and schema-wide
+ * ones, and writers of other namespaces go on at the same time, so replicas ingesting for different
+ * tenants do not take turns; on SQLite it is `transaction` (one writer per file). Only that
+ * namespace's search units are indexed at its commit: another namespace's writer may be indexing
+ * its own meanwhile. One that also reads across namespaces (an organization's quota) takes that
+ * scope's lock as well (lockScope).
  */
-export function transaction<T>(db: Db, fn: () => T, lock: TransactionLock = "write"): T {
+export function namespaceTransaction<T>(db: Db, namespaceId: string, fn: () => T): T {
+  return run(db, fn, { namespaceId });
+}
+
+/**
+ * Inside a namespace's transaction, also excludes the other writers of scope `id` (a namespace
+ * the transaction created, an organization whose quota it checks) until it ends. SQLite's
+ * transactions exclude every other writer already: nothing to do there.
+ */
+export function lockScope(db: Db, id: string): void {
+  if (db instanceof PostgresDatabase && db.isTransaction) db.lockScope(id);
+}
+
+function run<T>(db: Db, fn: () => T, lock: TransactionLock): T {
   if (db.isTransaction) return fn();
-  if (lock === "queue" && db instanceof PostgresDatabase) {
-    // Writes only jobs rows (no search index units to index); under the queue lock, not the write lock.
-    db.begin("queue");
+  if (db instanceof PostgresDatabase) {
+    db.begin(lock);
     try {
       const out = fn();
+      // A claim writes only jobs rows: no search index units to index.
+      if (lock !== "queue") indexPending(db, undefined, lock === "write" ? undefined : lock.namespaceId);
       db.exec("COMMIT");
       return out;
     } catch (err) {

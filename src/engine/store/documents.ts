@@ -3,7 +3,7 @@ import type { Chunk, Document, DocumentStatus } from "../../api/documents.js";
 import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
 import { dialectOf } from "./connection.js";
-import { type Db, newId, now, parseJson, sha256, transaction } from "./db.js";
+import { type Db, namespaceTransaction, newId, now, parseJson, sha256 } from "./db.js";
 import { dropDocumentFile, putDocumentFile, type StoredFile } from "./document-files.js";
 import { compileFilter, filterFormFor } from "./filter.js";
 import { enqueueDocumentJob } from "./jobs.js";
@@ -140,7 +140,7 @@ export function addDocument(
     taskType: doc.taskType ?? "memory",
     dreaming: doc.dreaming ?? "dynamic",
   };
-  return transaction(db, () => {
+  return namespaceTransaction(db, ns.id, () => {
     const existing = doc.customId
       ? (statement(db, "SELECT * FROM documents WHERE namespace_id = ? AND custom_id = ?").get(
           ns.id,
@@ -378,7 +378,7 @@ export function deleteDocuments(
   namespaceId: string,
   ids: readonly string[],
 ): { count: number; errors: { id: string; error: string }[] } {
-  return transaction(db, () => {
+  return namespaceTransaction(db, namespaceId, () => {
     let count = 0;
     const errors: { id: string; error: string }[] = [];
     for (const id of ids) {
@@ -561,8 +561,14 @@ export function chunksToEmbed(
  * to date where they changed (the last turns' context when turns are appended): re-indexing a
  * grown conversation writes only what changed. False when the generation is stale.
  */
-export function indexDocument(db: Db, id: string, generation: number, ix: IndexedDocument): boolean {
-  return transaction(db, () => {
+export function indexDocument(
+  db: Db,
+  ref: { id: string; namespaceId: string },
+  generation: number,
+  ix: IndexedDocument,
+): boolean {
+  const { id } = ref;
+  return namespaceTransaction(db, ref.namespaceId, () => {
     const doc = statement(db, "SELECT namespace_id, generation FROM documents WHERE id = ?").get(id) as
       | { namespace_id: string; generation: number }
       | undefined;
@@ -710,7 +716,7 @@ export function appendToDocument(
   ns: { id: string },
   doc: NewDocument & { customId: string },
 ): { id: string; status: DocumentStatus; lines: number } {
-  return transaction(db, () => {
+  return namespaceTransaction(db, ns.id, () => {
     const existing = statement(
       db,
       `SELECT content, length(content) - length(replace(content, char(10), '')) + 1 AS lines

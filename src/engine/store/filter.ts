@@ -51,7 +51,8 @@ export const FILTER_SQL_MAX_LEAVES = 10;
  * SQL expressions; a larger one becomes one call of FILTER_FUNCTION, with the compiled filter's
  * handle as its only parameter and the row's metadata and named document columns as arguments
  * (its text is the same for every filter, so its statement is prepared once). `form` forces one
- * of the two (tests hold both to the same semantics).
+ * of the two (tests hold both to the same semantics); `postgres` is the SQL form in PostgreSQL's
+ * own JSON operators (filterFormFor).
  *
  * Semantics, per leaf:
  * - `eq`/`neq` compare a string (case-sensitive unless `caseSensitive: false`; case folding is
@@ -68,10 +69,10 @@ export const FILTER_SQL_MAX_LEAVES = 10;
 export function compileFilter(
   filter: Filter | undefined | null,
   target: FilterTarget,
-  form: "sql" | "function" = filter && countLeaves(filter) > FILTER_SQL_MAX_LEAVES ? "function" : "sql",
+  form: FilterForm = filter && countLeaves(filter) > FILTER_SQL_MAX_LEAVES ? "function" : "sql",
 ): SqlFragment {
   if (!filter) return TRUE;
-  if (form === "sql") return sqlNode(filter, target);
+  if (form !== "function") return sqlNode(filter, target, form === "postgres");
   const used = new Set<DocumentField>();
   collectDocumentFields(filter, used);
   const columns: { field: DocumentField; count: number }[] = [];
@@ -88,12 +89,15 @@ export function compileFilter(
   return { sql: `${FILTER_FUNCTION}(?, ${args.join(", ")})`, params: [handle] };
 }
 
+export type FilterForm = "sql" | "function" | "postgres";
+
 /**
  * The form a connection can evaluate: PostgreSQL has no FILTER_FUNCTION (a JavaScript function
- * of this process), so its filters are always SQL; SQLite picks by size (undefined: the default).
+ * of this process), so its filters are always SQL, in its own JSON operators; SQLite picks by size
+ * (undefined: the default).
  */
-export const filterFormFor = (db: Db): "sql" | undefined =>
-  dialectOf(db) === "postgres" ? "sql" : undefined;
+export const filterFormFor = (db: Db): "postgres" | undefined =>
+  dialectOf(db) === "postgres" ? "postgres" : undefined;
 
 const countLeaves = (f: Filter): number =>
   "operands" in f ? f.operands.reduce((n, o) => n + countLeaves(o), 0) : 1;
@@ -259,13 +263,13 @@ function substring(want: string, caseSensitive: boolean | undefined): (v: unknow
 
 // The SQL form.
 
-function sqlNode(f: Filter, target: FilterTarget): SqlFragment {
+function sqlNode(f: Filter, target: FilterTarget, pg: boolean): SqlFragment {
   if ("operands" in f) {
     if (f.operands.length === 0) return { sql: f.operator === "and" ? "TRUE" : "FALSE", params: [] };
-    const parts = f.operands.map((o) => sqlNode(o, target));
+    const parts = f.operands.map((o) => sqlNode(o, target, pg));
     return joinBalanced(parts, f.operator === "and" ? " AND " : " OR ");
   }
-  return sqlLeaf(f, target);
+  return sqlLeaf(f, target, pg);
 }
 
 /**
@@ -285,7 +289,7 @@ const positiveOf = (op: FilterLeaf["operator"]) =>
 
 const negate = (p: SqlFragment): SqlFragment => ({ sql: `(NOT ${p.sql})`, params: p.params });
 
-function sqlLeaf(f: FilterLeaf, target: FilterTarget): SqlFragment {
+function sqlLeaf(f: FilterLeaf, target: FilterTarget, pg: boolean): SqlFragment {
   if (isDocumentField(f.field)) {
     // A target without this column compares against NULL: positive operators never match.
     const cols = target[f.field] ?? "NULL";
@@ -297,7 +301,7 @@ function sqlLeaf(f: FilterLeaf, target: FilterTarget): SqlFragment {
     const any = { sql: `(${parts.map((p) => p.sql).join(" OR ")})`, params: parts.flatMap((p) => p.params) };
     return negative ? negate(any) : any;
   }
-  return sqlMetadataLeaf(f, target.metadata);
+  return sqlMetadataLeaf(f, target.metadata, pg);
 }
 
 /** Leaf over a plain TEXT column; the result is 0 or 1, never NULL, so NOT stays exact. */
@@ -338,22 +342,30 @@ function sqlColumnLeaf(f: FilterLeaf, col: string): SqlFragment {
 const RANGE_SQL = { gt: ">", gte: ">=", lt: "<", lte: "<=" } as const;
 
 /** Leaf over one key of a JSON metadata column. */
-function sqlMetadataLeaf(f: FilterLeaf, meta: string): SqlFragment {
+function sqlMetadataLeaf(f: FilterLeaf, meta: string, pg: boolean): SqlFragment {
   // The key is quoted so that `a.b` is one key. The path is written into the SQL, not bound (one
   // bound value a leaf); the field pattern admits no quote of either kind, and is checked again.
   if (!FILTER_FIELD_PATTERN.test(f.field))
     throw new Error(`filter field ${JSON.stringify(f.field)} is not a key`);
   const path = `'$."${f.field}"'`;
+  // On PostgreSQL, jsonb's own operators and types with the key: the compat json_type and
+  // json_extract parse a SQLite path, which the planner does for every call (a list with a filter
+  // of 12,000 leaves took 4.9 s a statement on a one-document namespace, 0.5-1.2 s this way).
+  const json = `(CAST(${meta} AS jsonb) -> '${f.field}')`;
   const type = `json_type(${meta}, ${path})`;
-  const value = `json_extract(${meta}, ${path})`;
+  const isText = pg ? `jsonb_typeof(${json}) = 'string'` : `${type} = 'text'`;
+  const isNumber = pg ? `jsonb_typeof(${json}) = 'number'` : `${type} IN ('integer', 'real')`;
+  // JSON true or false, never 1/0 or a string: compared with the bound 'true' / 'false'.
+  const boolean = pg ? `CAST(${json} AS text)` : type;
+  const value = pg ? `(CAST(${meta} AS jsonb) ->> '${f.field}')` : `json_extract(${meta}, ${path})`;
   // The value as a number when it is one, else NULL (PostgreSQL's json_extract gives text).
-  const number = `(CASE WHEN ${type} IN ('integer', 'real') THEN CAST(${value} AS DOUBLE PRECISION) END)`;
+  const number = `(CASE WHEN ${isNumber} THEN CAST(${value} AS DOUBLE PRECISION) END)`;
   switch (f.operator) {
     case "eq":
     case "neq": {
       let eq: SqlFragment;
       if (typeof f.value === "boolean") {
-        eq = { sql: `COALESCE(${type} = ?, FALSE)`, params: [f.value ? "true" : "false"] };
+        eq = { sql: `COALESCE(${boolean} = ?, FALSE)`, params: [f.value ? "true" : "false"] };
       } else if (typeof f.value === "number") {
         eq = {
           sql: `COALESCE(${number} = ?, FALSE)`,
@@ -361,11 +373,11 @@ function sqlMetadataLeaf(f: FilterLeaf, meta: string): SqlFragment {
         };
       } else if (f.caseSensitive === false) {
         eq = {
-          sql: `COALESCE(${type} = 'text' AND lower(${value}) = lower(?), FALSE)`,
+          sql: `COALESCE(${isText} AND lower(${value}) = lower(?), FALSE)`,
           params: [f.value],
         };
       } else {
-        eq = { sql: `COALESCE(${type} = 'text' AND ${value} = ?, FALSE)`, params: [f.value] };
+        eq = { sql: `COALESCE(${isText} AND ${value} = ?, FALSE)`, params: [f.value] };
       }
       return f.operator === "eq" ? eq : negate(eq);
     }
@@ -382,11 +394,11 @@ function sqlMetadataLeaf(f: FilterLeaf, meta: string): SqlFragment {
       const has =
         f.caseSensitive === false
           ? {
-              sql: `COALESCE(${type} = 'text' AND instr(lower(${value}), lower(?)) > 0, FALSE)`,
+              sql: `COALESCE(${isText} AND instr(lower(${value}), lower(?)) > 0, FALSE)`,
               params: [f.value],
             }
           : {
-              sql: `COALESCE(${type} = 'text' AND instr(${value}, ?) > 0, FALSE)`,
+              sql: `COALESCE(${isText} AND instr(${value}, ?) > 0, FALSE)`,
               params: [f.value],
             };
       return f.operator === "contains" ? has : negate(has);

@@ -1,7 +1,7 @@
 import type { SQLInputValue } from "node:sqlite";
 import type { Filter } from "../../api/filter.js";
 import { type Db, now, transaction } from "./db.js";
-import { compileFilter, filterFormFor } from "./filter.js";
+import { compileFilter, type FilterForm, filterFormFor } from "./filter.js";
 import { memoriesHolding } from "./search-index.js";
 import { MEMORY_FILTER_TARGET } from "./search-scope.js";
 import { statement } from "./statements.js";
@@ -125,7 +125,7 @@ export interface ProfileScope {
 }
 
 /** Latest, live memories of the scope that pass the filter, over alias `m`. */
-function liveScope(scope: ProfileScope, form?: "sql"): { sql: string; params: SQLInputValue[] } {
+function liveScope(scope: ProfileScope, form?: FilterForm): { sql: string; params: SQLInputValue[] } {
   const f = compileFilter(scope.filter, MEMORY_FILTER_TARGET, form);
   return {
     sql: `m.namespace_id = ? AND m.is_latest = 1 AND m.is_forgotten = 0

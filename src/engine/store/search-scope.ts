@@ -1,7 +1,7 @@
 import type { SQLInputValue } from "node:sqlite";
 import type { Filter } from "../../api/filter.js";
 import type { Db } from "./connection.js";
-import { compileFilter, type FilterTarget, filterFormFor } from "./filter.js";
+import { compileFilter, type FilterForm, type FilterTarget, filterFormFor } from "./filter.js";
 import type { Corpus } from "./search-index.js";
 import { statement } from "./statements.js";
 
@@ -43,7 +43,7 @@ export const MEMORY_FILTER_TARGET: FilterTarget = {
 export function scopeSql(
   corpus: Corpus,
   scope: Scope,
-  form?: "sql",
+  form?: FilterForm,
 ): { sql: string; params: SQLInputValue[] } {
   if (corpus === "chunks") {
     const f = compileFilter(scope.filter, CHUNK_FILTER_TARGET, form);

@@ -9,7 +9,7 @@ import {
   threadId,
   Worker,
 } from "node:worker_threads";
-import { type Db, type Statement, setDialect } from "../connection.js";
+import { type Db, type Statement, setDialect, type TransactionLock } from "../connection.js";
 import { COMPAT_SCHEMA, COMPAT_VERSION, compatSql } from "./compat.js";
 import { setUpPgvector } from "./pgvector.js";
 import { PG_SCHEMA_VERSION, pgMigrations } from "./schema.js";
@@ -259,27 +259,56 @@ export class PostgresDatabase implements Db {
   }
 
   /**
-   * BEGIN, then the schema's advisory lock of that kind for the rest of the transaction:
-   * `write` for a write transaction, `queue` for a job claim (store/db.ts TransactionLock), none
-   * for a read. MEMCTX_PG_PROFILE counts the time spent waiting for the lock.
+   * BEGIN, then the advisory locks of `lock` for the rest of the transaction (store/db.ts
+   * TransactionLock): `write`, the schema's write lock, exclusive; a namespace, that lock shared
+   * (so a schema-wide writer still excludes it) and the namespace's own, exclusive; `queue`, the
+   * schema's queue lock; none for a read. MEMCTX_PG_PROFILE counts the time spent waiting.
    */
-  begin(lock: "write" | "queue" | null): void {
-    const cls = lock === "write" ? WRITE_LOCK_CLASS : lock === "queue" ? QUEUE_LOCK_CLASS : null;
+  begin(lock: TransactionLock | null): void {
     const started = performance.now();
-    this.check(
-      this.call({
-        op: "exec",
-        sql: cls === null ? "BEGIN" : `BEGIN; SELECT pg_advisory_xact_lock(${cls}, ${this.lockKey})`,
-      }),
-    );
+    const take =
+      lock === null
+        ? ""
+        : lock === "write"
+          ? `; SELECT pg_advisory_xact_lock(${WRITE_LOCK_CLASS}, ${this.lockKey})`
+          : lock === "queue"
+            ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK_CLASS}, ${this.lockKey})`
+            : `; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_CLASS}, ${this.lockKey}), pg_advisory_xact_lock(${this.scopeKey(lock.namespaceId)})`;
+    const begun = this.call({ op: "exec", sql: `BEGIN${take}` });
+    // BEGIN went through but the lock did not (lock_timeout, a cancelled wait): the transaction is
+    // aborted, and must end here, as the caller sees none open.
+    if (!begun.ok && take) this.call({ op: "exec", sql: "ROLLBACK" });
+    this.check(begun);
     if (process.env.MEMCTX_PG_PROFILE) {
-      const key = `BEGIN + ${lock ?? "no"} lock`;
+      const key = `BEGIN + ${typeof lock === "object" && lock !== null ? "namespace" : (lock ?? "no")} lock`;
       const p = profile.get(key) ?? { n: 0, ms: 0 };
       p.n++;
       p.ms += performance.now() - started;
       profile.set(key, p);
     }
     this.inTransaction = true;
+  }
+
+  /**
+   * Inside a transaction, takes the lock of one more scope (a namespace, an organization: store/db.ts
+   * lockScope) until the transaction ends.
+   */
+  lockScope(id: string): void {
+    this.check(this.call({ op: "exec", sql: `SELECT pg_advisory_xact_lock(${this.scopeKey(id)})` }));
+  }
+
+  /**
+   * The advisory lock key of a scope of this schema: one bigint, a space apart from the (class,
+   * schema) pairs of the schema-wide locks (PostgreSQL keeps the two key forms apart).
+   */
+  private scopeKey(id: string): string {
+    return createHash("sha1")
+      .update(this.schema)
+      .update("\0")
+      .update(id)
+      .digest()
+      .readBigInt64BE(0)
+      .toString();
   }
 
   get isOpen(): boolean {

@@ -76,7 +76,8 @@ export function creatingRoute<E extends Endpoint>(
     // A namespace that exists is written under its own lock (other namespaces' writes go on
     // meanwhile on PostgreSQL); creating one takes the schema-wide lock.
     const name = (input.params as { namespace?: string } | undefined)?.namespace;
-    const known = name === undefined ? undefined : findNamespace(ctx.db, c.get("principal").organization.id, name);
+    const known =
+      name === undefined ? undefined : findNamespace(ctx.db, c.get("principal").organization.id, name);
     const write = () => {
       const request = scoped(c, input, (org, name) => {
         const ns = ensureNamespace(ctx.db, org, name);

@@ -26,10 +26,12 @@ import { translate } from "./translate.js";
  * thread's) has its own. Costs a thread hop each way per statement (see docs/deploy.md for the
  * measured round trip).
  *
- * Writers serialize as on SQLite: `BEGIN IMMEDIATE` becomes BEGIN plus a transaction-scoped
- * advisory lock (one per schema), so two replicas' write transactions take turns, as two
- * processes' do on one SQLite file, and the store's read-then-write logic (a job claim, a dream
- * batch, the search index's statistics) sees no interleaving.
+ * Writers serialize as on SQLite where they must: `BEGIN IMMEDIATE` becomes BEGIN plus a
+ * transaction-scoped advisory lock (one per schema), so two replicas' write transactions take
+ * turns, as two processes' do on one SQLite file, and the store's read-then-write logic (a dream
+ * batch, the search index's statistics) sees no interleaving. A namespace's transaction
+ * (store/db.ts namespaceTransaction) takes that lock shared and one of its namespace alone, so
+ * writers of different namespaces do not wait for each other; job claims take a lock of their own.
  */
 
 /** How a statement's rows come back from the worker. */

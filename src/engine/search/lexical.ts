@@ -380,7 +380,10 @@ function addLeftOutTerms(
   holding: ReadonlyMap<string, number>,
 ): void {
   const stems = [...new Set(leftOut.flatMap((l) => l.term.stems))];
-  const short = (stem: string) => (holding.get(stem) ?? 0) <= LOOKUPS_PER_ROW_READ * candidates.length;
+  // On PostgreSQL the candidates' postings are read unit by unit (store/search-index.ts
+  // postingsIn), whatever the number of stems: no list is worth reading whole.
+  const pg = dialectOf(db) === "postgres";
+  const short = (stem: string) => !pg && (holding.get(stem) ?? 0) <= LOOKUPS_PER_ROW_READ * candidates.length;
   const units = new Set(candidates.map((c) => c.rowid));
   const read = postingRows(db, space, stems.filter(short))
     .filter(([unit]) => units.has(unit))

@@ -14,7 +14,7 @@
  * COMPAT_VERSION names this set: a connection that finds another version replaces the schema
  * (under the migration lock).
  */
-export const COMPAT_VERSION = 2;
+export const COMPAT_VERSION = 3;
 
 export const COMPAT_SCHEMA = "memctx_compat";
 
@@ -68,22 +68,25 @@ CREATE OPERATOR memctx_compat.->> (LEFTARG = text, RIGHTARG = integer, FUNCTION 
 
 CREATE FUNCTION memctx_compat.json_each(j text, path text DEFAULT '$',
   OUT key bigint, OUT value text, OUT type text) RETURNS SETOF record
--- Not inlined (the SET clause prevents it), so the planner takes ROWS 10: the store joins these
--- few values to indexes (postings, terms, rowids); inlined, the three branches' estimate (201 rows)
--- made it hash-join them against a full scan of the table.
-LANGUAGE sql IMMUTABLE PARALLEL SAFE ROWS 10 SET search_path = pg_catalog AS $$
-  SELECT e.ord - 1, e.v #>> '{}', memctx_compat.sqlite_json_type(e.v)
-  FROM (SELECT memctx_compat.sqlite_json(j, path) AS d) s,
-  LATERAL (
-    SELECT a.v, a.ord FROM jsonb_array_elements(CASE WHEN jsonb_typeof(s.d) = 'array' THEN s.d ELSE '[]' END)
-      WITH ORDINALITY AS a(v, ord)
-    UNION ALL
-    SELECT o.v, o.ord FROM jsonb_each(CASE WHEN jsonb_typeof(s.d) = 'object' THEN s.d ELSE '{}' END)
-      WITH ORDINALITY AS o(k, v, ord)
-    UNION ALL
-    SELECT s.d, 1 WHERE jsonb_typeof(s.d) NOT IN ('array', 'object')
-  ) e
-$$;
+-- PL/pgSQL: never inlined, so the planner takes ROWS 10 (the store joins these few values to
+-- indexes: postings, terms, rowids; inlined, a SQL version's estimate made it hash-join them against
+-- a full scan of the table), and its statements' plans are kept for the session: a SQL function
+-- that is not inlined is planned again at every call (0.5-1 ms for an array of 80 values, and most
+-- of the store's statements read one or two of these).
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 10 SET search_path = pg_catalog AS $f$
+DECLARE
+  d jsonb := CASE WHEN path = '$' THEN j::jsonb ELSE memctx_compat.sqlite_json(j, path) END;
+BEGIN
+  IF jsonb_typeof(d) = 'array' THEN
+    RETURN QUERY SELECT a.ord - 1, a.v #>> '{}', memctx_compat.sqlite_json_type(a.v)
+      FROM jsonb_array_elements(d) WITH ORDINALITY AS a(v, ord);
+  ELSIF jsonb_typeof(d) = 'object' THEN
+    RETURN QUERY SELECT o.ord - 1, o.v #>> '{}', memctx_compat.sqlite_json_type(o.v)
+      FROM jsonb_each(d) WITH ORDINALITY AS o(k, v, ord);
+  ELSIF d IS NOT NULL THEN
+    RETURN QUERY SELECT CAST(0 AS bigint), d #>> '{}', memctx_compat.sqlite_json_type(d);
+  END IF;
+END $f$;
 
 CREATE FUNCTION memctx_compat.int8_eq_text(a bigint, b text) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT a = b::bigint $$;

@@ -1,21 +1,20 @@
 import type { EngineContext } from "./context.js";
 import { QuotaExceededError } from "./errors.js";
-import { lockScope, transaction } from "./store/db.js";
+import { transaction } from "./store/db.js";
 import { organizationDocumentTokens } from "./store/namespaces.js";
 
 /**
  * Runs a write of documents in one transaction, under the organization's document token quota:
  * when the write leaves the organization over its quota, and holding more than before (replacing a
  * document with a shorter one, or deleting, is always allowed), it is rolled back and the request
- * is answered 402. Every route that adds documents for a caller goes through here.
+ * is answered 402. Every route that adds documents for a caller goes through here. Its before and
+ * after read every namespace of the organization: under a quota, document writes take the
+ * schema-wide lock (routes/route.ts creatingRoute), never one namespace's.
  */
 export function withinDocumentQuota<T>(ctx: EngineContext, organizationId: string, write: () => T): T {
   const quota = ctx.limits?.documentTokenQuota ?? null;
   return transaction(ctx.db, () => {
     if (quota === null) return write();
-    // Under a namespace's lock (routes/route.ts creatingRoute), another namespace of the
-    // organization may be adding at the same time: the quota's reads and write take turns with it.
-    lockScope(ctx.db, organizationId);
     const before = organizationDocumentTokens(ctx.db, organizationId);
     const out = write();
     const after = organizationDocumentTokens(ctx.db, organizationId);

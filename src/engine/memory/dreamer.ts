@@ -7,6 +7,7 @@ import type { DreamContext, Dreamer, IndexingDocument } from "../pipeline/dreame
 import { type Db, namespaceTransaction, parseJson } from "../store/db.js";
 import {
   countAwaitingDreams,
+  DocumentMovedError,
   type DocumentRow,
   documentsAwaitingDreams,
   dreamingState,
@@ -378,6 +379,7 @@ export function commitFacts(
     const current = dreamingState(db, doc.id);
     // Changed since (a newer generation dreams instead), deleted, or already dreamed by another worker.
     if (!current || current.generation !== generation || current.dreaming_status === "done") return [];
+    if (current.namespace_id !== doc.namespace_id) throw new DocumentMovedError(doc.id);
     const metadata = parseJson<Metadata>(doc.metadata, {});
     // applyFacts skips empty facts: leave them out here so its results line up with `kept`.
     const kept = facts.filter((f) => f.memory.trim() !== "");

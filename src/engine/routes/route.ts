@@ -5,7 +5,7 @@ import { describeIssues } from "../../api/errors.js";
 import { REQUEST_BODY_MAX_BYTES } from "../../api/limits.js";
 import type { EngineContext } from "../context.js";
 import { ForbiddenError, InputError, TooLargeError } from "../errors.js";
-import { lockScope, namespaceTransaction, transaction } from "../store/db.js";
+import { lockNamespace, namespaceTransaction, transaction } from "../store/db.js";
 import { ensureNamespace, findNamespace, type NamespaceRow } from "../store/namespaces.js";
 import type { OrganizationRow, Principal } from "../store/organizations.js";
 import { FILE_PART, readUpload, type UploadedFile } from "./multipart.js";
@@ -82,7 +82,7 @@ export function creatingRoute<E extends Endpoint>(
       const request = scoped(c, input, (org, name) => {
         const ns = ensureNamespace(ctx.db, org, name);
         // Deleted and made again since it was looked up: a new id, and its lock too.
-        if (known && ns.id !== known.id) lockScope(ctx.db, ns.id);
+        if (known && ns.id !== known.id) lockNamespace(ctx.db, ns.id);
         return ns;
       });
       const result = handler(request as RouteRequest<E, NamespaceRow>);

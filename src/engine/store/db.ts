@@ -120,32 +120,37 @@ export function transaction<T>(db: Db, fn: () => T, lock: "write" | "queue" = "w
  * A write transaction that reads and writes one namespace's rows only (its documents, memories,
  * search index, dream job): on PostgreSQL it excludes that namespace's writers and schema-wide
  * ones, and writers of other namespaces go on at the same time, so replicas ingesting for different
- * tenants do not take turns; on SQLite it is `transaction` (one writer per file). Only that
- * namespace's search units are indexed at its commit: another namespace's writer may be indexing
- * its own meanwhile. One that also reads across namespaces (an organization's quota) takes that
- * scope's lock as well (lockScope).
+ * tenants do not take turns; on SQLite it is `transaction` (one writer per file). Opened inside a
+ * transaction of another namespace, it takes this one's lock too. At its commit only the search
+ * units of the namespaces it locked are indexed: another namespace's writer may be indexing its own
+ * meanwhile. A transaction that reads across namespaces (an organization's quota) must be
+ * `transaction`.
  */
 export function namespaceTransaction<T>(db: Db, namespaceId: string, fn: () => T): T {
   return run(db, fn, { namespaceId });
 }
 
 /**
- * Inside a namespace's transaction, also excludes the other writers of scope `id` (a namespace
- * the transaction created, an organization whose quota it checks) until it ends. SQLite's
- * transactions exclude every other writer already: nothing to do there.
+ * Inside a namespace's transaction, also takes the lock of `namespaceId` (one the transaction
+ * created) until it ends, and indexes its units at the commit. SQLite's transactions, and
+ * schema-wide ones, exclude every other writer already: nothing to do there.
  */
-export function lockScope(db: Db, id: string): void {
-  if (db instanceof PostgresDatabase && db.isTransaction) db.lockScope(id);
+export function lockNamespace(db: Db, namespaceId: string): void {
+  if (db instanceof PostgresDatabase && db.isTransaction) db.lockNamespace(namespaceId);
 }
 
 function run<T>(db: Db, fn: () => T, lock: TransactionLock): T {
-  if (db.isTransaction) return fn();
+  if (db.isTransaction) {
+    if (typeof lock === "object") lockNamespace(db, lock.namespaceId);
+    return fn();
+  }
   if (db instanceof PostgresDatabase) {
     db.begin(lock);
     try {
       const out = fn();
       // A claim writes only jobs rows: no search index units to index.
-      if (lock !== "queue") indexPending(db, undefined, lock === "write" ? undefined : lock.namespaceId);
+      const namespaces = db.lockedNamespaces;
+      if (lock !== "queue") indexPending(db, undefined, namespaces ? [...namespaces] : undefined);
       db.exec("COMMIT");
       return out;
     } catch (err) {

@@ -433,10 +433,21 @@ export function namespacesAwaitingDreams(db: Db): string[] {
 export function dreamingState(
   db: Db,
   id: string,
-): { generation: number; dreaming_status: string } | undefined {
-  return statement(db, "SELECT generation, dreaming_status FROM documents WHERE id = ?").get(id) as
-    | { generation: number; dreaming_status: string }
-    | undefined;
+): { generation: number; dreaming_status: string; namespace_id: string } | undefined {
+  return statement(db, "SELECT generation, dreaming_status, namespace_id FROM documents WHERE id = ?").get(
+    id,
+  ) as { generation: number; dreaming_status: string; namespace_id: string } | undefined;
+}
+
+/**
+ * A document moved to another namespace while it was processed: its work was done under the old
+ * namespace's lock, and is done again (a retryable job failure).
+ */
+export class DocumentMovedError extends Error {
+  constructor(id: string) {
+    super(`document ${id} moved to another namespace while it was processed; it is processed again`);
+    this.name = "DocumentMovedError";
+  }
 }
 
 /**
@@ -573,6 +584,9 @@ export function indexDocument(
       | { namespace_id: string; generation: number }
       | undefined;
     if (!doc || doc.generation !== generation) return false;
+    // Moved to another namespace (its namespace deleted with moveTo) since the job read it: not under
+    // that namespace's lock. The job is tried again, and reads where the document is now.
+    if (doc.namespace_id !== ref.namespaceId) throw new DocumentMovedError(id);
     const stored = storedChunks(db, id, ix.vectors?.model ?? null);
     const label = ix.label ?? null;
     const kept = new Map<number, StoredChunk>();

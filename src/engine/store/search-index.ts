@@ -302,20 +302,24 @@ export function indexQueued(db: Db, space?: number): boolean {
 const INDEX_PASS_UNITS = 2_000;
 
 /**
- * Indexes the units queued in search_pending (of `space`, of `namespaceId`'s spaces, or all), inside the caller's write
+ * Indexes the units queued in search_pending (of `space`, of `namespaceIds`' spaces, or all), inside the caller's write
  * transaction: store/db.ts `transaction` calls it before every commit, so what a transaction
  * writes is searchable when it commits. A pass takes many units at once: a context several of
  * them share is tokenized and posted once, and each stem's frequencies get one upsert, whatever
  * the number of units holding it.
  */
-export function indexPending(db: Db, space?: number, namespaceId?: string): void {
+export function indexPending(db: Db, space?: number, namespaceIds?: readonly string[]): void {
   for (;;) {
     const pending = statement(
       db,
       `SELECT p.space, p.unit, s.corpus FROM search_pending p JOIN search_spaces s ON s.id = p.space
-       WHERE (?1 IS NULL OR p.space = ?1) AND (?2 IS NULL OR s.namespace_id = ?2)
+       WHERE (?1 IS NULL OR p.space = ?1) AND (?2 IS NULL OR s.namespace_id IN (SELECT value FROM json_each(?2)))
        ORDER BY p.space, p.unit LIMIT ${INDEX_PASS_UNITS}`,
-    ).all(space ?? null, namespaceId ?? null) as { space: number; unit: number; corpus: Corpus }[];
+    ).all(space ?? null, namespaceIds ? JSON.stringify(namespaceIds) : null) as {
+      space: number;
+      unit: number;
+      corpus: Corpus;
+    }[];
     if (pending.length === 0) return;
     const bySpace = new Map<number, { corpus: Corpus; units: number[] }>();
     for (const p of pending) {

@@ -5,15 +5,25 @@
  * transaction that waited would wait forever: the connection's lock_timeout turns the wait into
  * an error, which is what "excludes" looks like in this test.
  * On SQLite every write transaction excludes every other (one writer per file): nothing new there.
+ * A document whose namespace changed while it was processed (the last test) is refused on both.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type Db,
-  lockScope,
+  lockNamespace,
   namespaceTransaction,
   openDatabase,
   transaction,
 } from "../../../src/engine/store/db.js";
+import {
+  addDocument,
+  DocumentMovedError,
+  getDocumentRow,
+  indexDocument,
+} from "../../../src/engine/store/documents.js";
+import { insertMemory } from "../../../src/engine/store/memories.js";
+import { deleteNamespace, ensureNamespace, findNamespace } from "../../../src/engine/store/namespaces.js";
+import { ensureOrganization } from "../../../src/engine/store/organizations.js";
 import { TEST_BACKEND, tempDir, testDatabase } from "../harness.js";
 
 let dir: ReturnType<typeof tempDir> | undefined;
@@ -41,6 +51,20 @@ const touch = (db: Db) => {
 };
 const LOCK_TIMEOUT = /lock timeout/;
 
+/** A memory written straight to the store (no document). */
+const memory = (namespaceId: string, text: string) => ({
+  namespaceId,
+  memory: text,
+  metadata: {},
+  isStatic: false,
+  isInference: false,
+  subject: null,
+  attribute: null,
+  eventDate: null,
+  forgetAfter: null,
+  documentId: null,
+});
+
 describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on PostgreSQL", () => {
   it("go on beside another namespace's, and wait for the same namespace's", { timeout: 20_000 }, () => {
     const [a, b] = twoConnections();
@@ -66,23 +90,80 @@ describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on Po
     expect(namespaceTransaction(b, "ns-b", () => "after")).toBe("after");
   });
 
-  it("take turns on a scope both lock (an organization's quota)", { timeout: 20_000 }, () => {
+  it("take a nested namespace's lock too, and keep it to the commit", { timeout: 20_000 }, () => {
     const [a, b] = twoConnections();
     namespaceTransaction(a, "ns-a", () => {
-      lockScope(a, "organization-1");
-      expect(() =>
-        namespaceTransaction(b, "ns-b", () => {
-          lockScope(b, "organization-2");
-          lockScope(b, "organization-1");
-        }),
-      ).toThrow(LOCK_TIMEOUT);
+      // A transaction of another namespace opened inside (a dream committed with an index).
+      namespaceTransaction(a, "ns-c", () => touch(a));
+      lockNamespace(a, "ns-d");
+      expect(namespaceTransaction(b, "ns-b", () => touch(b))).toBe("written");
+      for (const ns of ["ns-a", "ns-c", "ns-d"])
+        expect(() => namespaceTransaction(b, ns, () => touch(b)), ns).toThrow(LOCK_TIMEOUT);
       expect(b.isTransaction).toBe(false);
-      // Rolled back: the connection takes the next transaction as usual.
-      const again = namespaceTransaction(b, "ns-b", () => {
-        lockScope(b, "organization-2");
-        return touch(b);
-      });
-      expect(again).toBe("written");
     });
+    for (const ns of ["ns-a", "ns-c", "ns-d"])
+      expect(namespaceTransaction(b, ns, () => touch(b))).toBe("written");
+  });
+
+  it("index the search units of every namespace they locked at the commit, and no other's", {
+    timeout: 20_000,
+  }, () => {
+    const [a] = twoConnections();
+    const org = ensureOrganization(a, "org");
+    const [x, y, z] = ["x", "y", "z"].map((n) => ensureNamespace(a, org.id, n));
+    // A unit of z left queued, as a write outside any transaction leaves it.
+    a.exec("BEGIN");
+    insertMemory(a, memory(z!.id, "zebra crossing"));
+    a.exec("COMMIT");
+    namespaceTransaction(a, x!.id, () => {
+      insertMemory(a, memory(x!.id, "xylophone lessons"));
+      namespaceTransaction(a, y!.id, () => insertMemory(a, memory(y!.id, "yacht club")));
+    });
+    const pending = (ns: string) =>
+      (
+        a
+          .prepare(
+            "SELECT count(*) AS n FROM search_pending p JOIN search_spaces s ON s.id = p.space WHERE s.namespace_id = ?",
+          )
+          .get(ns) as { n: number }
+      ).n;
+    expect([pending(x!.id), pending(y!.id), pending(z!.id)]).toEqual([0, 0, 1]);
+  });
+});
+
+describe("a document moved to another namespace while it was processed", () => {
+  it("is not indexed under its old namespace: the job fails to be tried again", () => {
+    dir = tempDir();
+    const db = openDatabase(dir.path, testDatabase());
+    open.push(db);
+    const org = ensureOrganization(db, "org");
+    const from = ensureNamespace(db, org.id, "from");
+    const { id } = addDocument(db, from, { content: "Ada moved to Lisbon." });
+    const generation = getDocumentRow(db, id)!.generation;
+    // The job read the document here; then its namespace is deleted, its content moved.
+    deleteNamespace(db, from, "to");
+    const index = () =>
+      indexDocument(db, { id, namespaceId: from.id }, generation, {
+        text: "Ada moved to Lisbon.",
+        format: "plain",
+        title: null,
+        type: "text",
+        url: null,
+        chunks: [{ content: "Ada moved to Lisbon.", position: 0, start: 0, end: 20 }],
+      });
+    expect(index).toThrow(DocumentMovedError);
+    expect(getDocumentRow(db, id)?.status).toBe("queued");
+    // Read again where it is now, it is indexed there.
+    const to = findNamespace(db, org.id, "to")!;
+    expect(
+      indexDocument(db, { id, namespaceId: to.id }, generation, {
+        text: "Ada moved to Lisbon.",
+        format: "plain",
+        title: null,
+        type: "text",
+        url: null,
+        chunks: [{ content: "Ada moved to Lisbon.", position: 0, start: 0, end: 20 }],
+      }),
+    ).toBe(true);
   });
 });

@@ -133,6 +133,11 @@ export class PostgresDatabase implements Db {
   private readonly flag: Int32Array;
   private readonly translated = new Map<string, { text: string; rowidColumn?: string; name: string }>();
   private inTransaction = false;
+  /**
+   * The namespaces whose locks the open transaction holds (store/db.ts namespaceTransaction,
+   * lockNamespace); null when it holds the schema's write lock alone, or none.
+   */
+  private namespaces: Set<string> | null = null;
   private closed = false;
   readonly schema: string;
   private readonly lockKey: number;
@@ -256,7 +261,10 @@ export class PostgresDatabase implements Db {
       this.check(this.call({ op: "exec", sql: s }));
     } finally {
       // PostgreSQL ends the transaction even when COMMIT fails.
-      if (ends) this.inTransaction = false;
+      if (ends) {
+        this.inTransaction = false;
+        this.namespaces = null;
+      }
     }
   }
 
@@ -275,7 +283,7 @@ export class PostgresDatabase implements Db {
           ? `; SELECT pg_advisory_xact_lock(${WRITE_LOCK_CLASS}, ${this.lockKey})`
           : lock === "queue"
             ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK_CLASS}, ${this.lockKey})`
-            : `; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_CLASS}, ${this.lockKey}), pg_advisory_xact_lock(${this.scopeKey(lock.namespaceId)})`;
+            : `; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_CLASS}, ${this.lockKey}), pg_advisory_xact_lock(${this.namespaceKey(lock.namespaceId)})`;
     const begun = this.call({ op: "exec", sql: `BEGIN${take}` });
     // BEGIN went through but the lock did not (lock_timeout, a cancelled wait): the transaction is
     // aborted, and must end here, as the caller sees none open.
@@ -289,21 +297,30 @@ export class PostgresDatabase implements Db {
       profile.set(key, p);
     }
     this.inTransaction = true;
+    this.namespaces = typeof lock === "object" && lock !== null ? new Set([lock.namespaceId]) : null;
   }
 
   /**
-   * Inside a transaction, takes the lock of one more scope (a namespace, an organization: store/db.ts
-   * lockScope) until the transaction ends.
+   * Inside a namespace's transaction, takes the lock of one more namespace (one it created, one a
+   * nested transaction writes) until the transaction ends; nothing when it holds that lock already,
+   * or the schema's write lock.
    */
-  lockScope(id: string): void {
-    this.check(this.call({ op: "exec", sql: `SELECT pg_advisory_xact_lock(${this.scopeKey(id)})` }));
+  lockNamespace(id: string): void {
+    if (!this.namespaces || this.namespaces.has(id)) return;
+    this.check(this.call({ op: "exec", sql: `SELECT pg_advisory_xact_lock(${this.namespaceKey(id)})` }));
+    this.namespaces.add(id);
+  }
+
+  /** The namespaces whose locks the open transaction holds; null for the schema's write lock. */
+  get lockedNamespaces(): ReadonlySet<string> | null {
+    return this.namespaces;
   }
 
   /**
-   * The advisory lock key of a scope of this schema: one bigint, a space apart from the (class,
+   * The advisory lock key of a namespace of this schema: one bigint, a space apart from the (class,
    * schema) pairs of the schema-wide locks (PostgreSQL keeps the two key forms apart).
    */
-  private scopeKey(id: string): string {
+  private namespaceKey(id: string): string {
     return createHash("sha1")
       .update(this.schema)
       .update("\0")

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { MemoryClient } from "../../src/client/index.js";
 import { type RunningServer, startServer } from "../../src/engine/server.js";
+import type { NewMemoryRow } from "../../src/engine/store/memories.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -27,6 +28,20 @@ export function tempDir(prefix = "memctx-test-"): { path: string; remove(): void
 }
 
 export const TEST_KEY = "mk_test_local_organization_key";
+
+/** A memory as written straight to the store: no document, no subject, nothing but its text. */
+export const directMemory = (namespaceId: string, memory: string): NewMemoryRow => ({
+  namespaceId,
+  memory,
+  metadata: {},
+  isStatic: false,
+  isInference: false,
+  subject: null,
+  attribute: null,
+  eventDate: null,
+  forgetAfter: null,
+  documentId: null,
+});
 
 export interface TestServer extends RunningServer {
   key: string;

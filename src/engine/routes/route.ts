@@ -74,10 +74,14 @@ export function creatingRoute<E extends Endpoint>(
   app.on(endpoint.method, honoPath(endpoint.path), async (c) => {
     const input = await parseRequest(c, endpoint);
     // A namespace that exists is written under its own lock (other namespaces' writes go on
-    // meanwhile on PostgreSQL); creating one takes the schema-wide lock.
+    // meanwhile on PostgreSQL); creating one takes the schema-wide lock, and so does every write
+    // under a document quota, which reads the whole organization's documents (quota.ts).
     const name = (input.params as { namespace?: string } | undefined)?.namespace;
+    const quota = ctx.limits?.documentTokenQuota ?? null;
     const known =
-      name === undefined ? undefined : findNamespace(ctx.db, c.get("principal").organization.id, name);
+      name === undefined || quota !== null
+        ? undefined
+        : findNamespace(ctx.db, c.get("principal").organization.id, name);
     const write = () => {
       const request = scoped(c, input, (org, name) => {
         const ns = ensureNamespace(ctx.db, org, name);

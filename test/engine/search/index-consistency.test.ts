@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { insertMemory } from "../../../src/engine/store/memories.js";
 import { stemTexts } from "../../../src/engine/text/terms.js";
+import { directMemory } from "../harness.js";
 import { openTestEngine, type TestEngine } from "../memory/harness.js";
 
 let t: TestEngine | undefined;
@@ -152,18 +153,7 @@ describe("the search index", () => {
     const db = t.engine.context.db;
     const ns = db.prepare("SELECT id FROM namespaces WHERE name = 'solo'").get() as { id: string };
     // One statement, autocommitted: nothing indexes it at commit.
-    insertMemory(db, {
-      namespaceId: ns.id,
-      memory: "Priya repairs antique clocks.",
-      metadata: {},
-      isStatic: false,
-      isInference: false,
-      subject: null,
-      attribute: null,
-      eventDate: null,
-      forgetAfter: null,
-      documentId: null,
-    });
+    insertMemory(db, directMemory(ns.id, "Priya repairs antique clocks."));
     expect(db.prepare("SELECT count(*) AS n FROM search_pending").get()).toEqual({ n: 1 });
     const found = await t.call("POST", "/ns/solo/search", {
       query: "antique clocks",

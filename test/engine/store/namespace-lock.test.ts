@@ -24,7 +24,7 @@ import {
 import { insertMemory } from "../../../src/engine/store/memories.js";
 import { deleteNamespace, ensureNamespace, findNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../../src/engine/store/organizations.js";
-import { TEST_BACKEND, tempDir, testDatabase } from "../harness.js";
+import { directMemory, TEST_BACKEND, tempDir, testDatabase } from "../harness.js";
 
 let dir: ReturnType<typeof tempDir> | undefined;
 const open: Db[] = [];
@@ -50,20 +50,6 @@ const touch = (db: Db) => {
   return "written";
 };
 const LOCK_TIMEOUT = /lock timeout/;
-
-/** A memory written straight to the store (no document). */
-const memory = (namespaceId: string, text: string) => ({
-  namespaceId,
-  memory: text,
-  metadata: {},
-  isStatic: false,
-  isInference: false,
-  subject: null,
-  attribute: null,
-  eventDate: null,
-  forgetAfter: null,
-  documentId: null,
-});
 
 describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on PostgreSQL", () => {
   it("go on beside another namespace's, and wait for the same namespace's", { timeout: 20_000 }, () => {
@@ -113,11 +99,11 @@ describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on Po
     const [x, y, z] = ["x", "y", "z"].map((n) => ensureNamespace(a, org.id, n));
     // A unit of z left queued, as a write outside any transaction leaves it.
     a.exec("BEGIN");
-    insertMemory(a, memory(z!.id, "zebra crossing"));
+    insertMemory(a, directMemory(z!.id, "zebra crossing"));
     a.exec("COMMIT");
     namespaceTransaction(a, x!.id, () => {
-      insertMemory(a, memory(x!.id, "xylophone lessons"));
-      namespaceTransaction(a, y!.id, () => insertMemory(a, memory(y!.id, "yacht club")));
+      insertMemory(a, directMemory(x!.id, "xylophone lessons"));
+      namespaceTransaction(a, y!.id, () => insertMemory(a, directMemory(y!.id, "yacht club")));
     });
     const pending = (ns: string) =>
       (
@@ -142,28 +128,20 @@ describe("a document moved to another namespace while it was processed", () => {
     const generation = getDocumentRow(db, id)!.generation;
     // The job read the document here; then its namespace is deleted, its content moved.
     deleteNamespace(db, from, "to");
-    const index = () =>
-      indexDocument(db, { id, namespaceId: from.id }, generation, {
-        text: "Ada moved to Lisbon.",
-        format: "plain",
-        title: null,
-        type: "text",
-        url: null,
-        chunks: [{ content: "Ada moved to Lisbon.", position: 0, start: 0, end: 20 }],
-      });
-    expect(index).toThrow(DocumentMovedError);
+    const text = "Ada moved to Lisbon.";
+    const indexed = {
+      text,
+      format: "plain" as const,
+      title: null,
+      type: "text",
+      url: null,
+      chunks: [{ content: text, position: 0, start: 0, end: text.length }],
+    };
+    const indexIn = (namespaceId: string) => () =>
+      indexDocument(db, { id, namespaceId }, generation, indexed);
+    expect(indexIn(from.id)).toThrow(DocumentMovedError);
     expect(getDocumentRow(db, id)?.status).toBe("queued");
     // Read again where it is now, it is indexed there.
-    const to = findNamespace(db, org.id, "to")!;
-    expect(
-      indexDocument(db, { id, namespaceId: to.id }, generation, {
-        text: "Ada moved to Lisbon.",
-        format: "plain",
-        title: null,
-        type: "text",
-        url: null,
-        chunks: [{ content: "Ada moved to Lisbon.", position: 0, start: 0, end: 20 }],
-      }),
-    ).toBe(true);
+    expect(indexIn(findNamespace(db, org.id, "to")!.id)()).toBe(true);
   });
 });

@@ -15,7 +15,7 @@ import { insertMemories } from "../../../src/engine/store/memories.js";
 import { ensureNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization, LOCAL_ORGANIZATION } from "../../../src/engine/store/organizations.js";
 import { nearestVectors } from "../../../src/engine/store/vectors.js";
-import { tempDir } from "../harness.js";
+import { directMemory, tempDir } from "../harness.js";
 
 const SERVER = new URL("./pglite-vector-server.mjs", import.meta.url).pathname;
 
@@ -88,16 +88,7 @@ function seed(db: Db): { a: string; b: string } {
   const a = ensureNamespace(db, org, "a").id;
   const b = ensureNamespace(db, org, "b").id;
   const row = (namespaceId: string, i: number, model = MODEL) => ({
-    namespaceId,
-    memory: `${namespaceId === a ? "a" : "b"}-${model}-${i}`,
-    metadata: {},
-    isStatic: false,
-    isInference: false,
-    subject: null,
-    attribute: null,
-    eventDate: null,
-    forgetAfter: null,
-    documentId: null,
+    ...directMemory(namespaceId, `${namespaceId === a ? "a" : "b"}-${model}-${i}`),
     vector: { model, embedding: vectorOf(namespaceId === a ? i : 1000 + i) },
   });
   transaction(db, () =>

@@ -217,9 +217,9 @@ export class PostgresDatabase implements Db {
       const started = performance.now();
       const a = this.call({ op: "query", sql: text, name, params: params.map(toParam), arrays });
       const took = performance.now() - started;
-      if (took > Number(process.env.MEMCTX_PG_SLOW ?? 100) && process.env.MEMCTX_PG_DEBUG)
+      if (took > 100 && process.env.MEMCTX_PG_DEBUG)
         process.stderr.write(
-          `pg slow ${took.toFixed(0)} ms: ${text.slice(0, Number(process.env.MEMCTX_PG_DEBUG) > 1 ? undefined : 150)} PARAMS ${Number(process.env.MEMCTX_PG_DEBUG) > 1 ? JSON.stringify(params).slice(0, Number(process.env.MEMCTX_PG_PARAMS ?? 500)) : ""}\n`,
+          `pg slow ${took.toFixed(0)} ms: ${text.slice(0, Number(process.env.MEMCTX_PG_DEBUG) > 1 ? undefined : 150)} PARAMS ${Number(process.env.MEMCTX_PG_DEBUG) > 1 ? JSON.stringify(params).slice(0, 500) : ""}\n`,
         );
       if (process.env.MEMCTX_PG_PROFILE) {
         const p = profile.get(text) ?? { n: 0, ms: 0 };

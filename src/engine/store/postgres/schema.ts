@@ -429,8 +429,8 @@ export const pgMigrations: readonly string[] = [
   // 3: a term's postings read from the primary key alone (an index-only scan). The table's rows lie
   // in the order they were indexed (by unit), so reading a term's rows from the heap touched a page
   // for nearly every posting: with 100k memories, search p50 / p95 went 68-74 / 125-131 ms ->
-  // 45-49 / 80-88 ms (bench/.prof, 300 questions, shared_buffers 128 MB). SQLite's table is
-  // clustered on this key already (WITHOUT ROWID).
+  // 45-49 / 80-88 ms (in process, 300 questions over the bench's corpus, shared_buffers 128 MB).
+  // SQLite's table is clustered on this key already (WITHOUT ROWID).
   `
   ALTER TABLE search_postings DROP CONSTRAINT search_postings_pkey;
   ALTER TABLE search_postings ADD CONSTRAINT search_postings_pkey

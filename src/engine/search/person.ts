@@ -1,5 +1,5 @@
 import type { Db } from "../store/connection.js";
-import { nextSpeaker } from "../store/search-index.js";
+import { firstSpeakers, nextSpeaker } from "../store/search-index.js";
 
 /** Score factor of a unit said by someone else when the query names a person (RECIPE.md step 5). */
 export const OTHER_PERSON_FACTOR = 0.7;
@@ -21,8 +21,8 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}.'_-]*/gu;
 /**
  * The namespace's speakers (conversation turns' roles) that the query's words name, whole or by a
  * prefix of at least three letters. Each word costs an index seek (chunks_namespace_speaker),
- * however large the namespace. Memory subjects are not names: extractors also give things
- * ("music", "caroline's art") as subjects.
+ * however large the namespace; the words' first seeks are one statement. Memory subjects are not
+ * names: extractors also give things ("music", "caroline's art") as subjects.
  */
 export function namedPeople(
   db: Db,
@@ -32,24 +32,23 @@ export function namedPeople(
 ): NamedPeople {
   const names = new Set<string>();
   const expansions = new Set<string>();
-  const words = new Set((query.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/[.'_-]+$/, "")));
-  for (const word of words) {
-    if (word.length < MIN_PREFIX || stopWords.has(word)) continue;
-    const end = `${word}\u{10ffff}`;
-    // Walk the distinct names that start with the word, one seek each.
-    let from = word;
-    let after = false;
-    for (let n = 0; n < MAX_NAMES_PER_WORD; n++) {
-      const name = nextSpeaker(db, namespaceId, from, end, after);
-      if (name === undefined) break;
+  const words = [
+    ...new Set((query.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/[.'_-]+$/, ""))),
+  ].filter((word) => word.length >= MIN_PREFIX && !stopWords.has(word));
+  const ranges = words.map((word) => [word, `${word}\u{10ffff}`] as const);
+  // The first name each word starts, all words at once; then the next ones of the words that start one.
+  const firsts = firstSpeakers(db, namespaceId, ranges);
+  for (const [i, [word, end]] of ranges.entries()) {
+    let name = firsts[i];
+    for (let n = 0; n < MAX_NAMES_PER_WORD && name !== undefined; n++) {
       // A name of several words is named by its first ("jon snow" by "jon").
       const first = name.split(/\s+/)[0] ?? "";
       if (first.startsWith(word)) {
         names.add(name);
         if (name !== word) expansions.add(name);
       }
-      from = name;
-      after = true;
+      // Walk the distinct names that start with the word, one seek each.
+      name = n + 1 < MAX_NAMES_PER_WORD ? nextSpeaker(db, namespaceId, name, end, true) : undefined;
     }
   }
   return { names, expansions: [...expansions] };

@@ -64,15 +64,18 @@ export function registerSearchFunctions(db: DatabaseSync): void {
 }
 
 export function searchSpace(db: Db, namespaceId: string, corpus: Corpus): SearchSpace | null {
+  // Whether units wait to be indexed comes with the space (one statement: a round trip on PostgreSQL).
   const find = statement(
     db,
-    "SELECT id, units, length FROM search_spaces WHERE namespace_id = ? AND corpus = ?",
+    `SELECT id, units, length, EXISTS (SELECT 1 FROM search_pending q WHERE q.space = s.id) AS pending
+     FROM search_spaces s WHERE namespace_id = ? AND corpus = ?`,
   );
-  const row = find.get(namespaceId, corpus) as SearchSpace | undefined;
+  type Row = SearchSpace & { pending: number | boolean };
+  let row = find.get(namespaceId, corpus) as Row | undefined;
   if (!row) return null;
   // A unit written outside a transaction waits for the next one: index it now rather than miss it.
-  if (indexQueued(db, row.id)) return find.get(namespaceId, corpus) as unknown as SearchSpace;
-  return row;
+  if (row.pending && indexQueued(db, row.id)) row = find.get(namespaceId, corpus) as unknown as Row;
+  return { id: row.id, units: row.units, length: row.length };
 }
 
 /**
@@ -189,14 +192,14 @@ export function topUnits(
   const st = statement(
     db,
     `WITH q (term, idf) AS MATERIALIZED (
-       SELECT j.value, CAST(CAST(?6 AS TEXT) ->> CAST(j.key AS INTEGER) AS DOUBLE PRECISION) FROM json_each(?1) j
+       SELECT j.value ->> 0, CAST(j.value ->> 1 AS DOUBLE PRECISION) FROM json_each(?1) j
      ),
      ph (phrase, term) AS MATERIALIZED (
-       SELECT CAST(CAST(?8 AS TEXT) ->> CAST(j.key AS INTEGER) AS INTEGER), j.value FROM json_each(?7) j
+       SELECT CAST(j.value ->> 0 AS INTEGER), j.value ->> 1 FROM json_each(?6) j
      ),
      pw (phrase, idf, stems) AS MATERIALIZED (
-       SELECT CAST(j.key AS INTEGER), CAST(j.value ->> 0 AS DOUBLE PRECISION), CAST(j.value ->> 1 AS INTEGER)
-       FROM json_each(?9) j
+       SELECT CAST(j.value ->> 0 AS INTEGER), CAST(j.value ->> 1 AS DOUBLE PRECISION), CAST(j.value ->> 2 AS INTEGER)
+       FROM json_each(?7) j
      ),
      hits (unit, phrase, tf, tf_context, length) AS (
        SELECT p.unit, ph.phrase, p.tf, p.tf_context, p.length
@@ -223,16 +226,16 @@ export function topUnits(
      ) x GROUP BY unit ORDER BY bm25 DESC, unit LIMIT ?4 OFFSET ?5`,
   );
   st.setReturnArrays(true);
+  // Each list's rows as arrays read by index (`j.value ->> K`): on PostgreSQL a built-in
+  // set-returning function reads them (translate.ts), where an index read by `j.key` needs json_each.
   return st.all(
-    JSON.stringify(single.map((t) => t.stems[0])),
+    JSON.stringify(single.map((t) => [t.stems[0], t.idf])),
     space,
     weights.averageLength,
     limit,
     offset,
-    JSON.stringify(single.map((t) => t.idf)),
-    JSON.stringify(phrases.flatMap((t) => t.stems)),
-    JSON.stringify(phrases.flatMap((t, i) => t.stems.map(() => i))),
-    JSON.stringify(phrases.map((t) => [t.idf, t.stems.length])),
+    JSON.stringify(phrases.flatMap((t, i) => t.stems.map((stem) => [i, stem]))),
+    JSON.stringify(phrases.map((t, i) => [i, t.idf, t.stems.length])),
   ) as unknown as ScoredUnit[];
 }
 
@@ -489,6 +492,27 @@ export function nextSpeaker(
        AND speaker ${after ? ">" : ">="} ? AND speaker < ? ORDER BY speaker LIMIT 1`,
   ).get(namespaceId, from, end) as { name: string } | undefined;
   return row?.name;
+}
+
+/**
+ * nextSpeaker for several ranges at once, from their starts (inclusive): for each [from, end), the
+ * first speaker in it or undefined, in the order given. One statement (one round trip on
+ * PostgreSQL) for all of a query's words, one index seek each.
+ */
+export function firstSpeakers(
+  db: Db,
+  namespaceId: string,
+  ranges: readonly (readonly [from: string, end: string])[],
+): (string | undefined)[] {
+  if (ranges.length === 0) return [];
+  const rows = statement(
+    db,
+    `SELECT j.value ->> 0 AS "from", (SELECT speaker FROM chunks WHERE namespace_id = ?2 AND speaker IS NOT NULL
+       AND speaker >= j.value ->> 0 AND speaker < j.value ->> 1 ORDER BY speaker LIMIT 1) AS name
+     FROM json_each(?1) j`,
+  ).all(JSON.stringify(ranges), namespaceId) as { from: string; name: string | null }[];
+  const first = new Map(rows.map((r) => [r.from, r.name ?? undefined]));
+  return ranges.map(([from]) => first.get(from));
 }
 
 /**

@@ -13,7 +13,8 @@
  *   table's key;
  * - mixed-case aliases (`AS tfContext`) are quoted: PostgreSQL folds unquoted names to lower case;
  * - an INSERT of one row into a table whose key the caller may read (`lastInsertRowid`) returns it;
- * - `json_each(?) j` read only as `j.value ->> K` becomes jsonb_array_elements (parsed once).
+ * - `json_each(?) j` read only as `j.value ->> K` becomes jsonb_array_elements (parsed once), and
+ *   read only as `j.value`, jsonb_array_elements_text.
  * Text inside string literals and quoted identifiers is left as it is.
  */
 export interface Translated {
@@ -75,13 +76,20 @@ export function translate(sql: string): Translated {
   }
   let text = parts.map((p) => p.text).join("");
 
-  // `json_each($N) j` whose rows are only read as `j.value ->> K` (a JSON array of arrays: the
-  // store's bulk writes) becomes jsonb_array_elements: each row's array is parsed once, not once
-  // per column read.
+  // `json_each($N) j` read only as `j.value` becomes a built-in set-returning function, not the
+  // PL/pgSQL json_each (compat.ts): rows only read as `j.value ->> K` (a JSON array of arrays: the
+  // store's bulk writes) become jsonb_array_elements, each row's array parsed once, not once per
+  // column read; rows read as `j.value` alone (an array of rowids, ids or stems: most of a
+  // search's statements) become jsonb_array_elements_text, the same text values at half the cost
+  // (visibility of 80 chunk rowids 0.72 against 1.28 ms, of 640 4.2 against 7.6 ms, prepared).
   text = text.replace(/\bjson_each\((\$\d+)\)\s+(?:AS\s+)?(\w+)/g, (whole, param: string, alias: string) => {
     const uses = text.match(new RegExp(`\\b${alias}\\.\\w+(\\s*->>)?`, "g")) ?? [];
-    const onlyIndexed = uses.length > 0 && uses.every((u) => /^\w+\.value\s*->>$/.test(u));
-    return onlyIndexed ? `jsonb_array_elements(CAST(${param} AS jsonb)) AS ${alias}(value)` : whole;
+    if (uses.length === 0) return whole;
+    if (uses.every((u) => /^\w+\.value\s*->>$/.test(u)))
+      return `jsonb_array_elements(CAST(${param} AS jsonb)) AS ${alias}(value)`;
+    if (uses.every((u) => /^\w+\.value$/.test(u)))
+      return `jsonb_array_elements_text(CAST(${param} AS jsonb)) AS ${alias}(value)`;
+    return whole;
   });
 
   const orIgnore = /^\s*INSERT\s+OR\s+IGNORE\s+INTO\b/i;

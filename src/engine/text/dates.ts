@@ -273,10 +273,23 @@ export function resolveDates(sentence: string, ref: DayRef): DateSpan[] {
     : [];
   for (const r of parsed) {
     const c = r.start;
-    const year = c.get("year");
-    const month = c.get("month");
-    const day = c.get("day");
+    let year = c.get("year");
+    let month = c.get("month");
+    let day = c.get("day");
     if (year === null || month === null || day === null) continue;
+    // "on Saturday", without "last" or "next": chrono takes the nearest one ahead; the tense says
+    // which ("I ran a 5K on Saturday" said on a Wednesday was the Saturday gone by).
+    if (
+      c.isCertain("weekday") &&
+      !c.isCertain("day") &&
+      !/\b(?:last|next|past|this|coming)\b/i.test(r.text) &&
+      !/\b(?:last|next|past|this|coming)\s+$/i.test(sentence.slice(0, r.index))
+    ) {
+      const t = Date.UTC(year, month - 1, day, 12);
+      const way = wayOf(undefined, sentence);
+      const shift = way === "past" && t > noon(ref) ? -7 : way === "ahead" && t < noon(ref) ? 7 : 0;
+      if (shift !== 0) ({ year, month, day } = dayOf(t + shift * DAY_MS));
+    }
     // The match in the sentence as written, whole words ("Tues" for chrono's "Tue").
     let end = r.index + r.text.trimEnd().length;
     while (end < sentence.length && /[A-Za-z]/.test(sentence[end]!)) end++;
@@ -333,6 +346,12 @@ export function resolveDates(sentence: string, ref: DayRef): DateSpan[] {
       const from = monday(ref) + (next ? 7 : -7) * DAY_MS;
       const anchor = `the week ${next ? "after" : "before"} ${refText}`;
       push(start, end, beside(said, `${formatRange(from, from + 6 * DAY_MS)}, ${anchor}`), isoOf(from));
+    } else if (/^this weekend$/i.test(lower) && !FUTURE.test(sentence) && PAST.test(sentence)) {
+      // "I went hiking this weekend": the weekend gone by, or the one it is.
+      const weekend = new Date(noon(ref)).getUTCDay() % 6 === 0;
+      const from = monday(ref) + (weekend ? 5 : -2) * DAY_MS;
+      const anchor = weekend ? "" : `, the weekend before ${refText}`;
+      push(start, end, beside(said, `${formatRange(from, from + DAY_MS)}${anchor}`), isoOf(from));
     } else if (WEEKEND.test(lower) || NEXT_WEEKEND.test(lower)) {
       const next = NEXT_WEEKEND.test(lower);
       const weekend = new Date(noon(ref)).getUTCDay() % 6 === 0;
@@ -414,7 +433,9 @@ const MONTH_LEAD = /\b(?:in|since|during|until|by|from|of|early|late|mid|last|ne
 const LEAD = /\b(last|next|this) +$/i;
 // A sentence that tells what happened (for a date said without its year).
 const PAST =
-  /\b(?:was|were|did|had|went|got|made|took|saw|met|came|bought|spent|left|visited|moved|started|finished|traveled|travelled|graduated)\b|\b(?:I|we|he|she|they)\s+\w+ed\b/i;
+  /\b(?:was|were|did|had|went|got|made|took|saw|met|came|bought|spent|left|visited|moved|started|finished|traveled|travelled|graduated|ran|ate|drove|flew|wrote|sang|swam|won|lost|gave|told|found|felt|kept|sent|built|broke|brought|caught|taught|thought|chose|began|drank|rode|wore|threw|grew|knew|slept|woke|paid|heard|fell|forgot|sold|spoke|sat|stood|joined|tried|watched|played|painted|baked|cooked|hiked|danced|adopted)\b|\b(?:I|we|he|she|they)\s+\w+ed\b/i;
+// A plan told in the present ("I'm running a 5K on Monday").
+const PLAN = /\b(?:am|is|are|['’]m|['’]re)\s+\w+ing\b/i;
 
 /** Which way a day, month, holiday or season said without its year lies from the document's day. */
 type Way = "last" | "next" | "this" | "past" | "ahead" | "nearest";
@@ -424,6 +445,7 @@ function wayOf(lead: string | undefined, sentence: string): Way {
   if (lead) return lead.toLowerCase() as Way;
   if (FUTURE.test(sentence)) return "ahead";
   if (PAST.test(sentence)) return "past";
+  if (PLAN.test(sentence)) return "ahead";
   return "nearest";
 }
 

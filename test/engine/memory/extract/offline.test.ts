@@ -326,6 +326,18 @@ describe("offline extractor", () => {
       expect((await one("Kim: My daughter was born in May.")).memory).not.toMatch(/May \d/);
     });
 
+    it("reads a weekday and 'this weekend' without 'last' or 'next' by the tense", async () => {
+      // The document's day is a Wednesday: the nearest Saturday is ahead, the one told is gone by.
+      const run = await one("Kim: I ran a 5K on Saturday.");
+      expect(run.memory).toBe("Kim ran a 5K on Saturday (10 June 2023, the Saturday before 14 June 2023).");
+      expect(run.eventDate).toBe("2023-06-10");
+      expect((await one("Kim: I'm running a 5K on Monday.")).eventDate).toBe("2023-06-19");
+      expect((await one("Kim: I will see the dentist on Monday.")).eventDate).toBe("2023-06-19");
+      const hike = await one("Kim: I went hiking this weekend.");
+      expect(hike.memory).toContain("this weekend (10-11 June 2023, the weekend before 14 June 2023)");
+      expect((await one("Kim: We're going camping this weekend.")).eventDate).toBe("2023-06-17");
+    });
+
     it("dates a sentence by a year said alone, and not by the document's day", async () => {
       const porto = await one("Kim: I moved to Porto in 2019.");
       expect(porto.memory).toBe("Kim moved to Porto in 2019.");

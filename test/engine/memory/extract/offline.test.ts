@@ -311,6 +311,83 @@ describe("offline extractor", () => {
       expect(sun.eventDate).toBe("2023-06-14");
       expect((await one("Kim: I sat down with the harbour master.")).memory).not.toMatch(/Saturday/);
     });
+
+    it("gives a month said without its year the year that 'last', 'next' or the tense points to", async () => {
+      const rome = await one("Kim: I visited Rome last October.");
+      expect(rome.memory).toBe("Kim visited Rome last October (October 2022).");
+      expect(rome.eventDate).toBe("2022-10-01");
+      const ski = await one("Kim: I went skiing in January.");
+      expect(ski.memory).toBe("Kim went skiing in January 2023.");
+      expect(ski.eventDate).toBe("2023-01-01");
+      expect((await one("Kim: I'm flying to Lima in September.")).eventDate).toBe("2023-09-01");
+      expect((await one("Kim: I bought a kayak in September.")).eventDate).toBe("2022-09-01");
+      expect((await one("Kim: Next June I run the Oslo marathon.")).eventDate).toBe("2024-06-01");
+      // A birth month says nothing of the year.
+      expect((await one("Kim: My daughter was born in May.")).memory).not.toMatch(/May \d/);
+    });
+
+    it("reads a weekday and 'this weekend' without 'last' or 'next' by the tense", async () => {
+      // The document's day is a Wednesday: the nearest Saturday is ahead, the one told is gone by.
+      const run = await one("Kim: I ran a 5K on Saturday.");
+      expect(run.memory).toBe("Kim ran a 5K on Saturday (10 June 2023, the Saturday before 14 June 2023).");
+      expect(run.eventDate).toBe("2023-06-10");
+      expect((await one("Kim: I'm running a 5K on Monday.")).eventDate).toBe("2023-06-19");
+      expect((await one("Kim: I will see the dentist on Monday.")).eventDate).toBe("2023-06-19");
+      const hike = await one("Kim: I went hiking this weekend.");
+      expect(hike.memory).toContain("this weekend (10-11 June 2023, the weekend before 14 June 2023)");
+      expect((await one("Kim: We're going camping this weekend.")).eventDate).toBe("2023-06-17");
+    });
+
+    it("dates a sentence by a year said alone, and not by the document's day", async () => {
+      const porto = await one("Kim: I moved to Porto in 2019.");
+      expect(porto.memory).toBe("Kim moved to Porto in 2019.");
+      expect(porto.eventDate).toBe("2019-01-01");
+      const alps = await one("Kim: I hiked the Alps in the summer of 2019.");
+      expect(alps.memory).toBe("Kim hiked the Alps in the summer of 2019.");
+      expect(alps.eventDate).toBe("2019-06-01");
+      expect((await one("Kim: I went to a 1990s party.")).eventDate).toBe("2023-06-14");
+    });
+
+    it("dates holidays in the year the words and the tense point to", async () => {
+      const skating = await one("Kim: We went skating at Christmas.");
+      expect(skating.memory).toBe("Kim and others went skating at Christmas (25 December 2022).");
+      expect(skating.eventDate).toBe("2022-12-25");
+      expect((await one("Kim: I'm hosting a party for Halloween.")).memory).toContain(
+        "for Halloween (31 October 2023)",
+      );
+      expect((await one("Kim: On Thanksgiving I roasted a turkey.", "2023-12-01")).memory).toContain(
+        "On Thanksgiving (23 November 2023)",
+      );
+      expect((await one("Kim: Last Easter we painted eggs.")).memory).toContain("Last Easter (9 April 2023)");
+      expect((await one("Kim: We went to the lake over Memorial Day weekend.")).memory).toContain(
+        "Memorial Day weekend (29 May 2023)",
+      );
+    });
+
+    it("reads 'back' as 'ago', 'in a few days' ahead, and seasons said without 'last' or 'next'", async () => {
+      expect((await one("Kim: I sold the canoe a few weeks back.")).memory).toContain(
+        "a few weeks back (around 24 May 2023, a few weeks before 14 June 2023)",
+      );
+      expect((await one("Kim: I met the new vet a few days back.")).memory).toContain(
+        "a few days before 14 June 2023",
+      );
+      expect((await one("Kim: I quit smoking two years back.")).memory).toContain(
+        "two years back (around 2021)",
+      );
+      expect((await one("Kim: We have not talked in a few days.")).memory).not.toMatch(/after/);
+      expect((await one("Kim: I will start the new job in a few days.")).memory).toContain(
+        "in a few days (a few days after 14 June 2023)",
+      );
+      expect((await one("Kim: We planted tomatoes this spring.")).memory).toContain(
+        "this spring (the spring of 2023)",
+      );
+      expect((await one("Kim: I went to Crete in the summer.", "2023-03-10")).memory).toContain(
+        "in the summer (the summer of 2022)",
+      );
+      expect((await one("Kim: I'm going to Crete in the summer.", "2023-03-10")).memory).toContain(
+        "in the summer (the summer of 2023)",
+      );
+    });
   });
 
   describe("extraction that keeps the answer", () => {

@@ -6,8 +6,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { afterEach } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
 import { type RunningServer, startServer } from "../../src/engine/server.js";
+import { type Db, openDatabase } from "../../src/engine/store/db.js";
 import type { NewMemoryRow } from "../../src/engine/store/memories.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -25,6 +27,27 @@ export const testDatabase = (): { databaseUrl?: string } =>
 export function tempDir(prefix = "memctx-test-"): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * Opens connections to a store of the test's own: every connection a test opens reaches the same
+ * store (as replicas and processing threads do), and after each test they are closed and the
+ * store removed. Call it at the top of a test file.
+ */
+export function storeConnections(): () => Db {
+  let dir: ReturnType<typeof tempDir> | undefined;
+  const open: Db[] = [];
+  afterEach(() => {
+    for (const d of open.splice(0)) if (d.isOpen) d.close();
+    dir?.remove();
+    dir = undefined;
+  });
+  return () => {
+    dir ??= tempDir();
+    const db = openDatabase(dir.path, testDatabase());
+    open.push(db);
+    return db;
+  };
 }
 
 export const TEST_KEY = "mk_test_local_organization_key";

@@ -1,5 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type Db, openDatabase } from "../../src/engine/store/db.js";
+import { describe, expect, it } from "vitest";
 import {
   claimJob,
   completeJob,
@@ -10,23 +9,12 @@ import {
 } from "../../src/engine/store/jobs.js";
 import { ensureNamespace } from "../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../src/engine/store/organizations.js";
-import { tempDir, testDatabase } from "./harness.js";
+import { storeConnections } from "./harness.js";
 
-let dir: ReturnType<typeof tempDir>;
-const open: Db[] = [];
-const db = () => {
-  const d = openDatabase(dir.path, testDatabase());
-  open.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of open.splice(0)) d.close();
-  dir?.remove();
-});
+const db = storeConnections();
 
 describe("the durable job queue", () => {
   it("gives each job to exactly one of two connections claiming at once", () => {
-    dir = tempDir();
     const a = db();
     const b = db();
     for (let i = 0; i < 50; i++) enqueueJob(a, { kind: "k", payload: { i } });
@@ -45,7 +33,6 @@ describe("the durable job queue", () => {
   });
 
   it("claims only the kinds asked for, oldest first", () => {
-    dir = tempDir();
     const a = db();
     const first = enqueueJob(a, { kind: "x" });
     enqueueJob(a, { kind: "y" });
@@ -56,7 +43,6 @@ describe("the durable job queue", () => {
   });
 
   it("starts a one-per-namespace kind only while no job of its kind and namespace runs", () => {
-    dir = tempDir();
     const a = db();
     const b = db();
     const org = ensureOrganization(a, "org");
@@ -77,7 +63,6 @@ describe("the durable job queue", () => {
   });
 
   it("lets a one-per-namespace job start once the running one is done, or its lease ran out", () => {
-    dir = tempDir();
     const a = db();
     const ns = ensureNamespace(a, ensureOrganization(a, "org").id, "one").id;
     for (let i = 0; i < 3; i++) enqueueJob(a, { kind: "dream", namespaceId: ns });
@@ -96,7 +81,6 @@ describe("the durable job queue", () => {
   });
 
   it("hands a job whose lease expired to another worker, and the old owner can no longer finish it", () => {
-    dir = tempDir();
     const a = db();
     enqueueJob(a, { kind: "k" });
     const job = claimJob(a, ["k"], "dead", 1)!;
@@ -114,7 +98,6 @@ describe("the durable job queue", () => {
   });
 
   it("retries a failed attempt later, then marks the job failed after its last attempt", () => {
-    dir = tempDir();
     const a = db();
     enqueueJob(a, { kind: "k", maxAttempts: 2 });
     const j1 = claimJob(a, ["k"], "A", 30_000)!;
@@ -130,7 +113,6 @@ describe("the durable job queue", () => {
   });
 
   it("fails a permanent error at once, whatever attempts remain", () => {
-    dir = tempDir();
     const a = db();
     enqueueJob(a, { kind: "k", maxAttempts: 5 });
     const j = claimJob(a, ["k"], "A", 30_000)!;

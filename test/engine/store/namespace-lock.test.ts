@@ -7,14 +7,8 @@
  * On SQLite every write transaction excludes every other (one writer per file): nothing new there.
  * A document whose namespace changed while it was processed (the last test) is refused on both.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  type Db,
-  lockNamespace,
-  namespaceTransaction,
-  openDatabase,
-  transaction,
-} from "../../../src/engine/store/db.js";
+import { describe, expect, it } from "vitest";
+import { type Db, lockNamespace, namespaceTransaction, transaction } from "../../../src/engine/store/db.js";
 import {
   addDocument,
   DocumentMovedError,
@@ -24,22 +18,14 @@ import {
 import { insertMemory } from "../../../src/engine/store/memories.js";
 import { deleteNamespace, ensureNamespace, findNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../../src/engine/store/organizations.js";
-import { directMemory, TEST_BACKEND, tempDir, testDatabase } from "../harness.js";
+import { directMemory, storeConnections, TEST_BACKEND } from "../harness.js";
 
-let dir: ReturnType<typeof tempDir> | undefined;
-const open: Db[] = [];
-afterEach(() => {
-  for (const d of open.splice(0)) if (d.isOpen) d.close();
-  dir?.remove();
-  dir = undefined;
-});
+const connect = storeConnections();
 
 /** Two connections to one store; the second gives up on a lock after 300 ms. */
 function twoConnections(): [Db, Db] {
-  dir = tempDir();
-  const a = openDatabase(dir.path, testDatabase());
-  const b = openDatabase(dir.path, testDatabase());
-  open.push(a, b);
+  const a = connect();
+  const b = connect();
   b.exec("SET lock_timeout = '300ms'");
   return [a, b];
 }
@@ -119,9 +105,7 @@ describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on Po
 
 describe("a document moved to another namespace while it was processed", () => {
   it("is not indexed under its old namespace: the job fails to be tried again", () => {
-    dir = tempDir();
-    const db = openDatabase(dir.path, testDatabase());
-    open.push(db);
+    const db = connect();
     const org = ensureOrganization(db, "org");
     const from = ensureNamespace(db, org.id, "from");
     const { id } = addDocument(db, from, { content: "Ada moved to Lisbon." });

@@ -6,27 +6,14 @@
  * into an error.
  * SQLite has one lock for every writer (a claim there waits for the file, as it must).
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { type Db, openDatabase } from "../../../src/engine/store/db.js";
+import { describe, expect, it } from "vitest";
 import { claimJob, completeJob, enqueueJob } from "../../../src/engine/store/jobs.js";
-import { TEST_BACKEND, tempDir, testDatabase } from "../harness.js";
+import { storeConnections, TEST_BACKEND } from "../harness.js";
 
-let dir: ReturnType<typeof tempDir> | undefined;
-const open: Db[] = [];
-afterEach(() => {
-  for (const d of open.splice(0)) if (d.isOpen) d.close();
-  dir?.remove();
-  dir = undefined;
-});
-const db = () => {
-  const d = openDatabase(dir!.path, testDatabase());
-  open.push(d);
-  return d;
-};
+const db = storeConnections();
 
 describe.skipIf(TEST_BACKEND !== "postgres")("job claims on PostgreSQL (queue lock)", () => {
   it("do not wait for another connection's open write transaction", { timeout: 20_000 }, () => {
-    dir = tempDir();
     const writer = db();
     const worker = db();
     worker.exec("SET lock_timeout = '3s'");

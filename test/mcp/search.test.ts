@@ -90,6 +90,42 @@ describe("search", () => {
     expect(memories).toContain('mode "hybrid"');
   });
 
+  it("shows the nearest weaker matches, said to be weak, when nothing reaches the default threshold", async () => {
+    const diet = await connect({ client: t.client, namespace: "diet" });
+    try {
+      await call(diet.mcp, "add_memory", {
+        content: "I'm allergic to peanuts and shellfish. I cycle to work every day.",
+        wait: true,
+      });
+      // The question shares no word with the fact: under the threshold, but the nearest.
+      const res = await call(diet.mcp, "search", { query: "what can't I eat" });
+      const out = structured<SearchOut & { nearest: boolean; results: { similarity: number }[] }>(res);
+      expect(out.nearest).toBe(true);
+      expect(text(res)).toMatch(
+        /^Nothing reached similarity 0\.3 for "what can't I eat"; the nearest \d results?/,
+      );
+      expect(out.results.length).toBeGreaterThan(0);
+      expect(out.results.length).toBeLessThanOrEqual(3);
+      expect(out.results[0]?.text).toContain("peanuts");
+      for (const r of out.results) {
+        expect(r.similarity).toBeGreaterThan(0);
+        expect(r.similarity).toBeLessThan(0.3);
+      }
+      // A threshold the caller chose is kept to.
+      const strict = await call(diet.mcp, "search", { query: "what can't I eat", threshold: 0.3 });
+      expect(text(strict)).toMatch(/^Nothing found/);
+      expect(structured<{ nearest: boolean }>(strict).nearest).toBe(false);
+      // A hit over the threshold is answered as before.
+      const plain = structured<{ nearest: boolean; results: unknown[] }>(
+        await call(diet.mcp, "search", { query: "peanut allergy" }),
+      );
+      expect(plain.nearest).toBe(false);
+      expect(plain.results.length).toBeGreaterThan(0);
+    } finally {
+      await diet.close();
+    }
+  });
+
   it("narrows results with a metadata filter", async () => {
     const out = structured<SearchOut>(
       await call(s.mcp, "search", {

@@ -3,6 +3,7 @@ import {
   Filter,
   SEARCH_LIMIT_DEFAULT,
   SEARCH_LIMIT_MAX,
+  SEARCH_THRESHOLD_DEFAULT,
   type SearchHit,
   SearchMode,
 } from "../../api/index.js";
@@ -61,8 +62,17 @@ const outputSchema = z.object({
   results: z.array(Result),
   found: z.number().int().describe("Results before maxTokens cut them."),
   truncated: z.boolean(),
+  nearest: z.boolean().describe("Nothing reached the threshold: these are the nearest, weaker matches."),
   searchTimeMs: z.number(),
 });
+
+/**
+ * Weaker matches shown when nothing reaches the default threshold. A question in other words than
+ * the memory ("what can't I eat" / "allergic to peanuts") often scores under it on a small store,
+ * and "Nothing found" is the worst answer a memory can give: the agent reading the tool's answer
+ * judges a few weak matches, said to be weak, better than none.
+ */
+export const NEAREST_LIMIT = 3;
 
 const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
 
@@ -102,23 +112,35 @@ export const search = defineTool({
   description: [
     "Recall stored facts and document passages; call it before answering anything that may depend on earlier conversations.",
     "Results by similarity, with age and source.",
-    "If nothing comes back, rephrase or lower threshold; new content is searchable after a few seconds.",
+    "If nothing reaches the threshold, the nearest weaker matches come back marked nearest; new content is searchable after a few seconds.",
   ].join(" "),
   inputSchema,
   outputSchema,
   annotations: { title: "Search memory", readOnlyHint: true, openWorldHint: false },
   async handler(args, ctx) {
-    const res = await ctx.ns.search(
-      {
-        query: args.query,
-        searchMode: args.mode,
-        limit: args.limit,
-        ...(args.threshold !== undefined ? { threshold: args.threshold } : {}),
-        ...(args.filter ? { filter: args.filter } : {}),
-        include: { documents: true },
-      },
-      { signal: ctx.extra.signal },
-    );
+    const ask = (threshold: number | undefined, limit: number) =>
+      ctx.ns.search(
+        {
+          query: args.query,
+          searchMode: args.mode,
+          limit,
+          ...(threshold !== undefined ? { threshold } : {}),
+          ...(args.filter ? { filter: args.filter } : {}),
+          include: { documents: true },
+        },
+        { signal: ctx.extra.signal },
+      );
+    let res = await ask(args.threshold, args.limit);
+    // Only when the caller left the threshold to us: one they chose is kept to.
+    let nearest = false;
+    if (res.results.length === 0 && args.threshold === undefined) {
+      const weak = await ask(0, Math.min(args.limit, NEAREST_LIMIT));
+      const some = weak.results.filter((h) => h.similarity > 0);
+      if (some.length > 0) {
+        res = { ...weak, results: some, searchTime: res.searchTime + weak.searchTime };
+        nearest = true;
+      }
+    }
     const now = Date.now();
     const all = res.results.map((h) => toResult(h, now));
     const { kept, truncated } = fitToBudget(
@@ -129,13 +151,16 @@ export const search = defineTool({
       args.maxTokens === undefined ? undefined : Math.max(0, args.maxTokens - 20),
     );
     const lines = kept.map(renderResult);
+    const count = `${kept.length} result${kept.length === 1 ? "" : "s"}${truncated ? ` (of ${all.length}; cut to fit ${args.maxTokens} tokens)` : ""}`;
     const header =
       kept.length === 0
         ? `Nothing found for "${args.query}". Try other words${args.mode === "hybrid" ? "" : ', mode "hybrid"'}, or a lower threshold.`
-        : `${kept.length} result${kept.length === 1 ? "" : "s"}${truncated ? ` (of ${all.length}; cut to fit ${args.maxTokens} tokens)` : ""}:`;
+        : nearest
+          ? `Nothing reached similarity ${SEARCH_THRESHOLD_DEFAULT} for "${args.query}"; the nearest ${count}, weaker matches (check that they answer it):`
+          : `${count}:`;
     const text = [header, ...lines].join("\n");
     return {
-      structured: { results: kept, found: all.length, truncated, searchTimeMs: res.searchTime },
+      structured: { results: kept, found: all.length, truncated, nearest, searchTimeMs: res.searchTime },
       text,
     };
   },

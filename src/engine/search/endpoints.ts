@@ -56,9 +56,35 @@ export function endPointQueries(question: string): string[] {
     if (first) ends = [first[1]!, first[2]!];
     else if (last) ends = [last[1]!, last[2]!];
   }
-  if (!ends) return [];
-  // The people the question names outside the end points, and the subject of an end point that
-  // is a clause ("after the move did Zoe find a job": Zoe), go with each end point lacking them.
+  return ends ? subQueries(question, ends, between !== null) : [];
+}
+
+/**
+ * The two events a question takes as the ends of a time span ("What did Zoe do between the trip
+ * and the wedding?"): each searched alone dates the span, and what happened inside it ranks higher
+ * (search.ts). None for a duration question (its end points are endPointQueries'), for two people
+ * ("between John and Tim": a conversation, not a span) and for two dates (when.ts reads those).
+ */
+export function anchorQueries(question: string): string[] {
+  if (DURATION.test(question)) return [];
+  const between = BETWEEN.exec(question);
+  if (!between) return [];
+  const ends: [string, string] = [between[1]!, completed(between[1]!, between[2]!)];
+  const stripped = ends.map((e) => e.replace(/^the\s+/i, ""));
+  if (stripped.every((e) => words(e).every((w) => /^[A-Z]/.test(w)))) return [];
+  if (ends.some((e) => DATE_LIKE.test(e))) return [];
+  return subQueries(question, ends, true);
+}
+
+/** A month, a year or a day number: an end point that is a date, not an event. */
+const DATE_LIKE =
+  /\b(?:(?:19|20)\d{2}|\d{1,2}(?:st|nd|rd|th)?|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|spring|summer|autumn|fall|winter|yesterday|today|now)\b/i;
+
+/**
+ * Each end point as a query, with the people the question names outside the end points (and, for
+ * "after X did Y", the subject of a clause end point: "after the move did Zoe find a job": Zoe).
+ */
+function subQueries(question: string, ends: [string, string], between: boolean): string[] {
   const inside = new Set(ends.flatMap((e) => words(e)));
   const outside = words(question.replace(/[?.!,]/g, ""))
     .slice(1)

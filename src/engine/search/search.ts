@@ -16,7 +16,7 @@ import {
 import { type Corpus, hasMemories, type Scope } from "../store/search-scope.js";
 import { queryTerms, STOP_WORDS } from "../text/terms.js";
 import { dropRepeats } from "./dedup.js";
-import { endPointQueries, mergeBest } from "./endpoints.js";
+import { anchorQueries, endPointQueries, mergeBest } from "./endpoints.js";
 import { expansionTerms } from "./expand.js";
 import { fuseCorpus, type Scored, selectHits, vectorSimilarity } from "./fusion.js";
 import { type LexicalResult, lexicalSearch } from "./lexical.js";
@@ -147,7 +147,8 @@ export async function search(
       threshold,
     );
     // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
-    return { items: boostWindow(items, await askedWindow(db, namespaceId, query)), terms, lexical };
+    const window = await askedWindow(db, namespaceId, query);
+    return { items: boostWindow(items, window), terms, lexical, window };
   };
 
   const main = await rank(asked);
@@ -155,6 +156,22 @@ export async function search(
   let items = main.items;
   // "How long between X and Y": each end point searched alone as well, so both come back.
   for (const sub of endPointQueries(asked)) items = mergeBest(items, (await rank(sub)).items);
+  // "What did Zoe do between the trip and the wedding?": each event searched alone dates the span,
+  // and what happened inside it ranks higher (a question that names dates has its window already).
+  const anchors = main.window === null ? anchorQueries(asked) : [];
+  if (anchors.length === 2) {
+    const ends: string[] = [];
+    for (const anchor of anchors) {
+      const found = (await rank(anchor)).items;
+      const date = found.find((i) => i.corpus === "memories" && i.date !== null)?.date;
+      if (date) ends.push(date.slice(0, 10));
+      items = mergeBest(items, found);
+    }
+    if (ends.length === 2) {
+      const [from, to] = ends.sort() as [string, string];
+      items = boostWindow(items, { from, to });
+    }
+  }
   items = (dedup ? dropRepeats(items) : items).slice(0, pool);
   if (rerank === "order") {
     items = rerankOrder(items, terms, (i) => lexical.get(i.scored.corpus)?.termIdf ?? []);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SearchBody } from "../../../src/api/search.js";
-import { endPointQueries, mergeBest } from "../../../src/engine/search/endpoints.js";
+import { anchorQueries, endPointQueries, mergeBest } from "../../../src/engine/search/endpoints.js";
 import { search } from "../../../src/engine/search/search.js";
 import { TestStore } from "./store.js";
 
@@ -48,6 +48,65 @@ describe("endPointQueries: the two events of a question about the time between t
       ["chunks", 2, 0.5],
       ["memories", 3, 0.2],
     ]);
+  });
+});
+
+describe("anchorQueries: two events that bound the span a question asks about", () => {
+  it("reads 'between X and Y' of events, with the people named outside them", () => {
+    expect(anchorQueries("What did Zoe do between the trip and the wedding?")).toEqual([
+      "Zoe the trip",
+      "Zoe the wedding",
+    ]);
+    expect(anchorQueries("Which books did Omar read between his surgery and the marathon?")).toEqual([
+      "Omar his surgery",
+      "Omar the marathon",
+    ]);
+  });
+
+  it("leaves duration questions, people and dates to the other rules", () => {
+    expect(anchorQueries("How long was it between the trip and the wedding?")).toEqual([]);
+    expect(anchorQueries("What was discussed between John and Tim?")).toEqual([]);
+    expect(anchorQueries("What did Zoe do between March and June 2023?")).toEqual([]);
+    expect(anchorQueries("Where was John between August 11 and August 15?")).toEqual([]);
+    expect(anchorQueries("What did Zoe do after the trip?")).toEqual([]);
+  });
+});
+
+describe("search ranks what happened between two events the question names", () => {
+  let store: TestStore;
+  beforeEach(() => {
+    store = new TestStore();
+  });
+  afterEach(() => store.close());
+
+  it("above what happened before or after them", async () => {
+    const ns = store.namespace("zoe");
+    const trip = store.memory(ns, "Zoe came back from a trip to Lisbon (10 March 2024).", {
+      eventDate: "2024-03-10",
+    });
+    const wedding = store.memory(ns, "Zoe's brother's wedding was lovely (8 June 2024).", {
+      eventDate: "2024-06-08",
+    });
+    // Each does something once; only the pottery class falls between the two events.
+    store.memory(ns, "Zoe went skiing in the Alps (20 January 2024).", { eventDate: "2024-01-20" });
+    const pottery = store.memory(ns, "Zoe started a pottery class (15 April 2024).", {
+      eventDate: "2024-04-15",
+    });
+    store.memory(ns, "Zoe started piano lessons (1 August 2024).", { eventDate: "2024-08-01" });
+    store.memory(ns, "Zoe went to a jazz concert (5 October 2023).", { eventDate: "2023-10-05" });
+    const ranked = async (query: string) =>
+      (
+        await search(
+          { db: store.db },
+          ns,
+          SearchBody.parse({ query, searchMode: "memories", limit: 10, threshold: 0 }),
+        )
+      ).results.map((h) => h.id);
+    const ids = await ranked("What did Zoe do between the trip and the wedding?");
+    expect(ids.slice(0, 3).sort()).toEqual([trip, wedding, pottery].sort());
+    // Without the two events, nothing sets the pottery class apart from the other activities.
+    const plain = await ranked("What did Zoe do?");
+    expect(plain.indexOf(pottery)).toBeGreaterThan(0);
   });
 });
 

@@ -72,7 +72,7 @@ const outputSchema = z.object({
  * and "Nothing found" is the worst answer a memory can give: the agent reading the tool's answer
  * judges a few weak matches, said to be weak, better than none.
  */
-export const NEAREST_LIMIT = 3;
+const NEAREST_LIMIT = 3;
 
 const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
 

@@ -68,13 +68,18 @@ export function endPointQueries(question: string): string[] {
 export function anchorQueries(question: string): string[] {
   if (DURATION.test(question)) return [];
   const between = BETWEEN.exec(question);
-  if (!between) return [];
+  // A span is asked about what happened or was done in it; "the difference between a latte and a
+  // cappuccino" names two things, not two times.
+  if (!between || !HAPPENED.test(question.slice(0, between.index))) return [];
   const ends: [string, string] = [between[1]!, completed(between[1]!, between[2]!)];
   const stripped = ends.map((e) => e.replace(/^the\s+/i, ""));
   if (stripped.every((e) => words(e).every((w) => /^[A-Z]/.test(w)))) return [];
   if (ends.some((e) => DATE_LIKE.test(e))) return [];
   return subQueries(question, ends, true);
 }
+
+/** What a question about a span asks: what happened, was done, or where someone was. */
+const HAPPENED = /\b(?:did|do|does|done|happen(?:ed|s)?|was|were|went|had|has|have)\b/i;
 
 /** A month, a year or a day number: an end point that is a date, not an event. */
 const DATE_LIKE =

@@ -69,6 +69,12 @@ describe("anchorQueries: two events that bound the span a question asks about", 
     expect(anchorQueries("What did Zoe do between March and June 2023?")).toEqual([]);
     expect(anchorQueries("Where was John between August 11 and August 15?")).toEqual([]);
     expect(anchorQueries("What did Zoe do after the trip?")).toEqual([]);
+    expect(anchorQueries("What's the difference between a latte and a cappuccino?")).toEqual([]);
+    expect(anchorQueries("What is the link between the trip and the wedding?")).toEqual([]);
+    expect(anchorQueries("What happened between the trip and the wedding?")).toEqual([
+      "the trip",
+      "the wedding",
+    ]);
   });
 });
 

@@ -101,9 +101,7 @@ describe("search", () => {
       const res = await call(diet.mcp, "search", { query: "what can't I eat" });
       const out = structured<SearchOut & { nearest: boolean; results: { similarity: number }[] }>(res);
       expect(out.nearest).toBe(true);
-      expect(text(res)).toMatch(
-        /^Nothing reached similarity 0\.3 for "what can't I eat"; the nearest \d results?/,
-      );
+      expect(text(res)).toMatch(/^Nothing reached similarity 0\.3; the nearest \d results?, weaker matches/);
       expect(out.results.length).toBeGreaterThan(0);
       expect(out.results.length).toBeLessThanOrEqual(3);
       expect(out.results[0]?.text).toContain("peanuts");
@@ -111,9 +109,13 @@ describe("search", () => {
         expect(r.similarity).toBeGreaterThan(0);
         expect(r.similarity).toBeLessThan(0.3);
       }
+      // Within a token budget, the longer header included.
+      const tight = await call(diet.mcp, "search", { query: "what can't I eat", maxTokens: 60 });
+      expect(structured<{ nearest: boolean }>(tight).nearest).toBe(true);
+      expect(text(tight).length).toBeLessThanOrEqual(60 * 4);
       // A threshold the caller chose is kept to.
       const strict = await call(diet.mcp, "search", { query: "what can't I eat", threshold: 0.3 });
-      expect(text(strict)).toMatch(/^Nothing found/);
+      expect(text(strict)).toMatch(/^Nothing found.*, or a lower threshold\.$/);
       expect(structured<{ nearest: boolean }>(strict).nearest).toBe(false);
       // A hit over the threshold is answered as before.
       const plain = structured<{ nearest: boolean; results: unknown[] }>(

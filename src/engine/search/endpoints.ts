@@ -68,12 +68,14 @@ export function endPointQueries(question: string): string[] {
 export function anchorQueries(question: string): string[] {
   if (DURATION.test(question)) return [];
   const between = BETWEEN.exec(question);
+  if (!between) return [];
   // A span is asked about what happened or was done in it; "the difference between a latte and a
-  // cappuccino" names two things, not two times.
-  if (!between || !HAPPENED.test(question.slice(0, between.index))) return [];
+  // cappuccino" or "choose between tea and coffee" names two things, not two times.
+  const before = question.slice(0, between.index);
+  if (!HAPPENED.test(before) || COMPARED.test(before)) return [];
   const ends: [string, string] = [between[1]!, completed(between[1]!, between[2]!)];
-  const stripped = ends.map((e) => e.replace(/^the\s+/i, ""));
-  if (stripped.every((e) => words(e).every((w) => /^[A-Z]/.test(w)))) return [];
+  // "Between John and Tim", "between Zoe and her sister": people, not events.
+  if (ends.some((e) => words(e).every((w) => /^[A-Z]/.test(w)))) return [];
   if (ends.some((e) => DATE_LIKE.test(e))) return [];
   return subQueries(question, ends, true);
 }
@@ -81,7 +83,15 @@ export function anchorQueries(question: string): string[] {
 /** What a question about a span asks: what happened, was done, or where someone was. */
 const HAPPENED = /\b(?:did|do|does|done|happen(?:ed|s)?|was|were|went|had|has|have)\b/i;
 
-/** A month, a year or a day number: an end point that is a date, not an event. */
+/** Words that weigh two things against each other rather than ask what happened between them. */
+const COMPARED =
+  /\b(?:differen\w*|choose|chose|choos\w*|choice|decid\w*|pick\w*|compar\w*|relationship|link|connection|similar\w*|contrast|prefer\w*|more|less|better|worse)\b/i;
+
+/**
+ * A year, a day number, a month, a season or a relative day: an end point that is a date, not an
+ * event (when.ts reads those). "Her 30th birthday" is left out with them: a missed span costs less
+ * than a wrong one.
+ */
 const DATE_LIKE =
   /\b(?:(?:19|20)\d{2}|\d{1,2}(?:st|nd|rd|th)?|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|spring|summer|autumn|fall|winter|yesterday|today|now)\b/i;
 

@@ -163,8 +163,11 @@ export async function search(
     const ends: string[] = [];
     for (const anchor of anchors) {
       const found = (await rank(anchor)).items;
-      const date = found.find((i) => i.corpus === "memories" && i.date !== null)?.date;
-      if (date) ends.push(date.slice(0, 10));
+      // The event is its best memory, when that one is dated and relevant in its own right (a
+      // memory that only shares the person's name dates nothing).
+      const event = found.find((i) => i.corpus === "memories");
+      if (event?.date && event.scored.similarity >= SEARCH_DEFAULTS.threshold)
+        ends.push(event.date.slice(0, 10));
       items = mergeBest(items, found);
     }
     if (ends.length === 2) {

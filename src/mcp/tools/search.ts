@@ -7,7 +7,7 @@ import {
   type SearchHit,
   SearchMode,
 } from "../../api/index.js";
-import { age, fitToBudget, truncate } from "../format.js";
+import { age, estimateTokens, fitToBudget, truncate } from "../format.js";
 import { defineTool } from "./define.js";
 
 const inputSchema = z.strictObject({
@@ -22,12 +22,7 @@ const inputSchema = z.strictObject({
     .max(SEARCH_LIMIT_MAX)
     .default(SEARCH_LIMIT_DEFAULT)
     .describe("Most results."),
-  threshold: z
-    .number()
-    .min(0)
-    .max(1)
-    .optional()
-    .describe("Minimum similarity, default 0.3; lower it when nothing comes back."),
+  threshold: z.number().min(0).max(1).optional().describe("Minimum similarity, default 0.3."),
   filter: Filter.optional().describe(
     "{field, operator, value} or {operator: and|or, operands}; field: a metadata key, source, type or documentId.",
   ),
@@ -112,7 +107,7 @@ export const search = defineTool({
   description: [
     "Recall stored facts and document passages; call it before answering anything that may depend on earlier conversations.",
     "Results by similarity, with age and source.",
-    "If nothing reaches the threshold, the nearest weaker matches come back marked nearest; new content is searchable after a few seconds.",
+    "If nothing reaches the default threshold, the nearest weaker matches come back marked nearest; new content is searchable after a few seconds.",
   ].join(" "),
   inputSchema,
   outputSchema,
@@ -133,8 +128,12 @@ export const search = defineTool({
     let res = await ask(args.threshold, args.limit);
     // Only when the caller left the threshold to us: one they chose is kept to.
     let nearest = false;
+    // Whether a lower threshold is still worth suggesting.
+    let lowest = args.threshold === 0;
     if (res.results.length === 0 && args.threshold === undefined) {
+      lowest = true;
       const weak = await ask(0, Math.min(args.limit, NEAREST_LIMIT));
+      // Any evidence at all: a row with none (similarity 0) is not near, only present.
       const some = weak.results.filter((h) => h.similarity > 0);
       if (some.length > 0) {
         res = { ...weak, results: some, searchTime: res.searchTime + weak.searchTime };
@@ -143,22 +142,23 @@ export const search = defineTool({
     }
     const now = Date.now();
     const all = res.results.map((h) => toResult(h, now));
+    const header = (n: number, cut: boolean) => {
+      if (n === 0)
+        return `Nothing found for "${args.query}". Try other words${args.mode === "hybrid" ? "" : ', mode "hybrid"'}${lowest ? "" : ", or a lower threshold"}.`;
+      const count = `${n} result${n === 1 ? "" : "s"}${cut ? ` (of ${all.length}; cut to fit ${args.maxTokens} tokens)` : ""}`;
+      return nearest
+        ? `Nothing reached similarity ${SEARCH_THRESHOLD_DEFAULT}; the nearest ${count}, weaker matches (check that they answer it):`
+        : `${count}:`;
+    };
+    // The header is part of the answer's budget: its longest form (every result, cut) is set aside.
+    const reserve = estimateTokens(header(all.length, true)) + 1;
     const { kept, truncated } = fitToBudget(
       all,
       (r) => renderResult(r, all.length),
       (r, max) => ({ ...r, text: truncate(r.text, max) }),
-      // The header line takes a few tokens of the budget too.
-      args.maxTokens === undefined ? undefined : Math.max(0, args.maxTokens - 20),
+      args.maxTokens === undefined ? undefined : Math.max(0, args.maxTokens - reserve),
     );
-    const lines = kept.map(renderResult);
-    const count = `${kept.length} result${kept.length === 1 ? "" : "s"}${truncated ? ` (of ${all.length}; cut to fit ${args.maxTokens} tokens)` : ""}`;
-    const header =
-      kept.length === 0
-        ? `Nothing found for "${args.query}". Try other words${args.mode === "hybrid" ? "" : ', mode "hybrid"'}, or a lower threshold.`
-        : nearest
-          ? `Nothing reached similarity ${SEARCH_THRESHOLD_DEFAULT} for "${args.query}"; the nearest ${count}, weaker matches (check that they answer it):`
-          : `${count}:`;
-    const text = [header, ...lines].join("\n");
+    const text = [header(kept.length, truncated), ...kept.map(renderResult)].join("\n");
     return {
       structured: { results: kept, found: all.length, truncated, nearest, searchTimeMs: res.searchTime },
       text,

@@ -12,17 +12,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { MemoryClient } from "../src/client/index.js";
 import { openEngine } from "../src/engine/index.js";
-import { createMcpServer } from "../src/mcp/server.js";
 import {
   addStores,
+  apiSearch,
   FIRST_RECALL_STORES,
   FRESH_STORES,
-  type RecallHit,
+  mcpSearch,
   recall,
 } from "../test/fixtures/first-recall.js";
 
@@ -32,30 +29,6 @@ const dir = mkdtempSync(join(tmpdir(), "memctx-first-recall-"));
 const engine = await openEngine({ dataDir: dir, apiKey, log: () => {} });
 const client = new MemoryClient({ apiKey, fetch: (r) => engine.fetch(r), maxRetries: 0 });
 
-const api = async (namespace: string, question: string): Promise<RecallHit[]> =>
-  (await client.ns(namespace).search({ query: question })).results.map((h) => ({
-    kind: h.memory !== undefined ? "memory" : "chunk",
-    text: h.memory ?? h.chunk ?? "",
-  }));
-
-const mcp = async (namespace: string, question: string): Promise<RecallHit[]> => {
-  const server = createMcpServer({ client, namespace });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const session = new Client({ name: "first-recall-bench", version: "1.0.0" });
-  await session.connect(clientSide);
-  try {
-    const res = (await session.callTool({
-      name: "search",
-      arguments: { query: question },
-    })) as CallToolResult;
-    return (res.structuredContent as { results: RecallHit[] }).results;
-  } finally {
-    await session.close();
-    await server.close();
-  }
-};
-
 try {
   for (const [name, stores] of [
     ["first", FIRST_RECALL_STORES],
@@ -63,8 +36,8 @@ try {
   ] as const) {
     await addStores(client, name, stores);
     for (const [how, search] of [
-      ["API search", api],
-      ["MCP search tool", mcp],
+      ["API search", apiSearch(client)],
+      ["MCP search tool", mcpSearch(client)],
     ] as const) {
       const any = await recall(name, stores, search);
       const memories = await recall(name, stores, search, { memoriesOnly: true });

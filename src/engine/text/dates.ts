@@ -398,16 +398,16 @@ export function resolveDates(sentence: string, ref: DayRef): DateSpan[] {
     const season = (m[2] ?? m[3])!.toLowerCase() as keyof typeof SEASON_END;
     const ends = SEASON_END[season];
     const said = m[1]?.toLowerCase();
-    const next = said === "next" || said === "this coming";
-    let year = ref.month > ends ? ref.year : ref.year - 1;
-    if (next) year = ref.month < ends - 2 ? ref.year : ref.year + 1;
-    else if (said === "this" || said === undefined) {
-      const seasonIn = (y: number) => ({
-        from: Date.UTC(y, ends - 3, 1, 12),
-        to: Date.UTC(y, ends, 0, 12),
-      });
-      year = chooseYear(ref, said === "this" ? "nearest" : wayOf(undefined, sentence), seasonIn);
-    }
+    const way: Way =
+      said === "next" || said === "this coming"
+        ? "next"
+        : said === "last" || said === "past"
+          ? "last"
+          : said === "this"
+            ? "nearest"
+            : wayOf(undefined, sentence);
+    const seasonIn = (y: number) => ({ from: Date.UTC(y, ends - 3, 1, 12), to: Date.UTC(y, ends, 0, 12) });
+    const year = chooseYear(ref, way, seasonIn);
     const name = season === "fall" ? "autumn" : season;
     push(m.index, m.index + m[0].length, beside(m[0], `the ${name} of ${year}`), isoDay(year, ends - 2, 1));
   }

@@ -6,13 +6,13 @@ import { MemoryClient } from "../../../src/client/index.js";
 import { type Engine, openEngine } from "../../../src/engine/index.js";
 import {
   addStores,
+  apiSearch,
   FIRST_RECALL_STORES,
   FRESH_STORES,
-  type RecallHit,
+  mcpSearch,
   type RecallStore,
   recall,
 } from "../../fixtures/first-recall.js";
-import { call, connect, structured } from "../../mcp/helpers.js";
 
 /**
  * "First recall": what a new user tries first. Small stores, each a few facts sent as a note or as
@@ -48,23 +48,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const api = async (namespace: string, question: string): Promise<RecallHit[]> =>
-  (await client.ns(namespace).search({ query: question })).results.map((h) => ({
-    kind: h.memory !== undefined ? "memory" : "chunk",
-    text: h.memory ?? h.chunk ?? "",
-  }));
-
-/** The MCP search tool with its defaults, through the real SDK client, one session per store. */
-const mcp = async (namespace: string, question: string): Promise<RecallHit[]> => {
-  const session = await connect({ client, namespace });
-  try {
-    return structured<{ results: RecallHit[] }>(await call(session.mcp, "search", { query: question }))
-      .results;
-  } finally {
-    await session.close();
-  }
-};
-
 const rate = (name: string, r: { found: number; asked: number; missed: string[] }) => {
   console.log(`first recall, ${name}: ${r.found} of ${r.asked}; missed:\n${r.missed.join("\n")}`);
   return r.found / r.asked;
@@ -82,7 +65,9 @@ describe("first recall on small, fresh stores with default search settings", () 
   // ("what can't I eat" / "allergic to peanuts") and score under the threshold. The fresh set
   // gives 26 of 30 (86.7%) through the API: it is asserted through MCP below.
   it("API search: the answer in the top 3 for at least 90% of the first set's questions", async () => {
-    expect(rate("first, API", await recall("first", FIRST_RECALL_STORES, api))).toBeGreaterThanOrEqual(0.9);
+    expect(
+      rate("first, API", await recall("first", FIRST_RECALL_STORES, apiSearch(client))),
+    ).toBeGreaterThanOrEqual(0.9);
   });
 
   // The search tool shows the nearest weaker matches when nothing reaches the threshold
@@ -90,7 +75,7 @@ describe("first recall on small, fresh stores with default search settings", () 
   // which holds every answer, so any weak match of it would pass. 47 of 51 and 28 of 30 when written.
   it("MCP search tool: the answer in its first 3 memories for at least 90% of each set", async () => {
     for (const [name, stores] of SETS) {
-      const r = await recall(name, stores, mcp, { memoriesOnly: true });
+      const r = await recall(name, stores, mcpSearch(client), { memoriesOnly: true });
       expect(rate(`${name}, MCP memories`, r)).toBeGreaterThanOrEqual(0.9);
     }
   });

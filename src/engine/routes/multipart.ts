@@ -66,6 +66,12 @@ export async function readUpload(req: Request): Promise<UploadForm> {
     throw new InputError("body", `not a readable multipart body (${(err as Error).message})`);
   }
   bb.on("file", (name, stream, filename, _encoding, mimeType) => {
+    // A part cut off before its boundary ("Part terminated early": the body ended, or its
+    // Content-Length was shorter than what was sent) errors the part's stream: unheard, that
+    // error would stop the process.
+    stream.on("error", (err: Error) =>
+      fail(new InputError("body", `not a readable multipart body (${err.message})`)),
+    );
     if (name !== FILE_PART) {
       fail(new InputError(name, `unknown file part: send the file in a part named '${FILE_PART}'`));
       stream.resume();

@@ -12,31 +12,31 @@ export interface ConnectorItemRow {
   version: string;
 }
 
-export function connectorItems(db: Db, connectorId: string): ConnectorItemRow[] {
-  return statement(
+export async function connectorItems(db: Db, connectorId: string): Promise<ConnectorItemRow[]> {
+  return (await statement(
     db,
     "SELECT external_id, document_id, version FROM connector_items WHERE connector_id = ?",
-  ).all(connectorId) as unknown as ConnectorItemRow[];
+  ).all(connectorId)) as unknown as ConnectorItemRow[];
 }
 
-export function upsertConnectorItem(
+export async function upsertConnectorItem(
   db: Db,
   connectorId: string,
   externalId: string,
   documentId: string,
   version: string,
-): void {
-  statement(
+): Promise<void> {
+  (await statement(
     db,
     `INSERT INTO connector_items (connector_id, external_id, document_id, version, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(connector_id, external_id) DO UPDATE SET document_id = excluded.document_id, version = excluded.version,
        updated_at = excluded.updated_at`,
-  ).run(connectorId, externalId, documentId, version, now());
+  ).run(connectorId, externalId, documentId, version, now()));
 }
 
-export function deleteConnectorItem(db: Db, connectorId: string, externalId: string): void {
-  statement(db, "DELETE FROM connector_items WHERE connector_id = ? AND external_id = ?").run(
+export async function deleteConnectorItem(db: Db, connectorId: string, externalId: string): Promise<void> {
+  (await statement(db, "DELETE FROM connector_items WHERE connector_id = ? AND external_id = ?").run(
     connectorId,
     externalId,
-  );
+  ));
 }

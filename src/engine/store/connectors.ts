@@ -51,29 +51,29 @@ function opened(db: Db, row: ConnectorRow | undefined): ConnectorRow | undefined
 }
 
 /** Seals the secrets of rows written before encryption (their next write would too). */
-export function sealPlaintextSecrets(db: Db): number {
-  const rows = statement(
+export async function sealPlaintextSecrets(db: Db): Promise<number> {
+  const rows = (await statement(
     db,
     "SELECT id, config, credentials FROM connectors WHERE config NOT LIKE 'enc:v1:%' OR credentials NOT LIKE 'enc:v1:%'",
-  ).all() as { id: string; config: string | null; credentials: string | null }[];
+  ).all()) as { id: string; config: string | null; credentials: string | null }[];
   const update = statement(db, "UPDATE connectors SET config = ?, credentials = ? WHERE id = ?");
   for (const r of rows) {
     const keep = (column: (typeof SECRET_COLUMNS)[number]) => {
       const value = r[column];
       return value === null || isSealed(value) ? value : seal(db, r.id, column, value);
     };
-    update.run(keep("config"), keep("credentials"), r.id);
+    (await update.run(keep("config"), keep("credentials"), r.id));
   }
   return rows.length;
 }
 
-export function insertConnector(
+export async function insertConnector(
   db: Db,
   row: Omit<ConnectorRow, "id" | "created_at" | "updated_at" | "credentials" | "account">,
-): ConnectorRow {
+): Promise<ConnectorRow> {
   const t = now();
   const id = newId("con");
-  statement(
+  (await statement(
     db,
     `INSERT INTO connectors (id, organization_id, namespace_id, provider, state, config, selection, document_limit,
        sync_interval_seconds, oauth_state, code_verifier, redirect_url, authorization_url, authorization_expires_at,
@@ -96,14 +96,14 @@ export function insertConnector(
     row.authorization_expires_at,
     t,
     t,
-  );
+  ));
   return getConnectorRow(db, id)!;
 }
 
-export function getConnectorRow(db: Db, id: string): ConnectorRow | undefined {
+export async function getConnectorRow(db: Db, id: string): Promise<ConnectorRow | undefined> {
   return opened(
     db,
-    statement(db, "SELECT * FROM connectors WHERE id = ?").get(id) as ConnectorRow | undefined,
+    (await statement(db, "SELECT * FROM connectors WHERE id = ?").get(id)) as ConnectorRow | undefined,
   );
 }
 
@@ -111,67 +111,67 @@ export function getConnectorRow(db: Db, id: string): ConnectorRow | undefined {
  * Takes a pending connector's one-time OAuth state, in one statement: of two callbacks that carry
  * the same state, exactly one gets the row (and its code verifier); the other gets undefined.
  */
-export function consumeOAuthState(db: Db, state: string): ConnectorRow | undefined {
+export async function consumeOAuthState(db: Db, state: string): Promise<ConnectorRow | undefined> {
   return opened(
     db,
-    statement(
+    (await statement(
       db,
       "UPDATE connectors SET oauth_state = NULL, updated_at = ? WHERE oauth_state = ? AND state = 'pending' RETURNING *",
-    ).get(now(), state) as ConnectorRow | undefined,
+    ).get(now(), state)) as ConnectorRow | undefined,
   );
 }
 
 /** A pending connector whose authorization can no longer complete (expired, refused or failed). */
-export function expireConnector(db: Db, id: string): void {
-  statement(
+export async function expireConnector(db: Db, id: string): Promise<void> {
+  (await statement(
     db,
     "UPDATE connectors SET state = 'expired', oauth_state = NULL, code_verifier = NULL, updated_at = ? WHERE id = ? AND state = 'pending'",
-  ).run(now(), id);
+  ).run(now(), id));
 }
 
 /** Connected connectors only: a pending OAuth connector is not listed (spec, Connector states). */
-export function listConnectorRows(db: Db, organizationId: string, namespaceId?: string): ConnectorRow[] {
+export async function listConnectorRows(db: Db, organizationId: string, namespaceId?: string): Promise<ConnectorRow[]> {
   const sql = `SELECT * FROM connectors WHERE organization_id = ? AND state = 'connected'${namespaceId ? " AND namespace_id = ?" : ""} ORDER BY created_at`;
   const args = namespaceId ? [organizationId, namespaceId] : [organizationId];
-  return (statement(db, sql).all(...args) as unknown as ConnectorRow[]).map((r) => opened(db, r)!);
+  return ((await statement(db, sql).all(...args)) as unknown as ConnectorRow[]).map((r) => opened(db, r)!);
 }
 
 /** OAuth tokens (sealed) and the account they belong to, when the provider names it. */
-export function saveCredentials(db: Db, id: string, tokens: { account?: string | null }): void {
-  statement(
+export async function saveCredentials(db: Db, id: string, tokens: { account?: string | null }): Promise<void> {
+  (await statement(
     db,
     "UPDATE connectors SET credentials = ?, account = COALESCE(?, account), updated_at = ? WHERE id = ?",
-  ).run(seal(db, id, "credentials", JSON.stringify(tokens)), tokens.account ?? null, now(), id);
+  ).run(seal(db, id, "credentials", JSON.stringify(tokens)), tokens.account ?? null, now(), id));
 }
 
 /** The code was exchanged: the connector is connected and its one-time OAuth values are gone. */
-export function markConnected(db: Db, id: string): void {
-  statement(
+export async function markConnected(db: Db, id: string): Promise<void> {
+  (await statement(
     db,
     "UPDATE connectors SET state = 'connected', oauth_state = NULL, code_verifier = NULL, authorization_url = NULL, updated_at = ? WHERE id = ?",
-  ).run(now(), id);
+  ).run(now(), id));
 }
 
 /** PATCH: a null leaves the value as it is. */
-export function updateConnectorSettings(
+export async function updateConnectorSettings(
   db: Db,
   id: string,
   change: { selection: string | null; documentLimit: number | null; syncIntervalSeconds?: number | null },
-): void {
-  statement(
+): Promise<void> {
+  (await statement(
     db,
     `UPDATE connectors SET selection = COALESCE(?, selection), document_limit = COALESCE(?, document_limit),
        sync_interval_seconds = COALESCE(?, sync_interval_seconds), updated_at = ? WHERE id = ?`,
-  ).run(change.selection, change.documentLimit, change.syncIntervalSeconds ?? null, now(), id);
+  ).run(change.selection, change.documentLimit, change.syncIntervalSeconds ?? null, now(), id));
 }
 
 /** Whether any connector syncs on a schedule (someone must look for its due runs). */
-export function hasScheduledConnectors(db: Db): boolean {
+export async function hasScheduledConnectors(db: Db): Promise<boolean> {
   return (
-    statement(
+    (await statement(
       db,
       "SELECT 1 FROM connectors WHERE state = 'connected' AND sync_interval_seconds > 0 LIMIT 1",
-    ).get() !== undefined
+    ).get()) !== undefined
   );
 }
 
@@ -181,8 +181,8 @@ export function hasScheduledConnectors(db: Db): boolean {
  * Read from the runs in the store, so the schedule survives restarts and is the same for every
  * process on the data directory.
  */
-export function dueConnectorIds(db: Db, at: string): string[] {
-  const rows = statement(
+export async function dueConnectorIds(db: Db, at: string): Promise<string[]> {
+  const rows = (await statement(
     db,
     `SELECT c.id FROM connectors c
      WHERE c.state = 'connected' AND c.sync_interval_seconds > 0
@@ -191,18 +191,18 @@ export function dueConnectorIds(db: Db, at: string): string[] {
              (SELECT max(coalesce(r.finished_at, r.created_at)) FROM sync_runs r WHERE r.connector_id = c.id),
              c.updated_at)) + c.sync_interval_seconds / 86400.0 <= julianday(?)
      ORDER BY c.id`,
-  ).all(at) as { id: string }[];
+  ).all(at)) as { id: string }[];
   return rows.map((r) => r.id);
 }
 
 /** What the provider knows of an imported document (processing keeps them for connector documents). */
-export function setConnectorDocumentSource(
+export async function setConnectorDocumentSource(
   db: Db,
   documentId: string,
   type: string,
   url: string | null,
-): void {
-  statement(db, "UPDATE documents SET type = ?, url = ? WHERE id = ?").run(type, url, documentId);
+): Promise<void> {
+  (await statement(db, "UPDATE documents SET type = ?, url = ? WHERE id = ?").run(type, url, documentId));
 }
 
 /**
@@ -211,29 +211,29 @@ export function setConnectorDocumentSource(
  * go by foreign key. A running sync notices that the connector is gone and stops. Returns the
  * number of documents deleted.
  */
-export function deleteConnector(
+export async function deleteConnector(
   db: Db,
   row: ConnectorRow,
   options: { withDocuments: boolean; syncJobKind: string },
-): number {
-  return transaction(db, () => {
+): Promise<number> {
+  return transaction(db, async () => {
     let count = 0;
     if (options.withDocuments) {
       const ids = (
-        statement(db, "SELECT id FROM documents WHERE connector_id = ? AND namespace_id = ?").all(
+        (await statement(db, "SELECT id FROM documents WHERE connector_id = ? AND namespace_id = ?").all(
           row.id,
           row.namespace_id,
-        ) as { id: string }[]
+        )) as { id: string }[]
       ).map((d) => d.id);
       count = deleteDocuments(db, row.namespace_id, ids).count;
     } else {
-      statement(db, "UPDATE documents SET connector_id = NULL WHERE connector_id = ?").run(row.id);
+      (await statement(db, "UPDATE documents SET connector_id = NULL WHERE connector_id = ?").run(row.id));
     }
-    statement(
+    (await statement(
       db,
       "DELETE FROM jobs WHERE kind = ? AND json_extract(payload, '$.connectorId') = ? AND state = 'queued'",
-    ).run(options.syncJobKind, row.id);
-    statement(db, "DELETE FROM connectors WHERE id = ?").run(row.id);
+    ).run(options.syncJobKind, row.id));
+    (await statement(db, "DELETE FROM connectors WHERE id = ?").run(row.id));
     return count;
   });
 }

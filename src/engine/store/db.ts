@@ -2,13 +2,14 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import type { Db, TransactionLock } from "./connection.js";
+import { type Db, StoreUnavailableError, type TransactionLock } from "./connection.js";
 import { registerFilterFunction } from "./filter.js";
 import { PostgresDatabase } from "./postgres/connect.js";
 import { migrate } from "./schema.js";
 import { indexPending, indexQueued, registerSearchFunctions } from "./search-index.js";
 import { useSecretKey } from "./secrets.js";
-import { useWriteLock, withWriteLock } from "./write-lock.js";
+import { SqliteDatabase } from "./sqlite.js";
+import { useWriteLock } from "./write-lock.js";
 
 export type { Db } from "./connection.js";
 
@@ -52,7 +53,7 @@ const WRITES_CACHE_MIB = 64;
  * A new data directory is made 0700 and the database file 0600 (SQLite gives its -wal and -shm
  * files the database file's mode); an existing directory keeps the mode its owner chose.
  */
-export function openDatabase(dataDir: string, opts: OpenOptions = {}): Db {
+export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Promise<Db> {
   if (opts.databaseUrl) return openPostgres(dataDir, opts.databaseUrl);
   if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
     chmodSync(dataDir, DATA_DIR_MODE);
@@ -68,51 +69,57 @@ export function openDatabase(dataDir: string, opts: OpenOptions = {}): Db {
       if ((err as NodeJS.ErrnoException).code !== "EPERM") throw err;
     }
   }
-  const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
+  const raw = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
+  const db = new SqliteDatabase(raw);
   useWriteLock(db, opts.writeLock);
   useSecretKey(db, dataDir);
-  registerFilterFunction(db);
-  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.exec("PRAGMA journal_mode = WAL");
+  registerFilterFunction(raw);
+  raw.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  raw.exec("PRAGMA journal_mode = WAL");
   // NORMAL in WAL mode: a process crash loses nothing committed; only an OS crash or power
   // loss can drop the last transactions. FULL costs an fsync per commit.
-  db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA foreign_keys = ON");
+  raw.exec("PRAGMA synchronous = NORMAL");
+  raw.exec("PRAGMA foreign_keys = ON");
   // See OpenOptions.cache: SQLite's cache_size counts KiB when negative.
-  db.exec(`PRAGMA cache_size = ${-1024 * (opts.cache === "writes" ? WRITES_CACHE_MIB : READS_CACHE_MIB)}`);
-  db.exec("PRAGMA wal_autocheckpoint = 10000");
-  registerSearchFunctions(db);
-  migrate(db);
+  raw.exec(`PRAGMA cache_size = ${-1024 * (opts.cache === "writes" ? WRITES_CACHE_MIB : READS_CACHE_MIB)}`);
+  raw.exec("PRAGMA wal_autocheckpoint = 10000");
+  registerSearchFunctions(raw);
+  migrate(raw);
   // Units a migration queued (or a process left queued when it stopped) are indexed before use;
   // with nothing queued, opening takes no write lock.
-  indexQueued(db);
+  await indexQueued(db);
   return db;
 }
 
 /** Opens (and migrates) a PostgreSQL database: the same store over store/postgres/. */
-function openPostgres(dataDir: string, url: string): Db {
+async function openPostgres(dataDir: string, url: string): Promise<Db> {
   if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
     chmodSync(dataDir, DATA_DIR_MODE);
   }
   const db = new PostgresDatabase(url, dataDir);
   try {
     useSecretKey(db, dataDir);
-    db.migrate();
-    indexQueued(db);
+    await db.migrate();
+    await indexQueued(db);
   } catch (err) {
-    db.close();
+    await db.close();
     throw err;
   }
   return db;
 }
 
 /**
- * Runs `fn` in one write transaction (BEGIN IMMEDIATE takes SQLite's write lock up front, so two
- * processes never deadlock upgrading a read lock). `fn` must be synchronous. The chunks and memories
- * it wrote are indexed for search before it commits (store/search-index.ts indexPending). A
- * transaction opened inside another runs under the outer one's lock.
+ * Runs `fn` in one write transaction (SQLite's write lock taken up front, so two processes never
+ * deadlock upgrading a read lock). The chunks and memories it wrote are indexed for search before
+ * it commits (store/search-index.ts indexPending). A transaction opened inside another runs under
+ * the outer one's lock. `fn` must not wait on anything but the store (a fetch, a model): the
+ * transaction holds its lock meanwhile. `read`: a consistent snapshot that writes nothing.
  */
-export function transaction<T>(db: Db, fn: () => T, lock: "write" | "queue" = "write"): T {
+export function transaction<T>(
+  db: Db,
+  fn: () => Promise<T>,
+  lock: "write" | "queue" | "read" = "write",
+): Promise<T> {
   return run(db, fn, lock);
 }
 
@@ -126,7 +133,7 @@ export function transaction<T>(db: Db, fn: () => T, lock: "write" | "queue" = "w
  * meanwhile. A transaction that reads across namespaces (an organization's quota) must be
  * `transaction`.
  */
-export function namespaceTransaction<T>(db: Db, namespaceId: string, fn: () => T): T {
+export function namespaceTransaction<T>(db: Db, namespaceId: string, fn: () => Promise<T>): Promise<T> {
   return run(db, fn, { namespaceId });
 }
 
@@ -135,41 +142,17 @@ export function namespaceTransaction<T>(db: Db, namespaceId: string, fn: () => T
  * created) until it ends, and indexes its units at the commit. SQLite's transactions, and
  * schema-wide ones, exclude every other writer already: nothing to do there.
  */
-export function lockNamespace(db: Db, namespaceId: string): void {
-  if (db instanceof PostgresDatabase && db.isTransaction) db.lockNamespace(namespaceId);
+export async function lockNamespace(db: Db, namespaceId: string): Promise<void> {
+  if (db instanceof PostgresDatabase && db.isTransaction) await db.lockNamespace(namespaceId);
 }
 
-function run<T>(db: Db, fn: () => T, lock: TransactionLock): T {
-  if (db.isTransaction) {
-    if (typeof lock === "object") lockNamespace(db, lock.namespaceId);
-    return fn();
-  }
-  if (db instanceof PostgresDatabase) {
-    db.begin(lock);
-    try {
-      const out = fn();
-      // A claim writes only jobs rows: no search index units to index.
-      const namespaces = db.lockedNamespaces;
-      if (lock !== "queue") indexPending(db, undefined, namespaces ? [...namespaces] : undefined);
-      db.exec("COMMIT");
-      return out;
-    } catch (err) {
-      if (db.isTransaction) db.exec("ROLLBACK");
-      throw err;
-    }
-  }
-  return withWriteLock(db, () => {
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      const out = fn();
-      indexPending(db);
-      db.exec("COMMIT");
-      return out;
-    } catch (err) {
-      if (db.isTransaction) db.exec("ROLLBACK");
-      throw err;
-    }
-  });
+function run<T>(db: Db, fn: () => Promise<T>, lock: TransactionLock): Promise<T> {
+  // A claim writes only jobs rows, a snapshot nothing: no search index units to index.
+  const index =
+    lock === "queue" || lock === "read"
+      ? undefined
+      : (namespaces: readonly string[] | null) => indexPending(db, undefined, namespaces ?? undefined);
+  return db.transact(lock, fn, index);
 }
 
 /** What /health and `memctx serve` say of the database. */
@@ -185,11 +168,13 @@ export function databaseBackend(db: Db): DatabaseState["backend"] {
 }
 
 /** Reads the schema version: a round trip to the database, so it also says the file is readable. */
-export function databaseState(db: Db): DatabaseState {
-  if (db instanceof PostgresDatabase) return { backend: "postgres", schema: db.schemaVersion() };
-  const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
+export async function databaseState(db: Db): Promise<DatabaseState> {
+  if (db instanceof PostgresDatabase) return { backend: "postgres", schema: await db.schemaVersion() };
+  const row = (await db.prepare("PRAGMA user_version").get()) as { user_version: number };
   return { backend: "sqlite", schema: row.user_version };
 }
+
+export { StoreUnavailableError };
 
 /** SQLite's primary result code for "database or disk is full". */
 const SQLITE_FULL = 13;

@@ -13,27 +13,27 @@ export interface StoredFile {
 }
 
 /** The uploaded file of a document, or undefined for content sent as text. */
-export function getDocumentFile(db: Db, documentId: string): StoredFile | undefined {
-  const row = statement(
+export async function getDocumentFile(db: Db, documentId: string): Promise<StoredFile | undefined> {
+  const row = (await statement(
     db,
     "SELECT name, mime_type, kind, bytes FROM document_files WHERE document_id = ?",
-  ).get(documentId) as
+  ).get(documentId)) as
     | { name: string | null; mime_type: string; kind: StoredFile["kind"]; bytes: Uint8Array }
     | undefined;
   return row ? { bytes: row.bytes, name: row.name, mimeType: row.mime_type, kind: row.kind } : undefined;
 }
 
 /** Stores (or replaces) a document's file; in the caller's transaction. */
-export function putDocumentFile(db: Db, documentId: string, file: StoredFile): void {
-  statement(
+export async function putDocumentFile(db: Db, documentId: string, file: StoredFile): Promise<void> {
+  (await statement(
     db,
     `INSERT INTO document_files (document_id, name, mime_type, kind, size, bytes) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (document_id) DO UPDATE SET name = excluded.name, mime_type = excluded.mime_type,
        kind = excluded.kind, size = excluded.size, bytes = excluded.bytes`,
-  ).run(documentId, file.name, file.mimeType, file.kind, file.bytes.byteLength, file.bytes);
+  ).run(documentId, file.name, file.mimeType, file.kind, file.bytes.byteLength, file.bytes));
 }
 
 /** Content sent as text replaces a file sent earlier under the same id. */
-export function dropDocumentFile(db: Db, documentId: string): void {
-  statement(db, "DELETE FROM document_files WHERE document_id = ?").run(documentId);
+export async function dropDocumentFile(db: Db, documentId: string): Promise<void> {
+  (await statement(db, "DELETE FROM document_files WHERE document_id = ?").run(documentId));
 }

@@ -121,14 +121,14 @@ function sameProcessingInputs(
  * type answers the current status and queues nothing (unless it failed); anything else bumps the
  * generation and queues it again (see sameProcessingInputs).
  */
-export function addDocument(
+export async function addDocument(
   db: Db,
   // Only the namespace's id is read: documents.ts does not depend on namespaces.ts (which deletes documents).
   ns: { id: string },
   doc: NewDocument,
   /** The content is the stored content with text appended (appendToDocument). */
   appended = false,
-): { id: string; status: DocumentStatus } {
+): Promise<{ id: string; status: DocumentStatus }> {
   // A file is the same document again when its bytes are.
   const hash = sha256(doc.file ? doc.file.bytes : doc.content);
   const t = now();
@@ -140,12 +140,12 @@ export function addDocument(
     taskType: doc.taskType ?? "memory",
     dreaming: doc.dreaming ?? "dynamic",
   };
-  return namespaceTransaction(db, ns.id, () => {
+  return namespaceTransaction(db, ns.id, async () => {
     const existing = doc.customId
-      ? (statement(db, "SELECT * FROM documents WHERE namespace_id = ? AND custom_id = ?").get(
+      ? ((await statement(db, "SELECT * FROM documents WHERE namespace_id = ? AND custom_id = ?").get(
           ns.id,
           doc.customId,
-        ) as DocumentRow | undefined)
+        )) as DocumentRow | undefined)
       : undefined;
     if (
       existing &&
@@ -154,11 +154,11 @@ export function addDocument(
       sameProcessingInputs(existing, fields)
     ) {
       // The same document again: keep its processing (only the dreaming mode may differ).
-      statement(db, "UPDATE documents SET dreaming = ?, updated_at = ? WHERE id = ?").run(
+      (await statement(db, "UPDATE documents SET dreaming = ?, updated_at = ? WHERE id = ?").run(
         fields.dreaming,
         t,
         existing.id,
-      );
+      ));
       return { id: existing.id, status: existing.status };
     }
     let id: string;
@@ -166,7 +166,7 @@ export function addDocument(
     if (existing) {
       id = existing.id;
       generation = existing.generation + 1;
-      statement(
+      (await statement(
         db,
         `UPDATE documents SET content = ?, content_hash = ?, metadata = ?, document_date = ?, supporting_context = ?,
            filter_by_metadata = ?, task_type = ?, dreaming = ?, source = COALESCE(?, source),
@@ -192,11 +192,11 @@ export function addDocument(
         appended && sameProcessingInputs(existing, fields) ? existing.dreamed_chars : null,
         t,
         id,
-      );
+      ));
     } else {
       id = newId("doc");
       generation = 1;
-      statement(
+      (await statement(
         db,
         `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, metadata, document_date,
            supporting_context, filter_by_metadata, task_type, dreaming, source, title, connector_id, type, status,
@@ -220,7 +220,7 @@ export function addDocument(
         doc.file?.type ?? null,
         t,
         t,
-      );
+      ));
     }
     if (doc.file) putDocumentFile(db, id, doc.file);
     else if (existing) dropDocumentFile(db, id);
@@ -233,18 +233,18 @@ export function addDocument(
  * The most recently updated of a memory's source documents: its latest source (`documentId`) or
  * any other document it came from.
  */
-export function latestSourceDocument(
+export async function latestSourceDocument(
   db: Db,
   namespaceId: string,
   memoryId: string,
   documentId: string | null,
-): Document | undefined {
-  const row = statement(
+): Promise<Document | undefined> {
+  const row = (await statement(
     db,
     `SELECT d.* FROM documents d WHERE d.namespace_id = ? AND (d.id = ?
        OR d.id IN (SELECT document_id FROM memory_sources WHERE memory_id = ?))
      ORDER BY d.updated_at DESC, d.rowid DESC LIMIT 1`,
-  ).get(namespaceId, documentId, memoryId) as DocumentRow | undefined;
+  ).get(namespaceId, documentId, memoryId)) as DocumentRow | undefined;
   return row ? toDocument(row) : undefined;
 }
 
@@ -253,33 +253,33 @@ export function latestSourceDocument(
  * unique; a caller id may be used in several namespaces (the legacy routes, which name no
  * namespace, report that).
  */
-export function findDocumentsIn(
+export async function findDocumentsIn(
   db: Db,
   namespaceIds: readonly string[],
   idOrCustomId: string,
-): DocumentRow[] {
-  const byId = statement(
+): Promise<DocumentRow[]> {
+  const byId = (await statement(
     db,
     "SELECT * FROM documents WHERE id = ? AND namespace_id IN (SELECT value FROM json_each(?))",
-  ).get(idOrCustomId, JSON.stringify(namespaceIds)) as DocumentRow | undefined;
+  ).get(idOrCustomId, JSON.stringify(namespaceIds))) as DocumentRow | undefined;
   if (byId) return [byId];
-  return statement(
+  return (await statement(
     db,
     "SELECT * FROM documents WHERE custom_id = ? AND namespace_id IN (SELECT value FROM json_each(?)) ORDER BY rowid",
-  ).all(idOrCustomId, JSON.stringify(namespaceIds)) as unknown as DocumentRow[];
+  ).all(idOrCustomId, JSON.stringify(namespaceIds))) as unknown as DocumentRow[];
 }
 
 /** A document of the namespace by service id or caller id (a service id wins a tie). */
-export function findDocument(db: Db, namespaceId: string, idOrCustomId: string): DocumentRow | undefined {
-  return statement(
+export async function findDocument(db: Db, namespaceId: string, idOrCustomId: string): Promise<DocumentRow | undefined> {
+  return (await statement(
     db,
     `SELECT * FROM documents WHERE namespace_id = ? AND (id = ? OR custom_id = ?)
        ORDER BY id = ? DESC LIMIT 1`,
-  ).get(namespaceId, idOrCustomId, idOrCustomId, idOrCustomId) as DocumentRow | undefined;
+  ).get(namespaceId, idOrCustomId, idOrCustomId, idOrCustomId)) as DocumentRow | undefined;
 }
 
-export function getDocumentRow(db: Db, id: string): DocumentRow | undefined {
-  return statement(db, "SELECT * FROM documents WHERE id = ?").get(id) as DocumentRow | undefined;
+export async function getDocumentRow(db: Db, id: string): Promise<DocumentRow | undefined> {
+  return (await statement(db, "SELECT * FROM documents WHERE id = ?").get(id)) as DocumentRow | undefined;
 }
 
 export function toDocument(d: DocumentRow, extra?: { chunks?: Chunk[]; memories?: Memory[] }): Document {
@@ -318,52 +318,52 @@ export function toChunk(c: ChunkRow, metadata: Metadata): Chunk {
   };
 }
 
-export function chunksOfDocument(db: Db, doc: DocumentRow): Chunk[] {
+export async function chunksOfDocument(db: Db, doc: DocumentRow): Promise<Chunk[]> {
   const metadata = parseJson<Metadata>(doc.metadata, {});
-  const rows = statement(db, "SELECT * FROM chunks WHERE document_id = ? ORDER BY position").all(
+  const rows = (await statement(db, "SELECT * FROM chunks WHERE document_id = ? ORDER BY position").all(
     doc.id,
-  ) as unknown as ChunkRow[];
+  )) as unknown as ChunkRow[];
   return rows.map((r) => toChunk(r, metadata));
 }
 
 const documentTarget = { metadata: "d.metadata", source: "d.source", type: "d.type", documentId: "d.id" };
 
-export function listDocuments(
+export async function listDocuments(
   db: Db,
   namespaceId: string | readonly string[],
   page: PageRequest,
   filter: Filter | undefined,
-): Page<Document> {
+): Promise<Page<Document>> {
   const f = compileFilter(filter, documentTarget, filterFormFor(db));
   const scope = inNamespaces("d.namespace_id", namespaceId);
   const from = `FROM documents d WHERE ${scope.sql} AND ${f.sql}`;
   const params = [scope.param, ...f.params];
-  const total = (statement(db, `SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
-  const rows = statement(db, `SELECT d.* ${from} ORDER BY ${orderBy("d", page)} LIMIT ? OFFSET ?`).all(
+  const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...params)) as { n: number }).n;
+  const rows = (await statement(db, `SELECT d.* ${from} ORDER BY ${orderBy("d", page)} LIMIT ? OFFSET ?`).all(
     ...params,
     page.limit,
     (page.page - 1) * page.limit,
-  ) as unknown as DocumentRow[];
+  )) as unknown as DocumentRow[];
   return { items: rows.map((r) => toDocument(r)), total };
 }
 
 /** Chunks of the namespace's indexed documents; the filter applies to their document. */
-export function listChunks(
+export async function listChunks(
   db: Db,
   namespaceId: string,
   page: PageRequest,
   filter: Filter | undefined,
-): Page<Chunk> {
+): Promise<Page<Chunk>> {
   const f = compileFilter(filter, documentTarget, filterFormFor(db));
   const from = `FROM chunks c JOIN documents d ON d.id = c.document_id
     WHERE c.namespace_id = ? AND d.status = 'done' AND ${f.sql}`;
   const params = [namespaceId, ...f.params];
-  const total = (statement(db, `SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
+  const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...params)) as { n: number }).n;
   // Chunks have no updated_at: they are replaced, never changed.
-  const rows = statement(
+  const rows = (await statement(
     db,
     `SELECT c.*, d.metadata AS document_metadata ${from} ORDER BY ${orderBy("c", page, false)} LIMIT ? OFFSET ?`,
-  ).all(...params, page.limit, (page.page - 1) * page.limit) as unknown as (ChunkRow & {
+  ).all(...params, page.limit, (page.page - 1) * page.limit)) as unknown as (ChunkRow & {
     document_metadata: string;
   })[];
   return { items: rows.map((r) => toChunk(r, parseJson<Metadata>(r.document_metadata, {}))), total };
@@ -373,12 +373,12 @@ export function listChunks(
  * Deletes documents of one namespace by service or caller id, with their chunks, vectors and
  * jobs, and the memories left without any source. Unknown ids are reported, not fatal.
  */
-export function deleteDocuments(
+export async function deleteDocuments(
   db: Db,
   namespaceId: string,
   ids: readonly string[],
-): { count: number; errors: { id: string; error: string }[] } {
-  return namespaceTransaction(db, namespaceId, () => {
+): Promise<{ count: number; errors: { id: string; error: string }[] }> {
+  return namespaceTransaction(db, namespaceId, async () => {
     let count = 0;
     const errors: { id: string; error: string }[] = [];
     for (const id of ids) {
@@ -387,13 +387,13 @@ export function deleteDocuments(
         errors.push({ id, error: "document not found" });
         continue;
       }
-      statement(
+      (await statement(
         db,
         `DELETE FROM memories WHERE namespace_id = ?
            AND (document_id = ? OR id IN (SELECT memory_id FROM memory_sources WHERE document_id = ?))
            AND NOT EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = memories.id AND s.document_id != ?)`,
-      ).run(namespaceId, doc.id, doc.id, doc.id);
-      statement(db, "DELETE FROM documents WHERE id = ?").run(doc.id);
+      ).run(namespaceId, doc.id, doc.id, doc.id));
+      (await statement(db, "DELETE FROM documents WHERE id = ?").run(doc.id));
       count++;
     }
     return { count, errors };
@@ -401,42 +401,42 @@ export function deleteDocuments(
 }
 
 /** Indexed documents of a namespace still waiting for memories, oldest `documentDate` first. */
-export function documentsAwaitingDreams(db: Db, namespaceId: string, limit: number): DocumentRow[] {
-  return statement(
+export async function documentsAwaitingDreams(db: Db, namespaceId: string, limit: number): Promise<DocumentRow[]> {
+  return (await statement(
     db,
     `SELECT * FROM documents WHERE namespace_id = ? AND status = 'done' AND dreaming_status = 'dreaming'
      ORDER BY COALESCE(document_date, created_at), created_at, rowid LIMIT ?`,
-  ).all(namespaceId, limit) as unknown as DocumentRow[];
+  ).all(namespaceId, limit)) as unknown as DocumentRow[];
 }
 
 /** How many indexed documents of a namespace wait for memories. */
-export function countAwaitingDreams(db: Db, namespaceId: string): number {
+export async function countAwaitingDreams(db: Db, namespaceId: string): Promise<number> {
   return (
-    statement(
+    (await statement(
       db,
       "SELECT count(*) AS n FROM documents WHERE namespace_id = ? AND status = 'done' AND dreaming_status = 'dreaming'",
-    ).get(namespaceId) as { n: number }
+    ).get(namespaceId)) as { n: number }
   ).n;
 }
 
 /** The namespaces with indexed documents waiting for memories. */
-export function namespacesAwaitingDreams(db: Db): string[] {
+export async function namespacesAwaitingDreams(db: Db): Promise<string[]> {
   return (
-    statement(
+    (await statement(
       db,
       "SELECT DISTINCT namespace_id FROM documents WHERE status = 'done' AND dreaming_status = 'dreaming'",
-    ).all() as { namespace_id: string }[]
+    ).all()) as { namespace_id: string }[]
   ).map((r) => r.namespace_id);
 }
 
 /** A document's generation and dreaming status (undefined once deleted). */
-export function dreamingState(
+export async function dreamingState(
   db: Db,
   id: string,
-): { generation: number; dreaming_status: string; namespace_id: string } | undefined {
-  return statement(db, "SELECT generation, dreaming_status, namespace_id FROM documents WHERE id = ?").get(
+): Promise<{ generation: number; dreaming_status: string; namespace_id: string } | undefined> {
+  return (await statement(db, "SELECT generation, dreaming_status, namespace_id FROM documents WHERE id = ?").get(
     id,
-  ) as { generation: number; dreaming_status: string; namespace_id: string } | undefined;
+  )) as { generation: number; dreaming_status: string; namespace_id: string } | undefined;
 }
 
 /**
@@ -454,39 +454,39 @@ export class DocumentMovedError extends Error {
  * Sets a processing state, unless the document was changed (upserted) or deleted since this
  * generation: then the caller's work is stale and it gets false.
  */
-export function setDocumentStatus(
+export async function setDocumentStatus(
   db: Db,
   id: string,
   generation: number,
   status: DocumentStatus,
   error: string | null = null,
-): boolean {
+): Promise<boolean> {
   const extra = status === "failed" ? ", dreaming_status = 'done'" : "";
-  const r = statement(
+  const r = (await statement(
     db,
     `UPDATE documents SET status = ?, error = ?, updated_at = ?${extra} WHERE id = ? AND generation = ?`,
-  ).run(status, error, now(), id, generation);
+  ).run(status, error, now(), id, generation));
   return r.changes > 0;
 }
 
-export function setDreamingStatus(db: Db, ids: readonly string[], status: "dreaming" | "done"): void {
-  statement(
+export async function setDreamingStatus(db: Db, ids: readonly string[], status: "dreaming" | "done"): Promise<void> {
+  (await statement(
     db,
     "UPDATE documents SET dreaming_status = ?, updated_at = ? WHERE id IN (SELECT value FROM json_each(?))",
-  ).run(status, now(), JSON.stringify(ids));
+  ).run(status, now(), JSON.stringify(ids)));
 }
 
 /** How much of the document's text its stored memories were drawn from (see DocumentRow.dreamed_chars). */
-export function setDreamedChars(db: Db, id: string, chars: number | null): void {
-  statement(db, "UPDATE documents SET dreamed_chars = ? WHERE id = ?").run(chars, id);
+export async function setDreamedChars(db: Db, id: string, chars: number | null): Promise<void> {
+  (await statement(db, "UPDATE documents SET dreamed_chars = ? WHERE id = ?").run(chars, id));
 }
 
 /**
  * What a document's processing left out by a limit (a `done` document keeps its status): shown as
  * its `error`, so that a reader knows why some of its text gave no memories.
  */
-export function noteDocument(db: Db, id: string, note: string): void {
-  statement(db, "UPDATE documents SET error = ?, updated_at = ? WHERE id = ?").run(note, now(), id);
+export async function noteDocument(db: Db, id: string, note: string): Promise<void> {
+  (await statement(db, "UPDATE documents SET error = ?, updated_at = ? WHERE id = ?").run(note, now(), id));
 }
 
 export interface IndexedDocument {
@@ -537,14 +537,14 @@ const sameText = (stored: StoredChunk | undefined, c: NewChunk): stored is Store
   stored.end_offset === c.end;
 
 /** The document's stored chunks by position, each saying whether it holds a vector of `model`. */
-function storedChunks(db: Db, documentId: string, model: string | null): Map<number, StoredChunk> {
-  const rows = statement(
+async function storedChunks(db: Db, documentId: string, model: string | null): Promise<Map<number, StoredChunk>> {
+  const rows = (await statement(
     db,
     `SELECT c.rowid, c.position, c.content, c.start_offset, c.end_offset, c.type, c.label, c.speaker, c.context,
          v.chunk_rowid IS NOT NULL AS has_vector
        FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_rowid = c.rowid AND v.model = ?
        WHERE c.document_id = ?`,
-  ).all(model, documentId) as unknown as StoredChunk[];
+  ).all(model, documentId)) as unknown as StoredChunk[];
   return new Map(rows.map((r) => [r.position, r]));
 }
 
@@ -572,15 +572,15 @@ export function chunksToEmbed(
  * to date where they changed (the last turns' context when turns are appended): re-indexing a
  * grown conversation writes only what changed. False when the generation is stale.
  */
-export function indexDocument(
+export async function indexDocument(
   db: Db,
   ref: { id: string; namespaceId: string },
   generation: number,
   ix: IndexedDocument,
-): boolean {
+): Promise<boolean> {
   const { id } = ref;
-  return namespaceTransaction(db, ref.namespaceId, () => {
-    const doc = statement(db, "SELECT namespace_id, generation FROM documents WHERE id = ?").get(id) as
+  return namespaceTransaction(db, ref.namespaceId, async () => {
+    const doc = (await statement(db, "SELECT namespace_id, generation FROM documents WHERE id = ?").get(id)) as
       | { namespace_id: string; generation: number }
       | undefined;
     if (!doc || doc.generation !== generation) return false;
@@ -596,9 +596,9 @@ export function indexDocument(
     }
     const dropped = [...stored.values()].filter((r) => kept.get(r.position) !== r).map((r) => r.rowid);
     if (dropped.length) {
-      statement(db, "DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))").run(
+      (await statement(db, "DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))").run(
         JSON.stringify(dropped),
-      );
+      ));
     }
     const t = now();
     const insert = statement(
@@ -633,12 +633,12 @@ export function indexDocument(
           old.speaker !== speaker ||
           old.context !== context
         ) {
-          update.run(ix.type, label, speaker, context, rowid);
+          (await update.run(ix.type, label, speaker, context, rowid));
         }
       } else if (inserted) {
         rowid = inserted.get(c.position)!;
       } else {
-        const row = insert.get(
+        const row = (await insert.get(
           newId("chk"),
           id,
           doc.namespace_id,
@@ -651,22 +651,22 @@ export function indexDocument(
           speaker,
           context,
           t,
-        ) as { rowid: number };
+        )) as { rowid: number };
         rowid = row.rowid;
       }
       const v = ix.vectors?.embeddings[i];
       if (v && ix.vectors) {
-        putVector.run(rowid, ix.vectors.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+        (await putVector.run(rowid, ix.vectors.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)));
       }
     });
     // An uploaded file's document shows the file's text as its content (its bytes stay in document_files).
-    statement(
+    (await statement(
       db,
       `UPDATE documents SET text = ?, format = ?, title = COALESCE(?, title), type = ?, url = ?, status = 'done',
          error = NULL, updated_at = ?,
          content = CASE WHEN EXISTS (SELECT 1 FROM document_files WHERE document_id = documents.id) THEN ?1 ELSE content END
        WHERE id = ?`,
-    ).run(ix.text, ix.format, ix.title, ix.type, ix.url, t, id);
+    ).run(ix.text, ix.format, ix.title, ix.type, ix.url, t, id));
     ix.alsoInTransaction?.();
     return true;
   });
@@ -676,14 +676,14 @@ export function indexDocument(
 const CHUNK_INSERT_BATCH = 1_000;
 
 /** Inserts the chunks of `ix` that are not `kept`, a batch per statement; their rowids by position. */
-function insertChunksAtOnce(
+async function insertChunksAtOnce(
   db: Db,
   documentId: string,
   namespaceId: string,
   ix: IndexedDocument,
   kept: ReadonlyMap<number, unknown>,
   t: string,
-): Map<number, number> {
+): Promise<Map<number, number>> {
   const insert = statement(
     db,
     `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, label,
@@ -706,14 +706,14 @@ function insertChunksAtOnce(
     ]);
   const out = new Map<number, number>();
   for (let at = 0; at < rows.length; at += CHUNK_INSERT_BATCH) {
-    const got = insert.all(
+    const got = (await insert.all(
       JSON.stringify(rows.slice(at, at + CHUNK_INSERT_BATCH)),
       documentId,
       namespaceId,
       ix.type,
       ix.label ?? null,
       t,
-    ) as { rowid: number; position: number }[];
+    )) as { rowid: number; position: number }[];
     for (const r of got) out.set(r.position, r.rowid);
   }
   return out;
@@ -725,17 +725,17 @@ function insertChunksAtOnce(
  * transaction, so turns appended at once by several processes are all kept, in commit order.
  * The caller sends one turn, not the transcript; answers the document's line count too.
  */
-export function appendToDocument(
+export async function appendToDocument(
   db: Db,
   ns: { id: string },
   doc: NewDocument & { customId: string },
-): { id: string; status: DocumentStatus; lines: number } {
-  return namespaceTransaction(db, ns.id, () => {
-    const existing = statement(
+): Promise<{ id: string; status: DocumentStatus; lines: number }> {
+  return namespaceTransaction(db, ns.id, async () => {
+    const existing = (await statement(
       db,
       `SELECT content, length(content) - length(replace(content, char(10), '')) + 1 AS lines
          FROM documents WHERE namespace_id = ? AND custom_id = ?`,
-    ).get(ns.id, doc.customId) as { content: string; lines: number } | undefined;
+    ).get(ns.id, doc.customId)) as { content: string; lines: number } | undefined;
     const added = doc.content.trim();
     const content = existing ? `${existing.content.trimEnd()}\n${added}` : added;
     const addedLines = added.split("\n").length;

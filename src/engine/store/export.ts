@@ -147,7 +147,7 @@ function* rowsOf(db: Db, kind: keyof typeof TABLES, namespaceId: string): Genera
   } else {
     sql = `SELECT ${cols} FROM ${t.table} x WHERE x.namespace_id = ? ORDER BY x.rowid`;
   }
-  for (const row of db.prepare(sql).iterate(namespaceId)) {
+  for (const row of (await db.prepare(sql).iterate(namespaceId))) {
     yield toRecord(kind, t, row as Record<string, unknown>);
   }
 }

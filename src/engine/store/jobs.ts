@@ -39,9 +39,9 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function enqueueJob(db: Db, job: NewJob): number {
+export async function enqueueJob(db: Db, job: NewJob): Promise<number> {
   const t = now();
-  const r = statement(
+  const r = (await statement(
     db,
     `INSERT INTO jobs (kind, document_id, namespace_id, payload, max_attempts, run_after, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -54,7 +54,7 @@ export function enqueueJob(db: Db, job: NewJob): number {
     t,
     t,
     t,
-  );
+  ));
   return Number(r.lastInsertRowid);
 }
 
@@ -62,34 +62,34 @@ export function enqueueJob(db: Db, job: NewJob): number {
  * (Re)queues the processing of a document: a job still waiting takes the new payload; one being
  * worked on is left to notice that its generation is stale, and a new job is added.
  */
-export function enqueueDocumentJob(db: Db, documentId: string, namespaceId: string, payload: unknown): void {
+export async function enqueueDocumentJob(db: Db, documentId: string, namespaceId: string, payload: unknown): Promise<void> {
   const t = now();
-  statement(db, "DELETE FROM jobs WHERE kind = 'document' AND document_id = ? AND state = 'failed'").run(
+  (await statement(db, "DELETE FROM jobs WHERE kind = 'document' AND document_id = ? AND state = 'failed'").run(
     documentId,
-  );
-  const updated = statement(
+  ));
+  const updated = (await statement(
     db,
     `UPDATE jobs SET payload = ?, attempts = 0, run_after = ?, error = NULL, updated_at = ?
        WHERE kind = 'document' AND document_id = ? AND state = 'queued'`,
-  ).run(JSON.stringify(payload), t, t, documentId);
+  ).run(JSON.stringify(payload), t, t, documentId));
   if (!updated.changes) enqueueJob(db, { kind: "document", documentId, namespaceId, payload });
 }
 
 /** A kind's queued job for a namespace, if one waits (the dream job is one per namespace). */
-export function queuedJobOf(
+export async function queuedJobOf(
   db: Db,
   kind: string,
   namespaceId: string,
-): { id: number; created_at: string } | undefined {
-  return statement(
+): Promise<{ id: number; created_at: string } | undefined> {
+  return (await statement(
     db,
     "SELECT id, created_at FROM jobs WHERE kind = ? AND namespace_id = ? AND state = 'queued' LIMIT 1",
-  ).get(kind, namespaceId) as { id: number; created_at: string } | undefined;
+  ).get(kind, namespaceId)) as { id: number; created_at: string } | undefined;
 }
 
 /** Moves a job's earliest start to `runAfter` (an ISO time). */
-export function setJobRunAfter(db: Db, id: number, runAfter: string): void {
-  statement(db, "UPDATE jobs SET run_after = ?, updated_at = ? WHERE id = ?").run(runAfter, now(), id);
+export async function setJobRunAfter(db: Db, id: number, runAfter: string): Promise<void> {
+  (await statement(db, "UPDATE jobs SET run_after = ?, updated_at = ? WHERE id = ?").run(runAfter, now(), id));
 }
 
 /**
@@ -97,13 +97,13 @@ export function setJobRunAfter(db: Db, id: number, runAfter: string): void {
  * queued job of one of the `onePerNamespace` kinds waits while another job of its kind and
  * namespace runs under a live lease (a namespace's dreaming reads what its last batch wrote).
  */
-export function claimJob(
+export async function claimJob(
   db: Db,
   kinds: readonly string[],
   owner: string,
   leaseMs: number,
   onePerNamespace: readonly string[] = [],
-): JobRow | undefined {
+): Promise<JobRow | undefined> {
   const t = Date.now();
   const kindList = JSON.stringify(kinds);
   // PostgreSQL: a row another transaction holds (a writer's setJobRunAfter, say) is passed over,
@@ -113,9 +113,9 @@ export function claimJob(
   const skipLocked = dialectOf(db) === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
   return transaction(
     db,
-    () => {
+    async () => {
       // Two indexed lookups rather than one OR: the queue can hold many thousands of rows.
-      const queued = statement(
+      const queued = (await statement(
         db,
         `SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= ?1
          AND kind IN (SELECT value FROM json_each(?2))
@@ -123,21 +123,21 @@ export function claimJob(
            SELECT 1 FROM jobs r WHERE r.state = 'running' AND r.lease_until >= ?1
              AND r.kind = j.kind AND r.namespace_id = j.namespace_id))
        ORDER BY id LIMIT 1${skipLocked}`,
-      ).get(iso(t), kindList, JSON.stringify(onePerNamespace)) as { id: number } | undefined;
+      ).get(iso(t), kindList, JSON.stringify(onePerNamespace))) as { id: number } | undefined;
       const expired = queued
         ? undefined
-        : (statement(
+        : ((await statement(
             db,
             `SELECT id FROM jobs WHERE state = 'running' AND lease_until < ?
                AND kind IN (SELECT value FROM json_each(?)) ORDER BY lease_until LIMIT 1${skipLocked}`,
-          ).get(iso(t), kindList) as { id: number } | undefined);
+          ).get(iso(t), kindList)) as { id: number } | undefined);
       const ready = queued ?? expired;
       if (!ready) return undefined;
-      const job = statement(
+      const job = (await statement(
         db,
         `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
          WHERE id = ? RETURNING *`,
-      ).get(owner, iso(t + leaseMs), iso(t), ready.id) as JobRow | undefined;
+      ).get(owner, iso(t + leaseMs), iso(t), ready.id)) as JobRow | undefined;
       return job && expired ? { ...job, reclaimed: true } : job;
     },
     "queue",
@@ -145,68 +145,68 @@ export function claimJob(
 }
 
 /** Extends the lease; false when the job is no longer ours (expired and claimed elsewhere, or gone). */
-export function renewLease(db: Db, id: number, owner: string, leaseMs: number): boolean {
-  const r = statement(
+export async function renewLease(db: Db, id: number, owner: string, leaseMs: number): Promise<boolean> {
+  const r = (await statement(
     db,
     "UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND state = 'running'",
-  ).run(iso(Date.now() + leaseMs), id, owner);
+  ).run(iso(Date.now() + leaseMs), id, owner));
   return r.changes > 0;
 }
 
 /** Gives a job back untouched (its worker is shutting down): claimable at once, the attempt not counted. */
-export function releaseJob(db: Db, id: number, owner: string): void {
-  statement(
+export async function releaseJob(db: Db, id: number, owner: string): Promise<void> {
+  (await statement(
     db,
     `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1),
        updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
-  ).run(now(), id, owner);
+  ).run(now(), id, owner));
 }
 
 /**
  * Puts a job back to wait `delayMs` without counting the attempt: it failed for a reason outside
  * itself (a full disk) that another attempt cannot fix sooner, and must not use up its retries.
  */
-export function deferJob(db: Db, id: number, owner: string, message: string, delayMs: number): void {
-  statement(
+export async function deferJob(db: Db, id: number, owner: string, message: string, delayMs: number): Promise<void> {
+  (await statement(
     db,
     `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1),
        error = ?, run_after = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
-  ).run(message, iso(Date.now() + delayMs), now(), id, owner);
+  ).run(message, iso(Date.now() + delayMs), now(), id, owner));
 }
 
-export function completeJob(db: Db, id: number, owner: string): void {
-  statement(db, "DELETE FROM jobs WHERE id = ? AND lease_owner = ?").run(id, owner);
+export async function completeJob(db: Db, id: number, owner: string): Promise<void> {
+  (await statement(db, "DELETE FROM jobs WHERE id = ? AND lease_owner = ?").run(id, owner));
 }
 
 /**
  * Records a failed attempt: retried later with exponential backoff while attempts remain and the
  * error is retryable, otherwise `failed`. Returns what happened.
  */
-export function failJob(
+export async function failJob(
   db: Db,
   job: JobRow,
   owner: string,
   message: string,
   retryable: boolean,
-): "retry" | "failed" {
+): Promise<"retry" | "failed"> {
   const retry = retryable && job.attempts < job.max_attempts;
   const backoff = Math.min(60_000, 1000 * 2 ** Math.max(0, job.attempts - 1));
-  statement(
+  (await statement(
     db,
     `UPDATE jobs SET state = ?, error = ?, run_after = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
      WHERE id = ? AND lease_owner = ?`,
-  ).run(retry ? "queued" : "failed", message, iso(Date.now() + backoff), now(), job.id, owner);
+  ).run(retry ? "queued" : "failed", message, iso(Date.now() + backoff), now(), job.id, owner));
   return retry ? "retry" : "failed";
 }
 
 /** Whether any job waits or runs (in any process on the store): processing has work. */
-export function hasOpenJobs(db: Db): boolean {
-  return statement(db, "SELECT 1 FROM jobs WHERE state IN ('queued', 'running') LIMIT 1").get() !== undefined;
+export async function hasOpenJobs(db: Db): Promise<boolean> {
+  return (await statement(db, "SELECT 1 FROM jobs WHERE state IN ('queued', 'running') LIMIT 1").get()) !== undefined;
 }
 
 /** Counts of jobs per state (diagnostics, tests, bench). */
-export function jobCounts(db: Db): Record<string, number> {
-  const rows = statement(db, "SELECT state, count(*) AS n FROM jobs GROUP BY state").all() as {
+export async function jobCounts(db: Db): Promise<Record<string, number>> {
+  const rows = (await statement(db, "SELECT state, count(*) AS n FROM jobs GROUP BY state").all()) as {
     state: string;
     n: number;
   }[];

@@ -90,13 +90,13 @@ export function toMemory(m: MemoryRow): Memory {
 }
 
 /** Memories of a namespace, newest first by default; forgotten ones only when asked. */
-export function listMemories(
+export async function listMemories(
   db: Db,
   namespaceId: string | readonly string[],
   page: PageRequest,
   filter: Filter | undefined,
   includeForgotten: boolean,
-): Page<Memory> {
+): Promise<Page<Memory>> {
   const f = compileFilter(
     filter,
     {
@@ -114,23 +114,23 @@ export function listMemories(
   const from = `FROM memories m LEFT JOIN documents d ON d.id = m.document_id
     WHERE ${scope.sql} AND ${live} AND ${f.sql}`;
   const params = [scope.param, ...liveParams, ...f.params];
-  const total = (statement(db, `SELECT count(*) AS n ${from}`).get(...params) as { n: number }).n;
-  const rows = statement(db, `SELECT ${M_ROW} ${from} ORDER BY ${orderBy("m", page)} LIMIT ? OFFSET ?`).all(
+  const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...params)) as { n: number }).n;
+  const rows = (await statement(db, `SELECT ${M_ROW} ${from} ORDER BY ${orderBy("m", page)} LIMIT ? OFFSET ?`).all(
     ...params,
     page.limit,
     (page.page - 1) * page.limit,
-  ) as unknown as MemoryRow[];
+  )) as unknown as MemoryRow[];
   return { items: rows.map(toMemory), total };
 }
 
 /** Memories that came from a document (its sources, or its latest source). */
-export function memoriesOfDocument(db: Db, documentId: string): Memory[] {
-  const rows = statement(
+export async function memoriesOfDocument(db: Db, documentId: string): Promise<Memory[]> {
+  const rows = (await statement(
     db,
     `SELECT ${M_ROW} FROM memories m WHERE m.document_id = ?
          OR m.id IN (SELECT memory_id FROM memory_sources WHERE document_id = ?)
        ORDER BY m.created_at, m.rowid`,
-  ).all(documentId, documentId) as unknown as MemoryRow[];
+  ).all(documentId, documentId)) as unknown as MemoryRow[];
   return rows.map(toMemory);
 }
 
@@ -174,19 +174,19 @@ export interface NewMemoryRow {
   speaker?: string | null | undefined;
 }
 
-export function getMemoryRow(db: Db, namespaceId: string, id: string): MemoryRow | undefined {
-  return statement(db, `SELECT ${ROW} FROM memories WHERE id = ? AND namespace_id = ?`).get(
+export async function getMemoryRow(db: Db, namespaceId: string, id: string): Promise<MemoryRow | undefined> {
+  return (await statement(db, `SELECT ${ROW} FROM memories WHERE id = ? AND namespace_id = ?`).get(
     id,
     namespaceId,
-  ) as MemoryRow | undefined;
+  )) as MemoryRow | undefined;
 }
 
 /** A memory of any of these namespaces (legacy lists span several). */
-export function getMemoryRowIn(db: Db, namespaceIds: readonly string[], id: string): MemoryRow | undefined {
-  return statement(
+export async function getMemoryRowIn(db: Db, namespaceIds: readonly string[], id: string): Promise<MemoryRow | undefined> {
+  return (await statement(
     db,
     `SELECT ${ROW} FROM memories WHERE id = ? AND namespace_id IN (SELECT value FROM json_each(?))`,
-  ).get(id, JSON.stringify(namespaceIds)) as MemoryRow | undefined;
+  ).get(id, JSON.stringify(namespaceIds))) as MemoryRow | undefined;
 }
 
 /** The columns a new memory is inserted with (latest, not forgotten), its VALUES row and its values. */
@@ -220,27 +220,27 @@ function insertedValues(m: NewMemoryRow, id: string, version: number, root: stri
 }
 
 /** Inserts a memory with its first source; a parent is marked no longer latest. */
-export function insertMemory(db: Db, m: NewMemoryRow): MemoryRow {
+export async function insertMemory(db: Db, m: NewMemoryRow): Promise<MemoryRow> {
   const t = now();
   const id = newId("mem");
   const version = m.parent ? m.parent.version + 1 : 1;
   const root = m.parent ? (m.parent.root_memory_id ?? m.parent.id) : null;
-  statement(db, `INSERT INTO memories (${INSERTED_COLUMNS}) VALUES ${INSERTED_VALUES}`).run(
+  (await statement(db, `INSERT INTO memories (${INSERTED_COLUMNS}) VALUES ${INSERTED_VALUES}`).run(
     ...insertedValues(m, id, version, root, t),
-  );
+  ));
   if (m.parent) {
-    statement(db, "UPDATE memories SET is_latest = 0, updated_at = ? WHERE id = ?").run(t, m.parent.id);
+    (await statement(db, "UPDATE memories SET is_latest = 0, updated_at = ? WHERE id = ?").run(t, m.parent.id));
     addRelation(db, id, m.parent.id, "updates");
   }
   if (m.documentId !== null) addSource(db, id, m.documentId, m.source);
-  const row = statement(db, `SELECT ${ROW} FROM memories WHERE id = ?`).get(id) as unknown as MemoryRow;
+  const row = (await statement(db, `SELECT ${ROW} FROM memories WHERE id = ?`).get(id)) as unknown as MemoryRow;
   if (m.vector) {
     const v = m.vector.embedding;
-    statement(db, "INSERT INTO memory_vectors (memory_rowid, model, embedding) VALUES (?, ?, ?)").run(
+    (await statement(db, "INSERT INTO memory_vectors (memory_rowid, model, embedding) VALUES (?, ?, ?)").run(
       row.rowid,
       m.vector.model,
       new Uint8Array(v.buffer, v.byteOffset, v.byteLength),
-    );
+    ));
   }
   return row;
 }
@@ -254,7 +254,7 @@ const MEMORY_INSERT_BATCH = 200;
  * memory costs on PostgreSQL (a round trip per statement). Same rows as insertMemory; returns the
  * new ids in input order. Call inside a transaction.
  */
-export function insertMemories(db: Db, memories: readonly NewMemoryRow[]): string[] {
+export async function insertMemories(db: Db, memories: readonly NewMemoryRow[]): Promise<string[]> {
   if (memories.some((m) => m.parent))
     throw new Error("insertMemories: a new version goes through insertMemory");
   const t = now();
@@ -262,18 +262,18 @@ export function insertMemories(db: Db, memories: readonly NewMemoryRow[]): strin
   for (let at = 0; at < memories.length; at += MEMORY_INSERT_BATCH) {
     const batch = memories.slice(at, at + MEMORY_INSERT_BATCH);
     const batchIds = ids.slice(at, at + MEMORY_INSERT_BATCH);
-    const rows = statement(
+    const rows = (await statement(
       db,
       `INSERT INTO memories (${INSERTED_COLUMNS}) VALUES ${batch.map(() => INSERTED_VALUES).join(", ")}
        RETURNING rowid, id`,
-    ).all(...batch.flatMap((m, k) => insertedValues(m, batchIds[k]!, 1, null, t))) as {
+    ).all(...batch.flatMap((m, k) => insertedValues(m, batchIds[k]!, 1, null, t)))) as {
       rowid: number;
       id: string;
     }[];
     const rowids = new Map(rows.map((r) => [r.id, r.rowid]));
     const sourced = batch.flatMap((m, k) => (m.documentId === null ? [] : [{ m, id: batchIds[k]! }]));
     if (sourced.length > 0) {
-      statement(
+      (await statement(
         db,
         `INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at)
          VALUES ${sourced.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
@@ -285,11 +285,11 @@ export function insertMemories(db: Db, memories: readonly NewMemoryRow[]): strin
           m.source?.end ?? null,
           t,
         ]),
-      );
+      ));
     }
     const embedded = batch.flatMap((m, k) => (m.vector ? [{ v: m.vector, id: batchIds[k]! }] : []));
     if (embedded.length > 0) {
-      statement(
+      (await statement(
         db,
         `INSERT INTO memory_vectors (memory_rowid, model, embedding)
          VALUES ${embedded.map(() => "(?, ?, ?)").join(", ")}`,
@@ -299,56 +299,56 @@ export function insertMemories(db: Db, memories: readonly NewMemoryRow[]): strin
           v.model,
           new Uint8Array(v.embedding.buffer, v.embedding.byteOffset, v.embedding.byteLength),
         ]),
-      );
+      ));
     }
   }
   return ids;
 }
 
-export function addRelation(
+export async function addRelation(
   db: Db,
   fromId: string,
   toId: string,
   relation: "updates" | "extends" | "derives",
 ) {
-  statement(
+  (await statement(
     db,
     "INSERT OR IGNORE INTO memory_relations (from_id, to_id, relation, created_at) VALUES (?, ?, ?, ?)",
-  ).run(fromId, toId, relation, now());
+  ).run(fromId, toId, relation, now()));
 }
 
-export function addSource(
+export async function addSource(
   db: Db,
   memoryId: string,
   documentId: string,
   span?: { start: number; end: number },
 ) {
-  statement(
+  (await statement(
     db,
     `INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(memory_id, document_id) DO UPDATE SET start_offset = excluded.start_offset,
        end_offset = excluded.end_offset`,
-  ).run(memoryId, documentId, span?.start ?? null, span?.end ?? null, now());
+  ).run(memoryId, documentId, span?.start ?? null, span?.end ?? null, now()));
 }
 
 /**
  * A repeated fact: the memory gains a source, and the new document becomes its latest source (its
  * metadata with it). A restated fact without an expiry keeps no expiry.
  */
-export function mergeSource(
+export async function mergeSource(
   db: Db,
   existing: MemoryRow,
   documentId: string,
   metadata: Metadata,
   forgetAfter: string | null,
   span?: { start: number; end: number },
-): void {
+): Promise<void> {
   // Told again by its only source (a re-sent document): that source's expiry now, whatever it was.
   const onlyThisSource =
-    statement(db, "SELECT 1 FROM memory_sources WHERE memory_id = ? AND document_id != ? LIMIT 1").get(
+    (await statement(db, "SELECT 1 FROM memory_sources WHERE memory_id = ? AND document_id != ? LIMIT 1").get(
       existing.id,
       documentId,
-    ) === undefined;
+    )) === undefined;
   const expiry = onlyThisSource
     ? forgetAfter
     : existing.forget_after === null || forgetAfter === null
@@ -356,21 +356,21 @@ export function mergeSource(
       : existing.forget_after > forgetAfter
         ? existing.forget_after
         : forgetAfter;
-  statement(
+  (await statement(
     db,
     "UPDATE memories SET document_id = ?, metadata = ?, forget_after = ?, updated_at = ? WHERE id = ?",
-  ).run(documentId, JSON.stringify(metadata), expiry, now(), existing.id);
+  ).run(documentId, JSON.stringify(metadata), expiry, now(), existing.id));
   addSource(db, existing.id, documentId, span);
 }
 
 /** The memories a document is a source of. */
-export function documentMemoryIds(db: Db, documentId: string): string[] {
+export async function documentMemoryIds(db: Db, documentId: string): Promise<string[]> {
   return (
-    statement(
+    (await statement(
       db,
       `SELECT memory_id AS id FROM memory_sources WHERE document_id = ?
        UNION SELECT id FROM memories WHERE document_id = ?`,
-    ).all(documentId, documentId) as { id: string }[]
+    ).all(documentId, documentId)) as { id: string }[]
   ).map((r) => r.id);
 }
 
@@ -379,70 +379,70 @@ export function documentMemoryIds(db: Db, documentId: string): string[] {
  * no source is deleted, as deleting the document would; one that others still support points at
  * its latest other source.
  */
-export function releaseDocument(
+export async function releaseDocument(
   db: Db,
   namespaceId: string,
   documentId: string,
   memoryIds: readonly string[],
 ) {
   for (const id of memoryIds) {
-    statement(db, "DELETE FROM memory_sources WHERE memory_id = ? AND document_id = ?").run(id, documentId);
-    const next = statement(
+    (await statement(db, "DELETE FROM memory_sources WHERE memory_id = ? AND document_id = ?").run(id, documentId));
+    const next = (await statement(
       db,
       "SELECT document_id FROM memory_sources WHERE memory_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
-    ).get(id) as { document_id: string } | undefined;
-    if (!next) statement(db, "DELETE FROM memories WHERE id = ? AND namespace_id = ?").run(id, namespaceId);
+    ).get(id)) as { document_id: string } | undefined;
+    if (!next) (await statement(db, "DELETE FROM memories WHERE id = ? AND namespace_id = ?").run(id, namespaceId));
     else
-      statement(
+      (await statement(
         db,
         "UPDATE memories SET document_id = ?, updated_at = ? WHERE id = ? AND document_id = ?",
-      ).run(next.document_id, now(), id, documentId);
+      ).run(next.document_id, now(), id, documentId));
   }
 }
 
 /** Latest memories about one subject and attribute (newest first), live or explicitly forgotten. */
-export function latestBySubjectAttribute(
+export async function latestBySubjectAttribute(
   db: Db,
   namespaceId: string,
   subject: string,
   attribute: string,
-): MemoryRow[] {
-  return statement(
+): Promise<MemoryRow[]> {
+  return (await statement(
     db,
     `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = ? AND m.subject = ? AND m.attribute = ? AND m.is_latest = 1
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT 20`,
-  ).all(namespaceId, subject, attribute) as unknown as MemoryRow[];
+  ).all(namespaceId, subject, attribute)) as unknown as MemoryRow[];
 }
 
 /**
  * The most recent latest memories about one subject (newest first), at most `limit`: a subject
  * with thousands of memories ("user") is not scanned whole for each new fact.
  */
-export function latestBySubject(db: Db, namespaceId: string, subject: string, limit: number): MemoryRow[] {
-  return statement(
+export async function latestBySubject(db: Db, namespaceId: string, subject: string, limit: number): Promise<MemoryRow[]> {
+  return (await statement(
     db,
     `SELECT ${M_ROW} FROM memories m
      WHERE m.namespace_id = ? AND m.subject = ? AND m.is_latest = 1
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
-  ).all(namespaceId, subject, limit) as unknown as MemoryRow[];
+  ).all(namespaceId, subject, limit)) as unknown as MemoryRow[];
 }
 
 /** Latest memories whose text equals `text` once normalized (a fact told again), newest first. */
-export function latestByKey(db: Db, namespaceId: string, text: string): MemoryRow[] {
-  return statement(
+export async function latestByKey(db: Db, namespaceId: string, text: string): Promise<MemoryRow[]> {
+  return (await statement(
     db,
     `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = ? AND m.memory_key = ? AND m.is_latest = 1
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT 5`,
-  ).all(namespaceId, memoryKey(text)) as unknown as MemoryRow[];
+  ).all(namespaceId, memoryKey(text))) as unknown as MemoryRow[];
 }
 
 /** Those of `ids` whose subject is `subject`, in the store's order. */
-export function memoriesAbout(db: Db, ids: readonly string[], subject: string): string[] {
+export async function memoriesAbout(db: Db, ids: readonly string[], subject: string): Promise<string[]> {
   return (
-    statement(db, "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND subject = ?").all(
+    (await statement(db, "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND subject = ?").all(
       JSON.stringify(ids),
       subject,
-    ) as { id: string }[]
+    )) as { id: string }[]
   ).map((r) => r.id);
 }
 
@@ -476,38 +476,38 @@ export function latestByText(
 }
 
 /** The namespace's most recent live, latest memories (the extractor's context). */
-export function recentLiveMemories(db: Db, namespaceId: string, limit: number): MemoryRow[] {
-  return statement(
+export async function recentLiveMemories(db: Db, namespaceId: string, limit: number): Promise<MemoryRow[]> {
+  return (await statement(
     db,
     `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = ? AND m.is_latest = 1 AND ${LIVE_MEMORY_SQL}
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
-  ).all(namespaceId, now(), limit) as unknown as MemoryRow[];
+  ).all(namespaceId, now(), limit)) as unknown as MemoryRow[];
 }
 
-export function markForgotten(db: Db, id: string, reason: string): void {
-  statement(
+export async function markForgotten(db: Db, id: string, reason: string): Promise<void> {
+  (await statement(
     db,
     "UPDATE memories SET is_forgotten = 1, forget_reason = COALESCE(forget_reason, ?), updated_at = ? WHERE id = ?",
-  ).run(reason, now(), id);
+  ).run(reason, now(), id));
 }
 
 export const memoryMetadata = (m: MemoryRow): Metadata => parseJson<Metadata>(m.metadata, {});
 
 /** The documents a memory came from, most recent first (none for a memory written directly). */
-export function memorySourceDocumentIds(db: Db, memoryId: string): string[] {
+export async function memorySourceDocumentIds(db: Db, memoryId: string): Promise<string[]> {
   return (
-    statement(
+    (await statement(
       db,
       "SELECT document_id AS id FROM memory_sources WHERE memory_id = ? ORDER BY created_at DESC, rowid DESC",
-    ).all(memoryId) as { id: string }[]
+    ).all(memoryId)) as { id: string }[]
   ).map((r) => r.id);
 }
 
 /** The `extends` / `derives` relations of a memory, either way, with the memory at the other end. */
-export function memoryRelationRows(db: Db, memoryId: string): { id: string; relation: string }[] {
-  return statement(
+export async function memoryRelationRows(db: Db, memoryId: string): Promise<{ id: string; relation: string }[]> {
+  return (await statement(
     db,
     `SELECT to_id AS id, relation FROM memory_relations WHERE from_id = ?1 AND relation IN ('extends', 'derives')
      UNION SELECT from_id AS id, relation FROM memory_relations WHERE to_id = ?1 AND relation IN ('extends', 'derives')`,
-  ).all(memoryId) as { id: string; relation: string }[];
+  ).all(memoryId)) as { id: string; relation: string }[];
 }

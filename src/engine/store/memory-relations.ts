@@ -23,13 +23,13 @@ const NEXT_SQL: Record<RelationDirection, string> = {
  * (an older version behind a forgotten one is still an older version); other namespaces' memories
  * are left out and not walked through.
  */
-export function relatedMemoryRows(
+export async function relatedMemoryRows(
   db: Db,
   from: MemoryRow,
   direction: RelationDirection,
   limit: number,
   at: string,
-): MemoryRow[] {
+): Promise<MemoryRow[]> {
   const next = statement(db, NEXT_SQL[direction]);
   const seen = new Set([from.id]);
   const out: MemoryRow[] = [];
@@ -37,7 +37,7 @@ export function relatedMemoryRows(
   while (frontier.length > 0 && out.length < limit) {
     const following: string[] = [];
     for (const id of frontier) {
-      for (const { id: nextId } of next.all(id) as { id: string }[]) {
+      for (const { id: nextId } of (await next.all(id)) as { id: string }[]) {
         if (seen.has(nextId)) continue;
         seen.add(nextId);
         const row = getMemoryRow(db, from.namespace_id, nextId);

@@ -16,27 +16,27 @@ export interface NamespaceRow {
   updated_at: string;
 }
 
-export function findNamespace(db: Db, organizationId: string, name: string): NamespaceRow | undefined {
-  return statement(db, "SELECT * FROM namespaces WHERE organization_id = ? AND name = ?").get(
+export async function findNamespace(db: Db, organizationId: string, name: string): Promise<NamespaceRow | undefined> {
+  return (await statement(db, "SELECT * FROM namespaces WHERE organization_id = ? AND name = ?").get(
     organizationId,
     name,
-  ) as NamespaceRow | undefined;
+  )) as NamespaceRow | undefined;
 }
 
-export function getNamespace(db: Db, id: string): NamespaceRow | undefined {
-  return statement(db, "SELECT * FROM namespaces WHERE id = ?").get(id) as NamespaceRow | undefined;
+export async function getNamespace(db: Db, id: string): Promise<NamespaceRow | undefined> {
+  return (await statement(db, "SELECT * FROM namespaces WHERE id = ?").get(id)) as NamespaceRow | undefined;
 }
 
 /** Namespaces come into being on their first write. */
-export function ensureNamespace(db: Db, organizationId: string, name: string): NamespaceRow {
+export async function ensureNamespace(db: Db, organizationId: string, name: string): Promise<NamespaceRow> {
   const existing = findNamespace(db, organizationId, name);
   if (existing) return existing;
   const t = now();
-  statement(
+  (await statement(
     db,
     `INSERT INTO namespaces (id, organization_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(organization_id, name) DO NOTHING`,
-  ).run(newId("ns"), organizationId, name, t, t);
+  ).run(newId("ns"), organizationId, name, t, t));
   return findNamespace(db, organizationId, name)!;
 }
 
@@ -45,11 +45,11 @@ export function ensureNamespace(db: Db, organizationId: string, name: string): N
  * Memories whose forget_after has passed leave the count when read, through a partial index.
  */
 const counts = (db: Db, row: NamespaceRow) => {
-  const expired = statement(
+  const expired = (await statement(
     db,
     `SELECT count(*) AS n FROM memories
        WHERE namespace_id = ? AND forget_after IS NOT NULL AND forget_after <= ? AND is_latest = 1 AND is_forgotten = 0`,
-  ).get(row.id, new Date().toISOString()) as { n: number };
+  ).get(row.id, new Date().toISOString())) as { n: number };
   return { documentCount: row.document_count, memoryCount: row.memory_count - expired.n };
 };
 
@@ -63,39 +63,39 @@ export function toNamespaceRecord(db: Db, row: NamespaceRow): NamespaceRecord {
 }
 
 /** The namespace's supporting context and its organization's context (what an extractor reads). */
-export function namespaceContexts(
+export async function namespaceContexts(
   db: Db,
   namespaceId: string,
-): { supportingContext: string | null; organizationalContext: string | null } | undefined {
-  const row = statement(
+): Promise<{ supportingContext: string | null; organizationalContext: string | null } | undefined> {
+  const row = (await statement(
     db,
     `SELECT n.supporting_context AS ns_context, o.organizational_context AS org_context
      FROM namespaces n JOIN organizations o ON o.id = n.organization_id WHERE n.id = ?`,
-  ).get(namespaceId) as { ns_context: string | null; org_context: string | null } | undefined;
+  ).get(namespaceId)) as { ns_context: string | null; org_context: string | null } | undefined;
   return row && { supportingContext: row.ns_context, organizationalContext: row.org_context };
 }
 
 /** A page of the organization's namespaces (by name), restricted to `allowed` when given. */
-export function listNamespaces(
+export async function listNamespaces(
   db: Db,
   organizationId: string,
   page: number,
   limit: number,
   allowed: string[] | null,
-): { namespaces: NamespaceSummary[]; total: number } {
+): Promise<{ namespaces: NamespaceSummary[]; total: number }> {
   const filter = allowed ? `AND name IN (SELECT value FROM json_each(?))` : "";
   const args = allowed ? [organizationId, JSON.stringify(allowed)] : [organizationId];
   const total = (
-    statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = ? ${filter}`).get(
+    (await statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = ? ${filter}`).get(
       ...args,
-    ) as {
+    )) as {
       n: number;
     }
   ).n;
-  const rows = statement(
+  const rows = (await statement(
     db,
     `SELECT * FROM namespaces WHERE organization_id = ? ${filter} ORDER BY name LIMIT ? OFFSET ?`,
-  ).all(...args, limit, (page - 1) * limit) as unknown as NamespaceRow[];
+  ).all(...args, limit, (page - 1) * limit)) as unknown as NamespaceRow[];
   return {
     namespaces: rows.map((r) => ({
       id: r.id,
@@ -108,12 +108,12 @@ export function listNamespaces(
   };
 }
 
-export function setSupportingContext(db: Db, ns: NamespaceRow, context: string | null): NamespaceRow {
-  statement(db, "UPDATE namespaces SET supporting_context = ?, updated_at = ? WHERE id = ?").run(
+export async function setSupportingContext(db: Db, ns: NamespaceRow, context: string | null): Promise<NamespaceRow> {
+  (await statement(db, "UPDATE namespaces SET supporting_context = ?, updated_at = ? WHERE id = ?").run(
     context,
     now(),
     ns.id,
-  );
+  ));
   return getNamespace(db, ns.id)!;
 }
 
@@ -123,33 +123,33 @@ export function setSupportingContext(db: Db, ns: NamespaceRow, context: string |
  * namespace of the same organization; a moved document replaces a target document with the same
  * caller id.
  */
-export function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string): void {
-  transaction(db, () => {
+export async function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string): Promise<void> {
+  transaction(db, async () => {
     if (moveTo && moveTo !== ns.name) {
       const target = ensureNamespace(db, ns.organization_id, moveTo);
       // Replaced target documents go as a delete does: with the memories only they were the source of.
-      const replaced = statement(
+      const replaced = (await statement(
         db,
         `SELECT id FROM documents WHERE namespace_id = ? AND custom_id IN
              (SELECT custom_id FROM documents WHERE namespace_id = ? AND custom_id IS NOT NULL)`,
-      ).all(target.id, ns.id) as { id: string }[];
+      ).all(target.id, ns.id)) as { id: string }[];
       deleteDocuments(
         db,
         target.id,
         replaced.map((d) => d.id),
       );
       for (const table of ["documents", "chunks", "memories", "jobs", "connectors"]) {
-        statement(db, `UPDATE ${table} SET namespace_id = ? WHERE namespace_id = ?`).run(target.id, ns.id);
+        (await statement(db, `UPDATE ${table} SET namespace_id = ? WHERE namespace_id = ?`).run(target.id, ns.id));
       }
       // Buckets the target has already (by name) stay the target's: the moved ones go with the namespace.
-      statement(
+      (await statement(
         db,
         `UPDATE profile_buckets SET namespace_id = ?1 WHERE namespace_id = ?2
            AND name NOT IN (SELECT name FROM profile_buckets WHERE namespace_id = ?1)`,
-      ).run(target.id, ns.id);
-      statement(db, "UPDATE namespaces SET updated_at = ? WHERE id = ?").run(now(), target.id);
+      ).run(target.id, ns.id));
+      (await statement(db, "UPDATE namespaces SET updated_at = ? WHERE id = ?").run(now(), target.id));
     }
-    statement(db, "DELETE FROM namespaces WHERE id = ?").run(ns.id);
+    (await statement(db, "DELETE FROM namespaces WHERE id = ?").run(ns.id));
   });
 }
 
@@ -157,30 +157,30 @@ export function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string): void
  * The organization's existing namespaces among `names`, or all of them (`null`): for legacy
  * routes, which name no namespace in the path and may span several.
  */
-export function namespacesNamed(
+export async function namespacesNamed(
   db: Db,
   organizationId: string,
   names: readonly string[] | null,
-): NamespaceRow[] {
+): Promise<NamespaceRow[]> {
   if (names === null) {
-    return statement(db, "SELECT * FROM namespaces WHERE organization_id = ? ORDER BY name").all(
+    return (await statement(db, "SELECT * FROM namespaces WHERE organization_id = ? ORDER BY name").all(
       organizationId,
-    ) as unknown as NamespaceRow[];
+    )) as unknown as NamespaceRow[];
   }
-  return statement(
+  return (await statement(
     db,
     "SELECT * FROM namespaces WHERE organization_id = ? AND name IN (SELECT value FROM json_each(?)) ORDER BY name",
-  ).all(organizationId, JSON.stringify(names)) as unknown as NamespaceRow[];
+  ).all(organizationId, JSON.stringify(names))) as unknown as NamespaceRow[];
 }
 
 /**
  * The document tokens an organization holds: the sum of its namespaces' counters (kept by
  * triggers, migration 6), so that a quota check reads one row per namespace, never the documents.
  */
-export function organizationDocumentTokens(db: Db, organizationId: string): number {
-  const row = statement(
+export async function organizationDocumentTokens(db: Db, organizationId: string): Promise<number> {
+  const row = (await statement(
     db,
     "SELECT coalesce(sum(document_tokens), 0) AS n FROM namespaces WHERE organization_id = ?",
-  ).get(organizationId) as { n: number };
+  ).get(organizationId)) as { n: number };
   return row.n;
 }

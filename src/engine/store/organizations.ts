@@ -35,42 +35,42 @@ export interface Principal {
   namespaces: string[] | null;
 }
 
-export function getOrganization(db: Db, id: string): OrganizationRow | undefined {
-  return statement(db, "SELECT * FROM organizations WHERE id = ?").get(id) as OrganizationRow | undefined;
+export async function getOrganization(db: Db, id: string): Promise<OrganizationRow | undefined> {
+  return (await statement(db, "SELECT * FROM organizations WHERE id = ?").get(id)) as OrganizationRow | undefined;
 }
 
 /** The organization named `name`, created (with its `preferences` bucket) when missing. */
-export function ensureOrganization(db: Db, name: string): OrganizationRow {
-  const existing = statement(db, "SELECT * FROM organizations WHERE name = ?").get(name) as
+export async function ensureOrganization(db: Db, name: string): Promise<OrganizationRow> {
+  const existing = (await statement(db, "SELECT * FROM organizations WHERE name = ?").get(name)) as
     | OrganizationRow
     | undefined;
   if (existing) return existing;
-  return transaction(db, () => {
+  return transaction(db, async () => {
     const t = now();
     const id = newId("org");
-    const inserted = statement(
+    const inserted = (await statement(
       db,
       "INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
-    ).run(id, name, t, t);
+    ).run(id, name, t, t));
     if (inserted.changes) {
-      statement(
+      (await statement(
         db,
         `INSERT INTO profile_buckets (organization_id, namespace_id, name, description, created_at, updated_at)
          VALUES (?, NULL, ?, ?, ?, ?)`,
-      ).run(id, ORGANIZATION_BUCKET_PREFERENCES, PREFERENCES_DESCRIPTION, t, t);
+      ).run(id, ORGANIZATION_BUCKET_PREFERENCES, PREFERENCES_DESCRIPTION, t, t));
     }
-    return statement(db, "SELECT * FROM organizations WHERE name = ?").get(
+    return (await statement(db, "SELECT * FROM organizations WHERE name = ?").get(
       name,
-    ) as unknown as OrganizationRow;
+    )) as unknown as OrganizationRow;
   });
 }
 
-export function setOrganizationalContext(db: Db, id: string, context: string | null): void {
-  statement(db, "UPDATE organizations SET organizational_context = ?, updated_at = ? WHERE id = ?").run(
+export async function setOrganizationalContext(db: Db, id: string, context: string | null): Promise<void> {
+  (await statement(db, "UPDATE organizations SET organizational_context = ?, updated_at = ? WHERE id = ?").run(
     context,
     now(),
     id,
-  );
+  ));
 }
 
 const KEY_PREFIX_LENGTH = 11; // "mk_" + 8 characters: enough to name a key, useless to guess it
@@ -86,23 +86,23 @@ export const keyPrefix = (key: string) =>
  * Older versions stored a key of 11 characters or fewer whole as its prefix: cut those down.
  * A prefix is the whole key exactly when it hashes to the key's hash. Returns how many changed.
  */
-export function trimWholeKeyPrefixes(db: Db): number {
-  const rows = statement(
+export async function trimWholeKeyPrefixes(db: Db): Promise<number> {
+  const rows = (await statement(
     db,
     `SELECT id, prefix, key_hash FROM api_keys WHERE length(prefix) <= ${KEY_PREFIX_LENGTH}`,
-  ).all() as { id: string; prefix: string; key_hash: string }[];
+  ).all()) as { id: string; prefix: string; key_hash: string }[];
   const whole = rows.filter((r) => sha256(r.prefix) === r.key_hash);
   const update = statement(db, "UPDATE api_keys SET prefix = ? WHERE id = ?");
-  for (const r of whole) update.run(keyPrefix(r.prefix), r.id);
+  for (const r of whole) (await update.run(keyPrefix(r.prefix), r.id));
   return whole.length;
 }
 
 /** How many of the organization's namespaces exist, of `allowed` only when given (a restricted key). */
-export function countNamespaces(db: Db, organizationId: string, allowed: string[] | null): number {
+export async function countNamespaces(db: Db, organizationId: string, allowed: string[] | null): Promise<number> {
   const filter = allowed ? " AND name IN (SELECT value FROM json_each(?))" : "";
   const args = allowed ? [organizationId, JSON.stringify(allowed)] : [organizationId];
   return (
-    statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = ?${filter}`).get(...args) as {
+    (await statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = ?${filter}`).get(...args)) as {
       n: number;
     }
   ).n;
@@ -120,10 +120,10 @@ export function createKey(db: Db, organization: string, namespaces: string[] | n
  * organization, its namespace restriction and its revocation (a restart with MEMCTX_API_KEY must
  * not undo `memctx keys revoke`, nor widen a restricted key).
  */
-export function registerKey(db: Db, key: string, organization: string, namespaces: string[] | null = null) {
+export async function registerKey(db: Db, key: string, organization: string, namespaces: string[] | null = null) {
   if (key.length < 8) throw new Error("an API key must be at least 8 characters");
   const org = ensureOrganization(db, organization);
-  statement(
+  (await statement(
     db,
     `INSERT INTO api_keys (id, organization_id, key_hash, prefix, namespaces, created_at)
      VALUES (?, ?, ?, ?, ?, ?)
@@ -135,7 +135,7 @@ export function registerKey(db: Db, key: string, organization: string, namespace
     keyPrefix(key),
     namespaces ? JSON.stringify(namespaces) : null,
     now(),
-  );
+  ));
 }
 
 /**
@@ -152,13 +152,13 @@ const busySince = new WeakMap<Db, Map<string, number>>();
  * valid key away nor make a read wait behind a long write (a document's processing). A busy
  * attempt is not tried again on this connection for LAST_USED_RESOLUTION_MS.
  */
-function recordUse(db: Db, keyId: string, at: string): void {
+async function recordUse(db: Db, keyId: string, at: string): Promise<void> {
   const tried = busySince.get(db) ?? new Map<string, number>();
   busySince.set(db, tried);
   if (Date.parse(at) - (tried.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
   db.exec("PRAGMA busy_timeout = 0");
   try {
-    statement(db, "UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, keyId);
+    (await statement(db, "UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, keyId));
     tried.delete(keyId);
   } catch {
     tried.set(keyId, Date.parse(at));
@@ -168,13 +168,13 @@ function recordUse(db: Db, keyId: string, at: string): void {
 }
 
 /** The principal of a valid, unrevoked key; undefined for anything else. Records when it was used. */
-export function authenticate(db: Db, key: string): Principal | undefined {
-  const row = statement(
+export async function authenticate(db: Db, key: string): Promise<Principal | undefined> {
+  const row = (await statement(
     db,
     `SELECT k.id AS key_id, k.namespaces, k.last_used_at, o.* FROM api_keys k
        JOIN organizations o ON o.id = k.organization_id
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
-  ).get(sha256(key)) as
+  ).get(sha256(key))) as
     | (OrganizationRow & { key_id: string; namespaces: string | null; last_used_at: string | null })
     | undefined;
   if (!row) return undefined;
@@ -186,21 +186,21 @@ export function authenticate(db: Db, key: string): Principal | undefined {
   return { keyId: key_id, organization, namespaces: parseJson<string[] | null>(namespaces, null) };
 }
 
-export function listKeys(db: Db): ApiKeyRow[] {
-  return statement(
+export async function listKeys(db: Db): Promise<ApiKeyRow[]> {
+  return (await statement(
     db,
     `SELECT k.id, k.organization_id, o.name AS organization, k.prefix, k.namespaces, k.created_at,
               k.last_used_at, k.revoked_at
        FROM api_keys k JOIN organizations o ON o.id = k.organization_id ORDER BY k.created_at`,
-  ).all() as unknown as ApiKeyRow[];
+  ).all()) as unknown as ApiKeyRow[];
 }
 
-export function countKeys(db: Db, organization: string): number {
-  const row = statement(
+export async function countKeys(db: Db, organization: string): Promise<number> {
+  const row = (await statement(
     db,
     `SELECT count(*) AS n FROM api_keys k JOIN organizations o ON o.id = k.organization_id
        WHERE o.name = ? AND k.revoked_at IS NULL`,
-  ).get(organization) as { n: number };
+  ).get(organization)) as { n: number };
   return row.n;
 }
 
@@ -208,19 +208,19 @@ export function countKeys(db: Db, organization: string): number {
  * Revokes the key given in full, or the one key whose prefix is given. Returns the revoked key's
  * prefix; throws when nothing or more than one key matches.
  */
-export function revokeKey(db: Db, prefixOrKey: string): string {
-  const byHash = statement(db, "SELECT id, prefix FROM api_keys WHERE key_hash = ?").get(
+export async function revokeKey(db: Db, prefixOrKey: string): Promise<string> {
+  const byHash = (await statement(db, "SELECT id, prefix FROM api_keys WHERE key_hash = ?").get(
     sha256(prefixOrKey),
-  ) as { id: string; prefix: string } | undefined;
+  )) as { id: string; prefix: string } | undefined;
   const matches = byHash
     ? [byHash]
-    : (statement(
+    : ((await statement(
         db,
         "SELECT id, prefix FROM api_keys WHERE revoked_at IS NULL AND substr(prefix, 1, ?) = ?",
-      ).all(prefixOrKey.length, prefixOrKey) as { id: string; prefix: string }[]);
+      ).all(prefixOrKey.length, prefixOrKey)) as { id: string; prefix: string }[]);
   if (matches.length === 0) throw new Error(`no active key matches '${prefixOrKey}'`);
   if (matches.length > 1) throw new Error(`'${prefixOrKey}' matches ${matches.length} keys; give more of it`);
   const m = matches[0]!;
-  statement(db, "UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(now(), m.id);
+  (await statement(db, "UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(now(), m.id));
   return m.prefix;
 }

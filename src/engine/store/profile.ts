@@ -31,17 +31,17 @@ export class OrganizationBucketError extends Error {
  * The effective buckets of a namespace (null: one never written, so only the organization's),
  * by name. On a name clash the organization's bucket wins.
  */
-export function effectiveBuckets(
+export async function effectiveBuckets(
   db: Db,
   organizationId: string,
   namespaceId: string | null,
-): BucketDefinition[] {
-  const rows = statement(
+): Promise<BucketDefinition[]> {
+  const rows = (await statement(
     db,
     `SELECT name, description, namespace_id IS NULL AS org FROM profile_buckets
        WHERE organization_id = ? AND (namespace_id IS NULL OR namespace_id = ?)
        ORDER BY name, org DESC`,
-  ).all(organizationId, namespaceId) as { name: string; description: string; org: number }[];
+  ).all(organizationId, namespaceId)) as { name: string; description: string; org: number }[];
   const out = new Map<string, BucketDefinition>();
   for (const r of rows) {
     if (!out.has(r.name)) {
@@ -58,11 +58,11 @@ export function effectiveBuckets(
 export const bucketMap = (buckets: readonly BucketDefinition[]): Record<string, string> =>
   Object.fromEntries(buckets.map((b) => [b.name, b.description]));
 
-function organizationBucketNames(db: Db, organizationId: string): Set<string> {
-  const rows = statement(
+async function organizationBucketNames(db: Db, organizationId: string): Promise<Set<string>> {
+  const rows = (await statement(
     db,
     "SELECT name FROM profile_buckets WHERE organization_id = ? AND namespace_id IS NULL",
-  ).all(organizationId) as { name: string }[];
+  ).all(organizationId)) as { name: string }[];
   return new Set(rows.map((r) => r.name));
 }
 
@@ -70,13 +70,13 @@ function organizationBucketNames(db: Db, organizationId: string): Set<string> {
  * Adds or updates namespace buckets; the others stay. Throws OrganizationBucketError, changing
  * nothing, when any name is an organization-owned bucket.
  */
-export function putBuckets(
+export async function putBuckets(
   db: Db,
   organizationId: string,
   namespaceId: string,
   buckets: Record<string, string>,
-): void {
-  transaction(db, () => {
+): Promise<void> {
+  transaction(db, async () => {
     const owned = organizationBucketNames(db, organizationId);
     const clash = Object.keys(buckets).find((n) => owned.has(n));
     if (clash !== undefined) throw new OrganizationBucketError(clash);
@@ -89,7 +89,7 @@ export function putBuckets(
        DO UPDATE SET description = excluded.description, updated_at = excluded.updated_at`,
     );
     for (const [name, description] of Object.entries(buckets)) {
-      upsert.run(organizationId, namespaceId, name, description, t, t);
+      (await upsert.run(organizationId, namespaceId, name, description, t, t));
     }
   });
 }
@@ -98,21 +98,21 @@ export function putBuckets(
  * Removes namespace buckets by name (names the namespace does not have are no error). Throws
  * OrganizationBucketError, changing nothing, when any name is an organization-owned bucket.
  */
-export function deleteBuckets(
+export async function deleteBuckets(
   db: Db,
   organizationId: string,
   namespaceId: string | null,
   names: readonly string[],
 ) {
-  transaction(db, () => {
+  transaction(db, async () => {
     const owned = organizationBucketNames(db, organizationId);
     const clash = names.find((n) => owned.has(n));
     if (clash !== undefined) throw new OrganizationBucketError(clash);
     if (!namespaceId) return;
-    statement(
+    (await statement(
       db,
       "DELETE FROM profile_buckets WHERE namespace_id = ? AND name IN (SELECT value FROM json_each(?))",
-    ).run(namespaceId, JSON.stringify(names));
+    ).run(namespaceId, JSON.stringify(names)));
   });
 }
 
@@ -135,18 +135,18 @@ function liveScope(scope: ProfileScope, form?: FilterForm): { sql: string; param
 }
 
 /** The scope's static (or dynamic) memories, newest first, at most `limit`. */
-export function profileSection(
+export async function profileSection(
   db: Db,
   scope: ProfileScope,
   isStatic: boolean,
   limit: number,
-): { id: string; memory: string }[] {
+): Promise<{ id: string; memory: string }[]> {
   const live = liveScope(scope, filterFormFor(db));
-  return statement(
+  return (await statement(
     db,
     `SELECT m.id, m.memory FROM memories m WHERE ${live.sql} AND m.is_static = ?
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
-  ).all(...live.params, isStatic ? 1 : 0, limit) as { id: string; memory: string }[];
+  ).all(...live.params, isStatic ? 1 : 0, limit)) as { id: string; memory: string }[];
 }
 
 /**

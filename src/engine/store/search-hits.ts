@@ -44,34 +44,34 @@ export interface DocumentCitationRow {
 }
 
 /** Chunks by rowid, each with its document's metadata (a rowid no longer stored is left out). */
-export function chunkHitRows(db: Db, rowids: readonly number[]): ChunkHitRow[] {
-  return statement(
+export async function chunkHitRows(db: Db, rowids: readonly number[]): Promise<ChunkHitRow[]> {
+  return (await statement(
     db,
     `SELECT c.rowid, c.id, c.document_id, c.position, c.text, c.start_offset, c.end_offset, c.created_at, d.metadata
        FROM json_each(?) j CROSS JOIN chunks c ON c.rowid = j.value CROSS JOIN documents d ON d.id = c.document_id`,
-  ).all(JSON.stringify(rowids)) as unknown as ChunkHitRow[];
+  ).all(JSON.stringify(rowids))) as unknown as ChunkHitRow[];
 }
 
 /** Memories by rowid (a rowid no longer stored is left out). */
-export function memoryHitRows(db: Db, rowids: readonly number[]): MemoryHitRow[] {
-  return statement(
+export async function memoryHitRows(db: Db, rowids: readonly number[]): Promise<MemoryHitRow[]> {
+  return (await statement(
     db,
     `SELECT m.rowid, m.id, m.memory, m.metadata, m.is_latest, m.is_inference, m.document_id,
             m.created_at, m.updated_at, m.event_date
      FROM json_each(?) j CROSS JOIN memories m ON m.rowid = j.value`,
-  ).all(JSON.stringify(rowids)) as unknown as MemoryHitRow[];
+  ).all(JSON.stringify(rowids))) as unknown as MemoryHitRow[];
 }
 
 /** Each memory's sources: the documents it came from and where in them. */
-export function memorySourceSpans(
+export async function memorySourceSpans(
   db: Db,
   memoryIds: readonly string[],
-): Map<string, { documentId: string; start: number | null }[]> {
-  const rows = statement(
+): Promise<Map<string, { documentId: string; start: number | null }[]>> {
+  const rows = (await statement(
     db,
     `SELECT s.memory_id, s.document_id, s.start_offset FROM json_each(?) j
        CROSS JOIN memory_sources s ON s.memory_id = j.value`,
-  ).all(JSON.stringify(memoryIds)) as {
+  ).all(JSON.stringify(memoryIds))) as {
     memory_id: string;
     document_id: string;
     start_offset: number | null;
@@ -86,18 +86,18 @@ export function memorySourceSpans(
 }
 
 /** What a reader needs to cite a document (a hit's `included.document`). */
-export function documentCitationRow(db: Db, documentId: string): DocumentCitationRow | undefined {
-  return statement(
+export async function documentCitationRow(db: Db, documentId: string): Promise<DocumentCitationRow | undefined> {
+  return (await statement(
     db,
     "SELECT id, custom_id, title, type, url, source, metadata, document_date FROM documents WHERE id = ?",
-  ).get(documentId) as DocumentCitationRow | undefined;
+  ).get(documentId)) as DocumentCitationRow | undefined;
 }
 
 /** The namespace's latest document date (null without a dated document). */
-export function latestDocumentDate(db: Db, namespaceId: string): string | null {
-  const row = statement(
+export async function latestDocumentDate(db: Db, namespaceId: string): Promise<string | null> {
+  const row = (await statement(
     db,
     "SELECT max(document_date) AS d FROM documents WHERE namespace_id = ? AND document_date IS NOT NULL",
-  ).get(namespaceId) as { d: string | null } | undefined;
+  ).get(namespaceId)) as { d: string | null } | undefined;
   return row?.d ?? null;
 }

@@ -63,7 +63,7 @@ export function registerSearchFunctions(db: DatabaseSync): void {
   });
 }
 
-export function searchSpace(db: Db, namespaceId: string, corpus: Corpus): SearchSpace | null {
+export async function searchSpace(db: Db, namespaceId: string, corpus: Corpus): Promise<SearchSpace | null> {
   // Whether units wait to be indexed comes with the space (one statement: a round trip on PostgreSQL).
   const find = statement(
     db,
@@ -71,10 +71,10 @@ export function searchSpace(db: Db, namespaceId: string, corpus: Corpus): Search
      FROM search_spaces s WHERE namespace_id = ? AND corpus = ?`,
   );
   type Row = SearchSpace & { pending: number | boolean };
-  let row = find.get(namespaceId, corpus) as Row | undefined;
+  let row = (await find.get(namespaceId, corpus)) as Row | undefined;
   if (!row) return null;
   // A unit written outside a transaction waits for the next one: index it now rather than miss it.
-  if (row.pending && indexQueued(db, row.id)) row = find.get(namespaceId, corpus) as unknown as Row;
+  if (row.pending && indexQueued(db, row.id)) row = (await find.get(namespaceId, corpus)) as unknown as Row;
   return { id: row.id, units: row.units, length: row.length };
 }
 
@@ -82,31 +82,31 @@ export function searchSpace(db: Db, namespaceId: string, corpus: Corpus): Search
  * Units of the space holding each stem: anywhere (text or context), or with `textOnly` in their
  * own text. A stem the space never saw counts 0.
  */
-export function unitsHolding(
+export async function unitsHolding(
   db: Db,
   space: number,
   stems: readonly string[],
   textOnly = false,
-): Map<string, number> {
+): Promise<Map<string, number>> {
   const out = new Map<string, number>(stems.map((s) => [s, 0]));
   if (stems.length === 0) return out;
-  const rows = statement(
+  const rows = (await statement(
     db,
     `SELECT t.term, ${textOnly ? "t.text_units" : "t.units"} AS n
      FROM json_each(?) j CROSS JOIN search_terms t ON t.space = ? AND t.term = j.value`,
-  ).all(JSON.stringify([...new Set(stems)]), space) as { term: string; n: number }[];
+  ).all(JSON.stringify([...new Set(stems)]), space)) as { term: string; n: number }[];
   for (const r of rows) out.set(r.term, r.n);
   return out;
 }
 
 /** Postings of the stems in units' own text (as Posting objects). */
-function textPostings(db: Db, space: number, stems: readonly string[]): Posting[] {
+async function textPostings(db: Db, space: number, stems: readonly string[]): Promise<Posting[]> {
   if (stems.length === 0) return [];
-  return statement(
+  return (await statement(
     db,
     `SELECT p.unit, p.term, p.tf, p.tf_context AS tfContext, p.length
      FROM json_each(?) j CROSS JOIN search_postings p ON p.space = ? AND p.term = j.value WHERE p.tf > 0`,
-  ).all(JSON.stringify([...new Set(stems)]), space) as unknown as Posting[];
+  ).all(JSON.stringify([...new Set(stems)]), space)) as unknown as Posting[];
 }
 
 /**
@@ -127,7 +127,7 @@ const SHARED_CONTEXT_HITS = `
  * Every posting of the stems in the space, one row per unit and stem. Its cost is the stems'
  * document frequencies in this namespace, whatever the rest of the database holds.
  */
-export function postingRows(db: Db, space: number, stems: readonly string[]): PostingRow[] {
+export async function postingRows(db: Db, space: number, stems: readonly string[]): Promise<PostingRow[]> {
   if (stems.length === 0) return [];
   const st = statement(
     db,
@@ -139,7 +139,7 @@ export function postingRows(db: Db, space: number, stems: readonly string[]): Po
      ${SHARED_CONTEXT_HITS}`,
   );
   st.setReturnArrays(true);
-  return st.all(JSON.stringify([...new Set(stems)]), space) as unknown as PostingRow[];
+  return (await st.all(JSON.stringify([...new Set(stems)]), space)) as unknown as PostingRow[];
 }
 
 /** BM25's constants and the space's average unit length, for a score summed by the database. */
@@ -178,14 +178,14 @@ export interface WeightedTerm {
  * are materialized lists joined to the postings' index (as postingRows' json_each is): inlined,
  * PostgreSQL estimated 100 terms and scanned the space's postings whole (450 ms a search at 100k).
  */
-export function topUnits(
+export async function topUnits(
   db: Db,
   space: number,
   terms: readonly WeightedTerm[],
   weights: Bm25Weights,
   limit: number,
   offset = 0,
-): ScoredUnit[] {
+): Promise<ScoredUnit[]> {
   if (terms.length === 0 || limit <= 0) return [];
   const single = terms.filter((t) => t.stems.length === 1);
   const phrases = terms.filter((t) => t.stems.length > 1);
@@ -228,7 +228,7 @@ export function topUnits(
   st.setReturnArrays(true);
   // Each list's rows as arrays read by index (`j.value ->> K`): on PostgreSQL a built-in
   // set-returning function reads them (translate.ts), where an index read by `j.key` needs json_each.
-  return st.all(
+  return (await st.all(
     JSON.stringify(single.map((t) => [t.stems[0], t.idf])),
     space,
     weights.averageLength,
@@ -236,7 +236,7 @@ export function topUnits(
     offset,
     JSON.stringify(phrases.flatMap((t, i) => t.stems.map((stem) => [i, stem]))),
     JSON.stringify(phrases.map((t, i) => [i, t.idf, t.stems.length])),
-  ) as unknown as ScoredUnit[];
+  )) as unknown as ScoredUnit[];
 }
 
 /** postingsIn's own postings on SQLite: a point look-up per stem and unit, in the table's key order. */
@@ -253,14 +253,14 @@ const POSTINGS_OF_UNITS_PG = `json_each(?2) x
      WHERE p.term IN (SELECT s.value FROM json_each(?1) s)`;
 
 /** The postings of `stems` in the given units only (point look-ups: a few per candidate). */
-export function postingsIn(
+export async function postingsIn(
   db: Db,
   space: number,
   units: readonly number[],
   stems: readonly string[],
-): Posting[] {
+): Promise<Posting[]> {
   if (units.length === 0 || stems.length === 0) return [];
-  return statement(
+  return (await statement(
     db,
     `SELECT p.unit, p.term, p.tf, p.tf_context AS tfContext, p.length
      FROM ${dialectOf(db) === "postgres" ? POSTINGS_OF_UNITS_PG : POSTINGS_OF_UNITS}
@@ -275,7 +275,7 @@ export function postingsIn(
     // In key order, so that each stem's look-ups walk its postings forwards.
     JSON.stringify([...units].sort((a, b) => a - b)),
     space,
-  ) as unknown as Posting[];
+  )) as unknown as Posting[];
 }
 
 /**
@@ -284,11 +284,11 @@ export function postingsIn(
  * which no commit has indexed. Says whether it indexed anything. (Its own BEGIN, not store/db.ts's
  * `transaction`, which calls indexPending and so would import this file back.)
  */
-export function indexQueued(db: Db, space?: number): boolean {
+export async function indexQueued(db: Db, space?: number): Promise<boolean> {
   if (db.isTransaction) return false;
   const queued = statement(db, "SELECT 1 FROM search_pending WHERE ?1 IS NULL OR space = ?1 LIMIT 1");
-  if (!queued.get(space ?? null)) return false;
-  withWriteLock(db, () => {
+  if (!(await queued.get(space ?? null))) return false;
+  withWriteLock(db, async () => {
     db.exec("BEGIN IMMEDIATE");
     try {
       indexPending(db, space);
@@ -311,14 +311,14 @@ const INDEX_PASS_UNITS = 2_000;
  * them share is tokenized and posted once, and each stem's frequencies get one upsert, whatever
  * the number of units holding it.
  */
-export function indexPending(db: Db, space?: number, namespaceIds?: readonly string[]): void {
+export async function indexPending(db: Db, space?: number, namespaceIds?: readonly string[]): Promise<void> {
   for (;;) {
-    const pending = statement(
+    const pending = (await statement(
       db,
       `SELECT p.space, p.unit, s.corpus FROM search_pending p JOIN search_spaces s ON s.id = p.space
        WHERE (?1 IS NULL OR p.space = ?1) AND (?2 IS NULL OR s.namespace_id IN (SELECT value FROM json_each(?2)))
        ORDER BY p.space, p.unit LIMIT ${INDEX_PASS_UNITS}`,
-    ).all(space ?? null, namespaceIds ? JSON.stringify(namespaceIds) : null) as {
+    ).all(space ?? null, namespaceIds ? JSON.stringify(namespaceIds) : null)) as {
       space: number;
       unit: number;
       corpus: Corpus;
@@ -331,11 +331,11 @@ export function indexPending(db: Db, space?: number, namespaceIds?: readonly str
       bySpace.set(p.space, s);
     }
     for (const [id, { corpus, units }] of bySpace) indexUnits(db, id, corpus, units);
-    statement(
+    (await statement(
       db,
       `DELETE FROM search_pending WHERE (space, unit) IN
          (SELECT ${int("j.value ->> 0")}, ${int("j.value ->> 1")} FROM json_each(?) j)`,
-    ).run(JSON.stringify(pending.map((p) => [p.space, p.unit])));
+    ).run(JSON.stringify(pending.map((p) => [p.space, p.unit]))));
   }
 }
 
@@ -350,12 +350,12 @@ interface PassContext {
 }
 
 /** Adds units of one space to the index (their rows as they are now; a unit since deleted is skipped). */
-function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly number[]): void {
-  const rows = statement(
+async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly number[]): Promise<void> {
+  const rows = (await statement(
     db,
     `SELECT t.rowid AS unit, t.${TEXT_COLUMN[corpus]} AS text, t.context FROM json_each(?) j
      CROSS JOIN ${TABLE[corpus]} t ON t.rowid = j.value`,
-  ).all(JSON.stringify(units)) as { unit: number; text: string | null; context: string | null }[];
+  ).all(JSON.stringify(units))) as { unit: number; text: string | null; context: string | null }[];
   if (rows.length === 0) return;
   const texts = stemTexts(rows.map((r) => r.text ?? ""));
   const hashes = rows.map((r) =>
@@ -382,9 +382,9 @@ function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly numbe
   const members: [number, number][] = [];
   for (const [hash, c] of contexts) {
     if (c.length === 0) continue;
-    const known = findShared.get(space, hash) as { id: number } | undefined;
+    const known = (await findShared.get(space, hash)) as { id: number } | undefined;
     if (!known && c.units < 2) continue;
-    c.shared = known?.id ?? (newShared.get(space, hash, c.length) as { id: number }).id;
+    c.shared = known?.id ?? ((await newShared.get(space, hash, c.length)) as { id: number }).id;
     if (!known) for (const [stem, tf] of c.stems) contextRows.push([stem, c.shared, tf]);
     members.push([c.shared, c.units]);
   }
@@ -411,7 +411,7 @@ function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly numbe
     }
   });
   const insert = (sql: string, values: unknown[]) => {
-    if (values.length > 0) statement(db, sql).run(JSON.stringify(values), space);
+    if (values.length > 0) (await statement(db, sql).run(JSON.stringify(values), space));
   };
   insert(
     `INSERT INTO search_units (space, unit, length, context)
@@ -430,7 +430,7 @@ function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly numbe
     contextRows,
   );
   const join = statement(db, "UPDATE search_contexts SET members = members + ? WHERE id = ?");
-  for (const [id, n] of members) join.run(n, id);
+  for (const [id, n] of members) (await join.run(n, id));
   insert(
     `INSERT INTO search_terms (space, term, units, text_units)
      SELECT ?2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM json_each(?1) j WHERE true
@@ -438,11 +438,11 @@ function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly numbe
        text_units = search_terms.text_units + excluded.text_units`,
     [...frequencies].map(([stem, [n, t]]) => [stem, n, t]),
   );
-  statement(db, "UPDATE search_spaces SET units = units + ?, length = length + ? WHERE id = ?").run(
+  (await statement(db, "UPDATE search_spaces SET units = units + ?, length = length + ? WHERE id = ?").run(
     rows.length,
     length,
     space,
-  );
+  ));
 }
 
 /**
@@ -462,13 +462,13 @@ function counts(stems: readonly string[]): Map<string, number> {
 const TABLE: Record<Corpus, string> = { chunks: "chunks", memories: "memories" };
 
 /** Who said each unit (a conversation turn's role, lowercased); units said by nobody are left out. */
-export function unitSpeakers(db: Db, corpus: Corpus, units: readonly number[]): Map<number, string> {
+export async function unitSpeakers(db: Db, corpus: Corpus, units: readonly number[]): Promise<Map<number, string>> {
   if (units.length === 0) return new Map();
-  const rows = statement(
+  const rows = (await statement(
     db,
     `SELECT t.rowid AS unit, t.speaker FROM json_each(?) j CROSS JOIN ${TABLE[corpus]} t ON t.rowid = j.value
      WHERE t.speaker IS NOT NULL`,
-  ).all(JSON.stringify(units)) as { unit: number; speaker: string }[];
+  ).all(JSON.stringify(units))) as { unit: number; speaker: string }[];
   return new Map(rows.map((r) => [r.unit, r.speaker]));
 }
 
@@ -477,20 +477,20 @@ export function unitSpeakers(db: Db, corpus: Corpus, units: readonly number[]): 
  * (`from`, `end`) with `after`), in
  * order: one index seek (chunks_namespace_speaker), however large the namespace.
  */
-export function nextSpeaker(
+export async function nextSpeaker(
   db: Db,
   namespaceId: string,
   from: string,
   end: string,
   after = false,
-): string | undefined {
+): Promise<string | undefined> {
   // `after`: strictly after `from` (the next name after one found; PostgreSQL's text cannot hold
   // the "\u0000" that would otherwise follow it).
-  const row = statement(
+  const row = (await statement(
     db,
     `SELECT speaker AS name FROM chunks WHERE namespace_id = ? AND speaker IS NOT NULL
        AND speaker ${after ? ">" : ">="} ? AND speaker < ? ORDER BY speaker LIMIT 1`,
-  ).get(namespaceId, from, end) as { name: string } | undefined;
+  ).get(namespaceId, from, end)) as { name: string } | undefined;
   return row?.name;
 }
 
@@ -499,18 +499,18 @@ export function nextSpeaker(
  * first speaker in it or undefined, in the order given. One statement (one round trip on
  * PostgreSQL) for all of a query's words, one index seek each.
  */
-export function firstSpeakers(
+export async function firstSpeakers(
   db: Db,
   namespaceId: string,
   ranges: readonly (readonly [from: string, end: string])[],
-): (string | undefined)[] {
+): Promise<(string | undefined)[]> {
   if (ranges.length === 0) return [];
-  const rows = statement(
+  const rows = (await statement(
     db,
     `SELECT j.value ->> 0 AS "from", (SELECT speaker FROM chunks WHERE namespace_id = ?2 AND speaker IS NOT NULL
        AND speaker >= j.value ->> 0 AND speaker < j.value ->> 1 ORDER BY speaker LIMIT 1) AS name
      FROM json_each(?1) j`,
-  ).all(JSON.stringify(ranges), namespaceId) as { from: string; name: string | null }[];
+  ).all(JSON.stringify(ranges), namespaceId)) as { from: string; name: string | null }[];
   const first = new Map(rows.map((r) => [r.from, r.name ?? undefined]));
   return ranges.map(([from]) => first.get(from));
 }
@@ -520,14 +520,14 @@ export function firstSpeakers(
  * (rarer stems counting more) first, that pass `where` (conditions over the alias `m`), at most
  * `limit`. Reads only the namespace's postings of those stems.
  */
-export function memoriesHolding<Row = { id: string; memory: string }>(
+export async function memoriesHolding<Row = { id: string; memory: string }>(
   db: Db,
   namespaceId: string,
   stems: readonly string[],
   where: { sql: string; params: SQLInputValue[] },
   limit: number,
   columns = "m.id, m.memory",
-): Row[] {
+): Promise<Row[]> {
   const space = searchSpace(db, namespaceId, "memories");
   if (!space || stems.length === 0) return [];
   const postings = textPostings(db, space.id, stems);
@@ -539,11 +539,11 @@ export function memoriesHolding<Row = { id: string; memory: string }>(
   const out: Row[] = [];
   // Visible ones in rank order, a window at a time.
   for (let from = 0; from < ranked.length && out.length < limit; from += limit) {
-    const rows = statement(
+    const rows = (await statement(
       db,
       `SELECT ${columns} FROM json_each(?) j CROSS JOIN memories m ON m.rowid = j.value
        WHERE ${where.sql} ORDER BY j.key`,
-    ).all(JSON.stringify(ranked.slice(from, from + limit)), ...where.params) as Row[];
+    ).all(JSON.stringify(ranked.slice(from, from + limit)), ...where.params)) as Row[];
     out.push(...rows.slice(0, limit - out.length));
   }
   return out;

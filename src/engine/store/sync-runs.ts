@@ -41,13 +41,13 @@ export const RECENT_RUNS = 10;
  * A queued run, or undefined while another run of the connector is queued or running (a unique
  * index allows one: two triggers at once cannot both queue).
  */
-export function insertRun(db: Db, connectorId: string): SyncRunRow | undefined {
+export async function insertRun(db: Db, connectorId: string): Promise<SyncRunRow | undefined> {
   const id = newId("run");
   try {
-    statement(
+    (await statement(
       db,
       "INSERT INTO sync_runs (id, connector_id, status, created_at) VALUES (?, ?, 'queued', ?)",
-    ).run(id, connectorId, now());
+    ).run(id, connectorId, now()));
   } catch (error) {
     if (/UNIQUE constraint failed: sync_runs\.connector_id/.test((error as Error).message)) return undefined;
     throw error;
@@ -55,26 +55,26 @@ export function insertRun(db: Db, connectorId: string): SyncRunRow | undefined {
   return getRun(db, id)!;
 }
 
-export function getRun(db: Db, id: string): SyncRunRow | undefined {
-  return statement(db, "SELECT * FROM sync_runs WHERE id = ?").get(id) as SyncRunRow | undefined;
+export async function getRun(db: Db, id: string): Promise<SyncRunRow | undefined> {
+  return (await statement(db, "SELECT * FROM sync_runs WHERE id = ?").get(id)) as SyncRunRow | undefined;
 }
 
-export function recentRuns(db: Db, connectorId: string, limit: number): SyncRunRow[] {
-  return statement(
+export async function recentRuns(db: Db, connectorId: string, limit: number): Promise<SyncRunRow[]> {
+  return (await statement(
     db,
     "SELECT * FROM sync_runs WHERE connector_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
-  ).all(connectorId, limit) as unknown as SyncRunRow[];
+  ).all(connectorId, limit)) as unknown as SyncRunRow[];
 }
 
 /** The run is running; a resumed run keeps its first start time. */
-export function startRun(db: Db, id: string): void {
-  statement(
+export async function startRun(db: Db, id: string): Promise<void> {
+  (await statement(
     db,
     "UPDATE sync_runs SET status = 'running', started_at = COALESCE(started_at, ?) WHERE id = ?",
-  ).run(now(), id);
+  ).run(now(), id));
 }
 
-export function finishRun(
+export async function finishRun(
   db: Db,
   id: string,
   outcome: {
@@ -83,8 +83,8 @@ export function finishRun(
     counts: SyncCounts;
     failedItems: { item: string; reason: string }[];
   },
-): void {
-  statement(
+): Promise<void> {
+  (await statement(
     db,
     "UPDATE sync_runs SET status = ?, error = ?, counts = ?, failed_items = ?, finished_at = ? WHERE id = ?",
   ).run(
@@ -94,7 +94,7 @@ export function finishRun(
     JSON.stringify(outcome.failedItems),
     now(),
     id,
-  );
+  ));
 }
 
 export function toSyncRun(run: SyncRunRow): SyncRun {

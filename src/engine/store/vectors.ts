@@ -26,32 +26,32 @@ const VECTORS_OF_SQL: Record<Corpus, string> = {
 };
 
 /** Every vector of `model` that the namespace's units of `corpus` hold. */
-export function namespaceVectors(db: Db, corpus: Corpus, namespaceId: string, model: string): StoredVector[] {
-  return statement(db, NAMESPACE_VECTORS_SQL[corpus]).all(namespaceId, model) as unknown as StoredVector[];
+export async function namespaceVectors(db: Db, corpus: Corpus, namespaceId: string, model: string): Promise<StoredVector[]> {
+  return (await statement(db, NAMESPACE_VECTORS_SQL[corpus]).all(namespaceId, model)) as unknown as StoredVector[];
 }
 
 /** The vectors of `model` that `rowids` of `corpus` hold (a row without one is left out). */
-export function vectorsOf(db: Db, corpus: Corpus, rowids: readonly number[], model: string): StoredVector[] {
-  return statement(db, VECTORS_OF_SQL[corpus]).all(
+export async function vectorsOf(db: Db, corpus: Corpus, rowids: readonly number[], model: string): Promise<StoredVector[]> {
+  return (await statement(db, VECTORS_OF_SQL[corpus]).all(
     JSON.stringify(rowids),
     model,
-  ) as unknown as StoredVector[];
+  )) as unknown as StoredVector[];
 }
 
 /**
  * A value that changes whenever the database may have changed: `data_version` moves when another
  * connection (another process) commits; `total_changes()` when this one writes.
  */
-export function dataVersion(db: Db): string {
+export async function dataVersion(db: Db): Promise<string> {
   // PostgreSQL: the next transaction id moves whenever any connection writes (an id is assigned
   // to every writing transaction, this connection's included).
   if (dialectOf(db) === "postgres") {
     return String(
-      (statement(db, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS v").get() as { v: string }).v,
+      ((await statement(db, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS v").get()) as { v: string }).v,
     );
   }
-  const v = statement(db, "PRAGMA data_version").get() as { data_version: number };
-  const c = statement(db, "SELECT total_changes() AS n").get() as { n: number };
+  const v = (await statement(db, "PRAGMA data_version").get()) as { data_version: number };
+  const c = (await statement(db, "SELECT total_changes() AS n").get()) as { n: number };
   return `${v.data_version}:${c.n}`;
 }
 
@@ -81,14 +81,14 @@ const prepared = new WeakMap<Db, { indexes: Set<string>; session: boolean }>();
  * an exact scan. HNSW is approximate: pgvector's iterative scan keeps reading the graph until
  * `k` rows of the namespace are found, and its recall is high but not guaranteed complete.
  */
-export function nearestVectors(
+export async function nearestVectors(
   db: Db,
   corpus: Corpus,
   namespaceId: string,
   model: string,
   query: Float32Array,
   k: number,
-): Neighbour[] | null {
+): Promise<Neighbour[] | null> {
   if (!(db instanceof PostgresDatabase) || db.pgvector === null) return null;
   const dims = query.length;
   if (dims === 0 || k <= 0) return [];
@@ -118,13 +118,13 @@ export function nearestVectors(
     state.indexes.add(key);
   }
   const distance = `((v.vec::${typed}) OPERATOR(${ext}.<=>) (?1::${typed}))`;
-  const rows = statement(
+  const rows = (await statement(
     db,
     `SELECT v.${t.rowid} AS rowid, 1 - ${distance} AS cosine
      FROM ${t.vectors} v JOIN ${t.units} u ON u.rowid = v.${t.rowid}
      WHERE ${ext}.vector_dims(v.vec) = ${dims} AND u.namespace_id = ?2 AND v.model = ?3
      ORDER BY ${distance} LIMIT ?4`,
-  ).all(`[${Array.from(query, (x) => (Number.isFinite(x) ? x : 0)).join(",")}]`, namespaceId, model, k) as {
+  ).all(`[${Array.from(query, (x) => (Number.isFinite(x) ? x : 0)).join(",")}]`, namespaceId, model, k)) as {
     rowid: number;
     cosine: number;
   }[];

@@ -40,20 +40,23 @@ export function writeLockOf(db: Db): SharedArrayBuffer | undefined {
   return locks.get(db)?.word.buffer as SharedArrayBuffer | undefined;
 }
 
-/** Runs `fn` (which takes SQLite's write lock) once this process's other writers are done. */
-export function withWriteLock<T>(db: Db, fn: () => T): T {
+/**
+ * Runs `fn` (which takes SQLite's write lock) once this process's other writers are done. The wait
+ * is asynchronous (Atomics.waitAsync): the thread answers requests meanwhile.
+ */
+export async function withWriteLock<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   const lock = locks.get(db);
   if (!lock) return fn();
-  acquire(lock.word, lock.waitLimitMs);
+  await acquire(lock.word, lock.waitLimitMs);
   try {
-    return fn();
+    return await fn();
   } finally {
     // Not released if a waiter took it over meanwhile: it is that waiter's now.
     if (Atomics.compareExchange(lock.word, 0, ME, FREE) === ME) Atomics.notify(lock.word, 0, 1);
   }
 }
 
-function acquire(lock: Int32Array, waitLimitMs: number): void {
+async function acquire(lock: Int32Array, waitLimitMs: number): Promise<void> {
   const deadline = Date.now() + waitLimitMs;
   for (;;) {
     const holder = Atomics.compareExchange(lock, 0, FREE, ME);
@@ -63,6 +66,7 @@ function acquire(lock: Int32Array, waitLimitMs: number): void {
       Atomics.store(lock, 0, ME);
       return;
     }
-    Atomics.wait(lock, 0, holder, left);
+    const wait = Atomics.waitAsync(lock, 0, holder, left);
+    if (wait.async) await wait.value;
   }
 }

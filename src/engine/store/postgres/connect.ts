@@ -1,46 +1,47 @@
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { SQLInputValue, SQLOutputValue, StatementResultingChanges } from "node:sqlite";
+import { threadId } from "node:worker_threads";
+import pg from "pg";
 import {
-  MessageChannel,
-  type MessagePort,
-  receiveMessageOnPort,
-  threadId,
-  Worker,
-} from "node:worker_threads";
-import { type Db, type Statement, setDialect, type TransactionLock } from "../connection.js";
+  type Db,
+  inTransaction,
+  type OpenTransaction,
+  type Statement,
+  StoreUnavailableError,
+  setDialect,
+  type TransactionLock,
+  transactionOf,
+} from "../connection.js";
 import { COMPAT_SCHEMA, COMPAT_VERSION, compatSql } from "./compat.js";
 import { setUpPgvector } from "./pgvector.js";
 import { PG_SCHEMA_VERSION, pgMigrations } from "./schema.js";
 import { translate } from "./translate.js";
 
 /**
- * A PostgreSQL connection with the store's synchronous surface (store/connection.ts Db).
+ * A PostgreSQL database behind the store's asynchronous surface (store/connection.ts Db): a pool of
+ * connections (node-postgres), so that one statement waiting on a lock or a slow disk holds one
+ * connection and one request, never the thread; statements outside a transaction take any free
+ * connection, a transaction keeps one from BEGIN to COMMIT (carried by the async context).
  *
- * The store is synchronous (every service calls it so, inside `transaction(db, fn)` too), and
- * node-postgres is asynchronous. So the connection lives in a worker thread of its own: the
- * calling thread posts {sql, params} and blocks in Atomics.wait until the worker has the answer,
- * then takes it with receiveMessageOnPort. One worker, one connection, one Db: BEGIN ... COMMIT
- * stay on one connection, and each thread that opens a Db (the engine's, each processing
- * thread's) has its own. Costs a thread hop each way per statement (see docs/deploy.md for the
- * measured round trip).
+ * What an operator sets (environment):
+ * - MEMCTX_PG_POOL_SIZE: connections per process (default POOL_SIZE_DEFAULT; each processing thread
+ *   has a pool of its own);
+ * - MEMCTX_PG_STATEMENT_TIMEOUT_MS: how long one statement (or a lock wait) may take (default 10 s),
+ *   so that a statement stuck behind another session's lock fails its request (503) instead of
+ *   holding it;
+ * - MEMCTX_PG_ACQUIRE_TIMEOUT_MS: how long a request waits for a free connection or for a new one
+ *   to connect (default 5 s), so that while PostgreSQL is down requests fail at once (503).
+ * A connection that breaks (PostgreSQL restarted) is dropped by the pool and the next statement
+ * opens a new one: the service comes back by itself.
  *
- * Writers serialize as on SQLite where they must: `BEGIN IMMEDIATE` becomes BEGIN plus a
- * transaction-scoped advisory lock (one per schema), so two replicas' write transactions take
- * turns, as two processes' do on one SQLite file, and the store's read-then-write logic (a dream
- * batch, the search index's statistics) sees no interleaving. A namespace's transaction
- * (store/db.ts namespaceTransaction) takes that lock shared and one of its namespace alone, so
- * writers of different namespaces do not wait for each other; job claims take a lock of their own.
+ * Writers serialize as on SQLite where they must: a write transaction takes a transaction-scoped
+ * advisory lock (one per schema), so two replicas' write transactions take turns, as two
+ * processes' do on one SQLite file, and the store's read-then-write logic (a dream batch, the
+ * search index's statistics) sees no interleaving. A namespace's transaction (store/db.ts
+ * namespaceTransaction) takes that lock shared and one of its namespace alone, so writers of
+ * different namespaces do not wait for each other; job claims take a lock of their own.
  */
-
-/** How a statement's rows come back from the worker. */
-interface Answer {
-  ok: boolean;
-  rows?: unknown[];
-  rowCount?: number | null;
-  error?: { message: string; code?: string; table?: string; constraint?: string; detail?: string };
-}
 
 /** Advisory lock classes (pg_advisory_*(class, key)): the key is the schema's hash. */
 const WRITE_LOCK_CLASS = 0x6d656d; // "mem"
@@ -48,60 +49,63 @@ const WRITE_LOCK_CLASS = 0x6d656d; // "mem"
 const QUEUE_LOCK_CLASS = 0x6a6f62; // "job"
 const MIGRATION_LOCK_CLASS = 0x6d6967; // "mig"
 
-/** How long a new connection's worker may take to start and connect. */
-const WORKER_START_LIMIT_MS = 30_000;
+/** Connections of a process's pool by default: requests wait on the database, not on the CPU. */
+export const POOL_SIZE_DEFAULT = 10;
+const STATEMENT_TIMEOUT_MS_DEFAULT = 10_000;
+const ACQUIRE_TIMEOUT_MS_DEFAULT = 5_000;
+/** /health's own statement: a load balancer must hear back within half a second. */
+const HEALTH_TIMEOUT_MS = 400;
 
-/** The worker: a plain CommonJS script (eval), so that it runs the same from sources and from dist. */
-const WORKER_SOURCE = `
-const { workerData } = require("node:worker_threads");
-const pg = require(workerData.pgPath);
-const { port, signal, config, searchPath } = workerData;
-const flag = new Int32Array(signal);
-// Integers and booleans as SQLite gives them: numbers, and 1/0.
+const envNumber = (name: string, fallback: number) => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+};
+
+/** Integers and booleans as SQLite gives them (numbers, and 1/0): the store reads both backends' rows alike. */
 const types = {
-  getTypeParser(oid, format) {
-    if (oid === 20 || oid === 1700) return (v) => Number(v);
-    if (oid === 16) return (v) => (v === "t" ? 1 : 0);
-    return pg.types.getTypeParser(oid, format);
+  getTypeParser(oid: number, format?: string) {
+    if (oid === 20 || oid === 1700) return (v: string) => Number(v);
+    if (oid === 16) return (v: string) => (v === "t" ? 1 : 0);
+    // biome-ignore lint/suspicious/noExplicitAny: node-postgres's own overloads
+    return (pg.types.getTypeParser as any)(oid, format);
   },
 };
-const client = new pg.Client({ ...config, types });
-let broken = null;
-const ready = client.connect().then(() => client.query("SET search_path TO " + searchPath)).catch((e) => { broken = e; });
-client.on("error", (e) => { broken = e; });
-function answer(a) {
-  port.postMessage(a);
-  Atomics.store(flag, 0, 1);
-  Atomics.notify(flag, 0);
+
+/**
+ * PostgreSQL's answers that mean "not now" rather than "wrong": the connection failed or broke,
+ * the server is shutting down or starting, a statement or lock wait timed out, no connection came
+ * free in time. They become StoreUnavailableError (503 with Retry-After).
+ */
+function unavailable(err: unknown): StoreUnavailableError | undefined {
+  if (err instanceof StoreUnavailableError) return err;
+  const e = err as { code?: string; message?: string };
+  const code = typeof e?.code === "string" ? e.code : "";
+  const message = String(e?.message ?? err);
+  const transient =
+    /^08/.test(code) || // connection exception
+    /^57P0[1-3]$/.test(code) || // admin / crash shutdown, cannot connect now
+    code === "57014" || // statement timeout (query_canceled)
+    code === "55P03" || // lock_not_available (lock_timeout)
+    code === "53300" || // too_many_connections
+    ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN"].includes(code) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|terminating connection|Query read timeout/i.test(
+      message,
+    );
+  if (!transient) return undefined;
+  const what =
+    code === "57014" || code === "55P03" || /Query read timeout/i.test(message)
+      ? "a statement waited past its time limit (MEMCTX_PG_STATEMENT_TIMEOUT_MS)"
+      : /timeout exceeded when trying to connect/i.test(message)
+        ? "no database connection came free in time (MEMCTX_PG_ACQUIRE_TIMEOUT_MS, MEMCTX_PG_POOL_SIZE)"
+        : `the database cannot be reached (${message})`;
+  return new StoreUnavailableError(`PostgreSQL: ${what}; try again shortly`, 5, { cause: err });
 }
-function failure(e) {
-  return { ok: false, error: { message: String(e && e.message || e), code: e && e.code, table: e && e.table,
-    constraint: e && e.constraint, detail: e && e.detail } };
+
+/** A transaction's connection and the namespaces whose locks it holds (null: the schema's lock, or none). */
+interface PgTransaction extends OpenTransaction {
+  client: pg.PoolClient;
+  namespaces: Set<string> | null;
 }
-port.on("message", async (m) => {
-  try {
-    await ready;
-    if (broken) throw broken;
-    if (m.op === "ping") {
-      answer({ ok: true });
-      return;
-    }
-    if (m.op === "close") {
-      await client.end().catch(() => {});
-      answer({ ok: true });
-      port.close();
-      return;
-    }
-    const r = m.op === "exec"
-      ? await client.query(m.sql)
-      : await client.query({ name: m.name, text: m.sql, values: m.params, rowMode: m.arrays ? "array" : undefined });
-    const last = Array.isArray(r) ? r[r.length - 1] : r;
-    answer({ ok: true, rows: m.op === "exec" ? undefined : last.rows, rowCount: last.rowCount });
-  } catch (e) {
-    answer(failure(e));
-  }
-});
-`;
 
 export interface PostgresOptions {
   /** Test isolation and multi-tenancy: the schema the tables live in (default `public`). */
@@ -128,81 +132,72 @@ export function parseDatabaseUrl(
 }
 
 export class PostgresDatabase implements Db {
-  private readonly worker: Worker;
-  private readonly port: MessagePort;
-  private readonly flag: Int32Array;
+  private readonly pool: pg.Pool;
   private readonly translated = new Map<string, { text: string; rowidColumn?: string; name: string }>();
-  private inTransaction = false;
-  /**
-   * The namespaces whose locks the open transaction holds (store/db.ts namespaceTransaction,
-   * lockNamespace); null when it holds the schema's write lock alone, or none.
-   */
-  private namespaces: Set<string> | null = null;
   private closed = false;
   readonly schema: string;
   private readonly lockKey: number;
+  private readonly config: pg.PoolConfig;
   /**
    * The pgvector extension's schema when the server has it and the `vec` columns are set up
    * (pgvector.ts), else null: set by migrate().
    */
   pgvector: string | null = null;
 
-  constructor(url: string, dataDir?: string) {
+  constructor(url: string, dataDir?: string, poolSize = envNumber("MEMCTX_PG_POOL_SIZE", POOL_SIZE_DEFAULT)) {
     const { connectionString, schema } = parseDatabaseUrl(url, dataDir);
     this.schema = schema;
     this.lockKey = createHash("sha1").update(schema).digest().readInt32BE(0);
-    const { port1, port2 } = new MessageChannel();
-    this.port = port1;
-    const signal = new SharedArrayBuffer(4);
-    this.flag = new Int32Array(signal);
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        port: port2,
-        signal,
-        config: { connectionString, application_name: "memctx" },
-        searchPath: `"${schema}", ${COMPAT_SCHEMA}, pg_catalog`,
-        pgPath: createRequire(import.meta.url).resolve("pg"),
-      },
-      transferList: [port2],
-      // Not the parent's flags: `--input-type=module` (node -e) would make this CommonJS script ESM.
-      execArgv: [],
-    });
-    // The worker must not keep the process alive on its own: close() ends it.
-    this.worker.unref();
+    const statementTimeout = envNumber("MEMCTX_PG_STATEMENT_TIMEOUT_MS", STATEMENT_TIMEOUT_MS_DEFAULT);
+    this.config = {
+      connectionString,
+      application_name: "memctx",
+      types,
+      max: poolSize,
+      connectionTimeoutMillis: envNumber("MEMCTX_PG_ACQUIRE_TIMEOUT_MS", ACQUIRE_TIMEOUT_MS_DEFAULT),
+      idleTimeoutMillis: 30_000,
+      statement_timeout: statementTimeout,
+      lock_timeout: statementTimeout,
+      // Every connection starts with the schema first on its search_path, SQLite's look-alikes next.
+      options: `-c search_path="${schema}",${COMPAT_SCHEMA},pg_catalog`,
+      // The server's own timeout may never come (a network gone silent): the driver gives up too.
+      query_timeout: statementTimeout + 5_000,
+    };
+    this.pool = new pg.Pool(this.config);
+    // An idle connection that breaks (PostgreSQL restarted) is dropped by the pool; unheard, its
+    // error would stop the process.
+    this.pool.on("error", () => {});
     setDialect(this, "postgres");
-    // The worker answers once it has connected (or failed to): a worker that never starts would
-    // otherwise leave every later call waiting.
-    this.check(this.call({ op: "ping" }, WORKER_START_LIMIT_MS));
   }
 
-  /** Sends one request and blocks until the worker answers. */
-  private call(request: Record<string, unknown>, limitMs = Number.POSITIVE_INFINITY): Answer {
+  /** The calling context's transaction on this database, if any. */
+  private tx(): PgTransaction | undefined {
+    return transactionOf<PgTransaction>(this);
+  }
+
+  /** Runs a query on the context's transaction connection, else on any free one. */
+  async query(config: pg.QueryConfig): Promise<pg.QueryResult> {
     if (this.closed) throw new Error("database is not open");
-    Atomics.store(this.flag, 0, 0);
-    this.port.postMessage(request);
-    const deadline = performance.now() + limitMs;
-    for (;;) {
-      Atomics.wait(this.flag, 0, 0, 1000);
-      const m = receiveMessageOnPort(this.port);
-      if (m) return m.message as Answer;
-      if (performance.now() > deadline) {
-        this.closed = true;
-        void this.worker.terminate();
-        throw new Error("the PostgreSQL connection's worker thread did not answer");
+    const on = this.tx()?.client ?? this.pool;
+    const started = performance.now();
+    try {
+      return await on.query(config);
+    } catch (err) {
+      if (process.env.MEMCTX_PG_DEBUG) process.stderr.write(`pg: ${(err as Error).message}\n${config.text}\n`);
+      throw unavailable(err) ?? err;
+    } finally {
+      const took = performance.now() - started;
+      if (took > 100 && process.env.MEMCTX_PG_DEBUG)
+        process.stderr.write(
+          `pg slow ${took.toFixed(0)} ms: ${config.text.slice(0, Number(process.env.MEMCTX_PG_DEBUG) > 1 ? undefined : 150)} PARAMS ${Number(process.env.MEMCTX_PG_DEBUG) > 1 ? JSON.stringify(config.values).slice(0, 500) : ""}\n`,
+        );
+      if (process.env.MEMCTX_PG_PROFILE) {
+        const p = profile.get(config.text) ?? { n: 0, ms: 0 };
+        p.n++;
+        p.ms += took;
+        profile.set(config.text, p);
       }
     }
-  }
-
-  private check(a: Answer): Answer {
-    if (a.ok) return a;
-    const e = a.error!;
-    // SQLite's wording for a unique violation: the store recognises a conflict by it.
-    const message =
-      e.code === "23505" && e.table
-        ? `UNIQUE constraint failed: ${e.table}.${/Key \(([^)]*)\)/.exec(e.detail ?? "")?.[1] ?? e.constraint}`
-        : e.message;
-    throw Object.assign(new Error(message), { code: e.code, pgMessage: e.message });
   }
 
   prepare(sql: string): Statement {
@@ -213,32 +208,21 @@ export class PostgresDatabase implements Db {
     }
     const { text, rowidColumn, name } = t;
     let arrays = false;
-    const query = (params: SQLInputValue[]) => {
-      const started = performance.now();
-      const a = this.call({ op: "query", sql: text, name, params: params.map(toParam), arrays });
-      const took = performance.now() - started;
-      if (took > 100 && process.env.MEMCTX_PG_DEBUG)
-        process.stderr.write(
-          `pg slow ${took.toFixed(0)} ms: ${text.slice(0, Number(process.env.MEMCTX_PG_DEBUG) > 1 ? undefined : 150)} PARAMS ${Number(process.env.MEMCTX_PG_DEBUG) > 1 ? JSON.stringify(params).slice(0, 500) : ""}\n`,
-        );
-      if (process.env.MEMCTX_PG_PROFILE) {
-        const p = profile.get(text) ?? { n: 0, ms: 0 };
-        p.n++;
-        p.ms += took;
-        profile.set(text, p);
-      }
-      if (!a.ok && process.env.MEMCTX_PG_DEBUG) process.stderr.write(`pg: ${a.error?.message}\n${text}\n`);
-      return this.check(a);
-    };
+    const query = (params: SQLInputValue[]) =>
+      this.query({
+        name,
+        text,
+        values: params.map(toParam),
+        ...(arrays ? { rowMode: "array" as const } : {}),
+      });
     return {
-      get: (...params) => query(params).rows![0] as Record<string, SQLOutputValue> | undefined,
-      all: (...params) => query(params).rows as Record<string, SQLOutputValue>[],
-      iterate: (...params) => (query(params).rows as Record<string, SQLOutputValue>[])[Symbol.iterator](),
-      run: (...params): StatementResultingChanges => {
-        const a = query(params);
-        const rows = a.rows as Record<string, number>[];
+      get: async (...params) => (await query(params)).rows[0] as Record<string, SQLOutputValue> | undefined,
+      all: async (...params) => (await query(params)).rows as Record<string, SQLOutputValue>[],
+      run: async (...params): Promise<StatementResultingChanges> => {
+        const r = await query(params);
+        const rows = r.rows as Record<string, number>[];
         return {
-          changes: a.rowCount ?? 0,
+          changes: r.rowCount ?? 0,
           lastInsertRowid: rowidColumn && rows.length ? rows[rows.length - 1]![rowidColumn]! : 0,
         };
       },
@@ -248,56 +232,82 @@ export class PostgresDatabase implements Db {
     };
   }
 
-  exec(sql: string): void {
+  async exec(sql: string): Promise<void> {
     const s = sql.trim();
     if (/^PRAGMA\b/i.test(s)) return;
-    if (/^BEGIN\b/i.test(s)) {
-      // A write transaction (BEGIN IMMEDIATE) takes the schema's write lock at once.
-      this.begin(/IMMEDIATE|EXCLUSIVE/i.test(s) ? "write" : null);
-      return;
-    }
-    const ends = /^(COMMIT|END|ROLLBACK)\b/i.test(s);
-    try {
-      this.check(this.call({ op: "exec", sql: s }));
-    } finally {
-      // PostgreSQL ends the transaction even when COMMIT fails.
-      if (ends) {
-        this.inTransaction = false;
-        this.namespaces = null;
-      }
-    }
+    await this.query({ text: s });
+  }
+
+  get isTransaction(): boolean {
+    return this.tx() !== undefined;
   }
 
   /**
-   * BEGIN, then the advisory locks of `lock` for the rest of the transaction (store/db.ts
-   * TransactionLock): `write`, the schema's write lock, exclusive; a namespace, that lock shared
-   * (so a schema-wide writer still excludes it) and the namespace's own, exclusive; `queue`, the
-   * schema's queue lock; none for a read. MEMCTX_PG_PROFILE counts the time spent waiting.
+   * BEGIN on a connection of its own, then the advisory locks of `lock` for the rest of the
+   * transaction (connection.ts TransactionLock): `write`, the schema's write lock, exclusive; a
+   * namespace, that lock shared (so a schema-wide writer still excludes it) and the namespace's
+   * own, exclusive; `queue`, the schema's queue lock; `read`, a repeatable-read snapshot.
    */
-  begin(lock: TransactionLock | null): void {
-    const started = performance.now();
-    const take =
-      lock === null
-        ? ""
-        : lock === "write"
-          ? `; SELECT pg_advisory_xact_lock(${WRITE_LOCK_CLASS}, ${this.lockKey})`
-          : lock === "queue"
-            ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK_CLASS}, ${this.lockKey})`
-            : `; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_CLASS}, ${this.lockKey}), pg_advisory_xact_lock(${this.namespaceKey(lock.namespaceId)})`;
-    const begun = this.call({ op: "exec", sql: `BEGIN${take}` });
-    // BEGIN went through but the lock did not (lock_timeout, a cancelled wait): the transaction is
-    // aborted, and must end here, as the caller sees none open.
-    if (!begun.ok && take) this.call({ op: "exec", sql: "ROLLBACK" });
-    this.check(begun);
-    if (process.env.MEMCTX_PG_PROFILE) {
-      const key = `BEGIN + ${typeof lock === "object" && lock !== null ? "namespace" : (lock ?? "no")} lock`;
-      const p = profile.get(key) ?? { n: 0, ms: 0 };
-      p.n++;
-      p.ms += performance.now() - started;
-      profile.set(key, p);
+  async transact<T>(
+    lock: TransactionLock,
+    fn: () => Promise<T>,
+    beforeCommit?: (locked: readonly string[] | null) => Promise<void>,
+  ): Promise<T> {
+    if (this.tx()) {
+      if (typeof lock === "object") await this.lockNamespace(lock.namespaceId);
+      return fn();
     }
-    this.inTransaction = true;
-    this.namespaces = typeof lock === "object" && lock !== null ? new Set([lock.namespaceId]) : null;
+    if (this.closed) throw new Error("database is not open");
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw unavailable(err) ?? err;
+    }
+    let broken: Error | undefined;
+    try {
+      const started = performance.now();
+      const take =
+        lock === "read"
+          ? " ISOLATION LEVEL REPEATABLE READ READ ONLY"
+          : lock === "write"
+            ? `; SELECT pg_advisory_xact_lock(${WRITE_LOCK_CLASS}, ${this.lockKey})`
+            : lock === "queue"
+              ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK_CLASS}, ${this.lockKey})`
+              : `; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_CLASS}, ${this.lockKey}), pg_advisory_xact_lock(${this.namespaceKey(lock.namespaceId)})`;
+      const tx = {
+        db: this as Db,
+        client,
+        namespaces: typeof lock === "object" ? new Set([lock.namespaceId]) : null,
+      };
+      return await inTransaction(tx, async () => {
+        try {
+          await this.query({ text: `BEGIN${take}` });
+          if (process.env.MEMCTX_PG_PROFILE) {
+            const key = `BEGIN + ${typeof lock === "object" ? "namespace" : lock} lock`;
+            const p = profile.get(key) ?? { n: 0, ms: 0 };
+            p.n++;
+            p.ms += performance.now() - started;
+            profile.set(key, p);
+          }
+          const out = await fn();
+          if (beforeCommit) await beforeCommit(tx.namespaces ? [...tx.namespaces] : null);
+          await this.query({ text: "COMMIT" });
+          return out;
+        } catch (err) {
+          await client.query("ROLLBACK").catch((e: Error) => {
+            broken = e;
+          });
+          throw err;
+        }
+      });
+    } catch (err) {
+      if (unavailable(err)) broken ??= err as Error;
+      throw err;
+    } finally {
+      // A connection that broke is not given back to serve the next request.
+      client.release(broken);
+    }
   }
 
   /**
@@ -305,15 +315,11 @@ export class PostgresDatabase implements Db {
    * nested transaction writes) until the transaction ends; nothing when it holds that lock already,
    * or the schema's write lock.
    */
-  lockNamespace(id: string): void {
-    if (!this.namespaces || this.namespaces.has(id)) return;
-    this.check(this.call({ op: "exec", sql: `SELECT pg_advisory_xact_lock(${this.namespaceKey(id)})` }));
-    this.namespaces.add(id);
-  }
-
-  /** The namespaces whose locks the open transaction holds; null for the schema's write lock. */
-  get lockedNamespaces(): ReadonlySet<string> | null {
-    return this.namespaces;
+  async lockNamespace(id: string): Promise<void> {
+    const tx = this.tx();
+    if (!tx?.namespaces || tx.namespaces.has(id)) return;
+    await this.query({ text: `SELECT pg_advisory_xact_lock(${this.namespaceKey(id)})` });
+    tx.namespaces.add(id);
   }
 
   /**
@@ -334,61 +340,91 @@ export class PostgresDatabase implements Db {
     return !this.closed;
   }
 
-  get isTransaction(): boolean {
-    return this.inTransaction;
-  }
-
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
-    this.call({ op: "close" });
     this.closed = true;
-    this.port.close();
-    void this.worker.terminate();
+    await this.pool.end().catch(() => {});
   }
 
-  /** Creates or upgrades the compat functions and the schema, under a session advisory lock. */
-  migrate(): number {
-    const lock = `${MIGRATION_LOCK_CLASS}, 0`;
-    this.check(this.call({ op: "exec", sql: `SELECT pg_advisory_lock(${lock})` }));
+  /**
+   * Creates or upgrades the compat functions and the schema, on one connection under a session
+   * advisory lock (replicas starting at once migrate once).
+   */
+  async migrate(): Promise<number> {
+    let client: pg.PoolClient;
     try {
-      const compat = this.prepare(
-        "SELECT obj_description(oid, 'pg_namespace') AS c FROM pg_namespace WHERE nspname = ?",
-      ).get(COMPAT_SCHEMA) as { c: string | null } | undefined;
-      if (compat?.c !== `memctx compat ${COMPAT_VERSION}`) this.exec(compatSql);
-      this.exec(
-        `CREATE SCHEMA IF NOT EXISTS "${this.schema}";
-         CREATE TABLE IF NOT EXISTS "${this.schema}".memctx_schema (version INTEGER NOT NULL);
-         INSERT INTO "${this.schema}".memctx_schema SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM "${this.schema}".memctx_schema)`,
-      );
-      const version = () =>
-        (this.prepare("SELECT version FROM memctx_schema").get() as { version: number }).version;
-      const v0 = version();
-      if (v0 > PG_SCHEMA_VERSION) {
-        throw new Error(
-          `this database was written by a newer memctx (schema ${v0} > ${PG_SCHEMA_VERSION}); upgrade memctx`,
+      client = await this.pool.connect();
+    } catch (err) {
+      throw unavailable(err) ?? err;
+    }
+    const lock = `${MIGRATION_LOCK_CLASS}, 0`;
+    try {
+      await client.query(`SELECT pg_advisory_lock(${lock})`);
+      try {
+        const compat = await client.query(
+          "SELECT obj_description(oid, 'pg_namespace') AS c FROM pg_namespace WHERE nspname = $1",
+          [COMPAT_SCHEMA],
         );
-      }
-      for (let v = v0; v < PG_SCHEMA_VERSION; v++) {
-        this.exec("BEGIN");
-        try {
-          this.exec(pgMigrations[v]!);
-          this.exec(`UPDATE memctx_schema SET version = ${v + 1}`);
-          this.exec("COMMIT");
-        } catch (err) {
-          if (this.isTransaction) this.exec("ROLLBACK");
-          throw err;
+        if (compat.rows[0]?.c !== `memctx compat ${COMPAT_VERSION}`) await client.query(compatSql);
+        await client.query(
+          `CREATE SCHEMA IF NOT EXISTS "${this.schema}";
+           CREATE TABLE IF NOT EXISTS "${this.schema}".memctx_schema (version INTEGER NOT NULL);
+           INSERT INTO "${this.schema}".memctx_schema SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM "${this.schema}".memctx_schema)`,
+        );
+        const version = async () =>
+          (await client.query("SELECT version FROM memctx_schema")).rows[0].version as number;
+        const v0 = await version();
+        if (v0 > PG_SCHEMA_VERSION) {
+          throw new Error(
+            `this database was written by a newer memctx (schema ${v0} > ${PG_SCHEMA_VERSION}); upgrade memctx`,
+          );
         }
+        for (let v = v0; v < PG_SCHEMA_VERSION; v++) {
+          await client.query("BEGIN");
+          try {
+            await client.query(pgMigrations[v]!);
+            await client.query(`UPDATE memctx_schema SET version = ${v + 1}`);
+            await client.query("COMMIT");
+          } catch (err) {
+            await client.query("ROLLBACK").catch(() => {});
+            throw err;
+          }
+        }
+        this.pgvector = await setUpPgvector(client);
+        return await version();
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock(${lock})`).catch(() => {});
       }
-      this.pgvector = setUpPgvector(this);
-      return version();
+    } catch (err) {
+      throw unavailable(err) ?? err;
     } finally {
-      this.check(this.call({ op: "exec", sql: `SELECT pg_advisory_unlock(${lock})` }));
+      client.release();
     }
   }
 
-  /** The schema version (a round trip: it also says the database answers). */
-  schemaVersion(): number {
-    return (this.prepare("SELECT version FROM memctx_schema").get() as { version: number }).version;
+  /**
+   * The schema version, read on a connection of its own with a short limit, not from the pool: a
+   * load balancer asks while every pooled connection may be waiting on a lock, and must hear
+   * within half a second whether the database answers.
+   */
+  async schemaVersion(): Promise<number> {
+    const client = new pg.Client({
+      ...this.config,
+      statement_timeout: HEALTH_TIMEOUT_MS,
+      lock_timeout: HEALTH_TIMEOUT_MS,
+      query_timeout: HEALTH_TIMEOUT_MS + 100,
+      connectionTimeoutMillis: HEALTH_TIMEOUT_MS,
+    });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      const r = await client.query("SELECT version FROM memctx_schema");
+      return r.rows[0].version as number;
+    } catch (err) {
+      throw unavailable(err) ?? err;
+    } finally {
+      void client.end().catch(() => {});
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Db } from "../connection.js";
+import type pg from "pg";
 
 /**
  * pgvector on PostgreSQL, when the server has it: the stored embeddings (memory_vectors and
@@ -44,23 +44,21 @@ $$;`;
  * null (no pgvector: the caller keeps the in-process path). `schema` is the data schema, first on
  * the connection's search_path. MEMCTX_PGVECTOR=off keeps the in-process path whatever the server has.
  */
-export function setUpPgvector(db: Db): string | null {
+export async function setUpPgvector(client: pg.ClientBase): Promise<string | null> {
   if (process.env.MEMCTX_PGVECTOR === "off") return null;
-  const schemaOf = () =>
-    (
-      db
-        .prepare(
-          `SELECT n.nspname AS s FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-           WHERE e.extname = 'vector'`,
-        )
-        .get() as { s: string } | undefined
-    )?.s ?? null;
-  let ext = schemaOf();
+  const schemaOf = async () =>
+    ((
+      await client.query(
+        `SELECT n.nspname AS s FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+         WHERE e.extname = 'vector'`,
+      )
+    ).rows[0]?.s as string | undefined) ?? null;
+  let ext = await schemaOf();
   if (ext === null) {
-    const available = db.prepare("SELECT 1 AS ok FROM pg_available_extensions WHERE name = 'vector'").get();
-    if (!available) return null;
+    const available = await client.query("SELECT 1 AS ok FROM pg_available_extensions WHERE name = 'vector'");
+    if (available.rows.length === 0) return null;
     try {
-      db.exec(
+      await client.query(
         `CREATE SCHEMA IF NOT EXISTS ${EXTENSION_SCHEMA}; CREATE EXTENSION IF NOT EXISTS vector SCHEMA ${EXTENSION_SCHEMA}`,
       );
     } catch {
@@ -68,28 +66,26 @@ export function setUpPgvector(db: Db): string | null {
       // operator can run CREATE EXTENSION vector once; until then, the in-process path.
       return null;
     }
-    ext = schemaOf();
+    ext = await schemaOf();
     if (ext === null) return null;
   }
-  const has = db
-    .prepare(
-      `SELECT count(*) AS n FROM information_schema.columns
-       WHERE table_schema = current_schema() AND column_name = 'vec'
-         AND table_name IN ('memory_vectors', 'chunk_vectors')`,
-    )
-    .get() as { n: number };
-  if (has.n < 2) {
-    db.exec("BEGIN");
+  const has = await client.query(
+    `SELECT count(*) AS n FROM information_schema.columns
+     WHERE table_schema = current_schema() AND column_name = 'vec'
+       AND table_name IN ('memory_vectors', 'chunk_vectors')`,
+  );
+  if (Number(has.rows[0].n) < 2) {
+    await client.query("BEGIN");
     try {
-      db.exec(functionSql(ext));
+      await client.query(functionSql(ext));
       for (const table of ["memory_vectors", "chunk_vectors"])
-        db.exec(
+        await client.query(
           `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS vec "${ext}".vector
              GENERATED ALWAYS AS (memctx_f32_vector(embedding)) STORED`,
         );
-      db.exec("COMMIT");
+      await client.query("COMMIT");
     } catch (err) {
-      if (db.isTransaction) db.exec("ROLLBACK");
+      await client.query("ROLLBACK").catch(() => {});
       throw err;
     }
   }

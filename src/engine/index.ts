@@ -76,7 +76,7 @@ export interface Engine {
   /** Stops the workers (their jobs are resumed later) and closes the database. */
   close(): Promise<void>;
   /** A new bearer key for `organization` (default: the local one); only its hash is stored. */
-  createKey(organization?: string): string;
+  (await createKey(organization?: string)): string;
   /** A first key for the local organization when it has none yet (first start of `memctx serve`), else null. */
   createFirstKey(): string | null;
   readonly dataDir: string;
@@ -120,13 +120,13 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const allowPrivateNetwork = opts.allowPrivateNetwork ?? allowPrivateNetworkFromEnv();
   const threaded = (opts.threads ?? process.env.MEMCTX_THREADS !== "0") && !custom && loops > 0;
   // Processing in this thread writes the search index here: its connection is sized for that.
-  const db = openDatabase(opts.dataDir, { databaseUrl, cache: threaded || loops === 0 ? "reads" : "writes" });
-  if (opts.apiKey) registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
+  const db = (await openDatabase(opts.dataDir, { databaseUrl, cache: threaded || loops === 0 ? "reads" : "writes" }));
+  if (opts.apiKey) (await registerKey(db, opts.apiKey, LOCAL_ORGANIZATION));
   // Connectors written by a memctx that stored their secrets in plain text: sealed now.
-  transaction(db, () => {
-    sealPlaintextSecrets(db);
-    trimWholeKeyPrefixes(db);
-  });
+  (await transaction(db, () => {
+    (await sealPlaintextSecrets(db));
+    (await trimWholeKeyPrefixes(db));
+  }));
   const threads = threaded
     ? new ProcessingThreads(
         {
@@ -168,7 +168,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     embedder: ctx.embedder ? ctx.embedder.model : "none (lexical search only)",
     extractor: opts.extractor?.name ?? (chat ? `${chat.model} (MEMCTX_LLM_URL)` : "offline"),
   };
-  const app = createApp(ctx);
+  const app = (await createApp(ctx));
   // Processing (extraction with its NLP model and date parser, chunking, dreaming, connector
   // syncs) is the largest part of the engine and no request needs it: its threads start, or its
   // modules load in this thread, when the first job is queued or PIPELINE_LOAD_DELAY_MS after
@@ -192,7 +192,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const workWaits = (atOpen: boolean) => {
     try {
       return (
-        hasOpenJobs(db) || hasScheduledConnectors(db) || (atOpen && namespacesAwaitingDreams(db).length > 0)
+        (await hasOpenJobs(db)) || (await hasScheduledConnectors(db)) || (atOpen && (await namespacesAwaitingDreams(db)).length > 0)
       );
     } catch {
       return true; // a busy store, say: start, and let the workers look
@@ -226,10 +226,10 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
       return processing !== undefined;
     },
     models,
-    database: () => databaseState(db),
-    createKey: (organization = LOCAL_ORGANIZATION) => createKey(db, organization),
+    database: () => (await databaseState(db)),
+    createKey: (organization = LOCAL_ORGANIZATION) => (await createKey(db, organization)),
     createFirstKey: () =>
-      countKeys(db, LOCAL_ORGANIZATION) === 0 ? createKey(db, LOCAL_ORGANIZATION) : null,
+      (await countKeys(db, LOCAL_ORGANIZATION)) === 0 ? (await createKey(db, LOCAL_ORGANIZATION)) : null,
     dataDir: opts.dataDir,
     context: ctx,
   };

@@ -11,13 +11,13 @@ import { organizationDocumentTokens } from "./store/namespaces.js";
  * after read every namespace of the organization: under a quota, document writes take the
  * schema-wide lock (routes/route.ts creatingRoute), never one namespace's.
  */
-export function withinDocumentQuota<T>(ctx: EngineContext, organizationId: string, write: () => T): T {
+export async function withinDocumentQuota<T>(ctx: EngineContext, organizationId: string, write: () => T): Promise<T> {
   const quota = ctx.limits?.documentTokenQuota ?? null;
-  return transaction(ctx.db, () => {
+  return (await transaction(ctx.db, () => {
     if (quota === null) return write();
-    const before = organizationDocumentTokens(ctx.db, organizationId);
+    const before = (await organizationDocumentTokens(ctx.db, organizationId));
     const out = write();
-    const after = organizationDocumentTokens(ctx.db, organizationId);
+    const after = (await organizationDocumentTokens(ctx.db, organizationId));
     if (after > quota && after > before) {
       throw new QuotaExceededError(
         "Document token limit reached",
@@ -25,5 +25,5 @@ export function withinDocumentQuota<T>(ctx: EngineContext, organizationId: strin
       );
     }
     return out;
-  });
+  }));
 }

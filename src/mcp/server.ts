@@ -48,7 +48,7 @@ export const SERVER_INSTRUCTIONS = [
   "and add_memory to keep facts, preferences and decisions worth remembering. Everything stays in this session's namespace.",
 ].join(" ");
 
-export function createMcpServer(opts: CreateMcpServerOptions): McpServer {
+export async function createMcpServer(opts: CreateMcpServerOptions): Promise<McpServer> {
   const server = new McpServer(
     { name: "memctx", title: "memctx memory", version: VERSION },
     {
@@ -106,7 +106,7 @@ export function createMcpServer(opts: CreateMcpServerOptions): McpServer {
 
   const tools = opts.readOnly ? allTools.filter((t) => t.annotations.readOnlyHint) : allTools;
   for (const tool of tools)
-    registerTool(server, tool, {
+    (await registerTool(server, tool, {
       namespace,
       ns,
       errors,
@@ -114,10 +114,10 @@ export function createMcpServer(opts: CreateMcpServerOptions): McpServer {
       watchDreaming,
       log: opts.log,
       localFiles: opts.localFiles === true,
-    });
+    }));
   serveLeanToolList(server, tools);
 
-  registerProfileResource(server, { namespace, ns, errors });
+  (await registerProfileResource(server, { namespace, ns, errors }));
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
     assertOwnProfile(req.params.uri, await namespace());
     subscriptions.add(req.params.uri);
@@ -147,7 +147,7 @@ interface Session {
   localFiles: boolean;
 }
 
-function registerTool(server: McpServer, tool: ToolDefinition, session: Session): void {
+async function registerTool(server: McpServer, tool: ToolDefinition, session: Session): Promise<void> {
   server.registerTool(
     tool.name,
     {

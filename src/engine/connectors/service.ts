@@ -91,10 +91,10 @@ export class ConnectorService {
     this.db = ctx.db;
     this.providers =
       providers ??
-      createProviderRegistry({
+      (await createProviderRegistry({
         env: process.env,
-        fetch: connectorFetch({ allowPrivateNetwork: ctx.allowPrivateNetwork }),
-      });
+        fetch: (await connectorFetch({ allowPrivateNetwork: ctx.allowPrivateNetwork })),
+      }));
     ctx.workers.register(
       SYNC_JOB,
       (job, signal) => this.runJob(job, signal),
@@ -112,9 +112,9 @@ export class ConnectorService {
    */
   queueDueSyncs(at = new Date()): number {
     let queued = 0;
-    for (const id of dueConnectorIds(this.db, at.toISOString())) {
+    for (const id of (await dueConnectorIds(this.db, at.toISOString()))) {
       try {
-        transaction(this.db, () => this.queueRun(id));
+        (await transaction(this.db, () => this.queueRun(id)));
         queued++;
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;
@@ -151,7 +151,7 @@ export class ConnectorService {
         codeChallenge: codeChallengeS256(verifier),
       });
       const expiresAt = new Date(Date.now() + OAUTH_LINK_TTL_MS).toISOString();
-      const row = insertConnector(this.db, {
+      const row = (await insertConnector(this.db, {
         ...base,
         state: "pending",
         oauth_state: state,
@@ -159,12 +159,12 @@ export class ConnectorService {
         redirect_url: body.redirectUrl,
         authorization_url: url,
         authorization_expires_at: expiresAt,
-      });
+      }));
       return { id: row.id, authorization: { url, expiresAt } };
     }
     // A config provider is connected at once and starts syncing (spec, Connector states).
-    const row = transaction(this.db, () => {
-      const created = insertConnector(this.db, {
+    const row = (await transaction(this.db, () => {
+      const created = (await insertConnector(this.db, {
         ...base,
         state: "connected",
         oauth_state: null,
@@ -172,10 +172,10 @@ export class ConnectorService {
         redirect_url: null,
         authorization_url: null,
         authorization_expires_at: null,
-      });
+      }));
       this.queueRun(created.id);
       return created;
-    });
+    }));
     this.ctx.queue.wake();
     return { id: row.id, authorization: null };
   }
@@ -185,13 +185,13 @@ export class ConnectorService {
     if (!p.state) throw new InputError("state", "is required");
     // The state is consumed before the code exchange, atomically: a second callback with the same
     // state (a replay, a double click, an attacker holding another code) finds nothing.
-    const row = consumeOAuthState(this.db, p.state);
+    const row = (await consumeOAuthState(this.db, p.state));
     if (!row) {
       throw new InputError("state", "unknown or already used; create the connector again");
     }
     // From here on the link is spent: any failure leaves the connector expired, never half-pending.
     const fail = (error: InputError) => {
-      expireConnector(this.db, row.id);
+      (await expireConnector(this.db, row.id));
       return error;
     };
     if (Date.parse(row.authorization_expires_at ?? "") <= Date.now()) {
@@ -218,19 +218,19 @@ export class ConnectorService {
     } catch (error) {
       throw fail(new InputError("code", (error as Error).message, "Authorization failed"));
     }
-    transaction(this.db, () => {
-      saveCredentials(this.db, row.id, tokens);
-      markConnected(this.db, row.id);
+    (await transaction(this.db, () => {
+      (await saveCredentials(this.db, row.id, tokens));
+      (await markConnected(this.db, row.id));
       this.queueRun(row.id);
-    });
+    }));
     this.ctx.queue.wake();
-    return this.toRecord(getConnectorRow(this.db, row.id)!);
+    return this.toRecord((await getConnectorRow(this.db, row.id))!);
   }
 
   /** The organization's connectors, or one namespace's (none for a namespace never written to). */
   list(organizationId: string, namespace?: NamespaceRow | null): Connector[] {
     if (namespace === null) return [];
-    return listConnectorRows(this.db, organizationId, namespace?.id).map((row) => this.toRecord(row));
+    return (await listConnectorRows(this.db, organizationId, namespace?.id)).map((row) => this.toRecord(row));
   }
 
   get(namespace: NamespaceRow | null, id: string, include: string[] = []): Connector {
@@ -242,33 +242,33 @@ export class ConnectorService {
 
   update(namespace: NamespaceRow | null, id: string, body: PatchConnectorBody): Connector {
     const row = this.find(namespace, id);
-    updateConnectorSettings(this.db, row.id, {
+    (await updateConnectorSettings(this.db, row.id, {
       selection: body.selection ? JSON.stringify(body.selection) : null,
       documentLimit: body.documentLimit ?? null,
       syncIntervalSeconds: body.syncIntervalSeconds ?? null,
-    });
-    return this.toRecord(getConnectorRow(this.db, row.id)!);
+    }));
+    return this.toRecord((await getConnectorRow(this.db, row.id))!);
   }
 
   sync(namespace: NamespaceRow | null, id: string): SyncResponse {
     const row = this.find(namespace, id);
-    const run = transaction(this.db, () => this.queueRun(row.id));
+    const run = (await transaction(this.db, () => this.queueRun(row.id)));
     this.ctx.queue.wake();
     return { id: row.id, runId: run, status: "queued" };
   }
 
   remove(namespace: NamespaceRow | null, id: string, deleteImported: boolean): DeleteConnectorResponse {
     const row = this.find(namespace, id);
-    const documentsDeleted = deleteConnector(this.db, row, {
+    const documentsDeleted = (await deleteConnector(this.db, row, {
       withDocuments: deleteImported,
       syncJobKind: SYNC_JOB,
-    });
+    }));
     return { id: row.id, deleted: true, documentsDeleted };
   }
 
   /** A connected connector of this namespace; any other (pending, another namespace's) is not found. */
   private find(namespace: NamespaceRow | null, id: string): ConnectorRow {
-    const row = namespace && getConnectorRow(this.db, id);
+    const row = namespace && (await getConnectorRow(this.db, id));
     if (
       !row ||
       !namespace ||
@@ -282,52 +282,52 @@ export class ConnectorService {
   }
 
   private toRecord(row: ConnectorRow, include: { syncs?: boolean; picker?: boolean } = {}): Connector {
-    return toConnector(this.db, row, getNamespace(this.db, row.namespace_id)!.name, include);
+    return (await toConnector(this.db, row, (await getNamespace(this.db, row.namespace_id))!.name, include));
   }
 
   /** A queued run and its job, in the caller's transaction; 409 while another run is queued or running. */
   private queueRun(connectorId: string): string {
-    const run = insertRun(this.db, connectorId);
+    const run = (await insertRun(this.db, connectorId));
     if (!run) {
       throw new ConflictError(
         "A sync is already running",
         "wait for the running sync to finish (see latestRun)",
       );
     }
-    enqueueJob(this.db, { kind: SYNC_JOB, payload: { connectorId, runId: run.id }, maxAttempts: 3 });
+    (await enqueueJob(this.db, { kind: SYNC_JOB, payload: { connectorId, runId: run.id }, maxAttempts: 3 }));
     return run.id;
   }
 
   private jobFailed(job: JobRow, message: string): void {
     const { runId } = parseJson<{ runId?: string }>(job.payload, {});
-    const run = runId ? getRun(this.db, runId) : undefined;
+    const run = runId ? (await getRun(this.db, runId)) : undefined;
     if (run && (run.status === "queued" || run.status === "running")) {
-      finishRun(this.db, run.id, {
+      (await finishRun(this.db, run.id, {
         status: "failed",
         error: message,
         counts: emptyCounts(),
         failedItems: [],
-      });
+      }));
     }
   }
 
   /** One sync run, start to end. Source errors fail the run (nothing is deleted then) without retry. */
   private async runJob(job: JobRow, signal: AbortSignal): Promise<void> {
     const { connectorId, runId } = parseJson<{ connectorId?: string; runId?: string }>(job.payload, {});
-    const run = runId ? getRun(this.db, runId) : undefined;
-    const connector = connectorId ? getConnectorRow(this.db, connectorId) : undefined;
+    const run = runId ? (await getRun(this.db, runId)) : undefined;
+    const connector = connectorId ? (await getConnectorRow(this.db, connectorId)) : undefined;
     if (!run || !connector || run.status === "done" || run.status === "failed") return;
-    startRun(this.db, run.id);
+    (await startRun(this.db, run.id));
     const counts = emptyCounts();
     const failedItems: { item: string; reason: string }[] = [];
     try {
       await this.syncConnector(connector, signal, counts, failedItems);
-      if (getConnectorRow(this.db, connector.id))
-        finishRun(this.db, run.id, { status: "done", counts, failedItems });
+      if ((await getConnectorRow(this.db, connector.id)))
+        (await finishRun(this.db, run.id, { status: "done", counts, failedItems }));
     } catch (error) {
       if (signal.aborted) throw error; // stopped: the job is claimed again and the run resumes
-      if (!getConnectorRow(this.db, connector.id)) return;
-      finishRun(this.db, run.id, { status: "failed", error: (error as Error).message, counts, failedItems });
+      if (!(await getConnectorRow(this.db, connector.id))) return;
+      (await finishRun(this.db, run.id, { status: "failed", error: (error as Error).message, counts, failedItems }));
     } finally {
       this.ctx.queue.wake();
     }
@@ -343,13 +343,13 @@ export class ConnectorService {
     let credentials = parseJson<OAuthTokens | null>(connector.credentials, null);
     if (credentials && provider.refresh && isExpired(credentials)) {
       credentials = await provider.refresh(credentials);
-      saveCredentials(this.db, connector.id, credentials);
+      (await saveCredentials(this.db, connector.id, credentials));
     }
-    const items = connectorItems(this.db, connector.id);
+    const items = (await connectorItems(this.db, connector.id));
     const previous = new Map(items.map((i) => [i.external_id, i.version]));
     const documentOf = new Map(items.map((i) => [i.external_id, i.document_id]));
     const limit = connector.document_limit ?? CONNECTOR_DOCUMENT_LIMIT_DEFAULT;
-    const ns = getNamespace(this.db, connector.namespace_id)!;
+    const ns = (await getNamespace(this.db, connector.namespace_id))!;
     const seen = new Set<string>();
     const keep = new Set<string>(); // failed this run: not deleted, tried again next run
     let documents = 0;
@@ -365,11 +365,11 @@ export class ConnectorService {
       credentials,
       documentLimit: limit,
       previous,
-      fetch: connectorFetch({ allowPrivateNetwork: this.ctx.allowPrivateNetwork, signal }),
+      fetch: (await connectorFetch({ allowPrivateNetwork: this.ctx.allowPrivateNetwork, signal })),
       signal,
     })) {
       signal.throwIfAborted();
-      if (!getConnectorRow(this.db, connector.id)) return; // disconnected meanwhile
+      if (!(await getConnectorRow(this.db, connector.id))) return; // disconnected meanwhile
       if (item.kind !== "document") {
         if (item.kind === "skipped") counts.skipped++;
         else fail(item.item, item.reason);
@@ -388,36 +388,36 @@ export class ConnectorService {
         continue;
       }
       const existed = previous.has(item.externalId);
-      transaction(this.db, () => {
+      (await transaction(this.db, () => {
         const id = this.upsertDocument(connector, ns, item);
-        upsertConnectorItem(this.db, connector.id, item.externalId, id, item.version);
-      });
+        (await upsertConnectorItem(this.db, connector.id, item.externalId, id, item.version));
+      }));
       if (existed) counts.updated++;
       else counts.added++;
     }
 
     // Everything the source no longer has (and that did not just fail) goes.
-    transaction(this.db, () => {
+    (await transaction(this.db, () => {
       for (const { external_id, document_id } of items) {
         if (seen.has(external_id) || keep.has(external_id)) continue;
-        if (document_id) deleteDocuments(this.db, connector.namespace_id, [document_id]);
-        deleteConnectorItem(this.db, connector.id, external_id);
+        if (document_id) (await deleteDocuments(this.db, connector.namespace_id, [document_id]));
+        (await deleteConnectorItem(this.db, connector.id, external_id));
         counts.deleted++;
       }
-    });
+    }));
   }
 
   private upsertDocument(connector: ConnectorRow, ns: NamespaceRow, item: SyncItemDocument): string {
-    const { id } = addDocument(this.db, ns, {
+    const { id } = (await addDocument(this.db, ns, {
       content: item.content,
       customId: customId(connector.id, item.externalId),
       metadata: { ...item.metadata, connectorId: connector.id, externalId: item.externalId },
       source: connector.provider,
       title: item.title,
       connectorId: connector.id,
-    });
+    }));
     // The provider knows the type and URL; processing keeps them for connector documents.
-    setConnectorDocumentSource(this.db, id, item.type, item.url);
+    (await setConnectorDocumentSource(this.db, id, item.type, item.url));
     return id;
   }
 }
@@ -430,13 +430,13 @@ export function customId(connectorId: string, externalId: string): string {
 }
 
 /** The connector as API callers see it: secrets in its config redacted, its latest run (and recent ones). */
-export function toConnector(
+export async function toConnector(
   db: Db,
   row: ConnectorRow,
   namespace: string,
   include: { syncs?: boolean; picker?: boolean } = {},
-): Connector {
-  const [latest] = recentRuns(db, row.id, 1);
+): Promise<Connector> {
+  const [latest] = (await recentRuns(db, row.id, 1));
   const active = latest?.status === "queued" || latest?.status === "running";
   const last = latest ? (latest.finished_at ?? latest.created_at) : row.updated_at;
   const nextSyncAt =
@@ -455,7 +455,7 @@ export function toConnector(
     nextSyncAt,
     latestRun: latest ? toSyncRun(latest) : null,
     authorization: null,
-    ...(include.syncs ? { syncs: recentRuns(db, row.id, RECENT_RUNS).map(toSyncRun) } : {}),
+    ...(include.syncs ? { syncs: (await recentRuns(db, row.id, RECENT_RUNS)).map(toSyncRun) } : {}),
     // The embedded engine hosts no picker: what a connector syncs is changed with PATCH selection.
     ...(include.picker ? { picker: null } : {}),
     system: { createdAt: row.created_at, updatedAt: row.updated_at },

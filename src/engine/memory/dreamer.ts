@@ -116,16 +116,16 @@ export class MemoryDreamer implements Dreamer {
    * extraction failed (dream() then retries it).
    */
   async beforeIndexed(doc: IndexingDocument, dctx: DreamContext): Promise<(() => void) | undefined> {
-    const row = getDocumentRow(dctx.db, doc.id);
+    const row = (await getDocumentRow(dctx.db, doc.id));
     if (!row || row.generation !== doc.generation) return undefined;
     // No memories: commitFacts with none also takes away those an earlier version made.
-    if (makesNoMemories(row.task_type, doc.type)) return () => commitFacts(dctx.db, row, doc.generation, []);
+    if (makesNoMemories(row.task_type, doc.type)) return () => (await commitFacts(dctx.db, row, doc.generation, []));
     // Dynamic: the namespace's batch is queued (or pushed back) in the transaction that marks the
     // document done, not in one of its own after it.
     if (row.dreaming !== "instant") {
       return () => {
-        if (dreamingState(dctx.db, doc.id)?.dreaming_status !== "done")
-          scheduleDream(dctx.db, row.namespace_id, this.options);
+        if ((await dreamingState(dctx.db, doc.id))?.dreaming_status !== "done")
+          (await scheduleDream(dctx.db, row.namespace_id, this.options));
       };
     }
     let facts: Extracted;
@@ -139,17 +139,17 @@ export class MemoryDreamer implements Dreamer {
       return undefined;
     }
     return () => {
-      commitFacts(dctx.db, row, doc.generation, facts.facts, facts.note, facts.drawn);
+      (await commitFacts(dctx.db, row, doc.generation, facts.facts, facts.note, facts.drawn));
     };
   }
 
   async dream(documentIds: string[], dctx: DreamContext): Promise<void> {
     const namespaces = new Set<string>();
     for (const id of documentIds) {
-      const doc = getDocumentRow(dctx.db, id);
+      const doc = (await getDocumentRow(dctx.db, id));
       if (!doc || doc.dreaming_status === "done") continue;
       if (makesNoMemories(doc.task_type, doc.type)) {
-        commitFacts(dctx.db, doc, doc.generation, []);
+        (await commitFacts(dctx.db, doc, doc.generation, []));
       } else if (doc.dreaming === "instant") {
         // Reached only when beforeIndexed did not dream it (its extraction failed): once more now,
         // then in a dream job with retries.
@@ -164,7 +164,7 @@ export class MemoryDreamer implements Dreamer {
         namespaces.add(doc.namespace_id);
       }
     }
-    for (const ns of namespaces) scheduleDream(dctx.db, ns, this.options);
+    for (const ns of namespaces) (await scheduleDream(dctx.db, ns, this.options));
     if (namespaces.size > 0) dctx.queue.wake();
   }
 
@@ -172,14 +172,14 @@ export class MemoryDreamer implements Dreamer {
   async runBatch(job: JobRow, signal: AbortSignal): Promise<void> {
     const ns = job.namespace_id;
     if (!ns) return;
-    const batch = pendingDocuments(this.ctx.db, ns, this.options.maxBatch);
+    const batch = (await pendingDocuments(this.ctx.db, ns, this.options.maxBatch));
     for (const doc of batch) {
       signal.throwIfAborted();
-      if (makesNoMemories(doc.task_type, doc.type)) commitFacts(this.ctx.db, doc, doc.generation, []);
+      if (makesNoMemories(doc.task_type, doc.type)) (await commitFacts(this.ctx.db, doc, doc.generation, []));
       else await this.dreamIndexed(doc, signal);
     }
-    if (batch.length === this.options.maxBatch && pendingDocuments(this.ctx.db, ns, 1).length > 0) {
-      scheduleDream(this.ctx.db, ns, this.options, true);
+    if (batch.length === this.options.maxBatch && (await pendingDocuments(this.ctx.db, ns, 1)).length > 0) {
+      (await scheduleDream(this.ctx.db, ns, this.options, true));
       this.ctx.queue.wake();
     }
   }
@@ -187,10 +187,10 @@ export class MemoryDreamer implements Dreamer {
   /** A dream job failed for good: its documents stop waiting, without memories. */
   batchFailed(job: JobRow, message: string): void {
     if (!job.namespace_id) return;
-    const ids = pendingDocuments(this.ctx.db, job.namespace_id, Number.MAX_SAFE_INTEGER).map((d) => d.id);
-    setDreamingStatus(this.ctx.db, ids, "done");
+    const ids = (await pendingDocuments(this.ctx.db, job.namespace_id, Number.MAX_SAFE_INTEGER)).map((d) => d.id);
+    (await setDreamingStatus(this.ctx.db, ids, "done"));
     // Turns appended meanwhile gave no memories: the next version is read whole again.
-    for (const id of ids) setDreamedChars(this.ctx.db, id, null);
+    for (const id of ids) (await setDreamedChars(this.ctx.db, id, null));
     this.ctx.log(
       `dreaming gave up on ${ids.length} document(s) of namespace ${job.namespace_id}: ${message}`,
     );
@@ -198,14 +198,14 @@ export class MemoryDreamer implements Dreamer {
 
   /** Queues a dream job for every namespace with indexed documents still waiting (after a crash). */
   resume(): void {
-    const namespaces = namespacesAwaitingDreams(this.ctx.db);
-    for (const ns of namespaces) scheduleDream(this.ctx.db, ns, this.options);
+    const namespaces = (await namespacesAwaitingDreams(this.ctx.db));
+    for (const ns of namespaces) (await scheduleDream(this.ctx.db, ns, this.options));
     if (namespaces.length > 0) this.ctx.queue.wake();
   }
 
   private async dreamIndexed(doc: DocumentRow, signal: AbortSignal): Promise<void> {
     const { facts, note, drawn } = await this.extract(doc, doc.text ?? doc.content, doc.format, signal);
-    commitFacts(this.ctx.db, doc, doc.generation, facts, note, drawn);
+    (await commitFacts(this.ctx.db, doc, doc.generation, facts, note, drawn));
   }
 
   private async extract(
@@ -218,7 +218,7 @@ export class MemoryDreamer implements Dreamer {
     const appended = appendedTurns(doc, text, format, maxExtractChars);
     if (appended) {
       // Only the turns after those already drawn from; the document's own memories are context now.
-      const input = extractionInput(this.ctx.db, doc, appended.text, format, true);
+      const input = (await extractionInput(this.ctx.db, doc, appended.text, format, true));
       const found = appended.text ? ((await this.ctx.extractor.extract(input, signal)) as Fact[]) : [];
       const shifted = found.slice(0, maxMemories).map((f) => shiftSource(f, appended.from));
       const dreamed = await this.embed(withSourceContext(shifted, text, format, doc.document_date), signal);
@@ -236,7 +236,7 @@ export class MemoryDreamer implements Dreamer {
         `memories were drawn from the first ${read.length} of ${text.length} characters (MEMCTX_EXTRACT_MAX_CHARS); the whole text is searchable`,
       );
     }
-    const input = extractionInput(this.ctx.db, doc, read, format);
+    const input = (await extractionInput(this.ctx.db, doc, read, format));
     let facts = (await this.ctx.extractor.extract(input, signal)) as Fact[];
     if (facts.length > maxMemories) {
       notes.push(`kept the first ${maxMemories} of ${facts.length} memories (MEMCTX_DOCUMENT_MAX_MEMORIES)`);
@@ -367,23 +367,23 @@ export function withSourceContext(
  * Stores a document's facts and marks it `dreamingStatus: done`, in one transaction; nothing when
  * the document changed (a newer generation dreams instead) or was deleted meanwhile.
  */
-export function commitFacts(
+export async function commitFacts(
   db: Db,
   doc: DocumentRow,
   generation: number,
   facts: readonly DreamedFact[],
   note: string | null = null,
   drawn: Drawn = { chars: null, appended: false },
-): AppliedFact[] {
-  return namespaceTransaction(db, doc.namespace_id, () => {
-    const current = dreamingState(db, doc.id);
+): Promise<AppliedFact[]> {
+  return (await namespaceTransaction(db, doc.namespace_id, () => {
+    const current = (await dreamingState(db, doc.id));
     // Changed since (a newer generation dreams instead), deleted, or already dreamed by another worker.
     if (!current || current.generation !== generation || current.dreaming_status === "done") return [];
     if (current.namespace_id !== doc.namespace_id) throw new DocumentMovedError(doc.id);
     const metadata = parseJson<Metadata>(doc.metadata, {});
     // applyFacts skips empty facts: leave them out here so its results line up with `kept`.
     const kept = facts.filter((f) => f.memory.trim() !== "");
-    const applied = applyFacts(
+    const applied = (await applyFacts(
       db,
       {
         namespaceId: doc.namespace_id,
@@ -393,42 +393,42 @@ export function commitFacts(
         filterByMetadata: parseJson<Metadata | null>(doc.filter_by_metadata, null),
       },
       kept,
-    );
+    ));
     // What an earlier version of the document said and this one no longer does loses it as a source
     // (appended turns add to what the earlier ones said).
     if (!drawn.appended) {
       const supported = new Set(
         applied.flatMap((a) => (a.relatedTo ? [a.memoryId, a.relatedTo] : [a.memoryId])),
       );
-      releaseDocument(
+      (await releaseDocument(
         db,
         doc.namespace_id,
         doc.id,
-        documentMemoryIds(db, doc.id).filter((id) => !supported.has(id)),
-      );
+        (await documentMemoryIds(db, doc.id)).filter((id) => !supported.has(id)),
+      ));
     }
-    setDreamedChars(db, doc.id, drawn.chars);
-    setDreamingStatus(db, [doc.id], "done");
-    if (note) noteDocument(db, doc.id, note);
+    (await setDreamedChars(db, doc.id, drawn.chars));
+    (await setDreamingStatus(db, [doc.id], "done"));
+    if (note) (await noteDocument(db, doc.id, note));
     return applied;
-  });
+  }));
 }
 
 /** What the extractor reads: the text, its date, the three contexts and the allowed existing memories. */
-export function extractionInput(
+export async function extractionInput(
   db: Db,
   doc: DocumentRow,
   text: string,
   format: "plain" | "conversation",
   /** Appended turns: the memories of the turns before are context like any other. */
   ownAsContext = false,
-): ExtractionInput {
-  const ctx = namespaceContexts(db, doc.namespace_id);
+): Promise<ExtractionInput> {
+  const ctx = (await namespaceContexts(db, doc.namespace_id));
   const filter = parseJson<Metadata | null>(doc.filter_by_metadata, null);
   // A re-sent document's own memories are not context: told again, its facts must come out again
   // (to be merged into those memories, with its new metadata), not be skipped as known.
-  const own = new Set(ownAsContext ? [] : documentMemoryIds(db, doc.id));
-  const existing = recentLiveMemories(db, doc.namespace_id, CONTEXT_MEMORIES * 4)
+  const own = new Set(ownAsContext ? [] : (await documentMemoryIds(db, doc.id)));
+  const existing = (await recentLiveMemories(db, doc.namespace_id, CONTEXT_MEMORIES * 4))
     .filter((m) => !own.has(m.id) && matchesFilterByMetadata(memoryMetadata(m), filter))
     .slice(0, CONTEXT_MEMORIES)
     .map((m) => ({ id: m.id, memory: m.memory }));
@@ -444,24 +444,24 @@ export function extractionInput(
 }
 
 /** Indexed documents of a namespace still waiting for memories, oldest `documentDate` first. */
-export function pendingDocuments(db: Db, namespaceId: string, limit: number): DocumentRow[] {
-  return documentsAwaitingDreams(db, namespaceId, limit);
+export async function pendingDocuments(db: Db, namespaceId: string, limit: number): Promise<DocumentRow[]> {
+  return (await documentsAwaitingDreams(db, namespaceId, limit));
 }
 
 /**
  * Queues (or pushes back) the namespace's dream job: it runs `debounceMs` after now, but no later
  * than `maxWaitMs` after the job was first queued, and at once when a full batch is waiting.
  */
-export function scheduleDream(db: Db, namespaceId: string, o: DreamingOptions, immediate = false): void {
-  namespaceTransaction(db, namespaceId, () => {
+export async function scheduleDream(db: Db, namespaceId: string, o: DreamingOptions, immediate = false): Promise<void> {
+  (await namespaceTransaction(db, namespaceId, () => {
     const t = Date.now();
-    const waiting = countAwaitingDreams(db, namespaceId);
-    const existing = queuedJobOf(db, DREAM_JOB, namespaceId);
+    const waiting = (await countAwaitingDreams(db, namespaceId));
+    const existing = (await queuedJobOf(db, DREAM_JOB, namespaceId));
     const first = existing ? Date.parse(existing.created_at) : t;
     const runAt = immediate || waiting >= o.maxBatch ? t : Math.min(t + o.debounceMs, first + o.maxWaitMs);
-    const id = existing?.id ?? enqueueJob(db, { kind: DREAM_JOB, namespaceId });
-    setJobRunAfter(db, id, new Date(runAt).toISOString());
-  });
+    const id = existing?.id ?? (await enqueueJob(db, { kind: DREAM_JOB, namespaceId }));
+    (await setJobRunAfter(db, id, new Date(runAt).toISOString()));
+  }));
 }
 
 /**

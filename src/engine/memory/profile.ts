@@ -45,13 +45,13 @@ type Ref = { id: string; memory: string };
  * one list per effective bucket. Forgotten memories, those past `forget_after` and superseded
  * versions never appear; `filter` applies to every section. `namespaceId` null: nothing stored yet.
  */
-export function buildProfile(
+export async function buildProfile(
   db: Db,
   organizationId: string,
   namespaceId: string | null,
   req: ProfileRequest = {},
-): Profile {
-  const defined = effectiveBuckets(db, organizationId, namespaceId);
+): Promise<Profile> {
+  const defined = (await effectiveBuckets(db, organizationId, namespaceId));
   let chosen = defined;
   if (req.buckets) {
     const byName = new Map(defined.map((b) => [b.name, b]));
@@ -64,9 +64,9 @@ export function buildProfile(
   }
   const scope: ProfileScope = { namespaceId, filter: req.filter, at: new Date().toISOString() };
   return {
-    static: profileSection(db, scope, true, PROFILE_STATIC_MAX),
-    dynamic: profileSection(db, scope, false, PROFILE_DYNAMIC_MAX),
-    buckets: Object.fromEntries(chosen.map((b) => [b.name, bucketMemories(db, scope, b)])),
+    static: (await profileSection(db, scope, true, PROFILE_STATIC_MAX)),
+    dynamic: (await profileSection(db, scope, false, PROFILE_DYNAMIC_MAX)),
+    buckets: Object.fromEntries(chosen.map((b) => [b.name, (await bucketMemories(db, scope, b))])),
   };
 }
 
@@ -120,7 +120,7 @@ const stemKey = (t: QueryTerm) => t.stems.join(" ");
  * topic words of the bucket's name, or enough of its description's words (one for a description of
  * at most three informative words, else two). Those holding the most of the words first.
  */
-function bucketMemories(db: Db, scope: ProfileScope, bucket: BucketDefinition): Ref[] {
+async function bucketMemories(db: Db, scope: ProfileScope, bucket: BucketDefinition): Promise<Ref[]> {
   const nameTerms = queryTerms(bucket.name.split(/[_-]+/).filter(Boolean).join(" "));
   const strongTerms = [...nameTerms];
   for (const topic of topics()) {
@@ -131,12 +131,12 @@ function bucketMemories(db: Db, scope: ProfileScope, bucket: BucketDefinition): 
   const weak = new Set(described.map(stemKey));
   const needed = weak.size <= 3 ? 1 : 2;
 
-  const rows = profileMemoriesHolding(
+  const rows = (await profileMemoriesHolding(
     db,
     scope,
     [...strongTerms, ...described].flatMap((t) => t.stems),
     BUCKET_CANDIDATES,
-  );
+  ));
   const out: Ref[] = [];
   // Candidates come best first and most are kept: they are tokenized a slice at a time, until
   // the bucket is full, not all 500 for 20.

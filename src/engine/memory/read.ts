@@ -20,22 +20,22 @@ export interface ReadMemoryOptions {
  * `documents`: `included.document`, the most recently updated source document; with both, every
  * related memory carries its own.
  */
-export function readMemory(
+export async function readMemory(
   db: Db,
   namespaceId: string,
   id: string,
   opts: ReadMemoryOptions = {},
-): Memory | undefined {
-  const row = getMemoryRow(db, namespaceId, id);
+): Promise<Memory | undefined> {
+  const row = (await getMemoryRow(db, namespaceId, id));
   if (!row) return undefined;
   const include = new Set(opts.include ?? []);
   const withDocument = include.has("documents");
-  const memory = present(db, row, withDocument);
+  const memory = (await present(db, row, withDocument));
   if (include.has("related")) {
     const limit = opts.relatedLimit ?? RELATED_LIMIT_DEFAULT;
     const at = new Date().toISOString();
     const walk = (d: RelationDirection) =>
-      relatedMemoryRows(db, row, d, limit, at).map((r) => present(db, r, withDocument));
+      (await relatedMemoryRows(db, row, d, limit, at)).map((r) => (await present(db, r, withDocument)));
     memory.included = {
       ...memory.included,
       related: { parents: walk("parents"), children: walk("children"), siblings: walk("siblings") },
@@ -44,10 +44,10 @@ export function readMemory(
   return memory;
 }
 
-function present(db: Db, row: MemoryRow, withDocument: boolean): Memory {
+async function present(db: Db, row: MemoryRow, withDocument: boolean): Promise<Memory> {
   const m = toMemory(row);
   if (withDocument) {
-    const doc = latestSourceDocument(db, row.namespace_id, row.id, row.document_id);
+    const doc = (await latestSourceDocument(db, row.namespace_id, row.id, row.document_id));
     if (doc) m.included = { ...m.included, document: doc };
   }
   return m;

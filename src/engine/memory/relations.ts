@@ -105,13 +105,13 @@ const SUBJECT_CANDIDATES = 64;
  * near-identical fact shares with it, at a cost that does not grow with the namespace. Words no
  * memory holds are left out.
  */
-function rareTerms(db: Db, namespaceId: string, terms: QueryTerm[]): string[] {
+async function rareTerms(db: Db, namespaceId: string, terms: QueryTerm[]): Promise<string[]> {
   if (terms.length === 0) return [];
-  const df = memoryTermFrequency(
+  const df = (await memoryTermFrequency(
     db,
     namespaceId,
     terms.map((t) => t.stems[0] ?? ""),
-  );
+  ));
   const ranked = terms
     .map((t, i) => ({ t, df: df[i]! }))
     .filter((x) => x.df > 0)
@@ -238,35 +238,35 @@ function textsOf(rows: readonly MemoryRow[]): MemoryText[] {
  * - anything else is a new memory.
  * Facts are applied in order, so a later fact of the same document sees the earlier ones.
  */
-export function applyFacts(db: Db, src: FactSource, facts: readonly Fact[]): AppliedFact[] {
-  return namespaceTransaction(db, src.namespaceId, () => {
+export async function applyFacts(db: Db, src: FactSource, facts: readonly Fact[]): Promise<AppliedFact[]> {
+  return (await namespaceTransaction(db, src.namespaceId, () => {
     const at = new Date().toISOString();
     const out: AppliedFact[] = [];
     const kept = facts.map((f) => ({ ...f, memory: f.memory.trim() })).filter((f) => f.memory !== "");
     // One tokenizer pass for the whole document's facts.
     const stems = stemsOf(kept.map((f) => f.memory));
-    for (const [i, fact] of kept.entries()) out.push(applyOne(db, src, fact, stems[i]!, out, at));
+    for (const [i, fact] of kept.entries()) out.push((await applyOne(db, src, fact, stems[i]!, out, at)));
     return out;
-  });
+  }));
 }
 
-function applyOne(
+async function applyOne(
   db: Db,
   src: FactSource,
   fact: Fact,
   stems: Set<string>,
   earlier: AppliedFact[],
   at: string,
-): AppliedFact {
+): Promise<AppliedFact> {
   const norm = normalize(fact.memory);
   const negated = isNegated(fact.memory);
   const subject = fact.subject?.trim().toLowerCase() || null;
   const forgetAfter = earliest(src.forgetAfter, normalizeExpiry(fact.forgetAfter));
   const attribute = fact.attribute?.trim().toLowerCase() || null;
   const speaker = fact.speaker?.toLowerCase() ?? null;
-  const candidates = candidatesFor(db, src, fact.memory, subject, attribute);
+  const candidates = (await candidatesFor(db, src, fact.memory, subject, attribute));
   const insert = (m: NewMemoryRow): MemoryRow => {
-    const row = insertMemory(db, m);
+    const row = (await insertMemory(db, m));
     // The next facts (of this document and later ones) compare with it without re-reading it.
     rememberText(row.id, { norm, stems, negated, speaker });
     return row;
@@ -281,7 +281,7 @@ function applyOne(
       (c.norm === norm || (stems.size > 0 && jaccard(c.stems, stems) >= DUPLICATE_JACCARD)),
   );
   if (duplicate) {
-    mergeSource(db, duplicate.row, src.documentId, src.metadata, forgetAfter, fact.source);
+    (await mergeSource(db, duplicate.row, src.documentId, src.metadata, forgetAfter, fact.source));
     return { memoryId: duplicate.row.id, outcome: "merged", relatedTo: duplicate.row.id };
   }
 
@@ -311,7 +311,7 @@ function applyOne(
       .sort((a, b) => b.containment - a.containment)[0];
     if (extended) {
       const row = insert(base);
-      addRelation(db, row.id, extended.c.row.id, "extends");
+      (await addRelation(db, row.id, extended.c.row.id, "extends"));
       return { memoryId: row.id, outcome: "extended", relatedTo: extended.c.row.id };
     }
     if (base.attribute) {
@@ -331,15 +331,15 @@ function applyOne(
     );
     if (extended) {
       const row = insert(base);
-      addRelation(db, row.id, extended.row.id, "extends");
+      (await addRelation(db, row.id, extended.row.id, "extends"));
       return { memoryId: row.id, outcome: "extended", relatedTo: extended.row.id };
     }
   }
 
   if (base.isInference) {
     const row = insert(base);
-    const sources = derivationSources(db, live, earlier, subject, stems);
-    for (const id of sources) addRelation(db, row.id, id, "derives");
+    const sources = (await derivationSources(db, live, earlier, subject, stems));
+    for (const id of sources) (await addRelation(db, row.id, id, "derives"));
     return { memoryId: row.id, outcome: "derived", relatedTo: sources[0] ?? null };
   }
 
@@ -353,21 +353,21 @@ function applyOne(
  * fact's rarest words (repeats, and relations without a subject). Each look-up is bounded, so the
  * cost of a fact does not grow with the namespace.
  */
-function candidatesFor(
+async function candidatesFor(
   db: Db,
   src: FactSource,
   text: string,
   subject: string | null,
   attribute: string | null,
-): Candidate[] {
+): Promise<Candidate[]> {
   const rows = new Map<string, MemoryRow>();
   const add = (list: MemoryRow[]) => {
     for (const r of list) rows.set(r.id, r);
   };
-  add(latestByKey(db, src.namespaceId, text));
-  if (subject && attribute) add(latestBySubjectAttribute(db, src.namespaceId, subject, attribute));
-  if (subject) add(latestBySubject(db, src.namespaceId, subject, SUBJECT_CANDIDATES));
-  const rare = rareTerms(db, src.namespaceId, termsOf(text));
+  add((await latestByKey(db, src.namespaceId, text)));
+  if (subject && attribute) add((await latestBySubjectAttribute(db, src.namespaceId, subject, attribute)));
+  if (subject) add((await latestBySubject(db, src.namespaceId, subject, SUBJECT_CANDIDATES)));
+  const rare = (await rareTerms(db, src.namespaceId, termsOf(text)));
   if (rare.length > 0) add(latestByText(db, src.namespaceId, rare, TEXT_CANDIDATES));
   const filter = src.filterByMetadata;
   const kept = [...rows.values()]
@@ -383,17 +383,17 @@ function candidatesFor(
  * What an inference is drawn from: this document's stated facts about the same subject, else the
  * existing memories that share the most words with it (at most three).
  */
-function derivationSources(
+async function derivationSources(
   db: Db,
   live: Candidate[],
   earlier: AppliedFact[],
   subject: string | null,
   stems: Set<string>,
-): string[] {
+): Promise<string[]> {
   const stated = earlier.filter((a) => a.outcome !== "derived");
   if (subject && stated.length > 0) {
     const ids = stated.map((a) => a.memoryId);
-    const about = memoriesAbout(db, ids, subject);
+    const about = (await memoriesAbout(db, ids, subject));
     if (about.length > 0) return about.slice(0, 3);
   }
   return live

@@ -72,10 +72,10 @@ export async function writeMemories(
     memories.map((m) => m.content),
     signal,
   );
-  return transaction(deps.db, () => {
+  return (await transaction(deps.db, () => {
     const ns = namespaceOf();
     return memories.map((m, i) =>
-      insertMemory(deps.db, {
+      (await insertMemory(deps.db, {
         namespaceId: ns.id,
         memory: m.content,
         metadata: m.metadata ?? {},
@@ -88,21 +88,21 @@ export async function writeMemories(
         forgetReason: m.forgetReason ?? null,
         documentId: null,
         vector: vectors[i],
-      }),
+      })),
     );
-  });
+  }));
 }
 
 /** Names one memory: by id, or by its text (the newest latest memory holding it, once normalized). */
 export type MemorySelector = { id: string } | { content: string };
 
 /** The memory a selector names in this namespace; 404 when there is none. */
-export function selectMemory(db: Db, namespaceId: string | null, s: MemorySelector): MemoryRow {
+export async function selectMemory(db: Db, namespaceId: string | null, s: MemorySelector): Promise<MemoryRow> {
   const row = !namespaceId
     ? undefined
     : "id" in s
-      ? getMemoryRow(db, namespaceId, s.id)
-      : latestByKey(db, namespaceId, s.content)[0];
+      ? (await getMemoryRow(db, namespaceId, s.id))
+      : (await latestByKey(db, namespaceId, s.content))[0];
   if (!row) throw new NotFoundError("Memory");
   return row;
 }
@@ -128,9 +128,9 @@ export async function updateMemory(
   signal?: AbortSignal,
 ): Promise<Memory> {
   const [vector] = await vectorsFor(deps, [update.newContent], signal);
-  return transaction(deps.db, () => {
+  return (await transaction(deps.db, () => {
     // Looked up inside the transaction: a concurrent update cannot fork the version chain.
-    const old = selectMemory(deps.db, namespaceId, selector);
+    const old = (await selectMemory(deps.db, namespaceId, selector));
     if (isForgotten(old)) {
       throw new ConflictError("Memory is forgotten", `memory ${old.id} is forgotten and cannot be updated`);
     }
@@ -140,7 +140,7 @@ export async function updateMemory(
         `memory ${old.id} was superseded; update its latest version instead`,
       );
     }
-    const row = insertMemory(deps.db, {
+    const row = (await insertMemory(deps.db, {
       namespaceId: old.namespace_id,
       memory: update.newContent,
       metadata: update.metadata ?? memoryMetadata(old),
@@ -155,7 +155,7 @@ export async function updateMemory(
       documentId: null,
       parent: old,
       vector,
-    });
+    }));
     return toMemory(row);
-  });
+  }));
 }

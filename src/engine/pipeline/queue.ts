@@ -15,7 +15,7 @@ export class JobQueue {
   ) {}
 
   enqueue(job: NewJob): number {
-    const id = enqueueJob(this.db, job);
+    const id = (await enqueueJob(this.db, job));
     this.wake();
     return id;
   }

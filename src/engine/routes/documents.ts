@@ -55,54 +55,54 @@ function documentFields(
   };
 }
 
-export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
+export async function documentRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
   const { db } = ctx;
 
-  creatingRoute(app, ctx, endpoints.addDocument, ({ organization, namespace, query, body }) => {
+  (await creatingRoute(app, ctx, endpoints.addDocument, ({ organization, namespace, query, body }) => {
     const doc = { content: body.content, ...documentFields(body, query) };
     // The contract lets append through only with an id.
-    return withinDocumentQuota(ctx, organization.id, () =>
+    return (await withinDocumentQuota(ctx, organization.id, () =>
       body.append && body.id !== undefined
-        ? appendToDocument(db, namespace, { ...doc, customId: body.id })
-        : addDocument(db, namespace, doc),
-    );
-  });
+        ? (await appendToDocument(db, namespace, { ...doc, customId: body.id }))
+        : (await addDocument(db, namespace, doc)),
+    ));
+  }));
 
-  creatingRoute(app, ctx, addDocumentFile, ({ organization, namespace, query, body, upload }) => {
+  (await creatingRoute(app, ctx, addDocumentFile, ({ organization, namespace, query, body, upload }) => {
     const file = storedFile(upload!, body);
-    return withinDocumentQuota(ctx, organization.id, () =>
-      addDocument(db, namespace, { content: "", file, title: file.name, ...documentFields(body, query) }),
-    );
-  });
+    return (await withinDocumentQuota(ctx, organization.id, () =>
+      (await addDocument(db, namespace, { content: "", file, title: file.name, ...documentFields(body, query) })),
+    ));
+  }));
 
-  route(app, ctx, endpoints.getDocument, ({ namespace, params, query }) => {
-    const doc = namespace && findDocument(db, namespace.id, params.id);
+  (await route(app, ctx, endpoints.getDocument, ({ namespace, params, query }) => {
+    const doc = namespace && (await findDocument(db, namespace.id, params.id));
     if (!doc) throw new NotFoundError("Document");
     const include = new Set(query.include ?? []);
     return toDocument(doc, {
-      chunks: include.has("chunks") ? chunksOfDocument(db, doc) : undefined,
-      memories: include.has("memories") ? memoriesOfDocument(db, doc.id) : undefined,
+      chunks: include.has("chunks") ? (await chunksOfDocument(db, doc)) : undefined,
+      memories: include.has("memories") ? (await memoriesOfDocument(db, doc.id)) : undefined,
     });
-  });
+  }));
 
-  route(app, ctx, endpoints.deleteDocuments, ({ namespace, body }) => {
+  (await route(app, ctx, endpoints.deleteDocuments, ({ namespace, body }) => {
     if (!namespace) {
       return { count: 0, errors: body.ids.map((id) => ({ id, error: "document not found" })) };
     }
-    return deleteDocuments(db, namespace.id, body.ids);
-  });
+    return (await deleteDocuments(db, namespace.id, body.ids));
+  }));
 
-  route(app, ctx, endpoints.list, ({ namespace, params, query, body }) => {
+  (await route(app, ctx, endpoints.list, ({ namespace, params, query, body }) => {
     const empty: Page<never> = { items: [], total: 0 };
     const out = { documents: [] as unknown[], chunks: [] as unknown[], memories: [] as unknown[] };
     let page: Page<unknown> = empty;
     if (namespace) {
       const id = namespace.id;
-      if (params.type === "documents") page = listDocuments(db, id, query, body.filter);
-      else if (params.type === "chunks") page = listChunks(db, id, query, body.filter);
-      else page = listMemories(db, id, query, body.filter, body.include?.forgotten === true);
+      if (params.type === "documents") page = (await listDocuments(db, id, query, body.filter));
+      else if (params.type === "chunks") page = (await listChunks(db, id, query, body.filter));
+      else page = (await listMemories(db, id, query, body.filter, body.include?.forgotten === true));
     }
     out[params.type] = page.items;
     return { ...out, pagination: pagination(query.page, query.limit, page.total) };
-  });
+  }));
 }

@@ -10,26 +10,26 @@ import { type EngineApp, route } from "./route.js";
  * with isForgotten: true), DELETE /ns/{namespace}/memories (forget by id) and
  * DELETE /ns/{namespace}/memories/semantic (forget by meaning; dryRun changes nothing).
  */
-export function memoryRoutes(app: EngineApp, ctx: EngineContext): void {
+export async function memoryRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
   const { db } = ctx;
 
-  route(app, ctx, endpoints.forgetSemantic, ({ namespace, body, signal }) =>
-    forgetByMeaning(
+  (await route(app, ctx, endpoints.forgetSemantic, ({ namespace, body, signal }) =>
+    (await forgetByMeaning(
       { db, embedder: ctx.embedder, log: ctx.log },
       namespace?.id ?? null,
       body.query,
       body.dryRun === true,
       signal,
-    ),
-  );
+    )),
+  ));
 
-  route(app, ctx, endpoints.forgetMemories, ({ namespace, body }) =>
-    forgetByIds(db, namespace?.id ?? null, body.ids),
-  );
+  (await route(app, ctx, endpoints.forgetMemories, ({ namespace, body }) =>
+    (await forgetByIds(db, namespace?.id ?? null, body.ids)),
+  ));
 
-  route(app, ctx, endpoints.getMemory, ({ namespace, params, query }) => {
-    const memory = namespace && readMemory(db, namespace.id, params.id, query);
+  (await route(app, ctx, endpoints.getMemory, ({ namespace, params, query }) => {
+    const memory = namespace && (await readMemory(db, namespace.id, params.id, query));
     if (!memory) throw new NotFoundError("Memory");
     return memory;
-  });
+  }));
 }

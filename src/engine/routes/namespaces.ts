@@ -11,45 +11,45 @@ import {
 import { pagination } from "../store/pages.js";
 import { assertNamespaceAllowed, creatingRoute, type EngineApp, route } from "./route.js";
 
-export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
+export async function namespaceRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
   const { db } = ctx;
 
   for (const path of [endpoints.listNamespaces.path, NAMESPACES_ALIAS_PATH]) {
-    route(
+    (await route(
       app,
       ctx,
       endpoints.listNamespaces,
       ({ principal, query }) => {
-        const { namespaces, total } = listNamespaces(
+        const { namespaces, total } = (await listNamespaces(
           db,
           principal.organization.id,
           query.page,
           query.limit,
           principal.namespaces,
-        );
+        ));
         return { namespaces, pagination: pagination(query.page, query.limit, total) };
       },
       path,
-    );
+    ));
   }
 
-  route(app, ctx, endpoints.getNamespace, ({ namespace }) => {
+  (await route(app, ctx, endpoints.getNamespace, ({ namespace }) => {
     if (!namespace) throw new NotFoundError("Namespace");
     return toNamespaceRecord(db, namespace);
-  });
+  }));
 
-  creatingRoute(app, ctx, endpoints.patchNamespace, ({ namespace, body }) =>
-    toNamespaceRecord(db, setSupportingContext(db, namespace, body.supportingContext)),
-  );
+  (await creatingRoute(app, ctx, endpoints.patchNamespace, ({ namespace, body }) =>
+    toNamespaceRecord(db, (await setSupportingContext(db, namespace, body.supportingContext))),
+  ));
 
   // Body deliberately not read: moveTo comes from the query only (supplement).
-  route(app, ctx, endpoints.deleteNamespace, ({ principal, namespace, params, query }) => {
+  (await route(app, ctx, endpoints.deleteNamespace, ({ principal, namespace, params, query }) => {
     if (query.moveTo === params.namespace) {
       throw new InputError("query.moveTo", "must name another namespace than the one being deleted");
     }
     if (query.moveTo) assertNamespaceAllowed(principal, query.moveTo);
     if (!namespace) throw new NotFoundError("Namespace");
-    deleteNamespace(db, namespace, query.moveTo);
+    (await deleteNamespace(db, namespace, query.moveTo));
     return { operationId: newId("op"), status: "done" };
-  });
+  }));
 }

@@ -7,19 +7,19 @@ import { countNamespaces, getOrganization, setOrganizationalContext } from "../s
 import { type EngineApp, route } from "./route.js";
 
 /** A key restricted to some namespaces counts only those: the organization's other namespaces stay unseen. */
-function organization(db: Db, id: string, allowed: string[] | null): Organization {
-  const org = getOrganization(db, id)!;
+async function organization(db: Db, id: string, allowed: string[] | null): Promise<Organization> {
+  const org = (await getOrganization(db, id))!;
   return {
     organizationalContext: org.organizational_context,
-    namespaceCount: countNamespaces(db, id, allowed),
+    namespaceCount: (await countNamespaces(db, id, allowed)),
   };
 }
 
-export function organizationRoutes(app: EngineApp, ctx: EngineContext): void {
-  route(app, ctx, endpoints.getOrganization, ({ principal }) =>
-    organization(ctx.db, principal.organization.id, principal.namespaces),
-  );
-  route(app, ctx, endpoints.patchOrganization, ({ principal, body }) => {
+export async function organizationRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
+  (await route(app, ctx, endpoints.getOrganization, ({ principal }) =>
+    (await organization(ctx.db, principal.organization.id, principal.namespaces)),
+  ));
+  (await route(app, ctx, endpoints.patchOrganization, ({ principal, body }) => {
     // The shared context guides every namespace's memories: not for a key limited to some of them.
     if (principal.namespaces) {
       throw new ForbiddenError(
@@ -28,7 +28,7 @@ export function organizationRoutes(app: EngineApp, ctx: EngineContext): void {
       );
     }
     const id = principal.organization.id;
-    setOrganizationalContext(ctx.db, id, body.organizationalContext);
-    return organization(ctx.db, id, null);
-  });
+    (await setOrganizationalContext(ctx.db, id, body.organizationalContext));
+    return (await organization(ctx.db, id, null));
+  }));
 }

@@ -46,16 +46,16 @@ const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
  * A `{namespace}` of the path is looked up, never created: one never written to is `null` (a read
  * of it finds nothing; it is not an error).
  */
-export function route<E extends Endpoint>(
+export async function route<E extends Endpoint>(
   app: EngineApp,
   ctx: EngineContext,
   endpoint: E,
   handler: (request: RouteRequest<E, NamespaceRow | null>) => unknown,
   path: string = endpoint.path,
-): void {
+): Promise<void> {
   app.on(endpoint.method, honoPath(path), async (c) => {
     const input = await parseRequest(c, endpoint);
-    const request = scoped(c, input, (org, name) => findNamespace(ctx.db, org, name) ?? null);
+    const request = scoped(c, input, (org, name) => (await findNamespace(ctx.db, org, name)) ?? null);
     return send(c, endpoint, await handler(request as RouteRequest<E, NamespaceRow | null>));
   });
 }
@@ -65,12 +65,12 @@ export function route<E extends Endpoint>(
  * created in one transaction with the (synchronous) handler, so a refused write creates nothing.
  * Idle workers are woken after the commit, for the jobs the write may have queued.
  */
-export function creatingRoute<E extends Endpoint>(
+export async function creatingRoute<E extends Endpoint>(
   app: EngineApp,
   ctx: EngineContext,
   endpoint: E,
   handler: (request: RouteRequest<E, NamespaceRow>) => unknown,
-): void {
+): Promise<void> {
   app.on(endpoint.method, honoPath(endpoint.path), async (c) => {
     const input = await parseRequest(c, endpoint);
     // A namespace that exists is written under its own lock (other namespaces' writes go on
@@ -81,12 +81,12 @@ export function creatingRoute<E extends Endpoint>(
     const known =
       name === undefined || quota !== null
         ? undefined
-        : findNamespace(ctx.db, c.get("principal").organization.id, name);
+        : (await findNamespace(ctx.db, c.get("principal").organization.id, name));
     const write = () => {
       const request = scoped(c, input, (org, name) => {
-        const ns = ensureNamespace(ctx.db, org, name);
+        const ns = (await ensureNamespace(ctx.db, org, name));
         // Deleted and made again since it was looked up: a new id, and its lock too.
-        if (known && ns.id !== known.id) lockNamespace(ctx.db, ns.id);
+        if (known && ns.id !== known.id) (await lockNamespace(ctx.db, ns.id));
         return ns;
       });
       const result = handler(request as RouteRequest<E, NamespaceRow>);
@@ -94,7 +94,7 @@ export function creatingRoute<E extends Endpoint>(
         throw new Error(`${endpoint.path}: a creating route must be synchronous`);
       return result;
     };
-    const out = known ? namespaceTransaction(ctx.db, known.id, write) : transaction(ctx.db, write);
+    const out = known ? (await namespaceTransaction(ctx.db, known.id, write)) : (await transaction(ctx.db, write));
     ctx.queue.wake();
     return send(c, endpoint, out);
   });

@@ -166,26 +166,26 @@ function termScore(idf: number, hit: TermHit, averageLength: number): number {
  * The parts of the terms left out are then added to the best rows from their postings (point
  * look-ups), so each returned score is the BM25 of the whole query.
  */
-export function lexicalSearch(
+export async function lexicalSearch(
   db: Db,
   corpus: Corpus,
   terms: readonly QueryTerm[],
   scope: Scope,
   want: number,
   opts: LexicalOptions = {},
-): LexicalResult {
+): Promise<LexicalResult> {
   if (terms.length === 0 || want <= 0) return { candidates: [], idfSum: 0, termIdf: terms.map(() => 0) };
   const own = terms.length;
   const expansions = opts.expansions ?? [];
   const all = [...terms, ...expansions.map((e) => e.term)];
   const weight = [...terms.map(() => 1), ...expansions.map((e) => e.weight)];
-  const space = searchSpace(db, scope.namespaceId, corpus);
+  const space = (await searchSpace(db, scope.namespaceId, corpus));
   const counts = space
-    ? unitsHolding(
+    ? (await unitsHolding(
         db,
         space.id,
         all.flatMap((t) => t.stems),
-      )
+      ))
     : new Map<string, number>();
   const frequency = all.map((t) => Math.min(...t.stems.map((s) => counts.get(s) ?? 0)));
   const idf = all.map((t, i) => weight[i]! * termIdf(space, frequency[i]!, t));
@@ -214,7 +214,7 @@ export function lexicalSearch(
   const window = Math.max(4 * want, 60);
   for (;;) {
     const read = rarestFirst.slice(0, matched);
-    const candidates = topVisible(
+    const candidates = (await topVisible(
       db,
       corpus,
       space.id,
@@ -224,7 +224,7 @@ export function lexicalSearch(
         count: window,
         averageLength,
       },
-    );
+    ));
     if (candidates.length < want && matched < worth) {
       matched++;
       continue;
@@ -235,10 +235,10 @@ export function lexicalSearch(
       .map((i) => ({ term: all[i]!, idf: idf[i]! }))
       .filter((l) => l.idf > NEGLIGIBLE_IDF);
     if (leftOut.length > 0 && candidates.length > 0) {
-      addLeftOutTerms(db, space.id, candidates, leftOut, averageLength, counts);
+      (await addLeftOutTerms(db, space.id, candidates, leftOut, averageLength, counts));
     }
     if (opts.person && opts.person.names.size > 0 && candidates.length > 0) {
-      weighSpeakers(db, corpus, candidates, opts.person.names, opts.person.factor);
+      (await weighSpeakers(db, corpus, candidates, opts.person.names, opts.person.factor));
     }
     return result(candidates.map(({ rowid, bm25 }) => ({ rowid, bm25 })));
   }
@@ -253,32 +253,32 @@ type Scored = LexicalCandidate & { length: number };
  * In process, summing here is faster (at 100k memories, search p50 9.2 against 10.1-10.7 ms with
  * the sums in SQLite, bench/.prof search-rss, 300 questions); over PostgreSQL's wire, rows cost.
  */
-function topVisible(
+async function topVisible(
   db: Db,
   corpus: Corpus,
   space: number,
   terms: readonly { term: QueryTerm; idf: number }[],
   at: { scope: Scope; count: number; averageLength: number },
-): Scored[] {
+): Promise<Scored[]> {
   return dialectOf(db) === "postgres"
-    ? topVisibleSummed(db, corpus, space, terms, at)
-    : topVisibleHere(db, corpus, space, terms, at);
+    ? (await topVisibleSummed(db, corpus, space, terms, at))
+    : (await topVisibleHere(db, corpus, space, terms, at));
 }
 
 /** topVisible with the sums taken here, from every posting of the terms. */
-function topVisibleHere(
+async function topVisibleHere(
   db: Db,
   corpus: Corpus,
   space: number,
   terms: readonly { term: QueryTerm; idf: number }[],
   at: { scope: Scope; count: number; averageLength: number },
-): Scored[] {
+): Promise<Scored[]> {
   if (terms.length === 0) return [];
-  const rows = postingRows(
+  const rows = (await postingRows(
     db,
     space,
     terms.flatMap((t) => t.term.stems),
-  );
+  ));
   const scores = new Map<number, Scored>();
   const add = (unit: number, part: number, length: number) => {
     const s = scores.get(unit);
@@ -303,7 +303,7 @@ function topVisibleHere(
     }
   }
   const ranked = [...scores.values()].sort((a, b) => b.bm25 - a.bm25 || a.rowid - b.rowid);
-  return firstVisible(db, corpus, at.scope, at.count, (from, size) => ranked.slice(from, from + size));
+  return (await firstVisible(db, corpus, at.scope, at.count, (from, size) => ranked.slice(from, from + size)));
 }
 
 /**
@@ -311,24 +311,24 @@ function topVisibleHere(
  * visible in `scope` (status, latest, forgotten, filter): each next page 8 times the last, only
  * while too few were.
  */
-function firstVisible(
+async function firstVisible(
   db: Db,
   corpus: Corpus,
   scope: Scope,
   count: number,
   page: (from: number, size: number) => Scored[],
-): Scored[] {
+): Promise<Scored[]> {
   const out: Scored[] = [];
   let from = 0;
   let size = count;
   for (;;) {
     const rows = page(from, size);
-    const visible = visibleRowids(
+    const visible = (await visibleRowids(
       db,
       corpus,
       rows.map((r) => r.rowid),
       scope,
-    );
+    ));
     for (const r of rows) {
       if (visible.has(r.rowid)) out.push(r);
       if (out.length >= count) return out;
@@ -343,22 +343,22 @@ function firstVisible(
  * topVisible with the sums taken by the database (store/search-index.ts topUnits): only the best
  * rows of each page come back, not every posting.
  */
-function topVisibleSummed(
+async function topVisibleSummed(
   db: Db,
   corpus: Corpus,
   space: number,
   terms: readonly { term: QueryTerm; idf: number }[],
   at: { scope: Scope; count: number; averageLength: number },
-): Scored[] {
+): Promise<Scored[]> {
   const weighted = terms.map(({ term, idf }) => ({ stems: term.stems, idf }));
   const weights = { k1: K1, b: B, contextWeight: CONTEXT_WEIGHT, averageLength: at.averageLength || 1 };
-  return firstVisible(db, corpus, at.scope, at.count, (from, size) =>
-    topUnits(db, space, weighted, weights, size, from).map(([rowid, bm25, length]) => ({
+  return (await firstVisible(db, corpus, at.scope, at.count, (from, size) =>
+    (await topUnits(db, space, weighted, weights, size, from)).map(([rowid, bm25, length]) => ({
       rowid,
       bm25,
       length,
     })),
-  );
+  ));
 }
 
 /**
@@ -370,7 +370,7 @@ function topVisibleSummed(
 const LOOKUPS_PER_ROW_READ = 3;
 
 /** Adds to each candidate the parts of the terms that were not read, from their postings in it. */
-function addLeftOutTerms(
+async function addLeftOutTerms(
   db: Db,
   space: number,
   candidates: Scored[],
@@ -378,22 +378,22 @@ function addLeftOutTerms(
   averageLength: number,
   /** Rows holding each stem (the namespace's document frequencies). */
   holding: ReadonlyMap<string, number>,
-): void {
+): Promise<void> {
   const stems = [...new Set(leftOut.flatMap((l) => l.term.stems))];
   // On PostgreSQL the candidates' postings are read unit by unit (store/search-index.ts
   // postingsIn), whatever the number of stems: no list is worth reading whole.
   const pg = dialectOf(db) === "postgres";
   const short = (stem: string) => !pg && (holding.get(stem) ?? 0) <= LOOKUPS_PER_ROW_READ * candidates.length;
   const units = new Set(candidates.map((c) => c.rowid));
-  const read = postingRows(db, space, stems.filter(short))
+  const read = (await postingRows(db, space, stems.filter(short)))
     .filter(([unit]) => units.has(unit))
     .map(([unit, term, tf, tfContext, length]) => ({ unit, term, tf, tfContext, length }));
-  const looked = postingsIn(
+  const looked = (await postingsIn(
     db,
     space,
     [...units],
     stems.filter((s) => !short(s)),
-  );
+  ));
   const postings = byStem([...read, ...looked]);
   for (const { term, idf } of leftOut) {
     const hits = termHits(term, postings);
@@ -406,18 +406,18 @@ function addLeftOutTerms(
 }
 
 /** Multiplies by `factor` the score of each candidate said by someone not in `names`; re-sorts. */
-function weighSpeakers(
+async function weighSpeakers(
   db: Db,
   corpus: Corpus,
   candidates: Scored[],
   names: ReadonlySet<string>,
   factor: number,
-): void {
-  const speakers = unitSpeakers(
+): Promise<void> {
+  const speakers = (await unitSpeakers(
     db,
     corpus,
     candidates.map((c) => c.rowid),
-  );
+  ));
   let changed = false;
   for (const c of candidates) {
     const speaker = speakers.get(c.rowid);

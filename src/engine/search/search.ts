@@ -91,7 +91,7 @@ export async function search(
   const corpora: Corpus[] = [];
   if (mode !== "memories") corpora.push("chunks");
   // Hybrid answers from chunks alone while the namespace has no memory yet.
-  if (mode === "memories" || (mode === "hybrid" && hasMemories(db, namespaceId))) corpora.push("memories");
+  if (mode === "memories" || (mode === "hybrid" && (await hasMemories(db, namespaceId)))) corpora.push("memories");
 
   // Rerankers look at more candidates than they return.
   const pool = rerank === "none" ? limit : Math.min(100, rerank === "aggregate" ? limit * 5 : limit * 3);
@@ -117,7 +117,7 @@ export async function search(
     const lexical = new Map<Corpus, LexicalResult>();
     const lists: Scored[][] = [];
     for (const corpus of corpora) {
-      const lex = lexicalSearch(db, corpus, terms, scope, want, { threshold, person, expansions });
+      const lex = (await lexicalSearch(db, corpus, terms, scope, want, { threshold, person, expansions }));
       lexical.set(corpus, lex);
       // Beside memories, chunks rank lower (see HYBRID_CHUNK_WEIGHT).
       const weight = corpus === "chunks" && corpora.includes("memories") ? HYBRID_CHUNK_WEIGHT : 1;
@@ -128,19 +128,19 @@ export async function search(
         // above the threshold, only the lexical candidates need their cosine, not a namespace scan.
         vec =
           Math.sqrt(weight) * similarity(1) <= threshold
-            ? vectorScores(
+            ? (await vectorScores(
                 db,
                 corpus,
                 queryVector,
                 embedder.model,
                 lex.candidates.map((c) => c.rowid),
-              )
-            : vectorSearch(db, corpus, queryVector, embedder.model, scope, want);
+              ))
+            : (await vectorSearch(db, corpus, queryVector, embedder.model, scope, want));
       }
       lists.push(fuseCorpus(corpus, lex, vec, weight, similarity));
     }
     const items = weighSuperseded(
-      hydrate(db, selectHits(lists, threshold, Number.POSITIVE_INFINITY)).map((i) => ({
+      (await hydrate(db, selectHits(lists, threshold, Number.POSITIVE_INFINITY))).map((i) => ({
         ...i,
         isLatest: i.corpus === "chunks" || (i.row as MemoryHitRow).is_latest === 1,
       })),
@@ -182,7 +182,7 @@ export async function search(
     items = rerankAggregate(items);
   }
   items = items.slice(0, limit);
-  return done(items.map((item) => toHit(db, item, namespaceId, req)));
+  return done(items.map((item) => (await toHit(db, item, namespaceId, req))));
 }
 
 /**
@@ -191,9 +191,9 @@ export async function search(
  */
 async function askedWindow(db: Db, namespaceId: string, query: string): Promise<Window | null> {
   if ((await questionWindow(query, new Date())) === null) return null;
-  const latest = latestDocumentDate(db, namespaceId);
+  const latest = (await latestDocumentDate(db, namespaceId));
   const ref = latest ? new Date(latest) : new Date();
-  return questionWindow(query, Number.isNaN(ref.getTime()) ? new Date() : ref);
+  return (await questionWindow(query, Number.isNaN(ref.getTime()) ? new Date() : ref));
 }
 
 async function embedQuery(
@@ -224,22 +224,22 @@ type Item = RerankItem & {
 };
 
 /** Loads the rows of the selected candidates, in the candidates' order. */
-function hydrate(db: Db, selected: readonly Scored[]): Item[] {
+async function hydrate(db: Db, selected: readonly Scored[]): Promise<Item[]> {
   const ids = (corpus: Corpus) => selected.filter((s) => s.corpus === corpus).map((s) => s.rowid);
   const chunks = new Map<number, ChunkHitRow>();
   const memories = new Map<number, MemoryHitRow>();
   if (selected.some((s) => s.corpus === "chunks")) {
-    for (const r of chunkHitRows(db, ids("chunks"))) chunks.set(r.rowid, r);
+    for (const r of (await chunkHitRows(db, ids("chunks")))) chunks.set(r.rowid, r);
   }
   if (selected.some((s) => s.corpus === "memories")) {
-    for (const r of memoryHitRows(db, ids("memories"))) memories.set(r.rowid, r);
+    for (const r of (await memoryHitRows(db, ids("memories")))) memories.set(r.rowid, r);
   }
   const sources =
     memories.size > 0
-      ? memorySourceSpans(
+      ? (await memorySourceSpans(
           db,
           [...memories.values()].map((m) => m.id),
-        )
+        ))
       : new Map();
   const items: Item[] = [];
   for (const scored of selected) {
@@ -283,14 +283,14 @@ const parseMetadata = (text: string): Metadata => {
   }
 };
 
-function toHit(db: Db, item: RerankItem, namespaceId: string, req: SearchRequest): SearchHit {
+async function toHit(db: Db, item: RerankItem, namespaceId: string, req: SearchRequest): Promise<SearchHit> {
   const { row } = item as Item;
   const similarity = Math.min(1, Math.max(0, item.scored.similarity));
   const included: NonNullable<SearchHit["included"]> = {};
   if (item.scored.corpus === "chunks") {
     const c = row as ChunkHitRow;
     if (req.include?.documents) {
-      const doc = documentSummary(db, c.document_id);
+      const doc = (await documentSummary(db, c.document_id));
       if (doc) included.document = doc;
     }
     return {
@@ -305,10 +305,10 @@ function toHit(db: Db, item: RerankItem, namespaceId: string, req: SearchRequest
   }
   const m = row as MemoryHitRow;
   if (req.include?.documents && m.document_id) {
-    const doc = documentSummary(db, m.document_id);
+    const doc = (await documentSummary(db, m.document_id));
     if (doc) included.document = doc;
   }
-  if (req.include?.related) included.related = relatedMemoryRefs(db, namespaceId, m.id);
+  if (req.include?.related) included.related = (await relatedMemoryRefs(db, namespaceId, m.id));
   return {
     id: m.id,
     memory: m.memory,
@@ -323,8 +323,8 @@ function toHit(db: Db, item: RerankItem, namespaceId: string, req: SearchRequest
 }
 
 /** `included.document`: what a reader needs to cite the source. */
-function documentSummary(db: Db, documentId: string): Record<string, unknown> | undefined {
-  const d = documentCitationRow(db, documentId);
+async function documentSummary(db: Db, documentId: string): Promise<Record<string, unknown> | undefined> {
+  const d = (await documentCitationRow(db, documentId));
   if (!d) return undefined;
   return {
     id: d.id,

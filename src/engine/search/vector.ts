@@ -50,21 +50,21 @@ function unit(v: Float32Array): Float32Array {
   return v;
 }
 
-function packed(db: Db, corpus: Corpus, namespaceId: string, model: string, dims: number) {
+async function packed(db: Db, corpus: Corpus, namespaceId: string, model: string, dims: number) {
   let cache = caches.get(db);
   if (!cache) {
     cache = new Map();
     caches.set(db, cache);
   }
   const key = `${corpus}\u0000${namespaceId}\u0000${model}`;
-  const version = dataVersion(db);
+  const version = (await dataVersion(db));
   const hit = cache.get(key);
   if (hit && hit.version === version && hit.dimensions === dims) {
     cache.delete(key);
     cache.set(key, hit);
     return hit;
   }
-  const rows = namespaceVectors(db, corpus, namespaceId, model);
+  const rows = (await namespaceVectors(db, corpus, namespaceId, model));
   const matrix = new Float32Array(rows.length * dims);
   const rowids = new Float64Array(rows.length);
   let n = 0;
@@ -116,33 +116,33 @@ function topK(scores: Float32Array, k: number): number[] {
  * on a PostgreSQL connection that has it, else a scan over the namespace's packed unit vectors;
  * then the same visibility check as the lexical path, asking for 8 times more while too few pass.
  */
-export function vectorSearch(
+export async function vectorSearch(
   db: Db,
   corpus: Corpus,
   query: Float32Array,
   model: string,
   scope: Scope,
   want: number,
-): VectorCandidate[] {
+): Promise<VectorCandidate[]> {
   if (query.length === 0 || want <= 0) return [];
   let scan: ((k: number) => VectorCandidate[]) | undefined;
   const nearest = (k: number) => {
     if (!scan) {
-      const indexed = nearestVectors(db, corpus, scope.namespaceId, model, query, k);
+      const indexed = (await nearestVectors(db, corpus, scope.namespaceId, model, query, k));
       if (indexed !== null) return indexed;
-      scan = scanner(db, corpus, query, model, scope.namespaceId);
+      scan = (await scanner(db, corpus, query, model, scope.namespaceId));
     }
     return scan(k);
   };
   let window = Math.max(4 * want, 200);
   for (;;) {
     const near = nearest(window);
-    const visible = visibleRowids(
+    const visible = (await visibleRowids(
       db,
       corpus,
       near.map((n) => n.rowid),
       scope,
-    );
+    ));
     const out = near.filter((n) => visible.has(n.rowid)).slice(0, want);
     if (out.length >= want || near.length < window) return out;
     window *= 8;
@@ -150,15 +150,15 @@ export function vectorSearch(
 }
 
 /** The `k` nearest of the namespace's packed vectors to `query`, best first (scored once, here). */
-function scanner(
+async function scanner(
   db: Db,
   corpus: Corpus,
   query: Float32Array,
   model: string,
   namespaceId: string,
-): (k: number) => VectorCandidate[] {
+): Promise<(k: number) => VectorCandidate[]> {
   const dims = query.length;
-  const p = packed(db, corpus, namespaceId, model, dims);
+  const p = (await packed(db, corpus, namespaceId, model, dims));
   const count = p.rowids.length;
   const q = unit(Float32Array.from(query));
   const scores = new Float32Array(count);
@@ -176,17 +176,17 @@ function scanner(
  * vector-only candidates could not pass its threshold, the rows that lexical search found are all
  * that needs a vector, and reading those is cheaper than scanning the namespace.
  */
-export function vectorScores(
+export async function vectorScores(
   db: Db,
   corpus: Corpus,
   query: Float32Array,
   model: string,
   rowids: readonly number[],
-): VectorCandidate[] {
+): Promise<VectorCandidate[]> {
   const dims = query.length;
   if (dims === 0 || rowids.length === 0) return [];
   const q = unit(Float32Array.from(query));
-  const rows = vectorsOf(db, corpus, rowids, model);
+  const rows = (await vectorsOf(db, corpus, rowids, model));
   const out: VectorCandidate[] = [];
   for (const r of rows) {
     const v = storedUnit(r.embedding, dims);

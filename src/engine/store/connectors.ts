@@ -97,7 +97,7 @@ export async function insertConnector(
     t,
     t,
   ));
-  return getConnectorRow(db, id)!;
+  return (await getConnectorRow(db, id))!;
 }
 
 export async function getConnectorRow(db: Db, id: string): Promise<ConnectorRow | undefined> {
@@ -216,7 +216,7 @@ export async function deleteConnector(
   row: ConnectorRow,
   options: { withDocuments: boolean; syncJobKind: string },
 ): Promise<number> {
-  return transaction(db, async () => {
+  return (await transaction(db, async () => {
     let count = 0;
     if (options.withDocuments) {
       const ids = (
@@ -225,7 +225,7 @@ export async function deleteConnector(
           row.namespace_id,
         )) as { id: string }[]
       ).map((d) => d.id);
-      count = deleteDocuments(db, row.namespace_id, ids).count;
+      count = (await deleteDocuments(db, row.namespace_id, ids)).count;
     } else {
       (await statement(db, "UPDATE documents SET connector_id = NULL WHERE connector_id = ?").run(row.id));
     }
@@ -235,5 +235,5 @@ export async function deleteConnector(
     ).run(options.syncJobKind, row.id));
     (await statement(db, "DELETE FROM connectors WHERE id = ?").run(row.id));
     return count;
-  });
+  }));
 }

@@ -54,7 +54,7 @@ const WRITES_CACHE_MIB = 64;
  * files the database file's mode); an existing directory keeps the mode its owner chose.
  */
 export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Promise<Db> {
-  if (opts.databaseUrl) return openPostgres(dataDir, opts.databaseUrl);
+  if (opts.databaseUrl) return (await openPostgres(dataDir, opts.databaseUrl));
   if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
     chmodSync(dataDir, DATA_DIR_MODE);
   }
@@ -115,12 +115,12 @@ async function openPostgres(dataDir: string, url: string): Promise<Db> {
  * the outer one's lock. `fn` must not wait on anything but the store (a fetch, a model): the
  * transaction holds its lock meanwhile. `read`: a consistent snapshot that writes nothing.
  */
-export function transaction<T>(
+export async function transaction<T>(
   db: Db,
   fn: () => Promise<T>,
   lock: "write" | "queue" | "read" = "write",
 ): Promise<T> {
-  return run(db, fn, lock);
+  return (await run(db, fn, lock));
 }
 
 /**
@@ -133,8 +133,8 @@ export function transaction<T>(
  * meanwhile. A transaction that reads across namespaces (an organization's quota) must be
  * `transaction`.
  */
-export function namespaceTransaction<T>(db: Db, namespaceId: string, fn: () => Promise<T>): Promise<T> {
-  return run(db, fn, { namespaceId });
+export async function namespaceTransaction<T>(db: Db, namespaceId: string, fn: () => Promise<T>): Promise<T> {
+  return (await run(db, fn, { namespaceId }));
 }
 
 /**
@@ -146,12 +146,12 @@ export async function lockNamespace(db: Db, namespaceId: string): Promise<void> 
   if (db instanceof PostgresDatabase && db.isTransaction) await db.lockNamespace(namespaceId);
 }
 
-function run<T>(db: Db, fn: () => Promise<T>, lock: TransactionLock): Promise<T> {
+async function run<T>(db: Db, fn: () => Promise<T>, lock: TransactionLock): Promise<T> {
   // A claim writes only jobs rows, a snapshot nothing: no search index units to index.
   const index =
     lock === "queue" || lock === "read"
       ? undefined
-      : (namespaces: readonly string[] | null) => indexPending(db, undefined, namespaces ?? undefined);
+      : (namespaces: readonly string[] | null) => (await indexPending(db, undefined, namespaces ?? undefined));
   return db.transact(lock, fn, index);
 }
 

@@ -140,7 +140,7 @@ export async function addDocument(
     taskType: doc.taskType ?? "memory",
     dreaming: doc.dreaming ?? "dynamic",
   };
-  return namespaceTransaction(db, ns.id, async () => {
+  return (await namespaceTransaction(db, ns.id, async () => {
     const existing = doc.customId
       ? ((await statement(db, "SELECT * FROM documents WHERE namespace_id = ? AND custom_id = ?").get(
           ns.id,
@@ -222,11 +222,11 @@ export async function addDocument(
         t,
       ));
     }
-    if (doc.file) putDocumentFile(db, id, doc.file);
-    else if (existing) dropDocumentFile(db, id);
-    enqueueDocumentJob(db, id, ns.id, { generation } satisfies DocumentJobPayload);
+    if (doc.file) (await putDocumentFile(db, id, doc.file));
+    else if (existing) (await dropDocumentFile(db, id));
+    (await enqueueDocumentJob(db, id, ns.id, { generation } satisfies DocumentJobPayload));
     return { id, status: "queued" as const };
-  });
+  }));
 }
 
 /**
@@ -378,11 +378,11 @@ export async function deleteDocuments(
   namespaceId: string,
   ids: readonly string[],
 ): Promise<{ count: number; errors: { id: string; error: string }[] }> {
-  return namespaceTransaction(db, namespaceId, async () => {
+  return (await namespaceTransaction(db, namespaceId, async () => {
     let count = 0;
     const errors: { id: string; error: string }[] = [];
     for (const id of ids) {
-      const doc = findDocument(db, namespaceId, id);
+      const doc = (await findDocument(db, namespaceId, id));
       if (!doc) {
         errors.push({ id, error: "document not found" });
         continue;
@@ -397,7 +397,7 @@ export async function deleteDocuments(
       count++;
     }
     return { count, errors };
-  });
+  }));
 }
 
 /** Indexed documents of a namespace still waiting for memories, oldest `documentDate` first. */
@@ -552,13 +552,13 @@ async function storedChunks(db: Db, documentId: string, model: string | null): P
  * Which of the new chunks (by index) need a vector of `model`: those not stored already with the
  * same text at the same place and a vector. An appended conversation turn embeds itself alone.
  */
-export function chunksToEmbed(
+export async function chunksToEmbed(
   db: Db,
   documentId: string,
   chunks: readonly NewChunk[],
   model: string,
-): number[] {
-  const stored = storedChunks(db, documentId, model);
+): Promise<number[]> {
+  const stored = (await storedChunks(db, documentId, model));
   return chunks.flatMap((c, i) => {
     const old = stored.get(c.position);
     return sameText(old, c) && old.has_vector ? [] : [i];
@@ -579,7 +579,7 @@ export async function indexDocument(
   ix: IndexedDocument,
 ): Promise<boolean> {
   const { id } = ref;
-  return namespaceTransaction(db, ref.namespaceId, async () => {
+  return (await namespaceTransaction(db, ref.namespaceId, async () => {
     const doc = (await statement(db, "SELECT namespace_id, generation FROM documents WHERE id = ?").get(id)) as
       | { namespace_id: string; generation: number }
       | undefined;
@@ -587,7 +587,7 @@ export async function indexDocument(
     // Moved to another namespace (its namespace deleted with moveTo) since the job read it: not under
     // that namespace's lock. The job is tried again, and reads where the document is now.
     if (doc.namespace_id !== ref.namespaceId) throw new DocumentMovedError(id);
-    const stored = storedChunks(db, id, ix.vectors?.model ?? null);
+    const stored = (await storedChunks(db, id, ix.vectors?.model ?? null));
     const label = ix.label ?? null;
     const kept = new Map<number, StoredChunk>();
     for (const c of ix.chunks) {
@@ -619,7 +619,7 @@ export async function indexDocument(
     // PostgreSQL: the new chunks in a few statements rather than one each (each statement costs a
     // round trip there: 65k chunks of a 50 MB file took 26 s one by one).
     const inserted =
-      dialectOf(db) === "postgres" ? insertChunksAtOnce(db, id, doc.namespace_id, ix, kept, t) : null;
+      dialectOf(db) === "postgres" ? (await insertChunksAtOnce(db, id, doc.namespace_id, ix, kept, t)) : null;
     ix.chunks.forEach((c, i) => {
       const speaker = c.speaker?.toLowerCase() ?? null;
       const context = c.context ?? "";
@@ -669,7 +669,7 @@ export async function indexDocument(
     ).run(ix.text, ix.format, ix.title, ix.type, ix.url, t, id));
     ix.alsoInTransaction?.();
     return true;
-  });
+  }));
 }
 
 /** Chunks inserted per statement by insertChunksAtOnce. */
@@ -730,7 +730,7 @@ export async function appendToDocument(
   ns: { id: string },
   doc: NewDocument & { customId: string },
 ): Promise<{ id: string; status: DocumentStatus; lines: number }> {
-  return namespaceTransaction(db, ns.id, async () => {
+  return (await namespaceTransaction(db, ns.id, async () => {
     const existing = (await statement(
       db,
       `SELECT content, length(content) - length(replace(content, char(10), '')) + 1 AS lines
@@ -739,7 +739,7 @@ export async function appendToDocument(
     const added = doc.content.trim();
     const content = existing ? `${existing.content.trimEnd()}\n${added}` : added;
     const addedLines = added.split("\n").length;
-    const result = addDocument(db, ns, { ...doc, content }, existing !== undefined);
+    const result = (await addDocument(db, ns, { ...doc, content }, existing !== undefined));
     return { ...result, lines: existing ? existing.lines + addedLines : addedLines };
-  });
+  }));
 }

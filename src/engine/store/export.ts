@@ -158,7 +158,7 @@ function* rowsOf(db: Db, kind: keyof typeof TABLES, namespaceId: string): Genera
  * chunks, memories, their sources and relations. Read in one transaction: a consistent snapshot.
  */
 export function* exportRecords(db: Db, organization: string, only?: string): Generator<ExportRecord> {
-  const org = ensureOrganization(db, organization);
+  const org = (await ensureOrganization(db, organization));
   db.exec("BEGIN");
   try {
     yield { kind: "organization", organizationalContext: org.organizational_context };
@@ -220,7 +220,7 @@ export class ImportWriter {
     private readonly db: Db,
     organization: string,
   ) {
-    this.org = ensureOrganization(db, organization);
+    this.org = (await ensureOrganization(db, organization));
   }
 
   begin(): void {
@@ -229,7 +229,7 @@ export class ImportWriter {
 
   commit(): void {
     for (const d of this.unfinished)
-      enqueueDocumentJob(this.db, d.id, d.namespaceId, { generation: d.generation });
+      (await enqueueDocumentJob(this.db, d.id, d.namespaceId, { generation: d.generation }));
     this.db.exec("COMMIT");
   }
 
@@ -271,7 +271,7 @@ export class ImportWriter {
       }
       case "namespace": {
         const name = String(r.name);
-        const ns = ensureNamespace(this.db, this.org.id, name);
+        const ns = (await ensureNamespace(this.db, this.org.id, name));
         const used = this.db
           .prepare(
             "SELECT (SELECT count(*) FROM documents WHERE namespace_id = ?) + (SELECT count(*) FROM memories WHERE namespace_id = ?) AS n",

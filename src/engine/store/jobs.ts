@@ -72,7 +72,7 @@ export async function enqueueDocumentJob(db: Db, documentId: string, namespaceId
     `UPDATE jobs SET payload = ?, attempts = 0, run_after = ?, error = NULL, updated_at = ?
        WHERE kind = 'document' AND document_id = ? AND state = 'queued'`,
   ).run(JSON.stringify(payload), t, t, documentId));
-  if (!updated.changes) enqueueJob(db, { kind: "document", documentId, namespaceId, payload });
+  if (!updated.changes) (await enqueueJob(db, { kind: "document", documentId, namespaceId, payload }));
 }
 
 /** A kind's queued job for a namespace, if one waits (the dream job is one per namespace). */
@@ -111,7 +111,7 @@ export async function claimJob(
   // they take turns among themselves, so the one-per-namespace check below sees every earlier
   // claim committed, but not with the replicas' index and dream commits.
   const skipLocked = dialectOf(db) === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
-  return transaction(
+  return (await transaction(
     db,
     async () => {
       // Two indexed lookups rather than one OR: the queue can hold many thousands of rows.
@@ -141,7 +141,7 @@ export async function claimJob(
       return job && expired ? { ...job, reclaimed: true } : job;
     },
     "queue",
-  );
+  ));
 }
 
 /** Extends the lease; false when the job is no longer ours (expired and claimed elsewhere, or gone). */

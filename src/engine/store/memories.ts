@@ -230,9 +230,9 @@ export async function insertMemory(db: Db, m: NewMemoryRow): Promise<MemoryRow> 
   ));
   if (m.parent) {
     (await statement(db, "UPDATE memories SET is_latest = 0, updated_at = ? WHERE id = ?").run(t, m.parent.id));
-    addRelation(db, id, m.parent.id, "updates");
+    (await addRelation(db, id, m.parent.id, "updates"));
   }
-  if (m.documentId !== null) addSource(db, id, m.documentId, m.source);
+  if (m.documentId !== null) (await addSource(db, id, m.documentId, m.source));
   const row = (await statement(db, `SELECT ${ROW} FROM memories WHERE id = ?`).get(id)) as unknown as MemoryRow;
   if (m.vector) {
     const v = m.vector.embedding;
@@ -360,7 +360,7 @@ export async function mergeSource(
     db,
     "UPDATE memories SET document_id = ?, metadata = ?, forget_after = ?, updated_at = ? WHERE id = ?",
   ).run(documentId, JSON.stringify(metadata), expiry, now(), existing.id));
-  addSource(db, existing.id, documentId, span);
+  (await addSource(db, existing.id, documentId, span));
 }
 
 /** The memories a document is a source of. */
@@ -447,10 +447,10 @@ export async function memoriesAbout(db: Db, ids: readonly string[], subject: str
 }
 
 /** How many of the namespace's memories hold each stem in their own text. */
-export function memoryTermFrequency(db: Db, namespaceId: string, stems: readonly string[]): number[] {
-  const space = searchSpace(db, namespaceId, "memories");
+export async function memoryTermFrequency(db: Db, namespaceId: string, stems: readonly string[]): Promise<number[]> {
+  const space = (await searchSpace(db, namespaceId, "memories"));
   if (!space) return stems.map(() => 0);
-  const counts = unitsHolding(db, space.id, stems, true);
+  const counts = (await unitsHolding(db, space.id, stems, true));
   return stems.map((s) => counts.get(s) ?? 0);
 }
 

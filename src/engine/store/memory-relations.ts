@@ -40,7 +40,7 @@ export async function relatedMemoryRows(
       for (const { id: nextId } of (await next.all(id)) as { id: string }[]) {
         if (seen.has(nextId)) continue;
         seen.add(nextId);
-        const row = getMemoryRow(db, from.namespace_id, nextId);
+        const row = (await getMemoryRow(db, from.namespace_id, nextId));
         if (!row) continue;
         following.push(row.id);
         if (isForgotten(row, at)) continue;
@@ -56,15 +56,15 @@ export async function relatedMemoryRows(
 /**
  * `included.related` of a search hit: the same walk as a memory read, each memory as `{id, memory}`.
  */
-export function relatedMemoryRefs(
+export async function relatedMemoryRefs(
   db: Db,
   namespaceId: string,
   id: string,
   limit = RELATED_LIMIT_DEFAULT,
-): Record<RelationDirection, { id: string; memory: string }[]> {
-  const row = getMemoryRow(db, namespaceId, id);
+): Promise<Record<RelationDirection, { id: string; memory: string }[]>> {
+  const row = (await getMemoryRow(db, namespaceId, id));
   const at = new Date().toISOString();
   const walk = (d: RelationDirection) =>
-    row ? relatedMemoryRows(db, row, d, limit, at).map((r) => ({ id: r.id, memory: r.memory })) : [];
+    row ? (await relatedMemoryRows(db, row, d, limit, at)).map((r) => ({ id: r.id, memory: r.memory })) : [];
   return { parents: walk("parents"), children: walk("children"), siblings: walk("siblings") };
 }

@@ -29,7 +29,7 @@ export async function getNamespace(db: Db, id: string): Promise<NamespaceRow | u
 
 /** Namespaces come into being on their first write. */
 export async function ensureNamespace(db: Db, organizationId: string, name: string): Promise<NamespaceRow> {
-  const existing = findNamespace(db, organizationId, name);
+  const existing = (await findNamespace(db, organizationId, name));
   if (existing) return existing;
   const t = now();
   (await statement(
@@ -37,7 +37,7 @@ export async function ensureNamespace(db: Db, organizationId: string, name: stri
     `INSERT INTO namespaces (id, organization_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(organization_id, name) DO NOTHING`,
   ).run(newId("ns"), organizationId, name, t, t));
-  return findNamespace(db, organizationId, name)!;
+  return (await findNamespace(db, organizationId, name))!;
 }
 
 /**
@@ -114,7 +114,7 @@ export async function setSupportingContext(db: Db, ns: NamespaceRow, context: st
     now(),
     ns.id,
   ));
-  return getNamespace(db, ns.id)!;
+  return (await getNamespace(db, ns.id))!;
 }
 
 /**
@@ -124,20 +124,20 @@ export async function setSupportingContext(db: Db, ns: NamespaceRow, context: st
  * caller id.
  */
 export async function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string): Promise<void> {
-  transaction(db, async () => {
+  (await transaction(db, async () => {
     if (moveTo && moveTo !== ns.name) {
-      const target = ensureNamespace(db, ns.organization_id, moveTo);
+      const target = (await ensureNamespace(db, ns.organization_id, moveTo));
       // Replaced target documents go as a delete does: with the memories only they were the source of.
       const replaced = (await statement(
         db,
         `SELECT id FROM documents WHERE namespace_id = ? AND custom_id IN
              (SELECT custom_id FROM documents WHERE namespace_id = ? AND custom_id IS NOT NULL)`,
       ).all(target.id, ns.id)) as { id: string }[];
-      deleteDocuments(
+      (await deleteDocuments(
         db,
         target.id,
         replaced.map((d) => d.id),
-      );
+      ));
       for (const table of ["documents", "chunks", "memories", "jobs", "connectors"]) {
         (await statement(db, `UPDATE ${table} SET namespace_id = ? WHERE namespace_id = ?`).run(target.id, ns.id));
       }
@@ -150,7 +150,7 @@ export async function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string)
       (await statement(db, "UPDATE namespaces SET updated_at = ? WHERE id = ?").run(now(), target.id));
     }
     (await statement(db, "DELETE FROM namespaces WHERE id = ?").run(ns.id));
-  });
+  }));
 }
 
 /**

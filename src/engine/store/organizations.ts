@@ -45,7 +45,7 @@ export async function ensureOrganization(db: Db, name: string): Promise<Organiza
     | OrganizationRow
     | undefined;
   if (existing) return existing;
-  return transaction(db, async () => {
+  return (await transaction(db, async () => {
     const t = now();
     const id = newId("org");
     const inserted = (await statement(
@@ -62,7 +62,7 @@ export async function ensureOrganization(db: Db, name: string): Promise<Organiza
     return (await statement(db, "SELECT * FROM organizations WHERE name = ?").get(
       name,
     )) as unknown as OrganizationRow;
-  });
+  }));
 }
 
 export async function setOrganizationalContext(db: Db, id: string, context: string | null): Promise<void> {
@@ -109,9 +109,9 @@ export async function countNamespaces(db: Db, organizationId: string, allowed: s
 }
 
 /** A fresh bearer key for `organization`; only its hash is stored. */
-export function createKey(db: Db, organization: string, namespaces: string[] | null = null): string {
+export async function createKey(db: Db, organization: string, namespaces: string[] | null = null): Promise<string> {
   const key = `mk_${randomBytes(24).toString("base64url")}`;
-  registerKey(db, key, organization, namespaces);
+  (await registerKey(db, key, organization, namespaces));
   return key;
 }
 
@@ -122,7 +122,7 @@ export function createKey(db: Db, organization: string, namespaces: string[] | n
  */
 export async function registerKey(db: Db, key: string, organization: string, namespaces: string[] | null = null) {
   if (key.length < 8) throw new Error("an API key must be at least 8 characters");
-  const org = ensureOrganization(db, organization);
+  const org = (await ensureOrganization(db, organization));
   (await statement(
     db,
     `INSERT INTO api_keys (id, organization_id, key_hash, prefix, namespaces, created_at)
@@ -181,7 +181,7 @@ export async function authenticate(db: Db, key: string): Promise<Principal | und
   const { key_id, namespaces, last_used_at, ...organization } = row;
   const at = now();
   if (!last_used_at || Date.parse(at) - Date.parse(last_used_at) >= LAST_USED_RESOLUTION_MS) {
-    recordUse(db, key_id, at);
+    (await recordUse(db, key_id, at));
   }
   return { keyId: key_id, organization, namespaces: parseJson<string[] | null>(namespaces, null) };
 }

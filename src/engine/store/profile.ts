@@ -76,8 +76,8 @@ export async function putBuckets(
   namespaceId: string,
   buckets: Record<string, string>,
 ): Promise<void> {
-  transaction(db, async () => {
-    const owned = organizationBucketNames(db, organizationId);
+  (await transaction(db, async () => {
+    const owned = (await organizationBucketNames(db, organizationId));
     const clash = Object.keys(buckets).find((n) => owned.has(n));
     if (clash !== undefined) throw new OrganizationBucketError(clash);
     const t = now();
@@ -91,7 +91,7 @@ export async function putBuckets(
     for (const [name, description] of Object.entries(buckets)) {
       (await upsert.run(organizationId, namespaceId, name, description, t, t));
     }
-  });
+  }));
 }
 
 /**
@@ -104,8 +104,8 @@ export async function deleteBuckets(
   namespaceId: string | null,
   names: readonly string[],
 ) {
-  transaction(db, async () => {
-    const owned = organizationBucketNames(db, organizationId);
+  (await transaction(db, async () => {
+    const owned = (await organizationBucketNames(db, organizationId));
     const clash = names.find((n) => owned.has(n));
     if (clash !== undefined) throw new OrganizationBucketError(clash);
     if (!namespaceId) return;
@@ -113,7 +113,7 @@ export async function deleteBuckets(
       db,
       "DELETE FROM profile_buckets WHERE namespace_id = ? AND name IN (SELECT value FROM json_each(?))",
     ).run(namespaceId, JSON.stringify(names)));
-  });
+  }));
 }
 
 /** Which memories a profile shows: the namespace's latest memories, live at `at`, that pass `filter`. */
@@ -153,11 +153,11 @@ export async function profileSection(
  * The scope's memories holding any of `stems` in their own text, those holding the most (rarer
  * stems counting more) first, at most `limit` (a bucket's candidates).
  */
-export function profileMemoriesHolding(
+export async function profileMemoriesHolding(
   db: Db,
   scope: ProfileScope,
   stems: readonly string[],
   limit: number,
-): { id: string; memory: string }[] {
-  return memoriesHolding(db, scope.namespaceId, stems, liveScope(scope, filterFormFor(db)), limit);
+): Promise<{ id: string; memory: string }[]> {
+  return (await memoriesHolding(db, scope.namespaceId, stems, liveScope(scope, filterFormFor(db)), limit));
 }

@@ -74,7 +74,7 @@ export async function searchSpace(db: Db, namespaceId: string, corpus: Corpus): 
   let row = (await find.get(namespaceId, corpus)) as Row | undefined;
   if (!row) return null;
   // A unit written outside a transaction waits for the next one: index it now rather than miss it.
-  if (row.pending && indexQueued(db, row.id)) row = (await find.get(namespaceId, corpus)) as unknown as Row;
+  if (row.pending && (await indexQueued(db, row.id))) row = (await find.get(namespaceId, corpus)) as unknown as Row;
   return { id: row.id, units: row.units, length: row.length };
 }
 
@@ -288,16 +288,16 @@ export async function indexQueued(db: Db, space?: number): Promise<boolean> {
   if (db.isTransaction) return false;
   const queued = statement(db, "SELECT 1 FROM search_pending WHERE ?1 IS NULL OR space = ?1 LIMIT 1");
   if (!(await queued.get(space ?? null))) return false;
-  withWriteLock(db, async () => {
+  (await withWriteLock(db, async () => {
     db.exec("BEGIN IMMEDIATE");
     try {
-      indexPending(db, space);
+      (await indexPending(db, space));
       db.exec("COMMIT");
     } catch (err) {
       if (db.isTransaction) db.exec("ROLLBACK");
       throw err;
     }
-  });
+  }));
   return true;
 }
 
@@ -330,7 +330,7 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
       s.units.push(p.unit);
       bySpace.set(p.space, s);
     }
-    for (const [id, { corpus, units }] of bySpace) indexUnits(db, id, corpus, units);
+    for (const [id, { corpus, units }] of bySpace) (await indexUnits(db, id, corpus, units));
     (await statement(
       db,
       `DELETE FROM search_pending WHERE (space, unit) IN
@@ -528,9 +528,9 @@ export async function memoriesHolding<Row = { id: string; memory: string }>(
   limit: number,
   columns = "m.id, m.memory",
 ): Promise<Row[]> {
-  const space = searchSpace(db, namespaceId, "memories");
+  const space = (await searchSpace(db, namespaceId, "memories"));
   if (!space || stems.length === 0) return [];
-  const postings = textPostings(db, space.id, stems);
+  const postings = (await textPostings(db, space.id, stems));
   const units = new Map<string, number>();
   for (const p of postings) units.set(p.term, (units.get(p.term) ?? 0) + 1);
   const score = new Map<number, number>();

@@ -52,7 +52,7 @@ export async function insertRun(db: Db, connectorId: string): Promise<SyncRunRow
     if (/UNIQUE constraint failed: sync_runs\.connector_id/.test((error as Error).message)) return undefined;
     throw error;
   }
-  return getRun(db, id)!;
+  return (await getRun(db, id))!;
 }
 
 export async function getRun(db: Db, id: string): Promise<SyncRunRow | undefined> {

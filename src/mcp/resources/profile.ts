@@ -20,10 +20,10 @@ export function assertOwnProfile(uri: string, namespace: string): void {
   }
 }
 
-export function registerProfileResource(
+export async function registerProfileResource(
   server: McpServer,
   session: { namespace(): Promise<string>; ns(): Promise<NamespaceClient>; errors: ErrorContext },
-): void {
+): Promise<void> {
   server.registerResource(
     "profile",
     new ResourceTemplate(PROFILE_URI_TEMPLATE, {

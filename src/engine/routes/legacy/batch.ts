@@ -24,11 +24,11 @@ const BatchEnvelope = BatchAddBody.extend({
 
 const batchAdd = { ...endpoints.batchAdd, body: BatchEnvelope };
 
-export function batchRoutes(app: EngineApp, ctx: EngineContext): void {
-  route(app, ctx, batchAdd, ({ principal, body }) => {
+export async function batchRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
+  (await route(app, ctx, batchAdd, ({ principal, body }) => {
     const results: BatchResult[] = [];
     // The whole batch or nothing: over the organization's document token quota it is a 402 (spec).
-    withinDocumentQuota(ctx, principal.organization.id, () => {
+    (await withinDocumentQuota(ctx, principal.organization.id, () => {
       for (const [i, raw] of body.documents.entries()) {
         const item = BatchDocument.safeParse(typeof raw === "string" ? { content: raw } : raw);
         const fail = (error: string, details?: string): void => {
@@ -59,7 +59,7 @@ export function batchRoutes(app: EngineApp, ctx: EngineContext): void {
           continue;
         }
         const metadata = body.metadata || d.metadata ? { ...body.metadata, ...d.metadata } : undefined;
-        const added = addDocument(ctx.db, ensureNamespace(ctx.db, principal.organization.id, namespace), {
+        const added = (await addDocument(ctx.db, (await ensureNamespace(ctx.db, principal.organization.id, namespace)), {
           content: d.content,
           customId: d.customId,
           metadata,
@@ -68,12 +68,12 @@ export function batchRoutes(app: EngineApp, ctx: EngineContext): void {
           filterByMetadata: d.filterByMetadata ?? body.filterByMetadata,
           taskType: d.taskType ?? body.taskType,
           dreaming: d.dreaming ?? body.dreaming,
-        });
+        }));
         results.push({ id: added.id, status: added.status });
       }
-    });
+    }));
     ctx.queue.wake();
     const failed = results.filter((r) => r.status === "error").length;
     return { results, failed, success: results.length - failed };
-  });
+  }));
 }

@@ -28,9 +28,9 @@ function messageText(m: ConversationMessage): string {
  * conversationId. Re-sending the conversation (with its new messages) replaces that one document,
  * as a v5 upsert by id does; unchanged messages are not processed again.
  */
-export function legacyConversationRoutes(app: EngineApp, ctx: EngineContext): void {
+export async function legacyConversationRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
   const { db } = ctx;
-  route(app, ctx, endpoints.legacyAddConversation, ({ principal, body }) => {
+  (await route(app, ctx, endpoints.legacyAddConversation, ({ principal, body }) => {
     const lines = body.messages
       .map((m) => ({ m, text: messageText(m) }))
       .filter(({ text }) => text.trim() !== "")
@@ -38,14 +38,14 @@ export function legacyConversationRoutes(app: EngineApp, ctx: EngineContext): vo
     if (lines.length === 0) {
       throw new InputError("messages", "at least one message must carry text (a string or a text part)");
     }
-    const added = withinDocumentQuota(ctx, principal.organization.id, () =>
-      addDocument(db, writeNamespace(db, principal, containerTagOf(body)), {
+    const added = (await withinDocumentQuota(ctx, principal.organization.id, () =>
+      (await addDocument(db, (await writeNamespace(db, principal, containerTagOf(body))), {
         content: lines.join("\n"),
         customId: body.conversationId,
         metadata: body.metadata,
-      }),
-    );
+      })),
+    ));
     ctx.queue.wake();
     return { id: added.id, conversationId: body.conversationId, status: added.status };
-  });
+  }));
 }

@@ -14,11 +14,11 @@ const legacyAddFile = { ...endpoints.legacyAddFile, body: LegacyFileFields };
  * `POST /v3/documents/file`: the v3 upload, translated onto the same add as
  * `POST /ns/{namespace}/document/file` (containerTag is the namespace, customId the id).
  */
-export function documentFileRoutes(app: EngineApp, ctx: EngineContext): void {
-  route(app, ctx, legacyAddFile, ({ principal, body, upload }) => {
+export async function documentFileRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
+  (await route(app, ctx, legacyAddFile, ({ principal, body, upload }) => {
     const file = storedFile(upload!, body);
-    const added = withinDocumentQuota(ctx, principal.organization.id, () =>
-      addDocument(ctx.db, writeNamespace(ctx.db, principal, containerTagOf(body)), {
+    const added = (await withinDocumentQuota(ctx, principal.organization.id, () =>
+      (await addDocument(ctx.db, (await writeNamespace(ctx.db, principal, containerTagOf(body))), {
         content: "",
         file,
         title: file.name,
@@ -27,9 +27,9 @@ export function documentFileRoutes(app: EngineApp, ctx: EngineContext): void {
         supportingContext: body.entityContext,
         taskType: body.taskType,
         dreaming: body.dreaming,
-      }),
-    );
+      })),
+    ));
     ctx.queue.wake();
     return { id: added.id, status: added.status };
-  });
+  }));
 }

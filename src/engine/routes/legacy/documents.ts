@@ -57,21 +57,21 @@ function documentById(
  * list over one or several namespaces, pagination in the body), DELETE /v3/documents/{id} and
  * /bulk (the v5 delete).
  */
-export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
+export async function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
   const { db } = ctx;
   const find = (principal: Parameters<typeof readNamespaces>[1], id: string) => {
-    const namespaces = readNamespaces(db, principal);
-    const rows = findDocumentsIn(
+    const namespaces = (await readNamespaces(db, principal));
+    const rows = (await findDocumentsIn(
       db,
       namespaces.map((n) => n.id),
       id,
-    );
+    ));
     return { namespaces, rows };
   };
 
-  route(app, ctx, endpoints.legacyAddDocument, ({ principal, body }) => {
-    const added = withinDocumentQuota(ctx, principal.organization.id, () =>
-      addDocument(db, writeNamespace(db, principal, containerTagOf(body)), {
+  (await route(app, ctx, endpoints.legacyAddDocument, ({ principal, body }) => {
+    const added = (await withinDocumentQuota(ctx, principal.organization.id, () =>
+      (await addDocument(db, (await writeNamespace(db, principal, containerTagOf(body))), {
         content: body.content,
         customId: body.customId,
         metadata: body.metadata,
@@ -80,40 +80,40 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
         filterByMetadata: body.filterByMetadata,
         taskType: body.taskType,
         dreaming: body.dreaming,
-      }),
-    );
+      })),
+    ));
     ctx.queue.wake();
     return added;
-  });
+  }));
 
-  route(app, ctx, endpoints.legacyListDocuments, ({ principal, body }) => {
-    const namespaces = readNamespaces(db, principal, body.containerTags);
+  (await route(app, ctx, endpoints.legacyListDocuments, ({ principal, body }) => {
+    const namespaces = (await readNamespaces(db, principal, body.containerTags));
     const names = new Map(namespaces.map((n) => [n.id, n.name]));
     const page = namespaces.length
-      ? listDocuments(
+      ? (await listDocuments(
           db,
           namespaces.map((n) => n.id),
           body,
           body.filters,
-        )
+        ))
       : { items: [], total: 0 };
     const memories = page.items.map((d) => {
-      const [row] = findDocumentsIn(db, [...names.keys()], d.id);
+      const [row] = (await findDocumentsIn(db, [...names.keys()], d.id));
       const doc = toLegacyDocument(d, names.get(row?.namespace_id ?? "") ?? "");
       if (!body.includeContent) delete doc.content;
       return doc;
     });
     return { memories, pagination: pagination(body.page, body.limit, page.total) };
-  });
+  }));
 
   // Before DELETE /v3/documents/{id}: "bulk" is this route, not a document id.
-  route(app, ctx, endpoints.legacyBulkDeleteDocuments, ({ principal, body }) => {
+  (await route(app, ctx, endpoints.legacyBulkDeleteDocuments, ({ principal, body }) => {
     const errors: { id: string; error: string }[] = [];
     let deletedCount = 0;
-    transaction(db, () => {
-      const allowed = readNamespaces(db, principal).map((n) => n.id);
+    (await transaction(db, () => {
+      const allowed = (await readNamespaces(db, principal)).map((n) => n.id);
       for (const id of new Set(body.ids)) {
-        const rows = findDocumentsIn(db, allowed, id);
+        const rows = (await findDocumentsIn(db, allowed, id));
         if (rows.length !== 1) {
           errors.push({
             id,
@@ -121,22 +121,22 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
           });
           continue;
         }
-        deletedCount += deleteDocuments(db, rows[0]!.namespace_id, [rows[0]!.id]).count;
+        deletedCount += (await deleteDocuments(db, rows[0]!.namespace_id, [rows[0]!.id])).count;
       }
-    });
+    }));
     return { success: errors.length === 0, deletedCount, ...(errors.length ? { errors } : {}) };
-  });
+  }));
 
-  route(app, ctx, endpoints.legacyGetDocument, ({ principal, params }) => {
+  (await route(app, ctx, endpoints.legacyGetDocument, ({ principal, params }) => {
     const { namespaces, rows } = find(principal, params.id);
     const { row, namespace } = documentById(namespaces, rows, params.id);
     return toLegacyDocument(toDocument(row), namespace.name);
-  });
+  }));
 
-  route(app, ctx, endpoints.legacyDocumentChunks, ({ principal, params }) => {
+  (await route(app, ctx, endpoints.legacyDocumentChunks, ({ principal, params }) => {
     const { namespaces, rows } = find(principal, params.id);
     const { row } = documentById(namespaces, rows, params.id);
-    const chunks = chunksOfDocument(db, row).map((c) => ({
+    const chunks = (await chunksOfDocument(db, row)).map((c) => ({
       id: c.id,
       position: c.position,
       content: c.content,
@@ -145,12 +145,12 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
       createdAt: c.system.createdAt,
     }));
     return { documentId: row.id, chunks, total: chunks.length };
-  });
+  }));
 
-  route(app, ctx, endpoints.legacyDeleteDocument, ({ principal, params }) => {
+  (await route(app, ctx, endpoints.legacyDeleteDocument, ({ principal, params }) => {
     const { namespaces, rows } = find(principal, params.id);
     const { row } = documentById(namespaces, rows, params.id);
-    deleteDocuments(db, row.namespace_id, [row.id]);
+    (await deleteDocuments(db, row.namespace_id, [row.id]));
     return { id: row.id, deleted: true as const };
-  });
+  }));
 }

@@ -31,14 +31,14 @@ const selectorOf = (b: { id?: string | undefined; content?: string | undefined }
  * by meaning, or by ids, with the legacy threshold and cap) and POST /list (v5's memory list with
  * each memory's history, relations and source documents).
  */
-export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
+export async function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
   const { db } = ctx;
   const deps = { db, embedder: ctx.embedder, log: ctx.log };
 
-  route(app, ctx, endpoints.legacyAddMemories, async ({ principal, body, signal }) => {
+  (await route(app, ctx, endpoints.legacyAddMemories, async ({ principal, body, signal }) => {
     const rows = await writeMemories(
       deps,
-      () => writeNamespace(db, principal, body.containerTag),
+      () => (await writeNamespace(db, principal, body.containerTag)),
       body.memories.map((m) => ({ ...m, eventDate: m.temporalContext?.eventDate })),
       signal,
     );
@@ -54,27 +54,27 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
         metadata: memoryMetadata(r),
       })),
     };
-  });
+  }));
 
-  route(app, ctx, endpoints.legacyUpdateMemory, ({ principal, body, signal }) => {
-    const ns = readNamespace(db, principal, body.containerTag);
-    return updateMemory(deps, ns?.id ?? null, selectorOf(body), body, signal);
-  });
+  (await route(app, ctx, endpoints.legacyUpdateMemory, ({ principal, body, signal }) => {
+    const ns = (await readNamespace(db, principal, body.containerTag));
+    return (await updateMemory(deps, ns?.id ?? null, selectorOf(body), body, signal));
+  }));
 
-  route(app, ctx, endpoints.legacyForgetMemory, ({ principal, body }) => {
-    const ns = readNamespace(db, principal, body.containerTag);
-    return transaction(db, () => {
-      const row = selectMemory(db, ns?.id ?? null, selectorOf(body));
+  (await route(app, ctx, endpoints.legacyForgetMemory, ({ principal, body }) => {
+    const ns = (await readNamespace(db, principal, body.containerTag));
+    return (await transaction(db, () => {
+      const row = (await selectMemory(db, ns?.id ?? null, selectorOf(body)));
       if (isForgotten(row)) {
         throw new ConflictError("Memory already forgotten", `memory ${row.id} is already forgotten`);
       }
-      forgetByIds(db, row.namespace_id, [row.id], body.reason ?? "forgotten by id");
+      (await forgetByIds(db, row.namespace_id, [row.id], body.reason ?? "forgotten by id"));
       return { id: row.id, forgotten: true as const };
-    });
-  });
+    }));
+  }));
 
-  route(app, ctx, endpoints.legacyForgetMatching, async ({ principal, body, signal }) => {
-    const ns = readNamespace(db, principal, body.containerTag);
+  (await route(app, ctx, endpoints.legacyForgetMatching, async ({ principal, body, signal }) => {
+    const ns = (await readNamespace(db, principal, body.containerTag));
     const batchId = newId("fgb");
     const reason = body.reason ?? `forget-matching ${batchId}`;
     let candidates: MemoryRef[];
@@ -88,7 +88,7 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
     } else {
       const at = new Date().toISOString();
       candidates = [...new Set(body.ids ?? [])]
-        .map((id) => (ns ? getMemoryRow(db, ns.id, id) : undefined))
+        .map((id) => (ns ? (await getMemoryRow(db, ns.id, id)) : undefined))
         .filter((r) => r !== undefined && !isForgotten(r, at))
         .slice(0, body.maxForget)
         .map((r) => ({ id: r!.id, memory: r!.memory }));
@@ -103,12 +103,12 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
         ...(body.dryRun ? { candidates } : { forgotten: [] }),
       };
     }
-    const done = forgetByIds(
+    const done = (await forgetByIds(
       db,
       ns.id,
       candidates.map((c) => c.id),
       reason,
-    );
+    ));
     return {
       dryRun: false,
       count: done.count,
@@ -116,28 +116,28 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
       summary: `${done.count} ${done.count === 1 ? "memory" : "memories"} ${what} were forgotten`,
       forgotten: done.matches,
     };
-  });
+  }));
 
-  route(app, ctx, endpoints.legacyListMemories, ({ principal, body }) => {
-    const namespaces = readNamespaces(db, principal, body.containerTags);
+  (await route(app, ctx, endpoints.legacyListMemories, ({ principal, body }) => {
+    const namespaces = (await readNamespaces(db, principal, body.containerTags));
     if (namespaces.length === 0)
       return { memoryEntries: [], pagination: pagination(body.page, body.limit, 0) };
     const ids = namespaces.map((n) => n.id);
-    const page = listMemories(db, ids, body, body.filters, false);
+    const page = (await listMemories(db, ids, body, body.filters, false));
     const at = new Date().toISOString();
     const memoryEntries = page.items.map((m) => {
-      const row = getMemoryRowIn(db, ids, m.id)!;
+      const row = (await getMemoryRowIn(db, ids, m.id))!;
       const history =
-        readMemory(db, row.namespace_id, row.id, { include: ["related"], relatedLimit: HISTORY_LIMIT })
+        (await readMemory(db, row.namespace_id, row.id, { include: ["related"], relatedLimit: HISTORY_LIMIT }))
           ?.included?.related?.parents ?? [];
-      const memoryRelations = memoryRelationRows(db, row.id).flatMap((r) => {
-        const other = getMemoryRow(db, row.namespace_id, r.id);
+      const memoryRelations = (await memoryRelationRows(db, row.id)).flatMap((r) => {
+        const other = (await getMemoryRow(db, row.namespace_id, r.id));
         return other && !isForgotten(other, at)
           ? [{ id: other.id, memory: other.memory, relation: r.relation }]
           : [];
       });
-      return { ...m, history, memoryRelations, documentIds: memorySourceDocumentIds(db, row.id) };
+      return { ...m, history, memoryRelations, documentIds: (await memorySourceDocumentIds(db, row.id)) };
     });
     return { memoryEntries, pagination: pagination(body.page, body.limit, page.total) };
-  });
+  }));
 }

@@ -13,15 +13,15 @@ const texts = (refs: { memory: string }[]) => refs.map((r) => r.memory);
  * named or asked for, and, with `q`, a legacy memory search of the same namespace. POST
  * /v4/profile/buckets: v5's effective bucket definitions as `{key, description, owner}` objects.
  */
-export function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): void {
+export async function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
   const { db } = ctx;
 
-  route(app, ctx, endpoints.legacyProfile, async ({ principal, organization, body, signal }) => {
-    const ns = readNamespace(db, principal, body.containerTag);
-    const profile = buildProfile(db, organization.id, ns?.id ?? null, {
+  (await route(app, ctx, endpoints.legacyProfile, async ({ principal, organization, body, signal }) => {
+    const ns = (await readNamespace(db, principal, body.containerTag));
+    const profile = (await buildProfile(db, organization.id, ns?.id ?? null, {
       filter: body.filters,
       buckets: body.buckets,
-    });
+    }));
     const withBuckets = body.buckets !== undefined || body.include?.buckets === true;
     const searchResults =
       body.q === undefined
@@ -42,16 +42,16 @@ export function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): void {
       },
       ...(searchResults ? { searchResults } : {}),
     };
-  });
+  }));
 
-  route(app, ctx, endpoints.legacyBuckets, ({ principal, organization, body }) => {
-    const ns = readNamespace(db, principal, body.containerTag);
+  (await route(app, ctx, endpoints.legacyBuckets, ({ principal, organization, body }) => {
+    const ns = (await readNamespace(db, principal, body.containerTag));
     return {
-      buckets: effectiveBuckets(db, organization.id, ns?.id ?? null).map((b) => ({
+      buckets: (await effectiveBuckets(db, organization.id, ns?.id ?? null)).map((b) => ({
         key: b.name,
         description: b.description,
         owner: b.owner,
       })),
     };
-  });
+  }));
 }

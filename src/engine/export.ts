@@ -21,7 +21,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { VERSION } from "../version.js";
-import type { Db } from "./store/db.js";
+import { type Db, transaction } from "./store/db.js";
 import { type ExportRecord, exportRecords, ImportRecordError, ImportWriter } from "./store/export.js";
 
 export const EXPORT_FORMAT = "memctx-export";
@@ -57,11 +57,11 @@ export async function exportData(
     memctx: VERSION,
     exportedAt: new Date().toISOString(),
   });
-  for (const record of exportRecords(db, opts.organization, opts.namespace)) {
+  await exportRecords(db, opts.organization, opts.namespace, async (record) => {
     await write(record);
     counts[record.kind] = (counts[record.kind] ?? 0) + 1;
     if (++n % PROGRESS_EVERY === 0) opts.progress?.(counts, false);
-  }
+  });
   out.off("error", onError);
   if (failed) throw failed;
   opts.progress?.(counts, true);
@@ -80,11 +80,12 @@ export async function importData(
   input: Readable,
   opts: { organization: string; progress?: Progress },
 ): Promise<Record<string, number>> {
-  const writer = new ImportWriter(db, opts.organization);
+  const writer = await ImportWriter.open(db, opts.organization);
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   let began = false;
-  try {
+  // One write transaction: an import that fails midway leaves nothing behind.
+  await transaction(db, async () => {
     for await (const text of lines) {
       line++;
       if (!text.trim()) continue;
@@ -104,12 +105,11 @@ export async function importData(
             `the export is format version ${String(header.version)}; this memctx reads version ${EXPORT_VERSION}`,
           );
         }
-        writer.begin();
         began = true;
         continue;
       }
       try {
-        writer.write(record);
+        await writer.write(record);
       } catch (err) {
         const why = err instanceof ImportRecordError ? err.message : (err as Error).message;
         throw new ImportError(`line ${line} (${String(record.kind)}): ${why}`);
@@ -117,11 +117,8 @@ export async function importData(
       if (line % PROGRESS_EVERY === 0) opts.progress?.(writer.counts, false);
     }
     if (!began) throw new ImportError("the file is empty");
-    writer.commit();
-  } catch (err) {
-    writer.rollback();
-    throw err;
-  }
+    await writer.finish();
+  });
   opts.progress?.(writer.counts, true);
   return writer.counts;
 }

@@ -165,13 +165,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<McpHttpS
       throw err;
     }
 
-    const server = (await createMcpServer({
+    const server = createMcpServer({
       client,
       namespace,
       ...(opts.apiUrl ? { apiUrl: opts.apiUrl } : {}),
       ...(opts.readOnly ? { readOnly: true } : {}),
       log,
-    }));
+    });
     let session: Session | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

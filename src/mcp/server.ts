@@ -48,7 +48,7 @@ export const SERVER_INSTRUCTIONS = [
   "and add_memory to keep facts, preferences and decisions worth remembering. Everything stays in this session's namespace.",
 ].join(" ");
 
-export async function createMcpServer(opts: CreateMcpServerOptions): Promise<McpServer> {
+export function createMcpServer(opts: CreateMcpServerOptions): McpServer {
   const server = new McpServer(
     { name: "memctx", title: "memctx memory", version: VERSION },
     {
@@ -106,7 +106,7 @@ export async function createMcpServer(opts: CreateMcpServerOptions): Promise<Mcp
 
   const tools = opts.readOnly ? allTools.filter((t) => t.annotations.readOnlyHint) : allTools;
   for (const tool of tools)
-    (await registerTool(server, tool, {
+    registerTool(server, tool, {
       namespace,
       ns,
       errors,
@@ -114,10 +114,10 @@ export async function createMcpServer(opts: CreateMcpServerOptions): Promise<Mcp
       watchDreaming,
       log: opts.log,
       localFiles: opts.localFiles === true,
-    }));
+    });
   serveLeanToolList(server, tools);
 
-  (await registerProfileResource(server, { namespace, ns, errors }));
+  registerProfileResource(server, { namespace, ns, errors });
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
     assertOwnProfile(req.params.uri, await namespace());
     subscriptions.add(req.params.uri);
@@ -147,7 +147,7 @@ interface Session {
   localFiles: boolean;
 }
 
-async function registerTool(server: McpServer, tool: ToolDefinition, session: Session): Promise<void> {
+function registerTool(server: McpServer, tool: ToolDefinition, session: Session): void {
   server.registerTool(
     tool.name,
     {

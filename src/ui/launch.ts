@@ -29,7 +29,7 @@ const json = (status: number, body: unknown) =>
  * wrong token, the exchange answers 403. The request must come from the page's own origin and
  * name a loopback host, so another site (or a DNS-rebound name) cannot make the exchange.
  */
-export async function createUiLaunch(key: string): Promise<UiLaunch> {
+export function createUiLaunch(key: string): UiLaunch {
   const token = randomBytes(32).toString("base64url");
   let used = false;
   const matches = (candidate: unknown) => {

@@ -54,7 +54,7 @@ function read(name: string): Buffer {
 }
 
 /** Registers GET /ui (the page) and GET /ui/<file>; registered before bearer auth. */
-export async function uiRoutes<E extends Env>(app: Hono<E>): Promise<void> {
+export function uiRoutes<E extends Env>(app: Hono<E>): void {
   const headers: MiddlewareHandler = async (c, next) => {
     await next();
     for (const [k, v] of Object.entries(UI_SECURITY_HEADERS)) c.res.headers.set(k, v);

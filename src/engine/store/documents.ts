@@ -620,7 +620,7 @@ export async function indexDocument(
     // round trip there: 65k chunks of a 50 MB file took 26 s one by one).
     const inserted =
       dialectOf(db) === "postgres" ? (await insertChunksAtOnce(db, id, doc.namespace_id, ix, kept, t)) : null;
-    ix.chunks.forEach((c, i) => {
+    for (const [i, c] of ix.chunks.entries()) {
       const speaker = c.speaker?.toLowerCase() ?? null;
       const context = c.context ?? "";
       const old = kept.get(c.position);
@@ -658,7 +658,7 @@ export async function indexDocument(
       if (v && ix.vectors) {
         (await putVector.run(rowid, ix.vectors.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)));
       }
-    });
+    }
     // An uploaded file's document shows the file's text as its content (its bytes stay in document_files).
     (await statement(
       db,

@@ -3,10 +3,10 @@
  * the file format). Rows keep their ids, versions, dates and vectors, so an imported data directory
  * answers the same searches; jobs, keys and connectors stay behind (they belong to a machine).
  */
-import { type Db, now, parseJson } from "./db.js";
+import { type Db, now, parseJson, transaction } from "./db.js";
 import { enqueueDocumentJob } from "./jobs.js";
 import { ensureNamespace, type NamespaceRow } from "./namespaces.js";
-import { ensureOrganization } from "./organizations.js";
+import { ensureOrganization, type OrganizationRow } from "./organizations.js";
 
 /** One line of an export: its kind, then the row's columns in camelCase. */
 export type ExportRecord = { kind: ExportKind } & Record<string, unknown>;
@@ -130,8 +130,14 @@ function toRecord(kind: ExportKind, t: Table, row: Record<string, unknown>): Exp
   return out;
 }
 
+/** Rows read per statement: a namespace of any size is exported in bounded memory. */
+const EXPORT_PAGE = 1_000;
+
+/** A record of the export, handed on as it is read (the caller writes it out, with backpressure). */
+export type EmitRecord = (record: ExportRecord) => Promise<void>;
+
 /** The rows of `t` in one namespace, oldest first, each with its vector when it has one. */
-function* rowsOf(db: Db, kind: keyof typeof TABLES, namespaceId: string): Generator<ExportRecord> {
+async function rowsOf(db: Db, kind: keyof typeof TABLES, namespaceId: string, emit: EmitRecord): Promise<void> {
   const t: Table = TABLES[kind];
   const cols = t.columns.map((c) => `x.${c}`).join(", ");
   let sql: string;
@@ -139,7 +145,7 @@ function* rowsOf(db: Db, kind: keyof typeof TABLES, namespaceId: string): Genera
     // Scoped through their memory: a relation's both ends are memories of the same namespace.
     const memoryColumn = kind === "memorySource" ? "memory_id" : "from_id";
     sql = `SELECT ${cols} FROM ${t.table} x JOIN memories m ON m.id = x.${memoryColumn}
-           WHERE m.namespace_id = ? ORDER BY m.rowid, x.created_at`;
+           WHERE m.namespace_id = ? ORDER BY m.rowid, x.created_at, x.rowid`;
   } else if (t.vectors) {
     sql = `SELECT ${cols}, v.model AS vector_model, v.embedding AS vector_embedding FROM ${t.table} x
            LEFT JOIN ${t.vectors.table} v ON v.${t.vectors.key} = x.rowid
@@ -147,8 +153,12 @@ function* rowsOf(db: Db, kind: keyof typeof TABLES, namespaceId: string): Genera
   } else {
     sql = `SELECT ${cols} FROM ${t.table} x WHERE x.namespace_id = ? ORDER BY x.rowid`;
   }
-  for (const row of (await db.prepare(sql).iterate(namespaceId))) {
-    yield toRecord(kind, t, row as Record<string, unknown>);
+  // Pages of one snapshot (the caller's read transaction): no row moves between them.
+  const page = db.prepare(`${sql} LIMIT ? OFFSET ?`);
+  for (let offset = 0; ; offset += EXPORT_PAGE) {
+    const rows = await page.all(namespaceId, EXPORT_PAGE, offset);
+    for (const row of rows) await emit(toRecord(kind, t, row as Record<string, unknown>));
+    if (rows.length < EXPORT_PAGE) return;
   }
 }
 
@@ -157,37 +167,43 @@ function* rowsOf(db: Db, kind: keyof typeof TABLES, namespaceId: string): Genera
  * the organization's context and buckets, then per namespace its record, buckets, documents,
  * chunks, memories, their sources and relations. Read in one transaction: a consistent snapshot.
  */
-export function* exportRecords(db: Db, organization: string, only?: string): Generator<ExportRecord> {
-  const org = (await ensureOrganization(db, organization));
-  db.exec("BEGIN");
-  try {
-    yield { kind: "organization", organizationalContext: org.organizational_context };
-    const buckets = db.prepare(
-      `SELECT name, description, created_at, updated_at FROM profile_buckets
-       WHERE organization_id = ? AND namespace_id IS ? ORDER BY id`,
-    );
-    for (const b of buckets.iterate(org.id, null)) yield bucketRecord(null, b);
-    const namespaces = db
-      .prepare(
-        `SELECT * FROM namespaces WHERE organization_id = ? ${only === undefined ? "" : "AND name = ?"} ORDER BY name`,
-      )
-      .all(...(only === undefined ? [org.id] : [org.id, only])) as unknown as NamespaceRow[];
-    for (const ns of namespaces) {
-      yield {
-        kind: "namespace",
-        name: ns.name,
-        supportingContext: ns.supporting_context,
-        createdAt: ns.created_at,
-        updatedAt: ns.updated_at,
-      };
-      for (const b of buckets.iterate(org.id, ns.id)) yield bucketRecord(ns.name, b);
-      for (const kind of ["document", "chunk", "memory", "memorySource", "relation"] as const) {
-        yield* rowsOf(db, kind, ns.id);
+export async function exportRecords(
+  db: Db,
+  organization: string,
+  only: string | undefined,
+  emit: EmitRecord,
+): Promise<void> {
+  const org = await ensureOrganization(db, organization);
+  await transaction(
+    db,
+    async () => {
+      await emit({ kind: "organization", organizationalContext: org.organizational_context });
+      const buckets = db.prepare(
+        `SELECT name, description, created_at, updated_at FROM profile_buckets
+         WHERE organization_id = ? AND namespace_id IS ? ORDER BY id`,
+      );
+      for (const b of await buckets.all(org.id, null)) await emit(bucketRecord(null, b));
+      const namespaces = (await db
+        .prepare(
+          `SELECT * FROM namespaces WHERE organization_id = ? ${only === undefined ? "" : "AND name = ?"} ORDER BY name`,
+        )
+        .all(...(only === undefined ? [org.id] : [org.id, only]))) as unknown as NamespaceRow[];
+      for (const ns of namespaces) {
+        await emit({
+          kind: "namespace",
+          name: ns.name,
+          supportingContext: ns.supporting_context,
+          createdAt: ns.created_at,
+          updatedAt: ns.updated_at,
+        });
+        for (const b of await buckets.all(org.id, ns.id)) await emit(bucketRecord(ns.name, b));
+        for (const kind of ["document", "chunk", "memory", "memorySource", "relation"] as const) {
+          await rowsOf(db, kind, ns.id, emit);
+        }
       }
-    }
-  } finally {
-    db.exec("COMMIT");
-  }
+    },
+    "read",
+  );
 }
 
 function bucketRecord(namespace: string | null, b: Record<string, unknown>): ExportRecord {
@@ -211,38 +227,31 @@ export class ImportRecordError extends Error {}
  */
 export class ImportWriter {
   private namespace: NamespaceRow | undefined;
-  private readonly org;
   /** Documents still to be processed: their jobs are queued again at the end. */
   private readonly unfinished: { id: string; namespaceId: string; generation: number }[] = [];
   readonly counts: Record<string, number> = {};
 
-  constructor(
+  private constructor(
     private readonly db: Db,
-    organization: string,
-  ) {
-    this.org = (await ensureOrganization(db, organization));
+    private readonly org: OrganizationRow,
+  ) {}
+
+  static async open(db: Db, organization: string): Promise<ImportWriter> {
+    return new ImportWriter(db, await ensureOrganization(db, organization));
   }
 
-  begin(): void {
-    this.db.exec("BEGIN IMMEDIATE");
-  }
-
-  commit(): void {
+  /** Queues the processing of the documents that were still processing where they were exported. */
+  async finish(): Promise<void> {
     for (const d of this.unfinished)
-      (await enqueueDocumentJob(this.db, d.id, d.namespaceId, { generation: d.generation }));
-    this.db.exec("COMMIT");
+      await enqueueDocumentJob(this.db, d.id, d.namespaceId, { generation: d.generation });
   }
 
-  rollback(): void {
-    if (this.db.isTransaction) this.db.exec("ROLLBACK");
-  }
-
-  write(r: ExportRecord): void {
+  async write(r: ExportRecord): Promise<void> {
     this.counts[r.kind] = (this.counts[r.kind] ?? 0) + 1;
     switch (r.kind) {
       case "organization":
         // The target's own context wins when it has one: an import adds, it does not overwrite.
-        this.db
+        await this.db
           .prepare(
             "UPDATE organizations SET organizational_context = COALESCE(organizational_context, ?), updated_at = ? WHERE id = ?",
           )
@@ -250,7 +259,7 @@ export class ImportWriter {
         return;
       case "bucket": {
         const ns = r.namespace == null ? null : this.current(String(r.namespace)).id;
-        this.db
+        await this.db
           .prepare(
             // The conflict target named (one partial unique index per kind of bucket): PostgreSQL
             // takes no DO UPDATE without one.
@@ -272,17 +281,17 @@ export class ImportWriter {
       case "namespace": {
         const name = String(r.name);
         const ns = (await ensureNamespace(this.db, this.org.id, name));
-        const used = this.db
+        const used = (await this.db
           .prepare(
             "SELECT (SELECT count(*) FROM documents WHERE namespace_id = ?) + (SELECT count(*) FROM memories WHERE namespace_id = ?) AS n",
           )
-          .get(ns.id, ns.id) as { n: number };
+          .get(ns.id, ns.id)) as { n: number };
         if (used.n > 0) {
           throw new ImportRecordError(
             `namespace ${name} already has content here; import into an empty data directory, or delete that namespace first`,
           );
         }
-        this.db
+        await this.db
           .prepare(
             "UPDATE namespaces SET supporting_context = ?, created_at = ?, updated_at = ? WHERE id = ?",
           )
@@ -311,14 +320,14 @@ export class ImportWriter {
           return (v ?? null) as string | number | null;
         });
         if (scoped) values.push(ns.id);
-        const inserted = this.db
+        const inserted = await this.db
           .prepare(
             `INSERT INTO ${t.table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
           )
           .run(...values);
         const vector = r.vector as { model?: unknown; embedding?: unknown } | undefined;
         if (t.vectors && vector && typeof vector.model === "string" && typeof vector.embedding === "string") {
-          this.db
+          await this.db
             .prepare(`INSERT INTO ${t.vectors.table} (${t.vectors.key}, model, embedding) VALUES (?, ?, ?)`)
             .run(inserted.lastInsertRowid, vector.model, Buffer.from(vector.embedding, "base64"));
         }

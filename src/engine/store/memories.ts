@@ -464,7 +464,7 @@ export function latestByText(
   namespaceId: string,
   stems: readonly string[],
   limit: number,
-): MemoryRow[] {
+): Promise<MemoryRow[]> {
   return memoriesHolding<MemoryRow>(
     db,
     namespaceId,

@@ -64,7 +64,7 @@ export async function relatedMemoryRefs(
 ): Promise<Record<RelationDirection, { id: string; memory: string }[]>> {
   const row = (await getMemoryRow(db, namespaceId, id));
   const at = new Date().toISOString();
-  const walk = (d: RelationDirection) =>
+  const walk = async (d: RelationDirection) =>
     row ? (await relatedMemoryRows(db, row, d, limit, at)).map((r) => ({ id: r.id, memory: r.memory })) : [];
-  return { parents: walk("parents"), children: walk("children"), siblings: walk("siblings") };
+  return { parents: await walk("parents"), children: await walk("children"), siblings: await walk("siblings") };
 }

@@ -44,7 +44,7 @@ export async function ensureNamespace(db: Db, organizationId: string, name: stri
  * The namespace's counts from its maintained counters: no scan of its documents or memories.
  * Memories whose forget_after has passed leave the count when read, through a partial index.
  */
-const counts = (db: Db, row: NamespaceRow) => {
+const counts = async (db: Db, row: NamespaceRow) => {
   const expired = (await statement(
     db,
     `SELECT count(*) AS n FROM memories
@@ -53,11 +53,11 @@ const counts = (db: Db, row: NamespaceRow) => {
   return { documentCount: row.document_count, memoryCount: row.memory_count - expired.n };
 };
 
-export function toNamespaceRecord(db: Db, row: NamespaceRow): NamespaceRecord {
+export async function toNamespaceRecord(db: Db, row: NamespaceRow): Promise<NamespaceRecord> {
   return {
     namespace: row.name,
     supportingContext: row.supporting_context,
-    ...counts(db, row),
+    ...(await counts(db, row)),
     system: { createdAt: row.created_at, updatedAt: row.updated_at },
   };
 }
@@ -96,16 +96,17 @@ export async function listNamespaces(
     db,
     `SELECT * FROM namespaces WHERE organization_id = ? ${filter} ORDER BY name LIMIT ? OFFSET ?`,
   ).all(...args, limit, (page - 1) * limit)) as unknown as NamespaceRow[];
-  return {
-    namespaces: rows.map((r) => ({
+  const namespaces: NamespaceSummary[] = [];
+  for (const r of rows) {
+    namespaces.push({
       id: r.id,
       namespace: r.name,
-      ...counts(db, r),
+      ...(await counts(db, r)),
       description: r.supporting_context,
       system: { createdAt: r.created_at, updatedAt: r.updated_at },
-    })),
-    total,
-  };
+    });
+  }
+  return { namespaces, total };
 }
 
 export async function setSupportingContext(db: Db, ns: NamespaceRow, context: string | null): Promise<NamespaceRow> {

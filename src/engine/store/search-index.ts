@@ -410,28 +410,28 @@ async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly
       frequencies.set(stem, f);
     }
   });
-  const insert = (sql: string, values: unknown[]) => {
-    if (values.length > 0) (await statement(db, sql).run(JSON.stringify(values), space));
+  const insert = async (sql: string, values: unknown[]) => {
+    if (values.length > 0) await statement(db, sql).run(JSON.stringify(values), space);
   };
-  insert(
+  await insert(
     `INSERT INTO search_units (space, unit, length, context)
      SELECT ?2, ${int("j.value ->> 0")}, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM json_each(?1) j`,
     unitRows,
   );
-  insert(
+  await insert(
     `INSERT INTO search_postings (space, term, unit, tf, tf_context, length)
      SELECT ?2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")}, ${int("j.value ->> 3")}, ${int("j.value ->> 4")}
      FROM json_each(?1) j`,
     postingRows,
   );
-  insert(
+  await insert(
     `INSERT INTO search_context_postings (space, term, context, tf)
      SELECT ?2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM json_each(?1) j`,
     contextRows,
   );
   const join = statement(db, "UPDATE search_contexts SET members = members + ? WHERE id = ?");
   for (const [id, n] of members) (await join.run(n, id));
-  insert(
+  await insert(
     `INSERT INTO search_terms (space, term, units, text_units)
      SELECT ?2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM json_each(?1) j WHERE true
      ON CONFLICT (space, term) DO UPDATE SET units = search_terms.units + excluded.units,

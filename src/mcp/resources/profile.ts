@@ -20,10 +20,10 @@ export function assertOwnProfile(uri: string, namespace: string): void {
   }
 }
 
-export async function registerProfileResource(
+export function registerProfileResource(
   server: McpServer,
   session: { namespace(): Promise<string>; ns(): Promise<NamespaceClient>; errors: ErrorContext },
-): Promise<void> {
+): void {
   server.registerResource(
     "profile",
     new ResourceTemplate(PROFILE_URI_TEMPLATE, {

@@ -145,7 +145,7 @@ const ROUTES: EngineRoutes[] = [
  * The whole HTTP API as one fetch-style app: public health and OpenAPI, then bearer auth, the
  * routes, and one place that turns every error into an ErrorResponse.
  */
-export function createApp(ctx: EngineContext): Hono<EngineEnv> {
+async export function createApp(ctx: EngineContext): Promise<Hono<EngineEnv>> {
   const app = new Hono<EngineEnv>();
 
   app.onError(errorHandler(ctx));
@@ -176,7 +176,7 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
 
   // A load balancer takes a replica out while its database cannot be read (503), not only when
   // the process is gone.
-  app.get("/health", (c) => {
+  app.get("/health", async (c) => {
     try {
       return c.json({ status: "ok", version: VERSION, database: (await databaseState(ctx.db)) });
     } catch (err) {

@@ -123,7 +123,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const db = (await openDatabase(opts.dataDir, { databaseUrl, cache: threaded || loops === 0 ? "reads" : "writes" }));
   if (opts.apiKey) (await registerKey(db, opts.apiKey, LOCAL_ORGANIZATION));
   // Connectors written by a memctx that stored their secrets in plain text: sealed now.
-  (await transaction(db, () => {
+  (await transaction(db, async () => {
     (await sealPlaintextSecrets(db));
     (await trimWholeKeyPrefixes(db));
   }));
@@ -189,7 +189,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     workers.start();
   };
   const closing = new AbortController();
-  const workWaits = (atOpen: boolean) => {
+  const workWaits = async (atOpen: boolean) => {
     try {
       return (
         (await hasOpenJobs(db)) || (await hasScheduledConnectors(db)) || (atOpen && (await namespacesAwaitingDreams(db)).length > 0)
@@ -226,9 +226,9 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
       return processing !== undefined;
     },
     models,
-    database: () => (await databaseState(db)),
-    createKey: (organization = LOCAL_ORGANIZATION) => (await createKey(db, organization)),
-    createFirstKey: () =>
+    database: async () => (await databaseState(db)),
+    createKey: async (organization = LOCAL_ORGANIZATION) => (await createKey(db, organization)),
+    createFirstKey: async () =>
       (await countKeys(db, LOCAL_ORGANIZATION)) === 0 ? (await createKey(db, LOCAL_ORGANIZATION)) : null,
     dataDir: opts.dataDir,
     context: ctx,

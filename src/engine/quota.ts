@@ -13,7 +13,7 @@ import { organizationDocumentTokens } from "./store/namespaces.js";
  */
 export async function withinDocumentQuota<T>(ctx: EngineContext, organizationId: string, write: () => T): Promise<T> {
   const quota = ctx.limits?.documentTokenQuota ?? null;
-  return (await transaction(ctx.db, () => {
+  return (await transaction(ctx.db, async () => {
     if (quota === null) return write();
     const before = (await organizationDocumentTokens(ctx.db, organizationId));
     const out = write();

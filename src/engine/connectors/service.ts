@@ -110,11 +110,11 @@ export class ConnectorService {
    * Several processes may look at once: the unique index on active runs lets one queue it, the
    * others get the same 409 as a second trigger, and pass. Returns how many this call queued.
    */
-  queueDueSyncs(at = new Date()): number {
+  async queueDueSyncs(at = new Date()): Promise<number> {
     let queued = 0;
     for (const id of (await dueConnectorIds(this.db, at.toISOString()))) {
       try {
-        (await transaction(this.db, () => this.queueRun(id)));
+        (await transaction(this.db, async () => this.queueRun(id)));
         queued++;
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;
@@ -125,7 +125,7 @@ export class ConnectorService {
   }
 
   /** In the caller's namespace, which exists by now (a route creates it in the same transaction). */
-  create(namespace: NamespaceRow, body: CreateConnectorBody): CreateConnectorResponse {
+  async create(namespace: NamespaceRow, body: CreateConnectorBody): Promise<CreateConnectorResponse> {
     const provider = this.providers[body.provider];
     const config = provider.validateConfig(body.config ?? {});
     const base = {
@@ -163,7 +163,7 @@ export class ConnectorService {
       return { id: row.id, authorization: { url, expiresAt } };
     }
     // A config provider is connected at once and starts syncing (spec, Connector states).
-    const row = (await transaction(this.db, () => {
+    const row = (await transaction(this.db, async () => {
       const created = (await insertConnector(this.db, {
         ...base,
         state: "connected",
@@ -190,7 +190,7 @@ export class ConnectorService {
       throw new InputError("state", "unknown or already used; create the connector again");
     }
     // From here on the link is spent: any failure leaves the connector expired, never half-pending.
-    const fail = (error: InputError) => {
+    const fail = async (error: InputError) => {
       (await expireConnector(this.db, row.id));
       return error;
     };
@@ -218,7 +218,7 @@ export class ConnectorService {
     } catch (error) {
       throw fail(new InputError("code", (error as Error).message, "Authorization failed"));
     }
-    (await transaction(this.db, () => {
+    (await transaction(this.db, async () => {
       (await saveCredentials(this.db, row.id, tokens));
       (await markConnected(this.db, row.id));
       this.queueRun(row.id);
@@ -228,7 +228,7 @@ export class ConnectorService {
   }
 
   /** The organization's connectors, or one namespace's (none for a namespace never written to). */
-  list(organizationId: string, namespace?: NamespaceRow | null): Connector[] {
+  async list(organizationId: string, namespace?: NamespaceRow | null): Promise<Connector[]> {
     if (namespace === null) return [];
     return (await listConnectorRows(this.db, organizationId, namespace?.id)).map((row) => this.toRecord(row));
   }
@@ -240,7 +240,7 @@ export class ConnectorService {
     });
   }
 
-  update(namespace: NamespaceRow | null, id: string, body: PatchConnectorBody): Connector {
+  async update(namespace: NamespaceRow | null, id: string, body: PatchConnectorBody): Promise<Connector> {
     const row = this.find(namespace, id);
     (await updateConnectorSettings(this.db, row.id, {
       selection: body.selection ? JSON.stringify(body.selection) : null,
@@ -250,14 +250,14 @@ export class ConnectorService {
     return this.toRecord((await getConnectorRow(this.db, row.id))!);
   }
 
-  sync(namespace: NamespaceRow | null, id: string): SyncResponse {
+  async sync(namespace: NamespaceRow | null, id: string): Promise<SyncResponse> {
     const row = this.find(namespace, id);
-    const run = (await transaction(this.db, () => this.queueRun(row.id)));
+    const run = (await transaction(this.db, async () => this.queueRun(row.id)));
     this.ctx.queue.wake();
     return { id: row.id, runId: run, status: "queued" };
   }
 
-  remove(namespace: NamespaceRow | null, id: string, deleteImported: boolean): DeleteConnectorResponse {
+  async remove(namespace: NamespaceRow | null, id: string, deleteImported: boolean): Promise<DeleteConnectorResponse> {
     const row = this.find(namespace, id);
     const documentsDeleted = (await deleteConnector(this.db, row, {
       withDocuments: deleteImported,
@@ -267,7 +267,7 @@ export class ConnectorService {
   }
 
   /** A connected connector of this namespace; any other (pending, another namespace's) is not found. */
-  private find(namespace: NamespaceRow | null, id: string): ConnectorRow {
+  private async find(namespace: NamespaceRow | null, id: string): Promise<ConnectorRow> {
     const row = namespace && (await getConnectorRow(this.db, id));
     if (
       !row ||
@@ -281,12 +281,12 @@ export class ConnectorService {
     return row;
   }
 
-  private toRecord(row: ConnectorRow, include: { syncs?: boolean; picker?: boolean } = {}): Connector {
+  private async toRecord(row: ConnectorRow, include: { syncs?: boolean; picker?: boolean } = {}): Promise<Connector> {
     return (await toConnector(this.db, row, (await getNamespace(this.db, row.namespace_id))!.name, include));
   }
 
   /** A queued run and its job, in the caller's transaction; 409 while another run is queued or running. */
-  private queueRun(connectorId: string): string {
+  private async queueRun(connectorId: string): Promise<string> {
     const run = (await insertRun(this.db, connectorId));
     if (!run) {
       throw new ConflictError(
@@ -298,7 +298,7 @@ export class ConnectorService {
     return run.id;
   }
 
-  private jobFailed(job: JobRow, message: string): void {
+  private async jobFailed(job: JobRow, message: string): Promise<void> {
     const { runId } = parseJson<{ runId?: string }>(job.payload, {});
     const run = runId ? (await getRun(this.db, runId)) : undefined;
     if (run && (run.status === "queued" || run.status === "running")) {
@@ -388,7 +388,7 @@ export class ConnectorService {
         continue;
       }
       const existed = previous.has(item.externalId);
-      (await transaction(this.db, () => {
+      (await transaction(this.db, async () => {
         const id = this.upsertDocument(connector, ns, item);
         (await upsertConnectorItem(this.db, connector.id, item.externalId, id, item.version));
       }));
@@ -397,7 +397,7 @@ export class ConnectorService {
     }
 
     // Everything the source no longer has (and that did not just fail) goes.
-    (await transaction(this.db, () => {
+    (await transaction(this.db, async () => {
       for (const { external_id, document_id } of items) {
         if (seen.has(external_id) || keep.has(external_id)) continue;
         if (document_id) (await deleteDocuments(this.db, connector.namespace_id, [document_id]));
@@ -407,7 +407,7 @@ export class ConnectorService {
     }));
   }
 
-  private upsertDocument(connector: ConnectorRow, ns: NamespaceRow, item: SyncItemDocument): string {
+  private async upsertDocument(connector: ConnectorRow, ns: NamespaceRow, item: SyncItemDocument): Promise<string> {
     const { id } = (await addDocument(this.db, ns, {
       content: item.content,
       customId: customId(connector.id, item.externalId),

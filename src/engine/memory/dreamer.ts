@@ -119,11 +119,11 @@ export class MemoryDreamer implements Dreamer {
     const row = (await getDocumentRow(dctx.db, doc.id));
     if (!row || row.generation !== doc.generation) return undefined;
     // No memories: commitFacts with none also takes away those an earlier version made.
-    if (makesNoMemories(row.task_type, doc.type)) return () => (await commitFacts(dctx.db, row, doc.generation, []));
+    if (makesNoMemories(row.task_type, doc.type)) return async () => (await commitFacts(dctx.db, row, doc.generation, []));
     // Dynamic: the namespace's batch is queued (or pushed back) in the transaction that marks the
     // document done, not in one of its own after it.
     if (row.dreaming !== "instant") {
-      return () => {
+      return async () => {
         if ((await dreamingState(dctx.db, doc.id))?.dreaming_status !== "done")
           (await scheduleDream(dctx.db, row.namespace_id, this.options));
       };
@@ -138,7 +138,7 @@ export class MemoryDreamer implements Dreamer {
       this.ctx.log(`instant dreaming of ${doc.id} failed, retrying after indexing: ${message(err)}`);
       return undefined;
     }
-    return () => {
+    return async () => {
       (await commitFacts(dctx.db, row, doc.generation, facts.facts, facts.note, facts.drawn));
     };
   }
@@ -185,7 +185,7 @@ export class MemoryDreamer implements Dreamer {
   }
 
   /** A dream job failed for good: its documents stop waiting, without memories. */
-  batchFailed(job: JobRow, message: string): void {
+  async batchFailed(job: JobRow, message: string): Promise<void> {
     if (!job.namespace_id) return;
     const ids = (await pendingDocuments(this.ctx.db, job.namespace_id, Number.MAX_SAFE_INTEGER)).map((d) => d.id);
     (await setDreamingStatus(this.ctx.db, ids, "done"));
@@ -197,7 +197,7 @@ export class MemoryDreamer implements Dreamer {
   }
 
   /** Queues a dream job for every namespace with indexed documents still waiting (after a crash). */
-  resume(): void {
+  async resume(): Promise<void> {
     const namespaces = (await namespacesAwaitingDreams(this.ctx.db));
     for (const ns of namespaces) (await scheduleDream(this.ctx.db, ns, this.options));
     if (namespaces.length > 0) this.ctx.queue.wake();
@@ -375,7 +375,7 @@ export async function commitFacts(
   note: string | null = null,
   drawn: Drawn = { chars: null, appended: false },
 ): Promise<AppliedFact[]> {
-  return (await namespaceTransaction(db, doc.namespace_id, () => {
+  return (await namespaceTransaction(db, doc.namespace_id, async () => {
     const current = (await dreamingState(db, doc.id));
     // Changed since (a newer generation dreams instead), deleted, or already dreamed by another worker.
     if (!current || current.generation !== generation || current.dreaming_status === "done") return [];
@@ -453,7 +453,7 @@ export async function pendingDocuments(db: Db, namespaceId: string, limit: numbe
  * than `maxWaitMs` after the job was first queued, and at once when a full batch is waiting.
  */
 export async function scheduleDream(db: Db, namespaceId: string, o: DreamingOptions, immediate = false): Promise<void> {
-  (await namespaceTransaction(db, namespaceId, () => {
+  (await namespaceTransaction(db, namespaceId, async () => {
     const t = Date.now();
     const waiting = (await countAwaitingDreams(db, namespaceId));
     const existing = (await queuedJobOf(db, DREAM_JOB, namespaceId));

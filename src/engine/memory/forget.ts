@@ -42,7 +42,7 @@ export async function forgetByIds(
   ids: readonly string[],
   reason = "forgotten by id",
 ): Promise<ForgetResponse> {
-  return (await transaction(db, () => {
+  return (await transaction(db, async () => {
     const matches: ForgetResponse["matches"] = [];
     const errors: ForgetResponse["errors"] = [];
     for (const id of new Set(ids)) {

@@ -34,8 +34,8 @@ export async function readMemory(
   if (include.has("related")) {
     const limit = opts.relatedLimit ?? RELATED_LIMIT_DEFAULT;
     const at = new Date().toISOString();
-    const walk = (d: RelationDirection) =>
-      (await relatedMemoryRows(db, row, d, limit, at)).map((r) => (await present(db, r, withDocument)));
+    const walk = async (d: RelationDirection) =>
+      (await relatedMemoryRows(db, row, d, limit, at)).map(async (r) => (await present(db, r, withDocument)));
     memory.included = {
       ...memory.included,
       related: { parents: walk("parents"), children: walk("children"), siblings: walk("siblings") },

@@ -239,7 +239,7 @@ function textsOf(rows: readonly MemoryRow[]): MemoryText[] {
  * Facts are applied in order, so a later fact of the same document sees the earlier ones.
  */
 export async function applyFacts(db: Db, src: FactSource, facts: readonly Fact[]): Promise<AppliedFact[]> {
-  return (await namespaceTransaction(db, src.namespaceId, () => {
+  return (await namespaceTransaction(db, src.namespaceId, async () => {
     const at = new Date().toISOString();
     const out: AppliedFact[] = [];
     const kept = facts.map((f) => ({ ...f, memory: f.memory.trim() })).filter((f) => f.memory !== "");
@@ -265,7 +265,7 @@ async function applyOne(
   const attribute = fact.attribute?.trim().toLowerCase() || null;
   const speaker = fact.speaker?.toLowerCase() ?? null;
   const candidates = (await candidatesFor(db, src, fact.memory, subject, attribute));
-  const insert = (m: NewMemoryRow): MemoryRow => {
+  const insert = async (m: NewMemoryRow): Promise<MemoryRow> => {
     const row = (await insertMemory(db, m));
     // The next facts (of this document and later ones) compare with it without re-reading it.
     rememberText(row.id, { norm, stems, negated, speaker });

@@ -72,9 +72,9 @@ export async function writeMemories(
     memories.map((m) => m.content),
     signal,
   );
-  return (await transaction(deps.db, () => {
+  return (await transaction(deps.db, async () => {
     const ns = namespaceOf();
-    return memories.map((m, i) =>
+    return memories.map(async (m, i) =>
       (await insertMemory(deps.db, {
         namespaceId: ns.id,
         memory: m.content,
@@ -128,7 +128,7 @@ export async function updateMemory(
   signal?: AbortSignal,
 ): Promise<Memory> {
   const [vector] = await vectorsFor(deps, [update.newContent], signal);
-  return (await transaction(deps.db, () => {
+  return (await transaction(deps.db, async () => {
     // Looked up inside the transaction: a concurrent update cannot fork the version chain.
     const old = (await selectMemory(deps.db, namespaceId, selector));
     if (isForgotten(old)) {

@@ -33,7 +33,7 @@ export async function documentJobHandler(ctx: EngineContext) {
   return async (job: JobRow, signal: AbortSignal): Promise<void> => {
     const { generation } = parseJson<DocumentJobPayload>(job.payload, { generation: 0 });
     const id = job.document_id!;
-    const stage = (status: "extracting" | "chunking" | "embedding" | "indexing") =>
+    const stage = async (status: "extracting" | "chunking" | "embedding" | "indexing") =>
       (await setDocumentStatus(ctx.db, id, generation, status));
 
     const doc = (await getDocumentRow(ctx.db, id));
@@ -131,7 +131,7 @@ export async function documentJobHandler(ctx: EngineContext) {
 
 /** A document whose job failed for good shows `failed` with the message. */
 export async function documentJobFailed(ctx: EngineContext) {
-  return (job: JobRow, message: string) => {
+  return async (job: JobRow, message: string) => {
     const { generation } = parseJson<DocumentJobPayload>(job.payload, { generation: 0 });
     (await setDocumentStatus(ctx.db, job.document_id!, generation, "failed", message));
   };

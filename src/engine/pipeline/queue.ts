@@ -14,7 +14,7 @@ export class JobQueue {
     private readonly onWake?: () => void,
   ) {}
 
-  enqueue(job: NewJob): number {
+  async enqueue(job: NewJob): Promise<number> {
     const id = (await enqueueJob(this.db, job));
     this.wake();
     return id;

@@ -153,7 +153,7 @@ export class WorkerPool {
     const onStop = () => jobAbort.abort();
     signal.addEventListener("abort", onStop, { once: true });
     const renew = setInterval(
-      () => {
+      async () => {
         try {
           if (!(await renewLease(this.o.db, job.id, this.owner, this.o.leaseMs))) jobAbort.abort();
         } catch {
@@ -193,8 +193,8 @@ export class WorkerPool {
    * either write fails (a full disk), neither happened, and the job is claimed again later
    * instead of ending `failed` with its document still showing a stage forever.
    */
-  private fail(job: JobRow, reg: Registration, message: string, retryable: boolean): "retry" | "failed" {
-    const outcome = (await transaction(this.o.db, () => {
+  private async fail(job: JobRow, reg: Registration, message: string, retryable: boolean): Promise<"retry" | "failed"> {
+    const outcome = (await transaction(this.o.db, async () => {
       const outcome = (await failJob(this.o.db, job, this.owner, message, retryable));
       if (outcome === "failed") reg.onFailed?.(job, message);
       return outcome;

@@ -7,24 +7,24 @@ import { creatingRoute, type EngineApp, route } from "./route.js";
 export function connectorRoutes(app: EngineApp, ctx: EngineContext): void {
   const connectors = connectorService(ctx);
 
-  creatingRoute(app, ctx, endpoints.createConnector, ({ namespace, body }) =>
+  creatingRoute(app, ctx, endpoints.createConnector, async ({ namespace, body }) =>
     connectors.create(namespace, body),
   );
-  route(app, ctx, endpoints.listConnectors, ({ organization, namespace }) => ({
+  route(app, ctx, endpoints.listConnectors, async ({ organization, namespace }) => ({
     connectors: connectors.list(organization.id, namespace),
   }));
-  route(app, ctx, endpoints.getConnector, ({ namespace, params, query }) =>
+  route(app, ctx, endpoints.getConnector, async ({ namespace, params, query }) =>
     connectors.get(namespace, params.id, query.include ?? []),
   );
-  route(app, ctx, endpoints.patchConnector, ({ namespace, params, body }) =>
+  route(app, ctx, endpoints.patchConnector, async ({ namespace, params, body }) =>
     connectors.update(namespace, params.id, body),
   );
-  route(app, ctx, endpoints.syncConnector, ({ namespace, params }) => connectors.sync(namespace, params.id));
-  route(app, ctx, endpoints.deleteConnector, ({ namespace, params, query }) =>
+  route(app, ctx, endpoints.syncConnector, async ({ namespace, params }) => connectors.sync(namespace, params.id));
+  route(app, ctx, endpoints.deleteConnector, async ({ namespace, params, query }) =>
     connectors.remove(namespace, params.id, query.deleteDocuments === true),
   );
   // A key restricted to some namespaces sees only their connectors (config names private sources).
-  route(app, ctx, endpoints.listAllConnectors, ({ principal, organization }) => {
+  route(app, ctx, endpoints.listAllConnectors, async ({ principal, organization }) => {
     const allowed = principal.namespaces;
     const all = connectors.list(organization.id);
     return {

@@ -58,24 +58,24 @@ function documentFields(
 export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
-  creatingRoute(app, ctx, endpoints.addDocument, ({ organization, namespace, query, body }) => {
+  creatingRoute(app, ctx, endpoints.addDocument, async ({ organization, namespace, query, body }) => {
     const doc = { content: body.content, ...documentFields(body, query) };
     // The contract lets append through only with an id.
-    return (await withinDocumentQuota(ctx, organization.id, () =>
+    return (await withinDocumentQuota(ctx, organization.id, async () =>
       body.append && body.id !== undefined
         ? (await appendToDocument(db, namespace, { ...doc, customId: body.id }))
         : (await addDocument(db, namespace, doc)),
     ));
   });
 
-  creatingRoute(app, ctx, addDocumentFile, ({ organization, namespace, query, body, upload }) => {
+  creatingRoute(app, ctx, addDocumentFile, async ({ organization, namespace, query, body, upload }) => {
     const file = storedFile(upload!, body);
-    return (await withinDocumentQuota(ctx, organization.id, () =>
+    return (await withinDocumentQuota(ctx, organization.id, async () =>
       (await addDocument(db, namespace, { content: "", file, title: file.name, ...documentFields(body, query) })),
     ));
   });
 
-  route(app, ctx, endpoints.getDocument, ({ namespace, params, query }) => {
+  route(app, ctx, endpoints.getDocument, async ({ namespace, params, query }) => {
     const doc = namespace && (await findDocument(db, namespace.id, params.id));
     if (!doc) throw new NotFoundError("Document");
     const include = new Set(query.include ?? []);
@@ -85,14 +85,14 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
     });
   });
 
-  route(app, ctx, endpoints.deleteDocuments, ({ namespace, body }) => {
+  route(app, ctx, endpoints.deleteDocuments, async ({ namespace, body }) => {
     if (!namespace) {
       return { count: 0, errors: body.ids.map((id) => ({ id, error: "document not found" })) };
     }
     return (await deleteDocuments(db, namespace.id, body.ids));
   });
 
-  route(app, ctx, endpoints.list, ({ namespace, params, query, body }) => {
+  route(app, ctx, endpoints.list, async ({ namespace, params, query, body }) => {
     const empty: Page<never> = { items: [], total: 0 };
     const out = { documents: [] as unknown[], chunks: [] as unknown[], memories: [] as unknown[] };
     let page: Page<unknown> = empty;

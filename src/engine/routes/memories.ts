@@ -13,7 +13,7 @@ import { type EngineApp, route } from "./route.js";
 export function memoryRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
-  route(app, ctx, endpoints.forgetSemantic, ({ namespace, body, signal }) =>
+  route(app, ctx, endpoints.forgetSemantic, async ({ namespace, body, signal }) =>
     (await forgetByMeaning(
       { db, embedder: ctx.embedder, log: ctx.log },
       namespace?.id ?? null,
@@ -23,11 +23,11 @@ export function memoryRoutes(app: EngineApp, ctx: EngineContext): void {
     )),
   );
 
-  route(app, ctx, endpoints.forgetMemories, ({ namespace, body }) =>
+  route(app, ctx, endpoints.forgetMemories, async ({ namespace, body }) =>
     (await forgetByIds(db, namespace?.id ?? null, body.ids)),
   );
 
-  route(app, ctx, endpoints.getMemory, ({ namespace, params, query }) => {
+  route(app, ctx, endpoints.getMemory, async ({ namespace, params, query }) => {
     const memory = namespace && (await readMemory(db, namespace.id, params.id, query));
     if (!memory) throw new NotFoundError("Memory");
     return memory;

@@ -19,7 +19,7 @@ export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
       app,
       ctx,
       endpoints.listNamespaces,
-      ({ principal, query }) => {
+      async ({ principal, query }) => {
         const { namespaces, total } = (await listNamespaces(
           db,
           principal.organization.id,
@@ -33,17 +33,17 @@ export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
     );
   }
 
-  route(app, ctx, endpoints.getNamespace, ({ namespace }) => {
+  route(app, ctx, endpoints.getNamespace, async ({ namespace }) => {
     if (!namespace) throw new NotFoundError("Namespace");
     return toNamespaceRecord(db, namespace);
   });
 
-  creatingRoute(app, ctx, endpoints.patchNamespace, ({ namespace, body }) =>
+  creatingRoute(app, ctx, endpoints.patchNamespace, async ({ namespace, body }) =>
     toNamespaceRecord(db, (await setSupportingContext(db, namespace, body.supportingContext))),
   );
 
   // Body deliberately not read: moveTo comes from the query only (supplement).
-  route(app, ctx, endpoints.deleteNamespace, ({ principal, namespace, params, query }) => {
+  route(app, ctx, endpoints.deleteNamespace, async ({ principal, namespace, params, query }) => {
     if (query.moveTo === params.namespace) {
       throw new InputError("query.moveTo", "must name another namespace than the one being deleted");
     }

@@ -16,10 +16,10 @@ async function organization(db: Db, id: string, allowed: string[] | null): Promi
 }
 
 export function organizationRoutes(app: EngineApp, ctx: EngineContext): void {
-  route(app, ctx, endpoints.getOrganization, ({ principal }) =>
+  route(app, ctx, endpoints.getOrganization, async ({ principal }) =>
     (await organization(ctx.db, principal.organization.id, principal.namespaces)),
   );
-  route(app, ctx, endpoints.patchOrganization, ({ principal, body }) => {
+  route(app, ctx, endpoints.patchOrganization, async ({ principal, body }) => {
     // The shared context guides every namespace's memories: not for a key limited to some of them.
     if (principal.namespaces) {
       throw new ForbiddenError(

@@ -55,7 +55,7 @@ export function route<E extends Endpoint>(
 ): void {
   app.on(endpoint.method, honoPath(path), async (c) => {
     const input = await parseRequest(c, endpoint);
-    const request = scoped(c, input, (org, name) => (await findNamespace(ctx.db, org, name)) ?? null);
+    const request = scoped(c, input, async (org, name) => (await findNamespace(ctx.db, org, name)) ?? null);
     return send(c, endpoint, await handler(request as RouteRequest<E, NamespaceRow | null>));
   });
 }
@@ -83,7 +83,7 @@ export function creatingRoute<E extends Endpoint>(
         ? undefined
         : (await findNamespace(ctx.db, c.get("principal").organization.id, name));
     const write = () => {
-      const request = scoped(c, input, (org, name) => {
+      const request = scoped(c, input, async (org, name) => {
         const ns = (await ensureNamespace(ctx.db, org, name));
         // Deleted and made again since it was looked up: a new id, and its lock too.
         if (known && ns.id !== known.id) (await lockNamespace(ctx.db, ns.id));

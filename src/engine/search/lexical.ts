@@ -352,7 +352,7 @@ async function topVisibleSummed(
 ): Promise<Scored[]> {
   const weighted = terms.map(({ term, idf }) => ({ stems: term.stems, idf }));
   const weights = { k1: K1, b: B, contextWeight: CONTEXT_WEIGHT, averageLength: at.averageLength || 1 };
-  return (await firstVisible(db, corpus, at.scope, at.count, (from, size) =>
+  return (await firstVisible(db, corpus, at.scope, at.count, async (from, size) =>
     (await topUnits(db, space, weighted, weights, size, from)).map(([rowid, bm25, length]) => ({
       rowid,
       bm25,

@@ -24,12 +24,12 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}.'_-]*/gu;
  * however large the namespace; the words' first seeks are one statement. Memory subjects are not
  * names: extractors also give things ("music", "caroline's art") as subjects.
  */
-export function namedPeople(
+async export function namedPeople(
   db: Db,
   namespaceId: string,
   query: string,
   stopWords: ReadonlySet<string>,
-): NamedPeople {
+): Promise<NamedPeople> {
   const names = new Set<string>();
   const expansions = new Set<string>();
   const words = [

@@ -182,7 +182,7 @@ export async function search(
     items = rerankAggregate(items);
   }
   items = items.slice(0, limit);
-  return done(items.map((item) => (await toHit(db, item, namespaceId, req))));
+  return done(items.map(async (item) => (await toHit(db, item, namespaceId, req))));
 }
 
 /**

@@ -126,7 +126,7 @@ export async function vectorSearch(
 ): Promise<VectorCandidate[]> {
   if (query.length === 0 || want <= 0) return [];
   let scan: ((k: number) => VectorCandidate[]) | undefined;
-  const nearest = (k: number) => {
+  const nearest = async (k: number) => {
     if (!scan) {
       const indexed = (await nearestVectors(db, corpus, scope.namespaceId, model, query, k));
       if (indexed !== null) return indexed;

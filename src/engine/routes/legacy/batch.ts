@@ -25,10 +25,10 @@ const BatchEnvelope = BatchAddBody.extend({
 const batchAdd = { ...endpoints.batchAdd, body: BatchEnvelope };
 
 export function batchRoutes(app: EngineApp, ctx: EngineContext): void {
-  route(app, ctx, batchAdd, ({ principal, body }) => {
+  route(app, ctx, batchAdd, async ({ principal, body }) => {
     const results: BatchResult[] = [];
     // The whole batch or nothing: over the organization's document token quota it is a 402 (spec).
-    (await withinDocumentQuota(ctx, principal.organization.id, () => {
+    (await withinDocumentQuota(ctx, principal.organization.id, async () => {
       for (const [i, raw] of body.documents.entries()) {
         const item = BatchDocument.safeParse(typeof raw === "string" ? { content: raw } : raw);
         const fail = (error: string, details?: string): void => {

@@ -30,7 +30,7 @@ function messageText(m: ConversationMessage): string {
  */
 export function legacyConversationRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
-  route(app, ctx, endpoints.legacyAddConversation, ({ principal, body }) => {
+  route(app, ctx, endpoints.legacyAddConversation, async ({ principal, body }) => {
     const lines = body.messages
       .map((m) => ({ m, text: messageText(m) }))
       .filter(({ text }) => text.trim() !== "")
@@ -38,7 +38,7 @@ export function legacyConversationRoutes(app: EngineApp, ctx: EngineContext): vo
     if (lines.length === 0) {
       throw new InputError("messages", "at least one message must carry text (a string or a text part)");
     }
-    const added = (await withinDocumentQuota(ctx, principal.organization.id, () =>
+    const added = (await withinDocumentQuota(ctx, principal.organization.id, async () =>
       (await addDocument(db, (await writeNamespace(db, principal, containerTagOf(body))), {
         content: lines.join("\n"),
         customId: body.conversationId,

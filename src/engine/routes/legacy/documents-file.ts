@@ -15,9 +15,9 @@ const legacyAddFile = { ...endpoints.legacyAddFile, body: LegacyFileFields };
  * `POST /ns/{namespace}/document/file` (containerTag is the namespace, customId the id).
  */
 export function documentFileRoutes(app: EngineApp, ctx: EngineContext): void {
-  route(app, ctx, legacyAddFile, ({ principal, body, upload }) => {
+  route(app, ctx, legacyAddFile, async ({ principal, body, upload }) => {
     const file = storedFile(upload!, body);
-    const added = (await withinDocumentQuota(ctx, principal.organization.id, () =>
+    const added = (await withinDocumentQuota(ctx, principal.organization.id, async () =>
       (await addDocument(ctx.db, (await writeNamespace(ctx.db, principal, containerTagOf(body))), {
         content: "",
         file,

@@ -59,7 +59,7 @@ function documentById(
  */
 export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
-  const find = (principal: Parameters<typeof readNamespaces>[1], id: string) => {
+  const find = async (principal: Parameters<typeof readNamespaces>[1], id: string) => {
     const namespaces = (await readNamespaces(db, principal));
     const rows = (await findDocumentsIn(
       db,
@@ -69,8 +69,8 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
     return { namespaces, rows };
   };
 
-  route(app, ctx, endpoints.legacyAddDocument, ({ principal, body }) => {
-    const added = (await withinDocumentQuota(ctx, principal.organization.id, () =>
+  route(app, ctx, endpoints.legacyAddDocument, async ({ principal, body }) => {
+    const added = (await withinDocumentQuota(ctx, principal.organization.id, async () =>
       (await addDocument(db, (await writeNamespace(db, principal, containerTagOf(body))), {
         content: body.content,
         customId: body.customId,
@@ -86,7 +86,7 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
     return added;
   });
 
-  route(app, ctx, endpoints.legacyListDocuments, ({ principal, body }) => {
+  route(app, ctx, endpoints.legacyListDocuments, async ({ principal, body }) => {
     const namespaces = (await readNamespaces(db, principal, body.containerTags));
     const names = new Map(namespaces.map((n) => [n.id, n.name]));
     const page = namespaces.length
@@ -97,7 +97,7 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
           body.filters,
         ))
       : { items: [], total: 0 };
-    const memories = page.items.map((d) => {
+    const memories = page.items.map(async (d) => {
       const [row] = (await findDocumentsIn(db, [...names.keys()], d.id));
       const doc = toLegacyDocument(d, names.get(row?.namespace_id ?? "") ?? "");
       if (!body.includeContent) delete doc.content;
@@ -107,10 +107,10 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
   });
 
   // Before DELETE /v3/documents/{id}: "bulk" is this route, not a document id.
-  route(app, ctx, endpoints.legacyBulkDeleteDocuments, ({ principal, body }) => {
+  route(app, ctx, endpoints.legacyBulkDeleteDocuments, async ({ principal, body }) => {
     const errors: { id: string; error: string }[] = [];
     let deletedCount = 0;
-    (await transaction(db, () => {
+    (await transaction(db, async () => {
       const allowed = (await readNamespaces(db, principal)).map((n) => n.id);
       for (const id of new Set(body.ids)) {
         const rows = (await findDocumentsIn(db, allowed, id));
@@ -127,13 +127,13 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
     return { success: errors.length === 0, deletedCount, ...(errors.length ? { errors } : {}) };
   });
 
-  route(app, ctx, endpoints.legacyGetDocument, ({ principal, params }) => {
+  route(app, ctx, endpoints.legacyGetDocument, async ({ principal, params }) => {
     const { namespaces, rows } = find(principal, params.id);
     const { row, namespace } = documentById(namespaces, rows, params.id);
     return toLegacyDocument(toDocument(row), namespace.name);
   });
 
-  route(app, ctx, endpoints.legacyDocumentChunks, ({ principal, params }) => {
+  route(app, ctx, endpoints.legacyDocumentChunks, async ({ principal, params }) => {
     const { namespaces, rows } = find(principal, params.id);
     const { row } = documentById(namespaces, rows, params.id);
     const chunks = (await chunksOfDocument(db, row)).map((c) => ({
@@ -147,7 +147,7 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
     return { documentId: row.id, chunks, total: chunks.length };
   });
 
-  route(app, ctx, endpoints.legacyDeleteDocument, ({ principal, params }) => {
+  route(app, ctx, endpoints.legacyDeleteDocument, async ({ principal, params }) => {
     const { namespaces, rows } = find(principal, params.id);
     const { row } = documentById(namespaces, rows, params.id);
     (await deleteDocuments(db, row.namespace_id, [row.id]));

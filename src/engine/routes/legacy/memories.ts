@@ -38,7 +38,7 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
   route(app, ctx, endpoints.legacyAddMemories, async ({ principal, body, signal }) => {
     const rows = await writeMemories(
       deps,
-      () => (await writeNamespace(db, principal, body.containerTag)),
+      async () => (await writeNamespace(db, principal, body.containerTag)),
       body.memories.map((m) => ({ ...m, eventDate: m.temporalContext?.eventDate })),
       signal,
     );
@@ -56,14 +56,14 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
     };
   });
 
-  route(app, ctx, endpoints.legacyUpdateMemory, ({ principal, body, signal }) => {
+  route(app, ctx, endpoints.legacyUpdateMemory, async ({ principal, body, signal }) => {
     const ns = (await readNamespace(db, principal, body.containerTag));
     return (await updateMemory(deps, ns?.id ?? null, selectorOf(body), body, signal));
   });
 
-  route(app, ctx, endpoints.legacyForgetMemory, ({ principal, body }) => {
+  route(app, ctx, endpoints.legacyForgetMemory, async ({ principal, body }) => {
     const ns = (await readNamespace(db, principal, body.containerTag));
-    return (await transaction(db, () => {
+    return (await transaction(db, async () => {
       const row = (await selectMemory(db, ns?.id ?? null, selectorOf(body)));
       if (isForgotten(row)) {
         throw new ConflictError("Memory already forgotten", `memory ${row.id} is already forgotten`);
@@ -88,7 +88,7 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
     } else {
       const at = new Date().toISOString();
       candidates = [...new Set(body.ids ?? [])]
-        .map((id) => (ns ? (await getMemoryRow(db, ns.id, id)) : undefined))
+        .map(async (id) => (ns ? (await getMemoryRow(db, ns.id, id)) : undefined))
         .filter((r) => r !== undefined && !isForgotten(r, at))
         .slice(0, body.maxForget)
         .map((r) => ({ id: r!.id, memory: r!.memory }));
@@ -118,19 +118,19 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
     };
   });
 
-  route(app, ctx, endpoints.legacyListMemories, ({ principal, body }) => {
+  route(app, ctx, endpoints.legacyListMemories, async ({ principal, body }) => {
     const namespaces = (await readNamespaces(db, principal, body.containerTags));
     if (namespaces.length === 0)
       return { memoryEntries: [], pagination: pagination(body.page, body.limit, 0) };
     const ids = namespaces.map((n) => n.id);
     const page = (await listMemories(db, ids, body, body.filters, false));
     const at = new Date().toISOString();
-    const memoryEntries = page.items.map((m) => {
+    const memoryEntries = page.items.map(async (m) => {
       const row = (await getMemoryRowIn(db, ids, m.id))!;
       const history =
         (await readMemory(db, row.namespace_id, row.id, { include: ["related"], relatedLimit: HISTORY_LIMIT }))
           ?.included?.related?.parents ?? [];
-      const memoryRelations = (await memoryRelationRows(db, row.id)).flatMap((r) => {
+      const memoryRelations = (await memoryRelationRows(db, row.id)).flatMap(async (r) => {
         const other = (await getMemoryRow(db, row.namespace_id, r.id));
         return other && !isForgotten(other, at)
           ? [{ id: other.id, memory: other.memory, relation: r.relation }]

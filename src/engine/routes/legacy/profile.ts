@@ -44,7 +44,7 @@ export function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): void {
     };
   });
 
-  route(app, ctx, endpoints.legacyBuckets, ({ principal, organization, body }) => {
+  route(app, ctx, endpoints.legacyBuckets, async ({ principal, organization, body }) => {
     const ns = (await readNamespace(db, principal, body.containerTag));
     return {
       buckets: (await effectiveBuckets(db, organization.id, ns?.id ?? null)).map((b) => ({

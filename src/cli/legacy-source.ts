@@ -40,7 +40,7 @@ export interface LegacySourceOptions {
   fetch?: typeof fetch;
 }
 
-export function legacySource(opts: LegacySourceOptions): MigrationSource {
+export async function legacySource(opts: LegacySourceOptions): Promise<MigrationSource> {
   const doFetch = opts.fetch ?? fetch;
   const base = opts.baseUrl.replace(/\/+$/, "");
 

@@ -44,7 +44,7 @@ const ctx: EngineContext = {
   dreamer: noDreaming,
   log,
 };
-installProcessing(ctx);
+(await installProcessing(ctx));
 workers.start();
 
 port.on("message", (m: ToThread) => {

@@ -55,10 +55,10 @@ function documentFields(
   };
 }
 
-export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
+export async function documentRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
   const { db } = ctx;
 
-  creatingRoute(app, ctx, endpoints.addDocument, async ({ organization, namespace, query, body }) => {
+  (await creatingRoute(app, ctx, endpoints.addDocument, async ({ organization, namespace, query, body }) => {
     const doc = { content: body.content, ...documentFields(body, query) };
     // The contract lets append through only with an id.
     return (await withinDocumentQuota(ctx, organization.id, async () =>
@@ -66,16 +66,16 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
         ? (await appendToDocument(db, namespace, { ...doc, customId: body.id }))
         : (await addDocument(db, namespace, doc)),
     ));
-  });
+  }));
 
-  creatingRoute(app, ctx, addDocumentFile, async ({ organization, namespace, query, body, upload }) => {
+  (await creatingRoute(app, ctx, addDocumentFile, async ({ organization, namespace, query, body, upload }) => {
     const file = storedFile(upload!, body);
     return (await withinDocumentQuota(ctx, organization.id, async () =>
       (await addDocument(db, namespace, { content: "", file, title: file.name, ...documentFields(body, query) })),
     ));
-  });
+  }));
 
-  route(app, ctx, endpoints.getDocument, async ({ namespace, params, query }) => {
+  (await route(app, ctx, endpoints.getDocument, async ({ namespace, params, query }) => {
     const doc = namespace && (await findDocument(db, namespace.id, params.id));
     if (!doc) throw new NotFoundError("Document");
     const include = new Set(query.include ?? []);
@@ -83,16 +83,16 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
       chunks: include.has("chunks") ? (await chunksOfDocument(db, doc)) : undefined,
       memories: include.has("memories") ? (await memoriesOfDocument(db, doc.id)) : undefined,
     });
-  });
+  }));
 
-  route(app, ctx, endpoints.deleteDocuments, async ({ namespace, body }) => {
+  (await route(app, ctx, endpoints.deleteDocuments, async ({ namespace, body }) => {
     if (!namespace) {
       return { count: 0, errors: body.ids.map((id) => ({ id, error: "document not found" })) };
     }
     return (await deleteDocuments(db, namespace.id, body.ids));
-  });
+  }));
 
-  route(app, ctx, endpoints.list, async ({ namespace, params, query, body }) => {
+  (await route(app, ctx, endpoints.list, async ({ namespace, params, query, body }) => {
     const empty: Page<never> = { items: [], total: 0 };
     const out = { documents: [] as unknown[], chunks: [] as unknown[], memories: [] as unknown[] };
     let page: Page<unknown> = empty;
@@ -104,5 +104,5 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
     }
     out[params.type] = page.items;
     return { ...out, pagination: pagination(query.page, query.limit, page.total) };
-  });
+  }));
 }

@@ -10,10 +10,10 @@ import { type EngineApp, route } from "./route.js";
  * with isForgotten: true), DELETE /ns/{namespace}/memories (forget by id) and
  * DELETE /ns/{namespace}/memories/semantic (forget by meaning; dryRun changes nothing).
  */
-export function memoryRoutes(app: EngineApp, ctx: EngineContext): void {
+export async function memoryRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
   const { db } = ctx;
 
-  route(app, ctx, endpoints.forgetSemantic, async ({ namespace, body, signal }) =>
+  (await route(app, ctx, endpoints.forgetSemantic, async ({ namespace, body, signal }) =>
     (await forgetByMeaning(
       { db, embedder: ctx.embedder, log: ctx.log },
       namespace?.id ?? null,
@@ -21,15 +21,15 @@ export function memoryRoutes(app: EngineApp, ctx: EngineContext): void {
       body.dryRun === true,
       signal,
     )),
-  );
+  ));
 
-  route(app, ctx, endpoints.forgetMemories, async ({ namespace, body }) =>
+  (await route(app, ctx, endpoints.forgetMemories, async ({ namespace, body }) =>
     (await forgetByIds(db, namespace?.id ?? null, body.ids)),
-  );
+  ));
 
-  route(app, ctx, endpoints.getMemory, async ({ namespace, params, query }) => {
+  (await route(app, ctx, endpoints.getMemory, async ({ namespace, params, query }) => {
     const memory = namespace && (await readMemory(db, namespace.id, params.id, query));
     if (!memory) throw new NotFoundError("Memory");
     return memory;
-  });
+  }));
 }

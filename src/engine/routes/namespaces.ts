@@ -11,11 +11,11 @@ import {
 import { pagination } from "../store/pages.js";
 import { assertNamespaceAllowed, creatingRoute, type EngineApp, route } from "./route.js";
 
-export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
+export async function namespaceRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
   const { db } = ctx;
 
   for (const path of [endpoints.listNamespaces.path, NAMESPACES_ALIAS_PATH]) {
-    route(
+    (await route(
       app,
       ctx,
       endpoints.listNamespaces,
@@ -30,20 +30,20 @@ export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
         return { namespaces, pagination: pagination(query.page, query.limit, total) };
       },
       path,
-    );
+    ));
   }
 
-  route(app, ctx, endpoints.getNamespace, async ({ namespace }) => {
+  (await route(app, ctx, endpoints.getNamespace, async ({ namespace }) => {
     if (!namespace) throw new NotFoundError("Namespace");
-    return toNamespaceRecord(db, namespace);
-  });
+    return (await toNamespaceRecord(db, namespace));
+  }));
 
-  creatingRoute(app, ctx, endpoints.patchNamespace, async ({ namespace, body }) =>
-    toNamespaceRecord(db, (await setSupportingContext(db, namespace, body.supportingContext))),
-  );
+  (await creatingRoute(app, ctx, endpoints.patchNamespace, async ({ namespace, body }) =>
+    (await toNamespaceRecord(db, (await setSupportingContext(db, namespace, body.supportingContext)))),
+  ));
 
   // Body deliberately not read: moveTo comes from the query only (supplement).
-  route(app, ctx, endpoints.deleteNamespace, async ({ principal, namespace, params, query }) => {
+  (await route(app, ctx, endpoints.deleteNamespace, async ({ principal, namespace, params, query }) => {
     if (query.moveTo === params.namespace) {
       throw new InputError("query.moveTo", "must name another namespace than the one being deleted");
     }
@@ -51,5 +51,5 @@ export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
     if (!namespace) throw new NotFoundError("Namespace");
     (await deleteNamespace(db, namespace, query.moveTo));
     return { operationId: newId("op"), status: "done" };
-  });
+  }));
 }

@@ -24,7 +24,7 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}.'_-]*/gu;
  * however large the namespace; the words' first seeks are one statement. Memory subjects are not
  * names: extractors also give things ("music", "caroline's art") as subjects.
  */
-async export function namedPeople(
+export async function namedPeople(
   db: Db,
   namespaceId: string,
   query: string,

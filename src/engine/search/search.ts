@@ -107,7 +107,7 @@ export async function search(
 
   /** One query's candidates over the corpora, fused, thresholded, weighed and window-boosted. */
   const rank = async (query: string) => {
-    const people = namedPeople(db, namespaceId, query, STOP_WORDS);
+    const people = (await namedPeople(db, namespaceId, query, STOP_WORDS));
     const terms = queryTerms([query, ...people.expansions].join(" "));
     // What the query means without saying it: WordNet's synonyms and kinds, weighed lower.
     const expansions = expansionTerms(terms).map((e) => ({ ...e, weight: EXPANSION_WEIGHT * e.weight }));

@@ -151,7 +151,7 @@ async function run<T>(db: Db, fn: () => Promise<T>, lock: TransactionLock): Prom
   const index =
     lock === "queue" || lock === "read"
       ? undefined
-      : (namespaces: readonly string[] | null) => indexPending(db, undefined, namespaces ?? undefined);
+      : async (namespaces: readonly string[] | null) => (await indexPending(db, undefined, namespaces ?? undefined));
   return db.transact(lock, fn, index);
 }
 

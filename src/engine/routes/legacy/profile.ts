@@ -13,10 +13,10 @@ const texts = (refs: { memory: string }[]) => refs.map((r) => r.memory);
  * named or asked for, and, with `q`, a legacy memory search of the same namespace. POST
  * /v4/profile/buckets: v5's effective bucket definitions as `{key, description, owner}` objects.
  */
-export function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): void {
+export async function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
   const { db } = ctx;
 
-  route(app, ctx, endpoints.legacyProfile, async ({ principal, organization, body, signal }) => {
+  (await route(app, ctx, endpoints.legacyProfile, async ({ principal, organization, body, signal }) => {
     const ns = (await readNamespace(db, principal, body.containerTag));
     const profile = (await buildProfile(db, organization.id, ns?.id ?? null, {
       filter: body.filters,
@@ -42,9 +42,9 @@ export function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): void {
       },
       ...(searchResults ? { searchResults } : {}),
     };
-  });
+  }));
 
-  route(app, ctx, endpoints.legacyBuckets, async ({ principal, organization, body }) => {
+  (await route(app, ctx, endpoints.legacyBuckets, async ({ principal, organization, body }) => {
     const ns = (await readNamespace(db, principal, body.containerTag));
     return {
       buckets: (await effectiveBuckets(db, organization.id, ns?.id ?? null)).map((b) => ({
@@ -53,5 +53,5 @@ export function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): void {
         owner: b.owner,
       })),
     };
-  });
+  }));
 }

@@ -72,7 +72,7 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-(await main(process.argv.slice(2))).then(
+main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },

@@ -40,7 +40,7 @@ export interface LegacySourceOptions {
   fetch?: typeof fetch;
 }
 
-export async function legacySource(opts: LegacySourceOptions): Promise<MigrationSource> {
+export function legacySource(opts: LegacySourceOptions): MigrationSource {
   const doFetch = opts.fetch ?? fetch;
   const base = opts.baseUrl.replace(/\/+$/, "");
 

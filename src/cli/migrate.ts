@@ -191,7 +191,7 @@ async function copySupportingContext(target: MemoryClient, namespace: string, co
 }
 
 /** A v5 API as a source: `GET /namespaces`, `POST /ns/{ns}/list/documents`, and a read where a list omits content. */
-export async function v5Source(client: MemoryClient): Promise<MigrationSource> {
+export function v5Source(client: MemoryClient): MigrationSource {
   return {
     async *namespaces() {
       for (let page = 1; ; page++) {

@@ -145,7 +145,7 @@ const ROUTES: EngineRoutes[] = [
  * The whole HTTP API as one fetch-style app: public health and OpenAPI, then bearer auth, the
  * routes, and one place that turns every error into an ErrorResponse.
  */
-export async function createApp(ctx: EngineContext): Promise<Hono<EngineEnv>> {
+export function createApp(ctx: EngineContext): Hono<EngineEnv> {
   const app = new Hono<EngineEnv>();
 
   app.onError(errorHandler(ctx));
@@ -189,11 +189,11 @@ export async function createApp(ctx: EngineContext): Promise<Hono<EngineEnv>> {
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(new URL(c.req.url).origin)));
   // The OAuth provider sends the user's browser here, without an API key; the one-time state authorizes it.
-  (await connectorCallbackRoute(app, ctx));
+  connectorCallbackRoute(app, ctx);
   // The memory browser's static page: it holds no data and asks the API below with the user's key.
   (await uiRoutes(app));
 
-  app.use((await bearerAuth(ctx)));
+  app.use(bearerAuth(ctx));
   // After auth (the bucket is the key's), before any route: a refused request changes nothing.
   const perMinute = ctx.limits?.requestsPerMinute ?? null;
   if (perMinute !== null) app.use((await rateLimit(perMinute)));

@@ -5,7 +5,7 @@ import type { EngineEnv } from "./routes/route.js";
 import { authenticate } from "./store/organizations.js";
 
 /** Bearer API keys: each maps to one organization; only a hash of it is stored. */
-export async function bearerAuth(ctx: EngineContext): Promise<MiddlewareHandler<EngineEnv>> {
+export function bearerAuth(ctx: EngineContext): MiddlewareHandler<EngineEnv> {
   return async (c, next) => {
     const header = c.req.header("authorization");
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;

@@ -76,7 +76,7 @@ export interface Engine {
   /** Stops the workers (their jobs are resumed later) and closes the database. */
   close(): Promise<void>;
   /** A new bearer key for `organization` (default: the local one); only its hash is stored. */
-  (await createKey(organization?: string)): Promise<string>;
+  createKey(organization?: string): Promise<string>;
   /** A first key for the local organization when it has none yet (first start of `memctx serve`), else null. */
   createFirstKey(): Promise<string | null>;
   readonly dataDir: string;
@@ -168,7 +168,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     embedder: ctx.embedder ? ctx.embedder.model : "none (lexical search only)",
     extractor: opts.extractor?.name ?? (chat ? `${chat.model} (MEMCTX_LLM_URL)` : "offline"),
   };
-  const app = (await createApp(ctx));
+  const app = createApp(ctx);
   // Processing (extraction with its NLP model and date parser, chunking, dreaming, connector
   // syncs) is the largest part of the engine and no request needs it: its threads start, or its
   // modules load in this thread, when the first job is queued or PIPELINE_LOAD_DELAY_MS after

@@ -9,12 +9,12 @@ import { documentJobFailed, documentJobHandler } from "./pipeline/process-docume
  * pipeline, dreaming (the given dreamer, or memory generation by default) and connector syncs.
  * Runs where the jobs run: in the engine's own thread, or in each processing thread.
  */
-export async function installProcessing(
+export function installProcessing(
   ctx: EngineContext,
   dreamer?: Dreamer | ((ctx: EngineContext) => Dreamer),
-): Promise<void> {
+): void {
   if (typeof dreamer === "function") ctx.dreamer = dreamer(ctx);
   else ctx.dreamer = dreamer ?? installDreaming(ctx);
-  ctx.workers.register("document", (await documentJobHandler(ctx)), (await documentJobFailed(ctx)));
+  ctx.workers.register("document", documentJobHandler(ctx), documentJobFailed(ctx));
   connectorService(ctx);
 }

@@ -11,10 +11,10 @@ const MS_PER_MINUTE = 60_000;
  * request is allowed again) before any route runs, so it changes nothing. The buckets live in this
  * process: each replica of `memctx serve` counts its own requests.
  */
-export async function rateLimit(
+export function rateLimit(
   requestsPerMinute: number,
   now: () => number = Date.now,
-): Promise<MiddlewareHandler<EngineEnv>> {
+): MiddlewareHandler<EngineEnv> {
   const perMs = requestsPerMinute / MS_PER_MINUTE;
   const buckets = new Map<string, { tokens: number; at: number }>();
   return async (c, next) => {

@@ -180,12 +180,12 @@ export const mcp: Command = {
     if (!values.http) {
       if (process.stdin.isTTY) process.stderr.write(TTY_HINT);
       const backend = await openBackend(process.env, dataDir ? { dataDir } : {});
-      return (await runStdio(backend, namespace, values["read-only"]));
+      return runStdio(backend, namespace, values["read-only"]);
     }
     const port = intOption(values.port, "--port", 3333);
     const idleMinutes = intOption(values["idle-timeout"], "--idle-timeout", IDLE_TIMEOUT_DEFAULT_MS / 60_000);
     const backend = await openBackend(process.env, { ...(dataDir ? { dataDir } : {}), perCallerKeys: true });
-    return (await runHttp(backend, {
+    return runHttp(backend, {
       namespace,
       host: values.host,
       port,
@@ -193,6 +193,6 @@ export const mcp: Command = {
       origins: values["allowed-origin"],
       hosts: values["allowed-host"],
       readOnly: values["read-only"],
-    }));
+    });
   },
 };

@@ -17,7 +17,7 @@ export interface ConnectorFetchOptions {
 
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
-export async function connectorFetch(opts: ConnectorFetchOptions): Promise<ConnectorFetch> {
+export function connectorFetch(opts: ConnectorFetchOptions): ConnectorFetch {
   return async (url, init = {}) => {
     const method = (init.method ?? "GET").toUpperCase();
     if (init.body !== undefined && init.body !== null && typeof init.body !== "string") {

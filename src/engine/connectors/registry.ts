@@ -12,13 +12,13 @@ import type { ConnectorProvider, ProviderOptions } from "./types.js";
 /** Every connector provider, by the API's provider name. */
 export type ProviderRegistry = Readonly<Record<Provider, ConnectorProvider>>;
 
-export async function createProviderRegistry(opts: ProviderOptions = {}): Promise<ProviderRegistry> {
+export function createProviderRegistry(opts: ProviderOptions = {}): ProviderRegistry {
   return {
-    notion: (await createNotion(opts)),
-    "google-drive": (await createGoogleDrive(opts)),
-    onedrive: (await createOneDrive(opts)),
-    gmail: (await createGmail(opts)),
-    github: (await createGitHub(opts)),
+    notion: createNotion(opts),
+    "google-drive": createGoogleDrive(opts),
+    onedrive: createOneDrive(opts),
+    gmail: createGmail(opts),
+    github: createGitHub(opts),
     "web-crawler": createWebCrawler(),
     s3: createS3(),
     granola: createGranola(),

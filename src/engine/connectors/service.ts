@@ -91,10 +91,10 @@ export class ConnectorService {
     this.db = ctx.db;
     this.providers =
       providers ??
-      (await createProviderRegistry({
+      createProviderRegistry({
         env: process.env,
-        fetch: (await connectorFetch({ allowPrivateNetwork: ctx.allowPrivateNetwork })),
-      }));
+        fetch: connectorFetch({ allowPrivateNetwork: ctx.allowPrivateNetwork }),
+      });
     ctx.workers.register(
       SYNC_JOB,
       (job, signal) => this.runJob(job, signal),

@@ -31,7 +31,7 @@ export async function resolveContent(content: string, opts: FetchOptions): Promi
     return { text: content, type: "text", format, title: textTitle(content, format), url: null };
   }
   const fetched = await safeFetch(content.trim(), opts);
-  return (await resolveFetched(fetched));
+  return resolveFetched(fetched);
 }
 
 /** Types a fetched resource by its Content-Type, trusting the bytes over the header for PDF. */

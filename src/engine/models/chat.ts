@@ -131,21 +131,21 @@ export class OpenAICompatibleChatModel implements ChatModel {
     return `chat request to ${this.url} (model ${this.model})`;
   }
 
-  async #post(messages: Message[], responseFormat: unknown, signal?: AbortSignal) {
+  #post(messages: Message[], responseFormat: unknown, signal?: AbortSignal) {
     const payload: Record<string, unknown> = {
       model: this.model,
       messages,
       response_format: responseFormat,
     };
     if (this.#opts.temperature !== undefined) payload.temperature = this.#opts.temperature;
-    return (await postJson(this.url, payload, {
+    return postJson(this.url, payload, {
       apiKey: this.#opts.apiKey ?? null,
       timeoutMs: this.#opts.timeoutMs ?? 120_000,
       retries: this.#opts.retries ?? 2,
       retryBaseMs: this.#opts.retryBaseMs ?? 500,
       what: this.#what(),
       ...(signal ? { signal } : {}),
-    }));
+    });
   }
 
   #content({ status, body }: { status: number; body: unknown }): string {

@@ -29,7 +29,7 @@ const LARGE_CHUNKS = 100;
  * embedder), indexing (swap chunks, `done`), then dreaming. Each stage first checks that the
  * document was not changed since the job was queued; stale work is dropped, the newer job does it.
  */
-export async function documentJobHandler(ctx: EngineContext) {
+export function documentJobHandler(ctx: EngineContext) {
   return async (job: JobRow, signal: AbortSignal): Promise<void> => {
     const { generation } = parseJson<DocumentJobPayload>(job.payload, { generation: 0 });
     const id = job.document_id!;
@@ -130,7 +130,7 @@ export async function documentJobHandler(ctx: EngineContext) {
 }
 
 /** A document whose job failed for good shows `failed` with the message. */
-export async function documentJobFailed(ctx: EngineContext) {
+export function documentJobFailed(ctx: EngineContext) {
   return async (job: JobRow, message: string) => {
     const { generation } = parseJson<DocumentJobPayload>(job.payload, { generation: 0 });
     (await setDocumentStatus(ctx.db, job.document_id!, generation, "failed", message));

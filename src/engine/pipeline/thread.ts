@@ -44,7 +44,7 @@ const ctx: EngineContext = {
   dreamer: noDreaming,
   log,
 };
-(await installProcessing(ctx));
+installProcessing(ctx);
 workers.start();
 
 port.on("message", (m: ToThread) => {

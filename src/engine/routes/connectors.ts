@@ -4,27 +4,27 @@ import type { EngineContext } from "../context.js";
 import { creatingRoute, type EngineApp, route } from "./route.js";
 
 /** The connector endpoints of the contract (behind bearer auth). */
-export async function connectorRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
+export function connectorRoutes(app: EngineApp, ctx: EngineContext): void {
   const connectors = connectorService(ctx);
 
-  (await creatingRoute(app, ctx, endpoints.createConnector, async ({ namespace, body }) =>
+  creatingRoute(app, ctx, endpoints.createConnector, async ({ namespace, body }) =>
     connectors.create(namespace, body),
-  ));
-  (await route(app, ctx, endpoints.listConnectors, async ({ organization, namespace }) => ({
+  );
+  route(app, ctx, endpoints.listConnectors, async ({ organization, namespace }) => ({
     connectors: connectors.list(organization.id, namespace),
-  })));
-  (await route(app, ctx, endpoints.getConnector, async ({ namespace, params, query }) =>
+  }));
+  route(app, ctx, endpoints.getConnector, async ({ namespace, params, query }) =>
     connectors.get(namespace, params.id, query.include ?? []),
-  ));
-  (await route(app, ctx, endpoints.patchConnector, async ({ namespace, params, body }) =>
+  );
+  route(app, ctx, endpoints.patchConnector, async ({ namespace, params, body }) =>
     connectors.update(namespace, params.id, body),
-  ));
-  (await route(app, ctx, endpoints.syncConnector, async ({ namespace, params }) => connectors.sync(namespace, params.id)));
-  (await route(app, ctx, endpoints.deleteConnector, async ({ namespace, params, query }) =>
+  );
+  route(app, ctx, endpoints.syncConnector, async ({ namespace, params }) => connectors.sync(namespace, params.id));
+  route(app, ctx, endpoints.deleteConnector, async ({ namespace, params, query }) =>
     connectors.remove(namespace, params.id, query.deleteDocuments === true),
-  ));
+  );
   // A key restricted to some namespaces sees only their connectors (config names private sources).
-  (await route(app, ctx, endpoints.listAllConnectors, async ({ principal, organization }) => {
+  route(app, ctx, endpoints.listAllConnectors, async ({ principal, organization }) => {
     const allowed = principal.namespaces;
     const all = connectors.list(organization.id);
     return {
@@ -32,7 +32,7 @@ export async function connectorRoutes(app: EngineApp, ctx: EngineContext): Promi
         ? all.filter((x) => x.namespace !== undefined && allowed.includes(x.namespace))
         : all,
     };
-  }));
+  });
 }
 
 /**
@@ -40,7 +40,7 @@ export async function connectorRoutes(app: EngineApp, ctx: EngineContext): Promi
  * the user back. The user's browser carries no API key, so this is mounted BEFORE bearer auth;
  * the one-time `state` (unguessable, expires with the link) is what authorizes it.
  */
-export async function connectorCallbackRoute(app: EngineApp, ctx: EngineContext): Promise<void> {
+export function connectorCallbackRoute(app: EngineApp, ctx: EngineContext): void {
   app.get("/connectors/oauth/callback", async (c) => {
     const q = new URL(c.req.url).searchParams;
     const connector = await connectorService(ctx).completeAuthorization({

@@ -55,10 +55,10 @@ function documentFields(
   };
 }
 
-export async function documentRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
+export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
-  (await creatingRoute(app, ctx, endpoints.addDocument, async ({ organization, namespace, query, body }) => {
+  creatingRoute(app, ctx, endpoints.addDocument, async ({ organization, namespace, query, body }) => {
     const doc = { content: body.content, ...documentFields(body, query) };
     // The contract lets append through only with an id.
     return (await withinDocumentQuota(ctx, organization.id, async () =>
@@ -66,16 +66,16 @@ export async function documentRoutes(app: EngineApp, ctx: EngineContext): Promis
         ? (await appendToDocument(db, namespace, { ...doc, customId: body.id }))
         : (await addDocument(db, namespace, doc)),
     ));
-  }));
+  });
 
-  (await creatingRoute(app, ctx, addDocumentFile, async ({ organization, namespace, query, body, upload }) => {
+  creatingRoute(app, ctx, addDocumentFile, async ({ organization, namespace, query, body, upload }) => {
     const file = storedFile(upload!, body);
     return (await withinDocumentQuota(ctx, organization.id, async () =>
       (await addDocument(db, namespace, { content: "", file, title: file.name, ...documentFields(body, query) })),
     ));
-  }));
+  });
 
-  (await route(app, ctx, endpoints.getDocument, async ({ namespace, params, query }) => {
+  route(app, ctx, endpoints.getDocument, async ({ namespace, params, query }) => {
     const doc = namespace && (await findDocument(db, namespace.id, params.id));
     if (!doc) throw new NotFoundError("Document");
     const include = new Set(query.include ?? []);
@@ -83,16 +83,16 @@ export async function documentRoutes(app: EngineApp, ctx: EngineContext): Promis
       chunks: include.has("chunks") ? (await chunksOfDocument(db, doc)) : undefined,
       memories: include.has("memories") ? (await memoriesOfDocument(db, doc.id)) : undefined,
     });
-  }));
+  });
 
-  (await route(app, ctx, endpoints.deleteDocuments, async ({ namespace, body }) => {
+  route(app, ctx, endpoints.deleteDocuments, async ({ namespace, body }) => {
     if (!namespace) {
       return { count: 0, errors: body.ids.map((id) => ({ id, error: "document not found" })) };
     }
     return (await deleteDocuments(db, namespace.id, body.ids));
-  }));
+  });
 
-  (await route(app, ctx, endpoints.list, async ({ namespace, params, query, body }) => {
+  route(app, ctx, endpoints.list, async ({ namespace, params, query, body }) => {
     const empty: Page<never> = { items: [], total: 0 };
     const out = { documents: [] as unknown[], chunks: [] as unknown[], memories: [] as unknown[] };
     let page: Page<unknown> = empty;
@@ -104,5 +104,5 @@ export async function documentRoutes(app: EngineApp, ctx: EngineContext): Promis
     }
     out[params.type] = page.items;
     return { ...out, pagination: pagination(query.page, query.limit, page.total) };
-  }));
+  });
 }

@@ -10,10 +10,10 @@ import { type EngineApp, route } from "./route.js";
  * with isForgotten: true), DELETE /ns/{namespace}/memories (forget by id) and
  * DELETE /ns/{namespace}/memories/semantic (forget by meaning; dryRun changes nothing).
  */
-export async function memoryRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
+export function memoryRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
-  (await route(app, ctx, endpoints.forgetSemantic, async ({ namespace, body, signal }) =>
+  route(app, ctx, endpoints.forgetSemantic, async ({ namespace, body, signal }) =>
     (await forgetByMeaning(
       { db, embedder: ctx.embedder, log: ctx.log },
       namespace?.id ?? null,
@@ -21,15 +21,15 @@ export async function memoryRoutes(app: EngineApp, ctx: EngineContext): Promise<
       body.dryRun === true,
       signal,
     )),
-  ));
+  );
 
-  (await route(app, ctx, endpoints.forgetMemories, async ({ namespace, body }) =>
+  route(app, ctx, endpoints.forgetMemories, async ({ namespace, body }) =>
     (await forgetByIds(db, namespace?.id ?? null, body.ids)),
-  ));
+  );
 
-  (await route(app, ctx, endpoints.getMemory, async ({ namespace, params, query }) => {
+  route(app, ctx, endpoints.getMemory, async ({ namespace, params, query }) => {
     const memory = namespace && (await readMemory(db, namespace.id, params.id, query));
     if (!memory) throw new NotFoundError("Memory");
     return memory;
-  }));
+  });
 }

@@ -11,11 +11,11 @@ import {
 import { pagination } from "../store/pages.js";
 import { assertNamespaceAllowed, creatingRoute, type EngineApp, route } from "./route.js";
 
-export async function namespaceRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
+export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
   for (const path of [endpoints.listNamespaces.path, NAMESPACES_ALIAS_PATH]) {
-    (await route(
+    route(
       app,
       ctx,
       endpoints.listNamespaces,
@@ -30,20 +30,20 @@ export async function namespaceRoutes(app: EngineApp, ctx: EngineContext): Promi
         return { namespaces, pagination: pagination(query.page, query.limit, total) };
       },
       path,
-    ));
+    );
   }
 
-  (await route(app, ctx, endpoints.getNamespace, async ({ namespace }) => {
+  route(app, ctx, endpoints.getNamespace, async ({ namespace }) => {
     if (!namespace) throw new NotFoundError("Namespace");
     return (await toNamespaceRecord(db, namespace));
-  }));
+  });
 
-  (await creatingRoute(app, ctx, endpoints.patchNamespace, async ({ namespace, body }) =>
+  creatingRoute(app, ctx, endpoints.patchNamespace, async ({ namespace, body }) =>
     (await toNamespaceRecord(db, (await setSupportingContext(db, namespace, body.supportingContext)))),
-  ));
+  );
 
   // Body deliberately not read: moveTo comes from the query only (supplement).
-  (await route(app, ctx, endpoints.deleteNamespace, async ({ principal, namespace, params, query }) => {
+  route(app, ctx, endpoints.deleteNamespace, async ({ principal, namespace, params, query }) => {
     if (query.moveTo === params.namespace) {
       throw new InputError("query.moveTo", "must name another namespace than the one being deleted");
     }
@@ -51,5 +51,5 @@ export async function namespaceRoutes(app: EngineApp, ctx: EngineContext): Promi
     if (!namespace) throw new NotFoundError("Namespace");
     (await deleteNamespace(db, namespace, query.moveTo));
     return { operationId: newId("op"), status: "done" };
-  }));
+  });
 }

@@ -15,11 +15,11 @@ async function organization(db: Db, id: string, allowed: string[] | null): Promi
   };
 }
 
-export async function organizationRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
-  (await route(app, ctx, endpoints.getOrganization, async ({ principal }) =>
+export function organizationRoutes(app: EngineApp, ctx: EngineContext): void {
+  route(app, ctx, endpoints.getOrganization, async ({ principal }) =>
     (await organization(ctx.db, principal.organization.id, principal.namespaces)),
-  ));
-  (await route(app, ctx, endpoints.patchOrganization, async ({ principal, body }) => {
+  );
+  route(app, ctx, endpoints.patchOrganization, async ({ principal, body }) => {
     // The shared context guides every namespace's memories: not for a key limited to some of them.
     if (principal.namespaces) {
       throw new ForbiddenError(
@@ -30,5 +30,5 @@ export async function organizationRoutes(app: EngineApp, ctx: EngineContext): Pr
     const id = principal.organization.id;
     (await setOrganizationalContext(ctx.db, id, body.organizationalContext));
     return (await organization(ctx.db, id, null));
-  }));
+  });
 }

@@ -10,25 +10,25 @@ import { creatingRoute, type EngineApp, route } from "./route.js";
  * is a 400 naming it; changing an organization-owned bucket through a namespace is a 403 naming it
  * (both mapped in app.ts's onError).
  */
-export async function profileRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
+export function profileRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
-  (await route(app, ctx, endpoints.getProfile, async ({ organization, namespace, body }) => ({
+  route(app, ctx, endpoints.getProfile, async ({ organization, namespace, body }) => ({
     profile: (await buildProfile(db, organization.id, namespace?.id ?? null, body)),
-  })));
+  }));
 
-  (await route(app, ctx, endpoints.getBuckets, async ({ organization, namespace }) => ({
+  route(app, ctx, endpoints.getBuckets, async ({ organization, namespace }) => ({
     buckets: bucketMap((await effectiveBuckets(db, organization.id, namespace?.id ?? null))),
-  })));
+  }));
 
   // One transaction with the namespace: a refused change does not even create it.
-  (await creatingRoute(app, ctx, endpoints.putBuckets, async ({ organization, namespace, body }) => {
+  creatingRoute(app, ctx, endpoints.putBuckets, async ({ organization, namespace, body }) => {
     (await putBuckets(db, organization.id, namespace.id, body.buckets));
     return { buckets: bucketMap((await effectiveBuckets(db, organization.id, namespace.id))) };
-  }));
+  });
 
-  (await route(app, ctx, endpoints.deleteBuckets, async ({ organization, namespace, body }) => {
+  route(app, ctx, endpoints.deleteBuckets, async ({ organization, namespace, body }) => {
     (await deleteBuckets(db, organization.id, namespace?.id ?? null, body.buckets));
     return { buckets: bucketMap((await effectiveBuckets(db, organization.id, namespace?.id ?? null))) };
-  }));
+  });
 }

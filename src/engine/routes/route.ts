@@ -46,13 +46,13 @@ const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
  * A `{namespace}` of the path is looked up, never created: one never written to is `null` (a read
  * of it finds nothing; it is not an error).
  */
-export async function route<E extends Endpoint>(
+export function route<E extends Endpoint>(
   app: EngineApp,
   ctx: EngineContext,
   endpoint: E,
   handler: (request: RouteRequest<E, NamespaceRow | null>) => unknown,
   path: string = endpoint.path,
-): Promise<void> {
+): void {
   app.on(endpoint.method, honoPath(path), async (c) => {
     const input = await parseRequest(c, endpoint);
     const request = scoped(c, input, async (org, name) => (await findNamespace(ctx.db, org, name)) ?? null);
@@ -65,12 +65,12 @@ export async function route<E extends Endpoint>(
  * created in one transaction with the (synchronous) handler, so a refused write creates nothing.
  * Idle workers are woken after the commit, for the jobs the write may have queued.
  */
-export async function creatingRoute<E extends Endpoint>(
+export function creatingRoute<E extends Endpoint>(
   app: EngineApp,
   ctx: EngineContext,
   endpoint: E,
   handler: (request: RouteRequest<E, NamespaceRow>) => unknown,
-): Promise<void> {
+): void {
   app.on(endpoint.method, honoPath(endpoint.path), async (c) => {
     const input = await parseRequest(c, endpoint);
     // A namespace that exists is written under its own lock (other namespaces' writes go on

@@ -29,7 +29,7 @@ interface GitTree {
   tree: { path: string; type: string; sha: string; size?: number }[];
 }
 
-export async function createGitHub(opts: ProviderOptions = {}): Promise<ConnectorProvider> {
+export function createGitHub(opts: ProviderOptions = {}): ConnectorProvider {
   const env = opts.env ?? process.env;
   const fetch = opts.fetch ?? defaultFetch();
   const endpoints = oauthEndpoints("github", env, {

@@ -29,7 +29,7 @@ interface GmailMessage {
   payload?: MessagePart;
 }
 
-export async function createGmail(opts: ProviderOptions = {}): Promise<ConnectorProvider> {
+export function createGmail(opts: ProviderOptions = {}): ConnectorProvider {
   const env = opts.env ?? process.env;
   const fetch = opts.fetch ?? defaultFetch();
   const envApi = envApiUrl("gmail", env, GMAIL_API_URL);

@@ -35,7 +35,7 @@ interface DriveFile {
   webViewLink?: string;
 }
 
-export async function createGoogleDrive(opts: ProviderOptions = {}): Promise<ConnectorProvider> {
+export function createGoogleDrive(opts: ProviderOptions = {}): ConnectorProvider {
   const env = opts.env ?? process.env;
   const fetch = opts.fetch ?? defaultFetch();
   const envApi = envApiUrl("google-drive", env, GOOGLE_API_URL);

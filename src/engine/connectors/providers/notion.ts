@@ -39,7 +39,7 @@ interface Listing<T> {
   next_cursor: string | null;
 }
 
-export async function createNotion(opts: ProviderOptions = {}): Promise<ConnectorProvider> {
+export function createNotion(opts: ProviderOptions = {}): ConnectorProvider {
   const env = opts.env ?? process.env;
   const fetch = opts.fetch ?? defaultFetch();
   const envApi = envApiUrl("notion", env, NOTION_API_URL);

@@ -38,7 +38,7 @@ interface Page {
   "@odata.deltaLink"?: string;
 }
 
-export async function createOneDrive(opts: ProviderOptions = {}): Promise<ConnectorProvider> {
+export function createOneDrive(opts: ProviderOptions = {}): ConnectorProvider {
   const env = opts.env ?? process.env;
   const fetch = opts.fetch ?? defaultFetch();
   const envApi = envApiUrl("onedrive", env, GRAPH_API_URL);

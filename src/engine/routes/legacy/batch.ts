@@ -24,8 +24,8 @@ const BatchEnvelope = BatchAddBody.extend({
 
 const batchAdd = { ...endpoints.batchAdd, body: BatchEnvelope };
 
-export async function batchRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
-  (await route(app, ctx, batchAdd, async ({ principal, body }) => {
+export function batchRoutes(app: EngineApp, ctx: EngineContext): void {
+  route(app, ctx, batchAdd, async ({ principal, body }) => {
     const results: BatchResult[] = [];
     // The whole batch or nothing: over the organization's document token quota it is a 402 (spec).
     (await withinDocumentQuota(ctx, principal.organization.id, async () => {
@@ -75,5 +75,5 @@ export async function batchRoutes(app: EngineApp, ctx: EngineContext): Promise<v
     ctx.queue.wake();
     const failed = results.filter((r) => r.status === "error").length;
     return { results, failed, success: results.length - failed };
-  }));
+  });
 }

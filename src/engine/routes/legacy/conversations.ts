@@ -28,9 +28,9 @@ function messageText(m: ConversationMessage): string {
  * conversationId. Re-sending the conversation (with its new messages) replaces that one document,
  * as a v5 upsert by id does; unchanged messages are not processed again.
  */
-export async function legacyConversationRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
+export function legacyConversationRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
-  (await route(app, ctx, endpoints.legacyAddConversation, async ({ principal, body }) => {
+  route(app, ctx, endpoints.legacyAddConversation, async ({ principal, body }) => {
     const lines = body.messages
       .map((m) => ({ m, text: messageText(m) }))
       .filter(({ text }) => text.trim() !== "")
@@ -47,5 +47,5 @@ export async function legacyConversationRoutes(app: EngineApp, ctx: EngineContex
     ));
     ctx.queue.wake();
     return { id: added.id, conversationId: body.conversationId, status: added.status };
-  }));
+  });
 }

@@ -14,8 +14,8 @@ const legacyAddFile = { ...endpoints.legacyAddFile, body: LegacyFileFields };
  * `POST /v3/documents/file`: the v3 upload, translated onto the same add as
  * `POST /ns/{namespace}/document/file` (containerTag is the namespace, customId the id).
  */
-export async function documentFileRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
-  (await route(app, ctx, legacyAddFile, async ({ principal, body, upload }) => {
+export function documentFileRoutes(app: EngineApp, ctx: EngineContext): void {
+  route(app, ctx, legacyAddFile, async ({ principal, body, upload }) => {
     const file = storedFile(upload!, body);
     const added = (await withinDocumentQuota(ctx, principal.organization.id, async () =>
       (await addDocument(ctx.db, (await writeNamespace(ctx.db, principal, containerTagOf(body))), {
@@ -31,5 +31,5 @@ export async function documentFileRoutes(app: EngineApp, ctx: EngineContext): Pr
     ));
     ctx.queue.wake();
     return { id: added.id, status: added.status };
-  }));
+  });
 }

@@ -57,7 +57,7 @@ function documentById(
  * list over one or several namespaces, pagination in the body), DELETE /v3/documents/{id} and
  * /bulk (the v5 delete).
  */
-export async function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
+export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
   const find = async (principal: Parameters<typeof readNamespaces>[1], id: string) => {
     const namespaces = (await readNamespaces(db, principal));
@@ -69,7 +69,7 @@ export async function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): 
     return { namespaces, rows };
   };
 
-  (await route(app, ctx, endpoints.legacyAddDocument, async ({ principal, body }) => {
+  route(app, ctx, endpoints.legacyAddDocument, async ({ principal, body }) => {
     const added = (await withinDocumentQuota(ctx, principal.organization.id, async () =>
       (await addDocument(db, (await writeNamespace(db, principal, containerTagOf(body))), {
         content: body.content,
@@ -84,9 +84,9 @@ export async function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): 
     ));
     ctx.queue.wake();
     return added;
-  }));
+  });
 
-  (await route(app, ctx, endpoints.legacyListDocuments, async ({ principal, body }) => {
+  route(app, ctx, endpoints.legacyListDocuments, async ({ principal, body }) => {
     const namespaces = (await readNamespaces(db, principal, body.containerTags));
     const names = new Map(namespaces.map((n) => [n.id, n.name]));
     const page = namespaces.length
@@ -104,10 +104,10 @@ export async function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): 
       return doc;
     });
     return { memories, pagination: pagination(body.page, body.limit, page.total) };
-  }));
+  });
 
   // Before DELETE /v3/documents/{id}: "bulk" is this route, not a document id.
-  (await route(app, ctx, endpoints.legacyBulkDeleteDocuments, async ({ principal, body }) => {
+  route(app, ctx, endpoints.legacyBulkDeleteDocuments, async ({ principal, body }) => {
     const errors: { id: string; error: string }[] = [];
     let deletedCount = 0;
     (await transaction(db, async () => {
@@ -125,15 +125,15 @@ export async function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): 
       }
     }));
     return { success: errors.length === 0, deletedCount, ...(errors.length ? { errors } : {}) };
-  }));
+  });
 
-  (await route(app, ctx, endpoints.legacyGetDocument, async ({ principal, params }) => {
+  route(app, ctx, endpoints.legacyGetDocument, async ({ principal, params }) => {
     const { namespaces, rows } = find(principal, params.id);
     const { row, namespace } = documentById(namespaces, rows, params.id);
     return toLegacyDocument(toDocument(row), namespace.name);
-  }));
+  });
 
-  (await route(app, ctx, endpoints.legacyDocumentChunks, async ({ principal, params }) => {
+  route(app, ctx, endpoints.legacyDocumentChunks, async ({ principal, params }) => {
     const { namespaces, rows } = find(principal, params.id);
     const { row } = documentById(namespaces, rows, params.id);
     const chunks = (await chunksOfDocument(db, row)).map((c) => ({
@@ -145,12 +145,12 @@ export async function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): 
       createdAt: c.system.createdAt,
     }));
     return { documentId: row.id, chunks, total: chunks.length };
-  }));
+  });
 
-  (await route(app, ctx, endpoints.legacyDeleteDocument, async ({ principal, params }) => {
+  route(app, ctx, endpoints.legacyDeleteDocument, async ({ principal, params }) => {
     const { namespaces, rows } = find(principal, params.id);
     const { row } = documentById(namespaces, rows, params.id);
     (await deleteDocuments(db, row.namespace_id, [row.id]));
     return { id: row.id, deleted: true as const };
-  }));
+  });
 }

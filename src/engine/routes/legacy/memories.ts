@@ -31,11 +31,11 @@ const selectorOf = (b: { id?: string | undefined; content?: string | undefined }
  * by meaning, or by ids, with the legacy threshold and cap) and POST /list (v5's memory list with
  * each memory's history, relations and source documents).
  */
-export async function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
+export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
   const deps = { db, embedder: ctx.embedder, log: ctx.log };
 
-  (await route(app, ctx, endpoints.legacyAddMemories, async ({ principal, body, signal }) => {
+  route(app, ctx, endpoints.legacyAddMemories, async ({ principal, body, signal }) => {
     const rows = await writeMemories(
       deps,
       async () => (await writeNamespace(db, principal, body.containerTag)),
@@ -54,14 +54,14 @@ export async function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): Pr
         metadata: memoryMetadata(r),
       })),
     };
-  }));
+  });
 
-  (await route(app, ctx, endpoints.legacyUpdateMemory, async ({ principal, body, signal }) => {
+  route(app, ctx, endpoints.legacyUpdateMemory, async ({ principal, body, signal }) => {
     const ns = (await readNamespace(db, principal, body.containerTag));
     return (await updateMemory(deps, ns?.id ?? null, selectorOf(body), body, signal));
-  }));
+  });
 
-  (await route(app, ctx, endpoints.legacyForgetMemory, async ({ principal, body }) => {
+  route(app, ctx, endpoints.legacyForgetMemory, async ({ principal, body }) => {
     const ns = (await readNamespace(db, principal, body.containerTag));
     return (await transaction(db, async () => {
       const row = (await selectMemory(db, ns?.id ?? null, selectorOf(body)));
@@ -71,9 +71,9 @@ export async function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): Pr
       (await forgetByIds(db, row.namespace_id, [row.id], body.reason ?? "forgotten by id"));
       return { id: row.id, forgotten: true as const };
     }));
-  }));
+  });
 
-  (await route(app, ctx, endpoints.legacyForgetMatching, async ({ principal, body, signal }) => {
+  route(app, ctx, endpoints.legacyForgetMatching, async ({ principal, body, signal }) => {
     const ns = (await readNamespace(db, principal, body.containerTag));
     const batchId = newId("fgb");
     const reason = body.reason ?? `forget-matching ${batchId}`;
@@ -116,9 +116,9 @@ export async function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): Pr
       summary: `${done.count} ${done.count === 1 ? "memory" : "memories"} ${what} were forgotten`,
       forgotten: done.matches,
     };
-  }));
+  });
 
-  (await route(app, ctx, endpoints.legacyListMemories, async ({ principal, body }) => {
+  route(app, ctx, endpoints.legacyListMemories, async ({ principal, body }) => {
     const namespaces = (await readNamespaces(db, principal, body.containerTags));
     if (namespaces.length === 0)
       return { memoryEntries: [], pagination: pagination(body.page, body.limit, 0) };
@@ -139,5 +139,5 @@ export async function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): Pr
       return { ...m, history, memoryRelations, documentIds: (await memorySourceDocumentIds(db, row.id)) };
     });
     return { memoryEntries, pagination: pagination(body.page, body.limit, page.total) };
-  }));
+  });
 }

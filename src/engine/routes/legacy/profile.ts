@@ -13,10 +13,10 @@ const texts = (refs: { memory: string }[]) => refs.map((r) => r.memory);
  * named or asked for, and, with `q`, a legacy memory search of the same namespace. POST
  * /v4/profile/buckets: v5's effective bucket definitions as `{key, description, owner}` objects.
  */
-export async function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
+export function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
-  (await route(app, ctx, endpoints.legacyProfile, async ({ principal, organization, body, signal }) => {
+  route(app, ctx, endpoints.legacyProfile, async ({ principal, organization, body, signal }) => {
     const ns = (await readNamespace(db, principal, body.containerTag));
     const profile = (await buildProfile(db, organization.id, ns?.id ?? null, {
       filter: body.filters,
@@ -42,9 +42,9 @@ export async function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): P
       },
       ...(searchResults ? { searchResults } : {}),
     };
-  }));
+  });
 
-  (await route(app, ctx, endpoints.legacyBuckets, async ({ principal, organization, body }) => {
+  route(app, ctx, endpoints.legacyBuckets, async ({ principal, organization, body }) => {
     const ns = (await readNamespace(db, principal, body.containerTag));
     return {
       buckets: (await effectiveBuckets(db, organization.id, ns?.id ?? null)).map((b) => ({
@@ -53,5 +53,5 @@ export async function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): P
         owner: b.owner,
       })),
     };
-  }));
+  });
 }

@@ -44,8 +44,8 @@ export async function legacySearch(
 }
 
 /** POST /v4/search: one namespace (containerTag, or the legacy default) with the legacy defaults. */
-export async function legacySearchRoutes(app: EngineApp, ctx: EngineContext): Promise<void> {
-  (await route(app, ctx, endpoints.legacySearch, async ({ principal, body, signal }) =>
+export function legacySearchRoutes(app: EngineApp, ctx: EngineContext): void {
+  route(app, ctx, endpoints.legacySearch, async ({ principal, body, signal }) =>
     (await legacySearch(ctx, (await readNamespace(ctx.db, principal, containerTagOf(body)))?.id ?? null, body, signal)),
-  ));
+  );
 }

@@ -191,12 +191,12 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
   // The OAuth provider sends the user's browser here, without an API key; the one-time state authorizes it.
   connectorCallbackRoute(app, ctx);
   // The memory browser's static page: it holds no data and asks the API below with the user's key.
-  (await uiRoutes(app));
+  uiRoutes(app);
 
   app.use(bearerAuth(ctx));
   // After auth (the bucket is the key's), before any route: a refused request changes nothing.
   const perMinute = ctx.limits?.requestsPerMinute ?? null;
-  if (perMinute !== null) app.use((await rateLimit(perMinute)));
+  if (perMinute !== null) app.use(rateLimit(perMinute));
   for (const routes of ROUTES) routes(app, ctx);
   return app;
 }

@@ -93,7 +93,7 @@ export interface Engine {
   /** What the engine runs, for startup lines: known from the settings, before the pipeline loads. */
   readonly models: { embedder: string; extractor: string };
   /** The storage backend and its schema version (read from the database). */
-  database(): DatabaseState;
+  database(): Promise<DatabaseState>;
 }
 
 /**
@@ -226,7 +226,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
       return processing !== undefined;
     },
     models,
-    database: async () => (await databaseState(db)),
+    database: () => databaseState(db),
     createKey: async (organization = LOCAL_ORGANIZATION) => (await createKey(db, organization)),
     createFirstKey: async () =>
       (await countKeys(db, LOCAL_ORGANIZATION)) === 0 ? (await createKey(db, LOCAL_ORGANIZATION)) : null,

@@ -91,7 +91,7 @@ Options:
     const { exportData } = await import("../../engine/export.js");
     const { LOCAL_ORGANIZATION } = await import("../../engine/store/organizations.js");
     const out = values.out ? await openForWriting(values.out) : process.stdout;
-    const db = openDatabase(dataDir, { databaseUrl });
+    const db = await openDatabase(dataDir, { databaseUrl });
     try {
       const counts = await exportData(db, out, {
         organization: LOCAL_ORGANIZATION,
@@ -102,7 +102,7 @@ Options:
         throw new CliError(`no namespace ${values.namespace} in ${dataDir}`, 1);
       }
     } finally {
-      db.close();
+      await db.close();
       if (out !== process.stdout) await new Promise<void>((resolve) => out.end(resolve));
     }
     return 0;

@@ -34,7 +34,7 @@ Options:
     const { ImportError, importData } = await import("../../engine/export.js");
     const { LOCAL_ORGANIZATION } = await import("../../engine/store/organizations.js");
     // An import writes the search index of everything it brings: a cache sized for writing.
-    const db = openDatabase(dataDir, { cache: "writes", databaseUrl: databaseUrlOf(values["database-url"]) });
+    const db = await openDatabase(dataDir, { cache: "writes", databaseUrl: databaseUrlOf(values["database-url"]) });
     try {
       await importData(db, file === "-" ? process.stdin : createReadStream(file), {
         organization: LOCAL_ORGANIZATION,
@@ -44,7 +44,7 @@ Options:
       if (err instanceof ImportError) throw new CliError(`${file}: ${err.message}; nothing was imported`, 1);
       throw err;
     } finally {
-      db.close();
+      await db.close();
     }
     return 0;
   },

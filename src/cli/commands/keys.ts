@@ -39,7 +39,7 @@ Options:
     const { createKey, LOCAL_ORGANIZATION, listKeys, revokeKey } = await import(
       "../../engine/store/organizations.js"
     );
-    const db = openDatabase(values["data-dir"] ?? defaultDataDir(), {
+    const db = await openDatabase(values["data-dir"] ?? defaultDataDir(), {
       databaseUrl: values["database-url"] ?? (process.env.MEMCTX_DATABASE_URL || undefined),
     });
     try {
@@ -47,12 +47,12 @@ Options:
         case "create": {
           if (target !== undefined) throw new CliError(`keys create takes no argument (got '${target}')`);
           process.stdout.write(
-            `${createKey(db, values.org ?? LOCAL_ORGANIZATION, values.namespace ?? null)}\n`,
+            `${await createKey(db, values.org ?? LOCAL_ORGANIZATION, values.namespace ?? null)}\n`,
           );
           return 0;
         }
         case "list": {
-          const rows = listKeys(db);
+          const rows = await listKeys(db);
           if (!rows.length) process.stdout.write("no keys\n");
           for (const k of rows) {
             const scope = k.namespaces
@@ -69,7 +69,7 @@ Options:
         case "revoke": {
           if (!target || extra.length) throw new CliError("keys revoke takes one key or key prefix");
           try {
-            process.stdout.write(`revoked ${revokeKey(db, target)}…\n`);
+            process.stdout.write(`revoked ${await revokeKey(db, target)}…\n`);
           } catch (err) {
             throw new CliError((err as Error).message, 1);
           }
@@ -81,7 +81,7 @@ Options:
           );
       }
     } finally {
-      db.close();
+      await db.close();
     }
   },
 };

@@ -83,7 +83,7 @@ Environment:
         `memctx serve: created an API key for the local organization (shown once, keep it):\n${firstKey}\n`,
       );
     }
-    const database = server.engine.database();
+    const database = await server.engine.database();
     process.stderr.write(
       `memctx ${VERSION}: v5 API on ${server.url}, embedded engine in ${dataDir} (${describeModels(server.engine.models)}; ${database.backend}, schema ${database.schema})\n`,
     );

@@ -68,7 +68,7 @@ Examples:
         throw new CliError(`${host}:${port} is already in use; pick another --port`, 1);
       throw err;
     });
-    const key = server.engine.createKey();
+    const key = await server.engine.createKey();
     launch = createUiLaunch(key);
     const url = launch.url(server.url);
     process.stdout.write(`memctx ui: data directory ${dataDir}\n`);
@@ -81,12 +81,11 @@ Examples:
         process.stdout.write(`memctx ui: ${signal}, closing\n`);
         process.off("SIGINT", onInt);
         process.off("SIGTERM", onTerm);
-        try {
-          revokeKey(server.engine.context.db, key);
-        } catch {
-          // Already revoked by hand (memctx keys revoke): nothing left to do.
-        }
-        server.close().then(resolve, resolve);
+        // Already revoked by hand (memctx keys revoke): nothing left to do.
+        revokeKey(server.engine.context.db, key)
+          .catch(() => {})
+          .then(() => server.close())
+          .then(resolve, resolve);
       };
       const onInt = () => stop("SIGINT");
       const onTerm = () => stop("SIGTERM");

@@ -114,7 +114,7 @@ export class ConnectorService {
     let queued = 0;
     for (const id of (await dueConnectorIds(this.db, at.toISOString()))) {
       try {
-        (await transaction(this.db, async () => this.queueRun(id)));
+        (await transaction(this.db, async () => (await this.queueRun(id))));
         queued++;
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;
@@ -224,41 +224,43 @@ export class ConnectorService {
       this.queueRun(row.id);
     }));
     this.ctx.queue.wake();
-    return this.toRecord((await getConnectorRow(this.db, row.id))!);
+    return (await this.toRecord((await getConnectorRow(this.db, row.id))!));
   }
 
   /** The organization's connectors, or one namespace's (none for a namespace never written to). */
   async list(organizationId: string, namespace?: NamespaceRow | null): Promise<Connector[]> {
     if (namespace === null) return [];
-    return (await listConnectorRows(this.db, organizationId, namespace?.id)).map((row) => this.toRecord(row));
+    const out: Connector[] = [];
+    for (const row of await listConnectorRows(this.db, organizationId, namespace?.id)) out.push(await this.toRecord(row));
+    return out;
   }
 
-  get(namespace: NamespaceRow | null, id: string, include: string[] = []): Connector {
-    return this.toRecord(this.find(namespace, id), {
+  async get(namespace: NamespaceRow | null, id: string, include: string[] = []): Promise<Connector> {
+    return (await this.toRecord(await this.find(namespace, id), {
       syncs: include.includes("syncs"),
       picker: include.includes("picker"),
-    });
+    }));
   }
 
   async update(namespace: NamespaceRow | null, id: string, body: PatchConnectorBody): Promise<Connector> {
-    const row = this.find(namespace, id);
+    const row = (await this.find(namespace, id));
     (await updateConnectorSettings(this.db, row.id, {
       selection: body.selection ? JSON.stringify(body.selection) : null,
       documentLimit: body.documentLimit ?? null,
       syncIntervalSeconds: body.syncIntervalSeconds ?? null,
     }));
-    return this.toRecord((await getConnectorRow(this.db, row.id))!);
+    return (await this.toRecord((await getConnectorRow(this.db, row.id))!));
   }
 
   async sync(namespace: NamespaceRow | null, id: string): Promise<SyncResponse> {
-    const row = this.find(namespace, id);
-    const run = (await transaction(this.db, async () => this.queueRun(row.id)));
+    const row = (await this.find(namespace, id));
+    const run = (await transaction(this.db, async () => (await this.queueRun(row.id))));
     this.ctx.queue.wake();
     return { id: row.id, runId: run, status: "queued" };
   }
 
   async remove(namespace: NamespaceRow | null, id: string, deleteImported: boolean): Promise<DeleteConnectorResponse> {
-    const row = this.find(namespace, id);
+    const row = (await this.find(namespace, id));
     const documentsDeleted = (await deleteConnector(this.db, row, {
       withDocuments: deleteImported,
       syncJobKind: SYNC_JOB,
@@ -389,7 +391,7 @@ export class ConnectorService {
       }
       const existed = previous.has(item.externalId);
       (await transaction(this.db, async () => {
-        const id = this.upsertDocument(connector, ns, item);
+        const id = (await this.upsertDocument(connector, ns, item));
         (await upsertConnectorItem(this.db, connector.id, item.externalId, id, item.version));
       }));
       if (existed) counts.updated++;

@@ -66,7 +66,7 @@ export async function buildProfile(
   return {
     static: (await profileSection(db, scope, true, PROFILE_STATIC_MAX)),
     dynamic: (await profileSection(db, scope, false, PROFILE_DYNAMIC_MAX)),
-    buckets: Object.fromEntries(chosen.map(async (b) => [b.name, (await bucketMemories(db, scope, b))])),
+    buckets: Object.fromEntries(await Promise.all(chosen.map(async (b) => [b.name, await bucketMemories(db, scope, b)]))),
   };
 }
 

@@ -34,11 +34,14 @@ export async function readMemory(
   if (include.has("related")) {
     const limit = opts.relatedLimit ?? RELATED_LIMIT_DEFAULT;
     const at = new Date().toISOString();
-    const walk = async (d: RelationDirection) =>
-      (await relatedMemoryRows(db, row, d, limit, at)).map(async (r) => (await present(db, r, withDocument)));
+    const walk = async (d: RelationDirection) => {
+      const out: Memory[] = [];
+      for (const r of await relatedMemoryRows(db, row, d, limit, at)) out.push(await present(db, r, withDocument));
+      return out;
+    };
     memory.included = {
       ...memory.included,
-      related: { parents: walk("parents"), children: walk("children"), siblings: walk("siblings") },
+      related: { parents: await walk("parents"), children: await walk("children"), siblings: await walk("siblings") },
     };
   }
   return memory;

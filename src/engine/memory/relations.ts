@@ -310,7 +310,7 @@ async function applyOne(
       .filter((x) => x.containment >= EXTENDS_CONTAINMENT && stems.size > x.c.stems.size)
       .sort((a, b) => b.containment - a.containment)[0];
     if (extended) {
-      const row = insert(base);
+      const row = await insert(base);
       (await addRelation(db, row.id, extended.c.row.id, "extends"));
       return { memoryId: row.id, outcome: "extended", relatedTo: extended.c.row.id };
     }
@@ -320,7 +320,7 @@ async function applyOne(
       // The row's speaker column, else who said it when this process stored it.
       const olderSpeaker = older?.row.speaker ?? older?.speaker ?? null;
       if (older && supersedes({ ...base, speaker }, { ...older.row, speaker: olderSpeaker })) {
-        const row = insert({ ...base, parent: older.row });
+        const row = await insert({ ...base, parent: older.row });
         return { memoryId: row.id, outcome: "updated", relatedTo: older.row.id };
       }
     }
@@ -330,20 +330,20 @@ async function applyOne(
       (c) => c.negated === negated && c.norm.length > 0 && norm.includes(c.norm) && norm !== c.norm,
     );
     if (extended) {
-      const row = insert(base);
+      const row = await insert(base);
       (await addRelation(db, row.id, extended.row.id, "extends"));
       return { memoryId: row.id, outcome: "extended", relatedTo: extended.row.id };
     }
   }
 
   if (base.isInference) {
-    const row = insert(base);
+    const row = await insert(base);
     const sources = (await derivationSources(db, live, earlier, subject, stems));
     for (const id of sources) (await addRelation(db, row.id, id, "derives"));
     return { memoryId: row.id, outcome: "derived", relatedTo: sources[0] ?? null };
   }
 
-  const row = insert(base);
+  const row = await insert(base);
   return { memoryId: row.id, outcome: "created", relatedTo: null };
 }
 
@@ -368,7 +368,7 @@ async function candidatesFor(
   if (subject && attribute) add((await latestBySubjectAttribute(db, src.namespaceId, subject, attribute)));
   if (subject) add((await latestBySubject(db, src.namespaceId, subject, SUBJECT_CANDIDATES)));
   const rare = (await rareTerms(db, src.namespaceId, termsOf(text)));
-  if (rare.length > 0) add(latestByText(db, src.namespaceId, rare, TEXT_CANDIDATES));
+  if (rare.length > 0) add(await latestByText(db, src.namespaceId, rare, TEXT_CANDIDATES));
   const filter = src.filterByMetadata;
   const kept = [...rows.values()]
     .filter((r) => !filter || matchesFilterByMetadata(memoryMetadata(r), filter))

@@ -63,7 +63,7 @@ async function vectorsFor(
  */
 export async function writeMemories(
   deps: MemoryWriteDeps,
-  namespaceOf: () => { id: string },
+  namespaceOf: () => Promise<{ id: string }>,
   memories: readonly NewMemory[],
   signal?: AbortSignal,
 ): Promise<MemoryRow[]> {
@@ -73,9 +73,10 @@ export async function writeMemories(
     signal,
   );
   return (await transaction(deps.db, async () => {
-    const ns = namespaceOf();
-    return memories.map(async (m, i) =>
-      (await insertMemory(deps.db, {
+    const ns = await namespaceOf();
+    const rows: MemoryRow[] = [];
+    for (const [i, m] of memories.entries()) {
+      rows.push(await insertMemory(deps.db, {
         namespaceId: ns.id,
         memory: m.content,
         metadata: m.metadata ?? {},
@@ -88,8 +89,9 @@ export async function writeMemories(
         forgetReason: m.forgetReason ?? null,
         documentId: null,
         vector: vectors[i],
-      })),
-    );
+      }));
+    }
+    return rows;
   }));
 }
 

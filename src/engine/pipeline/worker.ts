@@ -20,7 +20,7 @@ export class PermanentJobError extends Error {
 /** Handles one claimed job. Throwing fails the attempt (retried unless PermanentJobError). */
 export type JobHandler = (job: JobRow, signal: AbortSignal) => Promise<void>;
 /** Called once a job has failed for good, to record the failure where readers look. */
-export type JobFailureHandler = (job: JobRow, message: string) => void;
+export type JobFailureHandler = (job: JobRow, message: string) => void | Promise<void>;
 
 export interface WorkerPoolOptions {
   db: Db;
@@ -178,7 +178,7 @@ export class WorkerPool {
         this.o.log(`job ${job.id} (${job.kind}) stopped on a full disk; trying again in ${wait} ms`);
         return;
       }
-      const outcome = this.fail(job, reg, message, !(err instanceof PermanentJobError));
+      const outcome = await this.fail(job, reg, message, !(err instanceof PermanentJobError));
       if (outcome === "retry" && !(err instanceof Error && err.name === "FetchFailedError")) {
         this.o.log(`job ${job.id} (${job.kind}) attempt ${job.attempts} failed, will retry: ${message}`);
       }
@@ -196,7 +196,7 @@ export class WorkerPool {
   private async fail(job: JobRow, reg: Registration, message: string, retryable: boolean): Promise<"retry" | "failed"> {
     const outcome = (await transaction(this.o.db, async () => {
       const outcome = (await failJob(this.o.db, job, this.owner, message, retryable));
-      if (outcome === "failed") reg.onFailed?.(job, message);
+      if (outcome === "failed") await reg.onFailed?.(job, message);
       return outcome;
     }));
     if (outcome === "failed") this.o.log(`job ${job.id} (${job.kind}) failed: ${message}`);

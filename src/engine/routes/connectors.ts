@@ -26,7 +26,7 @@ export function connectorRoutes(app: EngineApp, ctx: EngineContext): void {
   // A key restricted to some namespaces sees only their connectors (config names private sources).
   route(app, ctx, endpoints.listAllConnectors, async ({ principal, organization }) => {
     const allowed = principal.namespaces;
-    const all = connectors.list(organization.id);
+    const all = await connectors.list(organization.id);
     return {
       connectors: allowed
         ? all.filter((x) => x.namespace !== undefined && allowed.includes(x.namespace))

@@ -55,14 +55,15 @@ export function route<E extends Endpoint>(
 ): void {
   app.on(endpoint.method, honoPath(path), async (c) => {
     const input = await parseRequest(c, endpoint);
-    const request = scoped(c, input, async (org, name) => (await findNamespace(ctx.db, org, name)) ?? null);
+    const request = await scoped(c, input, async (org, name) => (await findNamespace(ctx.db, org, name)) ?? null);
     return send(c, endpoint, await handler(request as RouteRequest<E, NamespaceRow | null>));
   });
 }
 
 /**
  * Like `route`, for writes that bring their namespace into being: the namespace is found or
- * created in one transaction with the (synchronous) handler, so a refused write creates nothing.
+ * created in one transaction with the handler, so a refused write creates nothing. The handler
+ * runs inside the transaction: it must wait on nothing but the store.
  * Idle workers are woken after the commit, for the jobs the write may have queued.
  */
 export function creatingRoute<E extends Endpoint>(
@@ -82,17 +83,14 @@ export function creatingRoute<E extends Endpoint>(
       name === undefined || quota !== null
         ? undefined
         : (await findNamespace(ctx.db, c.get("principal").organization.id, name));
-    const write = () => {
-      const request = scoped(c, input, async (org, name) => {
-        const ns = (await ensureNamespace(ctx.db, org, name));
+    const write = async () => {
+      const request = await scoped(c, input, async (org, name) => {
+        const ns = await ensureNamespace(ctx.db, org, name);
         // Deleted and made again since it was looked up: a new id, and its lock too.
-        if (known && ns.id !== known.id) (await lockNamespace(ctx.db, ns.id));
+        if (known && ns.id !== known.id) await lockNamespace(ctx.db, ns.id);
         return ns;
       });
-      const result = handler(request as RouteRequest<E, NamespaceRow>);
-      if (result instanceof Promise)
-        throw new Error(`${endpoint.path}: a creating route must be synchronous`);
-      return result;
+      return handler(request as RouteRequest<E, NamespaceRow>);
     };
     const out = known ? (await namespaceTransaction(ctx.db, known.id, write)) : (await transaction(ctx.db, write));
     ctx.queue.wake();
@@ -100,10 +98,10 @@ export function creatingRoute<E extends Endpoint>(
   });
 }
 
-type Lookup = (organizationId: string, name: string) => NamespaceRow | null;
+type Lookup = (organizationId: string, name: string) => Promise<NamespaceRow | null>;
 
 /** The request with its principal, organization and (allowed) namespace. */
-function scoped<E extends Endpoint>(c: Context<EngineEnv>, input: Input<E>, lookup: Lookup) {
+async function scoped<E extends Endpoint>(c: Context<EngineEnv>, input: Input<E>, lookup: Lookup) {
   const principal = c.get("principal");
   const name = (input.params as { namespace?: string } | undefined)?.namespace;
   if (name !== undefined) assertNamespaceAllowed(principal, name);
@@ -111,7 +109,7 @@ function scoped<E extends Endpoint>(c: Context<EngineEnv>, input: Input<E>, look
     ...input,
     principal,
     organization: principal.organization,
-    namespace: name === undefined ? undefined : lookup(principal.organization.id, name),
+    namespace: name === undefined ? undefined : await lookup(principal.organization.id, name),
     signal: c.req.raw.signal,
   };
 }

@@ -316,13 +316,13 @@ async function firstVisible(
   corpus: Corpus,
   scope: Scope,
   count: number,
-  page: (from: number, size: number) => Scored[],
+  page: (from: number, size: number) => Promise<Scored[]> | Scored[],
 ): Promise<Scored[]> {
   const out: Scored[] = [];
   let from = 0;
   let size = count;
   for (;;) {
-    const rows = page(from, size);
+    const rows = await page(from, size);
     const visible = (await visibleRowids(
       db,
       corpus,

@@ -182,7 +182,9 @@ export async function search(
     items = rerankAggregate(items);
   }
   items = items.slice(0, limit);
-  return done(items.map(async (item) => (await toHit(db, item, namespaceId, req))));
+  const hits: SearchHit[] = [];
+  for (const item of items) hits.push(await toHit(db, item, namespaceId, req));
+  return done(hits);
 }
 
 /**

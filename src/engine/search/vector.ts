@@ -136,7 +136,7 @@ export async function vectorSearch(
   };
   let window = Math.max(4 * want, 200);
   for (;;) {
-    const near = nearest(window);
+    const near = await nearest(window);
     const visible = (await visibleRowids(
       db,
       corpus,

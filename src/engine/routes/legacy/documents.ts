@@ -97,12 +97,14 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
           body.filters,
         ))
       : { items: [], total: 0 };
-    const memories = page.items.map(async (d) => {
-      const [row] = (await findDocumentsIn(db, [...names.keys()], d.id));
-      const doc = toLegacyDocument(d, names.get(row?.namespace_id ?? "") ?? "");
-      if (!body.includeContent) delete doc.content;
-      return doc;
-    });
+    const memories = await Promise.all(
+      page.items.map(async (d) => {
+        const [row] = await findDocumentsIn(db, [...names.keys()], d.id);
+        const doc = toLegacyDocument(d, names.get(row?.namespace_id ?? "") ?? "");
+        if (!body.includeContent) delete doc.content;
+        return doc;
+      }),
+    );
     return { memories, pagination: pagination(body.page, body.limit, page.total) };
   });
 
@@ -128,13 +130,13 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
   });
 
   route(app, ctx, endpoints.legacyGetDocument, async ({ principal, params }) => {
-    const { namespaces, rows } = find(principal, params.id);
+    const { namespaces, rows } = await find(principal, params.id);
     const { row, namespace } = documentById(namespaces, rows, params.id);
     return toLegacyDocument(toDocument(row), namespace.name);
   });
 
   route(app, ctx, endpoints.legacyDocumentChunks, async ({ principal, params }) => {
-    const { namespaces, rows } = find(principal, params.id);
+    const { namespaces, rows } = await find(principal, params.id);
     const { row } = documentById(namespaces, rows, params.id);
     const chunks = (await chunksOfDocument(db, row)).map((c) => ({
       id: c.id,
@@ -148,7 +150,7 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
   });
 
   route(app, ctx, endpoints.legacyDeleteDocument, async ({ principal, params }) => {
-    const { namespaces, rows } = find(principal, params.id);
+    const { namespaces, rows } = await find(principal, params.id);
     const { row } = documentById(namespaces, rows, params.id);
     (await deleteDocuments(db, row.namespace_id, [row.id]));
     return { id: row.id, deleted: true as const };

@@ -12,6 +12,7 @@ import {
   isForgotten,
   listMemories,
   memoryMetadata,
+  type MemoryRow,
   memoryRelationRows,
   memorySourceDocumentIds,
 } from "../../store/memories.js";
@@ -87,11 +88,12 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
       candidates = found.matches;
     } else {
       const at = new Date().toISOString();
-      candidates = [...new Set(body.ids ?? [])]
-        .map(async (id) => (ns ? (await getMemoryRow(db, ns.id, id)) : undefined))
-        .filter((r) => r !== undefined && !isForgotten(r, at))
-        .slice(0, body.maxForget)
-        .map((r) => ({ id: r!.id, memory: r!.memory }));
+      const rows: MemoryRow[] = [];
+      for (const id of new Set(body.ids ?? [])) {
+        const r = ns ? await getMemoryRow(db, ns.id, id) : undefined;
+        if (r !== undefined && !isForgotten(r, at)) rows.push(r);
+      }
+      candidates = rows.slice(0, body.maxForget).map((r) => ({ id: r.id, memory: r.memory }));
     }
     const what = body.query !== undefined ? `matching '${body.query}'` : "of the given ids";
     if (body.dryRun || !ns || candidates.length === 0) {
@@ -125,19 +127,21 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
     const ids = namespaces.map((n) => n.id);
     const page = (await listMemories(db, ids, body, body.filters, false));
     const at = new Date().toISOString();
-    const memoryEntries = page.items.map(async (m) => {
-      const row = (await getMemoryRowIn(db, ids, m.id))!;
-      const history =
-        (await readMemory(db, row.namespace_id, row.id, { include: ["related"], relatedLimit: HISTORY_LIMIT }))
-          ?.included?.related?.parents ?? [];
-      const memoryRelations = (await memoryRelationRows(db, row.id)).flatMap(async (r) => {
-        const other = (await getMemoryRow(db, row.namespace_id, r.id));
-        return other && !isForgotten(other, at)
-          ? [{ id: other.id, memory: other.memory, relation: r.relation }]
-          : [];
-      });
-      return { ...m, history, memoryRelations, documentIds: (await memorySourceDocumentIds(db, row.id)) };
-    });
+    const memoryEntries = await Promise.all(
+      page.items.map(async (m) => {
+        const row = (await getMemoryRowIn(db, ids, m.id))!;
+        const history =
+          (await readMemory(db, row.namespace_id, row.id, { include: ["related"], relatedLimit: HISTORY_LIMIT }))
+            ?.included?.related?.parents ?? [];
+        const memoryRelations: { id: string; memory: string; relation: string }[] = [];
+        for (const r of await memoryRelationRows(db, row.id)) {
+          const other = await getMemoryRow(db, row.namespace_id, r.id);
+          if (other && !isForgotten(other, at))
+            memoryRelations.push({ id: other.id, memory: other.memory, relation: r.relation });
+        }
+        return { ...m, history, memoryRelations, documentIds: await memorySourceDocumentIds(db, row.id) };
+      }),
+    );
     return { memoryEntries, pagination: pagination(body.page, body.limit, page.total) };
   });
 }

@@ -20,7 +20,7 @@ export interface Backend {
   /** Which embedder and extractor the embedded engine runs ("embedder …, extractor …"); undefined when remote. */
   readonly models: string | undefined;
   /** The embedded engine's background jobs per state; undefined when remote (the API does not report them). */
-  jobCounts(): Record<string, number> | undefined;
+  jobCounts(): Promise<Record<string, number> | undefined>;
   /** The process's own client (stdio): MEMCTX_API_KEY, or the local key of the embedded engine. */
   readonly client: MemoryClient;
   /** A client that acts with a caller's key (HTTP sessions); close it when the session ends. */
@@ -83,7 +83,7 @@ export async function openBackend(env: NodeJS.ProcessEnv, flags: BackendFlags = 
       apiUrl,
       dataDir: undefined,
       models: undefined,
-      jobCounts: () => undefined,
+      jobCounts: async () => undefined,
       get client() {
         if (!own) throw new CliError("MEMCTX_API_KEY is not set");
         return own;

@@ -66,7 +66,7 @@ function untilStopped(extra?: Promise<void>): Promise<string> {
   return new Promise((resolve) => {
     process.once("SIGINT", () => resolve("SIGINT"));
     process.once("SIGTERM", () => resolve("SIGTERM"));
-    extra?.then(() => resolve("closed"));
+    void extra?.then(() => resolve("closed"));
   });
 }
 

@@ -65,7 +65,7 @@ Options:
       line("namespaces", namespaces.length);
       line("documents", sum("documentCount"));
       line("memories", sum("memoryCount"));
-      const jobs = backend.jobCounts();
+      const jobs = await backend.jobCounts();
       if (jobs) {
         const pending = (jobs.queued ?? 0) + (jobs.running ?? 0);
         const detail = Object.entries(jobs)

@@ -173,7 +173,7 @@ export class ConnectorService {
         authorization_url: null,
         authorization_expires_at: null,
       }));
-      this.queueRun(created.id);
+      await this.queueRun(created.id);
       return created;
     }));
     this.ctx.queue.wake();
@@ -221,7 +221,7 @@ export class ConnectorService {
     (await transaction(this.db, async () => {
       (await saveCredentials(this.db, row.id, tokens));
       (await markConnected(this.db, row.id));
-      this.queueRun(row.id);
+      await this.queueRun(row.id);
     }));
     this.ctx.queue.wake();
     return (await this.toRecord((await getConnectorRow(this.db, row.id))!));

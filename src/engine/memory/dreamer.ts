@@ -487,6 +487,6 @@ export function installDreaming(ctx: EngineContext, opts: Partial<DreamingOption
     // out of their date order.
     { onePerNamespace: true },
   );
-  dreamer.resume();
+  dreamer.resume().catch((err: unknown) => ctx.log(`resuming dreams failed: ${String(err)}`));
   return dreamer;
 }

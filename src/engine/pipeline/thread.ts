@@ -50,8 +50,8 @@ workers.start();
 port.on("message", (m: ToThread) => {
   if (m.type === "wake") queue.wake(false);
   else if (m.type === "stop") {
-    void workers.stop().then(() => {
-      db.close();
+    void workers.stop().then(async () => {
+      await db.close();
       send({ type: "stopped" });
       port.close();
     });

@@ -59,7 +59,7 @@ export class WorkerPool {
   private readonly onePerNamespace: string[] = [];
   private readonly abort = new AbortController();
   private readonly loops: Promise<void>[] = [];
-  private readonly periodic: { everyMs: number; task: () => void }[] = [];
+  private readonly periodic: { everyMs: number; task: () => Promise<unknown> | undefined }[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private started = false;
   readonly owner = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
@@ -77,7 +77,7 @@ export class WorkerPool {
    * loops runs none: the processes that process also keep time. A task must be safe to run in
    * several processes at once.
    */
-  every(everyMs: number, task: () => void): void {
+  every(everyMs: number, task: () => Promise<unknown> | undefined): void {
     this.periodic.push({ everyMs, task });
     if (this.started) this.schedule({ everyMs, task });
   }
@@ -88,15 +88,15 @@ export class WorkerPool {
     if (this.started) for (const p of this.periodic) this.schedule(p);
   }
 
-  private schedule(p: { everyMs: number; task: () => void }): void {
+  private schedule(p: { everyMs: number; task: () => Promise<unknown> | undefined }): void {
     const run = () => {
       if (this.abort.signal.aborted) return;
-      try {
-        p.task();
-      } catch (err) {
-        // A busy database, say: the next tick tries again.
-        this.o.log(`periodic task failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
+      // A busy database, say: the next tick tries again.
+      Promise.resolve()
+        .then(p.task)
+        .catch((err: unknown) =>
+          this.o.log(`periodic task failed: ${err instanceof Error ? err.message : String(err)}`),
+        );
     };
     this.timers.push(setTimeout(run, 0), setInterval(run, p.everyMs));
   }
@@ -146,7 +146,7 @@ export class WorkerPool {
     // an OOM kill). Running it again would only kill this process too.
     if (job.reclaimed && job.attempts > job.max_attempts) {
       const message = `gave up after ${job.max_attempts} attempts: the process working on it stopped each time`;
-      this.fail(job, reg, message, false);
+      await this.fail(job, reg, message, false);
       return;
     }
     const jobAbort = new AbortController();

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ORGANIZATION_BUCKET_PREFERENCES } from "../../api/limits.js";
 import { BUSY_TIMEOUT_MS, type Db, newId, now, parseJson, sha256, transaction } from "./db.js";
+import { SqliteDatabase } from "./sqlite.js";
 import { statement } from "./statements.js";
 
 /** The organization of the embedded engine and of keys created without --org. */
@@ -156,14 +157,23 @@ async function recordUse(db: Db, keyId: string, at: string): Promise<void> {
   const tried = busySince.get(db) ?? new Map<string, number>();
   busySince.set(db, tried);
   if (Date.parse(at) - (tried.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
-  db.exec("PRAGMA busy_timeout = 0");
+  const update = statement(db, "UPDATE api_keys SET last_used_at = ? WHERE id = ?");
   try {
-    (await statement(db, "UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, keyId));
+    if (db instanceof SqliteDatabase) {
+      // SQLite: without a wait for another process's write lock, all three at once (no other
+      // statement of this connection runs with the busy timeout off).
+      await db.turn(() => {
+        db.raw.exec("PRAGMA busy_timeout = 0");
+        try {
+          db.raw.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, keyId);
+        } finally {
+          db.raw.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        }
+      });
+    } else await update.run(at, keyId);
     tried.delete(keyId);
   } catch {
     tried.set(keyId, Date.parse(at));
-  } finally {
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   }
 }
 

@@ -3,7 +3,6 @@ import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { stemTexts } from "../text/terms.js";
 import { type Db, dialectOf } from "./connection.js";
 import { statement } from "./statements.js";
-import { withWriteLock } from "./write-lock.js";
 
 /**
  * The search index (migrations 2 and 5): its reads, the indexing of the units written, and the
@@ -288,16 +287,9 @@ export async function indexQueued(db: Db, space?: number): Promise<boolean> {
   if (db.isTransaction) return false;
   const queued = statement(db, "SELECT 1 FROM search_pending WHERE ?1 IS NULL OR space = ?1 LIMIT 1");
   if (!(await queued.get(space ?? null))) return false;
-  (await withWriteLock(db, async () => {
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      (await indexPending(db, space));
-      db.exec("COMMIT");
-    } catch (err) {
-      if (db.isTransaction) db.exec("ROLLBACK");
-      throw err;
-    }
-  }));
+  // Its own transaction, not store/db.ts's `transaction` (which calls indexPending and so would
+  // import this file back).
+  await db.transact("write", () => indexPending(db, space));
   return true;
 }
 

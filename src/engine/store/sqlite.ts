@@ -53,7 +53,7 @@ export class SqliteDatabase implements Db {
     beforeCommit?: (locked: readonly string[] | null) => Promise<void>,
   ): Promise<T> {
     if (transactionOf(this)) return fn();
-    while (this.gate) await this.gate;
+    while (this.gate !== null) await this.gate;
     let end!: () => void;
     this.gate = new Promise((resolve) => {
       end = resolve;
@@ -82,7 +82,7 @@ export class SqliteDatabase implements Db {
   }
 
   async close(): Promise<void> {
-    while (this.gate) await this.gate;
+    while (this.gate !== null) await this.gate;
     if (this.raw.isOpen) this.raw.close();
   }
 }

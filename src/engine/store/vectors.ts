@@ -66,8 +66,8 @@ const VECTOR_TABLE: Record<Corpus, { vectors: string; rowid: string; units: stri
   memories: { vectors: "memory_vectors", rowid: "memory_rowid", units: "memories" },
 };
 
-/** Per connection: the HNSW indexes known to exist ("corpus/dims"), and whether the scan mode is set. */
-const prepared = new WeakMap<Db, { indexes: Set<string>; session: boolean }>();
+/** Per database: the HNSW indexes known to exist ("corpus/dims"). */
+const prepared = new WeakMap<Db, { indexes: Set<string> }>();
 
 /**
  * The `k` units of `corpus` in the namespace nearest to `query` by cosine similarity among the
@@ -96,22 +96,13 @@ export async function nearestVectors(
   const t = VECTOR_TABLE[corpus];
   let state = prepared.get(db);
   if (!state) {
-    state = { indexes: new Set(), session: false };
+    state = { indexes: new Set() };
     prepared.set(db, state);
-  }
-  if (!state.session && !db.isTransaction) {
-    try {
-      // pgvector 0.8+: an HNSW scan filtered by namespace goes on until it has k rows.
-      db.exec("SET hnsw.iterative_scan = strict_order");
-    } catch {
-      // Older pgvector: the scan stops after ef_search candidates (hnsw.ef_search).
-    }
-    state.session = true;
   }
   const typed = `${ext}.vector(${dims})`;
   const key = `${corpus}/${dims}`;
   if (!state.indexes.has(key) && !db.isTransaction) {
-    db.exec(
+    await db.exec(
       `CREATE INDEX IF NOT EXISTS ${t.vectors}_hnsw_${dims} ON ${t.vectors}
          USING hnsw ((vec::${typed}) ${ext}.vector_cosine_ops) WHERE ${ext}.vector_dims(vec) = ${dims}`,
     );

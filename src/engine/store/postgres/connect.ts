@@ -159,7 +159,9 @@ export class PostgresDatabase implements Db {
       statement_timeout: statementTimeout,
       lock_timeout: statementTimeout,
       // Every connection starts with the schema first on its search_path, SQLite's look-alikes next.
-      options: `-c search_path="${schema}",${COMPAT_SCHEMA},pg_catalog`,
+      // pgvector 0.8+: an HNSW scan filtered by namespace goes on until it has k rows (older
+      // versions, or none, keep the setting as an unused placeholder).
+      options: `-c search_path="${schema}",${COMPAT_SCHEMA},pg_catalog -c hnsw.iterative_scan=strict_order`,
       // The server's own timeout may never come (a network gone silent): the driver gives up too.
       query_timeout: statementTimeout + 5_000,
     };

@@ -42,11 +42,11 @@ for (let i = 0; i < runs; i++) {
   try {
     for (const main of mains) {
       const m = await measure(
-        () =>
-          startMcp(NODE, [main, "mcp", "--namespace", "bench"], {
+        async () =>
+          (await startMcp(NODE, [main, "mcp", "--namespace", "bench"], {
             HOME: dir,
             MEMCTX_DATA_DIR: join(dir, main.replace(/\W/g, "_")),
-          }),
+          })),
         (c) => c.call("search", { query: "what does Ana like?" }),
       );
       results[main]!.ms.push(m.ms);

@@ -61,8 +61,8 @@ async function ingest(documents: number): Promise<void> {
   const docs = Array.from({ length: documents }, (_, i) => corpus.document(i));
   const ns = client.ns("ingest");
   const db = engine.context.db;
-  const count = (where: string) =>
-    (db.prepare(`SELECT count(*) AS n FROM documents WHERE ${where}`).get() as { n: number }).n;
+  const count = async (where: string) =>
+    ((await db.prepare(`SELECT count(*) AS n FROM documents WHERE ${where}`).get()) as { n: number }).n;
   let accepted = 0;
   let toDone: number | null = null;
   let toMemories: number | null = null;
@@ -90,7 +90,7 @@ async function ingest(documents: number): Promise<void> {
       if (toDone !== null && toMemories !== null) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    const rows = (t: string) => (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
+    const rows = async (t: string) => ((await db.prepare(`SELECT count(*) AS n FROM ${t}`).get()) as { n: number }).n;
     console.log(
       `ingest ${accepted} docs (${TURNS_PER_DOCUMENT} turns each): accepted ${round(accepted / acceptedAt, 1)}/s; ` +
         `done in ${round(toDone ?? Number.NaN)} s = ${round(accepted / (toDone ?? Number.NaN), 1)} docs/s; ` +
@@ -109,14 +109,14 @@ async function ingest(documents: number): Promise<void> {
  * Seeds `count` documents and their corpus facts straight into the store (insertMemory, as
  * bench/suite/corpus.ts's seedDocuments does, without chunks: the memory look-ups never read them).
  */
-function seed(db: Db, ns: NamespaceRow, corpus: Corpus, count: number): void {
+async function seed(db: Db, ns: NamespaceRow, corpus: Corpus, count: number): Promise<void> {
   for (let start = 0; start < count; start += 100) {
-    transaction(db, () => {
+    (await transaction(db, async () => {
       for (let i = start; i < Math.min(count, start + 100); i++) {
         const d = corpus.document(i);
-        const { id } = addDocument(db, ns, { content: d.text, date: d.date, dreaming: "instant" });
+        const { id } = (await addDocument(db, ns, { content: d.text, date: d.date, dreaming: "instant" }));
         for (const f of d.facts) {
-          insertMemory(db, {
+          (await insertMemory(db, {
             namespaceId: ns.id,
             memory: f.memory,
             metadata: {},
@@ -128,13 +128,13 @@ function seed(db: Db, ns: NamespaceRow, corpus: Corpus, count: number): void {
             forgetAfter: null,
             documentId: id,
             source: f.source,
-          });
+          }));
         }
-        db.prepare("UPDATE documents SET status = 'done', dreaming_status = 'done' WHERE id = ?").run(id);
+        (await db.prepare("UPDATE documents SET status = 'done', dreaming_status = 'done' WHERE id = ?").run(id));
       }
-    });
+    }));
   }
-  db.prepare("DELETE FROM jobs").run();
+  (await db.prepare("DELETE FROM jobs").run());
 }
 
 async function commitCost(size: number, measureDocs: number): Promise<void> {
@@ -145,7 +145,7 @@ async function commitCost(size: number, measureDocs: number): Promise<void> {
     const corpus = new Corpus();
     const seedDocs = Math.ceil(size / TURNS_PER_DOCUMENT);
     const s0 = performance.now();
-    const ns = ensureNamespace(db, ensureOrganization(db, LOCAL_ORGANIZATION).id, "dream");
+    const ns = (await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, "dream"));
     seed(db, ns, corpus, seedDocs);
     const seedSeconds = (performance.now() - s0) / 1000;
     const extractor = new OfflineExtractor();
@@ -153,9 +153,9 @@ async function commitCost(size: number, measureDocs: number): Promise<void> {
     let extractMs = 0;
     for (let i = 0; i < measureDocs; i++) {
       const d = corpus.document(seedDocs + i);
-      const { id } = addDocument(db, ns, { content: d.text, date: d.date });
-      db.prepare("UPDATE documents SET status = 'done' WHERE id = ?").run(id);
-      const row = getDocumentRow(db, id)!;
+      const { id } = (await addDocument(db, ns, { content: d.text, date: d.date }));
+      (await db.prepare("UPDATE documents SET status = 'done' WHERE id = ?").run(id));
+      const row = (await getDocumentRow(db, id))!;
       const t = performance.now();
       const facts = (await extractor.extract({
         text: d.text,
@@ -165,12 +165,12 @@ async function commitCost(size: number, measureDocs: number): Promise<void> {
       extractMs += performance.now() - t;
       work.push({ row, facts });
     }
-    const before = (db.prepare("SELECT count(*) AS n FROM memories").get() as { n: number }).n;
+    const before = ((await db.prepare("SELECT count(*) AS n FROM memories").get()) as { n: number }).n;
     let facts = 0;
     const outcomes = new Map<string, number>();
     const t = performance.now();
     for (const w of work) {
-      for (const a of commitFacts(db, w.row, w.row.generation, w.facts))
+      for (const a of (await commitFacts(db, w.row, w.row.generation, w.facts)))
         outcomes.set(a.outcome, (outcomes.get(a.outcome) ?? 0) + 1);
       facts += w.facts.length;
     }

@@ -31,8 +31,8 @@ const text = (i: number) =>
   `Note ${i}: the team met on Tuesday to review the quarterly roadmap, agreed to ship the search ` +
   `feature first and to revisit pricing next month. Owner: person ${i % 37}.`;
 
-function doneCount(db: Db): number {
-  return (db.prepare("SELECT count(*) AS n FROM documents WHERE status = 'done'").get() as { n: number }).n;
+async function doneCount(db: Db): Promise<number> {
+  return ((await db.prepare("SELECT count(*) AS n FROM documents WHERE status = 'done'").get()) as { n: number }).n;
 }
 
 type Add = (i: number) => Promise<void>;

@@ -143,7 +143,7 @@ export function newStorage(name: string): Storage {
   return {
     databaseUrl: u.toString(),
     env: { MEMCTX_DATABASE_URL: u.toString() },
-    drop: () => dropSchema(base, schema),
+    drop: async () => (await dropSchema(base, schema)),
   };
 }
 
@@ -265,7 +265,7 @@ export async function startServe(
     });
     child.once("exit", () => reject(new Error(`memctx serve exited: ${out}`)));
   });
-  return { url, pid: child.pid!, close: () => stop(child) };
+  return { url, pid: child.pid!, close: async () => (await stop(child)) };
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -317,17 +317,17 @@ export async function startMcp(
 }
 
 /** `memctx mcp` over stdio on the embedded engine in `dataDir`, bound to `namespace`. */
-export function startMemctxMcp(
+async export function startMemctxMcp(
   cli: string[],
   dataDir: string,
   namespace: string,
   env: Record<string, string> = {},
 ): Promise<McpChild> {
-  return startMcp(NODE, [...cli, "mcp", "--namespace", namespace], {
+  return (await startMcp(NODE, [...cli, "mcp", "--namespace", namespace], {
     ...env,
     HOME: dataDir,
     MEMCTX_DATA_DIR: dataDir,
-  });
+  }));
 }
 
 /** Hit texts of a memctx MCP `search` result, in rank order. */

@@ -47,8 +47,8 @@ export async function benchIngest(documents: number, budget: Budget): Promise<In
   const docs = Array.from({ length: documents }, (_, i) => corpus.document(i));
   const ns = client.ns("ingest");
   const db = engine.context.db;
-  const count = (where: string) =>
-    (db.prepare(`SELECT count(*) AS n FROM documents WHERE ${where}`).get() as { n: number }).n;
+  const count = async (where: string) =>
+    ((await db.prepare(`SELECT count(*) AS n FROM documents WHERE ${where}`).get()) as { n: number }).n;
   const concurrency = 8;
   let accepted = 0;
   let secondsToDone: number | null = null;
@@ -77,8 +77,8 @@ export async function benchIngest(documents: number, budget: Budget): Promise<In
       if (secondsToDone !== null && secondsToMemories !== null) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    const rows = (table: string) =>
-      (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const rows = async (table: string) =>
+      ((await db.prepare(`SELECT count(*) AS n FROM ${table}`).get()) as { n: number }).n;
     const rate = (s: number | null) => (s ? round(accepted / s, 1) : null);
     return {
       backend: backendName(),

@@ -55,8 +55,8 @@ export async function serverMemoryEntry(): Promise<{ entry: string } | { skipped
   }
 }
 
-export function startServerMemory(entry: string, memoryFile: string): Promise<McpChild> {
-  return startMcp(NODE, [entry], { MEMORY_FILE_PATH: memoryFile });
+async export function startServerMemory(entry: string, memoryFile: string): Promise<McpChild> {
+  return (await startMcp(NODE, [entry], { MEMORY_FILE_PATH: memoryFile }));
 }
 
 /**

@@ -93,19 +93,19 @@ describe("deleting documents", () => {
       ).id;
     const a = await add("Doc A");
     const b = await add("Doc B");
-    const ns = (db.prepare("SELECT namespace_id AS id FROM documents WHERE id = ?").get(a) as { id: string })
+    const ns = ((await db.prepare("SELECT namespace_id AS id FROM documents WHERE id = ?").get(a)) as { id: string })
       .id;
     const t = new Date().toISOString();
-    const memory = (id: string, doc: string, sources: string[]) => {
-      db.prepare(
+    const memory = async (id: string, doc: string, sources: string[]) => {
+      (await db.prepare(
         "INSERT INTO memories (id, namespace_id, memory, document_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ).run(id, ns, `fact ${id}`, doc, t, t);
+      ).run(id, ns, `fact ${id}`, doc, t, t));
       for (const s of sources) {
-        db.prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES (?, ?, ?)").run(
+        (await db.prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES (?, ?, ?)").run(
           id,
           s,
           t,
-        );
+        ));
       }
     };
     memory("mem_only_a", a, [a]);
@@ -114,7 +114,7 @@ describe("deleting documents", () => {
       req("/ns/m/document", { method: "DELETE", body: JSON.stringify({ ids: [a] }) }),
     );
     expect(await res.json()).toEqual({ count: 1, errors: [] });
-    const left = db.prepare("SELECT id FROM memories ORDER BY id").all() as { id: string }[];
+    const left = (await db.prepare("SELECT id FROM memories ORDER BY id").all()) as { id: string }[];
     expect(left.map((m) => m.id)).toEqual(["mem_both"]);
     // the search index followed: only the kept memory still holds the word
     expect(
@@ -134,8 +134,8 @@ describe("API keys", () => {
     engine = await openEngine({ dataDir: dir.path, apiKey: TEST_KEY, workers: 0 });
     const other = engine.createKey("other-org");
     const db = engine.context.db;
-    const lastUsed = (prefixOf: string) =>
-      listKeys(db).find((k) => prefixOf.startsWith(k.prefix))?.last_used_at ?? null;
+    const lastUsed = async (prefixOf: string) =>
+      (await listKeys(db)).find((k) => prefixOf.startsWith(k.prefix))?.last_used_at ?? null;
     expect(lastUsed(TEST_KEY)).toBeNull();
 
     expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
@@ -149,7 +149,7 @@ describe("API keys", () => {
 
     // Older than the resolution: written again.
     const stale = new Date(Date.parse(first!) - LAST_USED_RESOLUTION_MS).toISOString();
-    db.prepare("UPDATE api_keys SET last_used_at = ?").run(stale);
+    (await db.prepare("UPDATE api_keys SET last_used_at = ?").run(stale));
     expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
     expect(Date.parse(lastUsed(TEST_KEY)!)).toBeGreaterThan(Date.parse(stale));
     expect(lastUsed(other)).toBe(stale);

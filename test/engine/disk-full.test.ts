@@ -8,8 +8,8 @@ import { startTestServer, TEST_BACKEND, type TestServer, tempDir } from "./harne
  * one connection makes every write of that connection that needs a new page fail with SQLITE_FULL,
  * exactly as a full file system does.
  */
-const fill = (db: Db) => {
-  const { page_count } = db.prepare("PRAGMA page_count").get() as { page_count: number };
+const fill = async (db: Db) => {
+  const { page_count } = (await db.prepare("PRAGMA page_count").get()) as { page_count: number };
   db.exec(`PRAGMA max_page_count = ${page_count}`);
 };
 const free = (db: Db) => db.exec("PRAGMA max_page_count = 4294967294");
@@ -46,7 +46,7 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     const db = server.engine.context.db;
     const ns = server.client().ns("full");
     await ns.documents.add({ content: "a first small document" });
-    const count = () => (db.prepare("SELECT count(*) AS n FROM documents").get() as { n: number }).n;
+    const count = async () => ((await db.prepare("SELECT count(*) AS n FROM documents").get()) as { n: number }).n;
 
     fill(db);
     const res = await server.call("POST", "/ns/full/document", { body: { content: bigText("full") } });
@@ -115,11 +115,11 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     const content = "a document whose processing failed";
     const { id } = await ns.documents.add({ content, id: "resend-me" });
     // What the worker records after a job failed for good (e.g. after its attempts on a broken disk).
-    db.prepare("UPDATE documents SET status = 'failed', error = 'disk full' WHERE id = ?").run(id);
-    db.prepare("UPDATE jobs SET state = 'failed' WHERE document_id = ?").run(id);
+    (await db.prepare("UPDATE documents SET status = 'failed', error = 'disk full' WHERE id = ?").run(id));
+    (await db.prepare("UPDATE jobs SET state = 'failed' WHERE document_id = ?").run(id));
     const again = await ns.documents.add({ content, id: "resend-me" });
     expect(again).toMatchObject({ id, status: "queued" });
-    const jobs = db.prepare("SELECT state FROM jobs WHERE document_id = ?").all(id);
+    const jobs = (await db.prepare("SELECT state FROM jobs WHERE document_id = ?").all(id));
     expect(jobs).toEqual([{ state: "queued" }]);
   });
 });

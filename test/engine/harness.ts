@@ -42,9 +42,9 @@ export function storeConnections(): () => Db {
     dir?.remove();
     dir = undefined;
   });
-  return () => {
+  return async () => {
     dir ??= tempDir();
-    const db = openDatabase(dir.path, testDatabase());
+    const db = (await openDatabase(dir.path, testDatabase()));
     open.push(db);
     return db;
   };

@@ -15,9 +15,9 @@ afterEach(async () => {
 });
 
 /** The document tokens the test key's organization holds. */
-function organizationTokens(server: RunningServer): number {
+async function organizationTokens(server: RunningServer): Promise<number> {
   const db = server.engine.context.db;
-  return organizationDocumentTokens(db, authenticate(db, TEST_KEY)!.organization.id);
+  return (await organizationDocumentTokens(db, (await authenticate(db, TEST_KEY))!.organization.id));
 }
 
 async function serve(limits: { requestsPerMinute?: number | null; documentTokenQuota?: number | null } = {}) {

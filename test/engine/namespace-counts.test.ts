@@ -98,9 +98,9 @@ describe("namespace counters", () => {
     await check();
 
     // A memory past its forget_after leaves the count without a write.
-    db.prepare(
+    (await db.prepare(
       "UPDATE memories SET forget_after = '2000-01-01T00:00:00.000Z' WHERE id = (SELECT id FROM memories WHERE is_latest = 1 AND is_forgotten = 0 LIMIT 1)",
-    ).run();
+    ).run());
     await check();
 
     expect((await call(e, "DELETE", "/ns/a/document", { body: { ids: ["doc-1"] } })).status).toBe(200);
@@ -147,9 +147,9 @@ describe("namespace counters", () => {
       );
     }
     old.close();
-    const db = openDatabase(dir.path, testDatabase());
+    const db = (await openDatabase(dir.path, testDatabase()));
     try {
-      expect(db.prepare("SELECT document_count, memory_count FROM namespaces").get()).toEqual({
+      expect((await db.prepare("SELECT document_count, memory_count FROM namespaces").get())).toEqual({
         document_count: 3,
         memory_count: 2,
       });
@@ -162,11 +162,11 @@ describe("namespace counters", () => {
 describe("keys and the organization", () => {
   it("never stores a whole key as its prefix, and cuts down the prefixes older versions stored whole", async () => {
     dir = tempDir("memctx-key-prefix-");
-    const db = openDatabase(dir.path, testDatabase());
-    registerKey(db, "shortkey", "local");
-    const generated = createKey(db, "local");
+    const db = (await openDatabase(dir.path, testDatabase()));
+    (await registerKey(db, "shortkey", "local"));
+    const generated = (await createKey(db, "local"));
     // An older version's row: the 11-character key stored whole as its prefix.
-    registerKey(db, "elevenchars", "local");
+    (await registerKey(db, "elevenchars", "local"));
     const legacy = db
       .prepare("UPDATE api_keys SET prefix = 'elevenchars' WHERE key_hash = ?")
       .run(sha256("elevenchars"));
@@ -174,7 +174,7 @@ describe("keys and the organization", () => {
     db.close();
 
     const e = await open(0);
-    const prefixes = listKeys(e.context.db).map((k) => k.prefix);
+    const prefixes = (await listKeys(e.context.db)).map((k) => k.prefix);
     expect(prefixes).toContain(generated.slice(0, 11));
     for (const key of ["shortkey", "elevenchars"]) {
       const p = prefixes.find((x) => key.startsWith(x));
@@ -190,7 +190,7 @@ describe("keys and the organization", () => {
       await call(e, "POST", `/ns/${ns}/document`, { body: { content: `in ${ns}` } });
     }
     expect((await call(e, "GET", "/organization")).json.namespaceCount).toBe(4);
-    const restricted = createKey(e.context.db, "local", ["a", "missing"]);
+    const restricted = (await createKey(e.context.db, "local", ["a", "missing"]));
     const res = await call(e, "GET", "/organization", { key: restricted });
     expect(res.status).toBe(200);
     expect(res.json.namespaceCount).toBe(1);

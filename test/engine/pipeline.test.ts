@@ -133,7 +133,7 @@ describe("the processing pipeline", () => {
       async beforeIndexed(doc, ctx) {
         // Takes the instant ones; the others are dream()'s.
         if (!doc.text.startsWith("Dream")) return undefined;
-        return () => setDreamingStatus(ctx.db, [doc.id], "done");
+        return async () => (await setDreamingStatus(ctx.db, [doc.id], "done"));
       },
       async dream(ids) {
         dreamt.push(ids);
@@ -192,7 +192,7 @@ describe("the processing pipeline", () => {
       dreamingStatus: "dreaming",
     });
     // a worker of a dead process claimed one job and never came back
-    const held = claimJob(first.e.context.db, ["document"], "dead-process", 200);
+    const held = (await claimJob(first.e.context.db, ["document"], "dead-process", 200));
     expect(held).toBeDefined();
     await first.e.close();
 

@@ -86,7 +86,7 @@ describe("data at rest", () => {
     expect(raw.config).not.toContain(TOKEN);
     expect(mode(join(dir.path, SECRET_KEY_FILE))).toBe(0o600);
     // The service reads it back; the API shows it redacted.
-    expect(JSON.parse(getConnectorRow(server.engine.context.db, id)!.config!)).toMatchObject({
+    expect(JSON.parse((await getConnectorRow(server.engine.context.db, id))!.config!)).toMatchObject({
       token: TOKEN,
     });
     const shown = await server.call("GET", `/ns/team/connectors/${id}`);
@@ -117,7 +117,7 @@ describe("data at rest", () => {
 
     process.env.MEMCTX_SECRET_KEY = "correct horse battery staple";
     server = await startTestServer(dir.path, { workers: 0 });
-    expect(JSON.parse(getConnectorRow(server.engine.context.db, id)!.config!)).toMatchObject({
+    expect(JSON.parse((await getConnectorRow(server.engine.context.db, id))!.config!)).toMatchObject({
       token: TOKEN,
     });
   });
@@ -132,7 +132,7 @@ describe("data at rest", () => {
     server.engine.context.db
       .prepare("UPDATE connectors SET config = ?, credentials = ? WHERE id = ?")
       .run(plain, tokens, id);
-    expect(JSON.parse(getConnectorRow(server.engine.context.db, id)!.config!)).toMatchObject({
+    expect(JSON.parse((await getConnectorRow(server.engine.context.db, id))!.config!)).toMatchObject({
       token: TOKEN,
     });
     await server.close();
@@ -142,7 +142,7 @@ describe("data at rest", () => {
     expect(raw.config).toMatch(/^enc:v1:/);
     expect(raw.credentials).toMatch(/^enc:v1:/);
     expect(raw.credentials).not.toContain("at-plain");
-    const row = getConnectorRow(server.engine.context.db, id)!;
+    const row = (await getConnectorRow(server.engine.context.db, id))!;
     expect(JSON.parse(row.credentials!)).toEqual({ accessToken: "at-plain", refreshToken: "rt-plain" });
   });
 

@@ -25,7 +25,7 @@ beforeEach(async () => {
     embedder: null,
     log: () => {},
   });
-  aliceKey = createKey(engine.context.db, LOCAL_ORGANIZATION, ["alice"]);
+  aliceKey = (await createKey(engine.context.db, LOCAL_ORGANIZATION, ["alice"]));
 });
 afterEach(async () => {
   await engine.close();

@@ -41,16 +41,16 @@ describe("moving a namespace's content onto another", () => {
     const target = await call("POST", "/ns/dst/document", { content: "Alice lives in Rome.", id: "profile" });
     // A memory learned from the target's document (as dreaming stores it).
     const db = engine.context.db;
-    const ns = db.prepare("SELECT id FROM namespaces WHERE name = 'dst'").get() as { id: string };
+    const ns = (await db.prepare("SELECT id FROM namespaces WHERE name = 'dst'").get()) as { id: string };
     const t = new Date().toISOString();
-    db.prepare(
+    (await db.prepare(
       "INSERT INTO memories (id, namespace_id, memory, document_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-    ).run("mem_rome", ns.id, "Alice lives in Rome.", target.json.id, t, t);
-    db.prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES (?, ?, ?)").run(
+    ).run("mem_rome", ns.id, "Alice lives in Rome.", target.json.id, t, t));
+    (await db.prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES (?, ?, ?)").run(
       "mem_rome",
       target.json.id,
       t,
-    );
+    ));
 
     expect((await call("DELETE", "/ns/src?moveTo=dst")).status).toBe(202);
 

@@ -64,7 +64,7 @@ async function engine(workers: number): Promise<Engine> {
 
 async function finished(e: Engine, runId: string) {
   for (let i = 0; i < 400; i++) {
-    const run = getRun(e.context.db, runId)!;
+    const run = (await getRun(e.context.db, runId))!;
     if (run.status === "done" || run.status === "failed") return run;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -82,7 +82,7 @@ describe("connector service", () => {
   it("syncs a web-crawler connector into documents, then updates, keeps and deletes on the next run", async () => {
     const e = await engine(1);
     const service = connectorService(e.context);
-    const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+    const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
     const created = service.create(team, {
       provider: "web-crawler",
       config: { startUrl: site.url },
@@ -141,7 +141,7 @@ describe("connector service", () => {
     // No workers: the first run stays queued.
     const e = await engine(0);
     const service = connectorService(e.context);
-    const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+    const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
     const { id } = service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
     const second = (() => {
       try {
@@ -156,7 +156,7 @@ describe("connector service", () => {
   it("refuses bad config with a 400 naming the field, and hides secrets when reading a connector", async () => {
     const e = await engine(0);
     const service = connectorService(e.context);
-    const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+    const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
     expect(() => service.create(team, { provider: "web-crawler", config: {} })).toThrow(
       expect.objectContaining({ field: "config.startUrl" }),
     );
@@ -179,7 +179,7 @@ describe("connector service", () => {
   it("deletes a connector with or without its documents", async () => {
     const e = await engine(1);
     const service = connectorService(e.context);
-    const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+    const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
     const a = service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
     await finished(e, service.get(team, a.id).latestRun!.id);
     expect(service.remove(team, a.id, true)).toEqual({ id: a.id, deleted: true, documentsDeleted: 3 });
@@ -209,7 +209,7 @@ describe("connector service OAuth", () => {
     });
     const e = await engine(0);
     const service = connectorService(e.context);
-    const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+    const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
     const redirectUrl = "http://127.0.0.1:8787/connectors/oauth/callback";
     const created = service.create(team, { provider: "github", redirectUrl });
     expect(created.authorization!.url.startsWith(`${auth.url}/authorize?`)).toBe(true);
@@ -250,7 +250,7 @@ describe("connector service OAuth", () => {
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     try {
       const service = connectorService(e.context);
-      const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+      const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
       const created = service.create(team, {
         provider: "github",
         redirectUrl: `${base}/connectors/oauth/callback`,
@@ -282,7 +282,7 @@ describe("connector service OAuth", () => {
     });
     const e = await engine(0);
     const service = connectorService(e.context);
-    const team = ensureNamespace(e.context.db, ensureOrganization(e.context.db, "local").id, "team");
+    const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
     const created = service.create(team, {
       provider: "github",
       redirectUrl: "http://127.0.0.1:8787/connectors/oauth/callback",

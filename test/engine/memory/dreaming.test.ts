@@ -232,11 +232,11 @@ describe("dreaming", () => {
 describe("re-sending a document by id", () => {
   const content = "Melanie: How was your week?\nCaroline: Yesterday I went to an LGBTQ support group.";
   type Full = Doc & { chunks?: { content: string }[]; memories?: { memory: string }[] };
-  const done = (t: TestEngine) =>
-    eventually(async () => {
+  const done = async (t: TestEngine) =>
+    (await eventually(async () => {
       const d = (await t.call("GET", "/ns/c/document/s1?include=memories,chunks")).body as Full;
       return d.system.status === "done" && d.system.dreamingStatus === "done" ? d : undefined;
-    }, "status done");
+    }, "status done"));
   const send = (t: TestEngine, body: Record<string, unknown>) =>
     t.call("POST", "/ns/c/document", { id: "s1", content, dreaming: "instant", ...body });
 

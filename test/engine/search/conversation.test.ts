@@ -131,26 +131,26 @@ describe("the person factor", () => {
   });
   afterEach(() => store.close());
 
-  it("knows the namespace's speakers by a prefix of three letters or more", () => {
+  it("knows the namespace's speakers by a prefix of three letters or more", async () => {
     store.document(ns, ["hello", "hi"], { speakers: ["melanie", "caroline"] });
-    expect(namedPeople(store.db, ns, "What did Mel paint?", STOP_WORDS)).toEqual({
+    expect((await namedPeople(store.db, ns, "What did Mel paint?", STOP_WORDS))).toEqual({
       names: new Set(["melanie"]),
       expansions: ["melanie"],
     });
-    expect(namedPeople(store.db, ns, "What did Caroline paint?", STOP_WORDS).expansions).toEqual([]);
-    expect(namedPeople(store.db, ns, "What did me paint?", STOP_WORDS).names.size).toBe(0);
+    expect((await namedPeople(store.db, ns, "What did Caroline paint?", STOP_WORDS)).expansions).toEqual([]);
+    expect((await namedPeople(store.db, ns, "What did me paint?", STOP_WORDS)).names.size).toBe(0);
     // Another namespace's speakers are not this one's.
-    expect(namedPeople(store.db, store.namespace("bob"), "Mel", STOP_WORDS).names.size).toBe(0);
+    expect((await namedPeople(store.db, store.namespace("bob"), "Mel", STOP_WORDS)).names.size).toBe(0);
   });
 
-  it("multiplies the score of what someone else said by the factor", () => {
+  it("multiplies the score of what someone else said by the factor", async () => {
     store.document(ns, ["pottery pottery pottery and more", "pottery and more"], {
       speakers: ["caroline", "melanie"],
     });
     const terms = queryTerms("pottery");
-    const plain = lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 10).candidates;
+    const plain = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 10)).candidates;
     const person = { names: new Set(["melanie"]), factor: OTHER_PERSON_FACTOR };
-    const weighed = lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 10, { person }).candidates;
+    const weighed = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 10, { person })).candidates;
     const score = (list: typeof plain, rowid: number) => list.find((c) => c.rowid === rowid)!.bm25;
     const [caroline, melanie] = [plain[0]!.rowid, plain[1]!.rowid];
     expect(score(weighed, caroline)).toBeCloseTo(score(plain, caroline) * OTHER_PERSON_FACTOR, 9);
@@ -235,8 +235,8 @@ describe("dedup in hybrid search", () => {
       const ns = store.namespace("alice");
       store.memory(ns, "Caroline went to a support group on 7 May 2023.");
       store.memory(ns, "Caroline went to the support group on 7 May 2023!");
-      const run = (searchMode: "hybrid" | "memories") =>
-        search({ db: store.db }, ns, SearchBody.parse({ query: "support group", searchMode }));
+      const run = async (searchMode: "hybrid" | "memories") =>
+        (await search({ db: store.db }, ns, SearchBody.parse({ query: "support group", searchMode })));
       expect((await run("memories")).results).toHaveLength(2);
       expect((await run("hybrid")).results).toHaveLength(1);
     } finally {

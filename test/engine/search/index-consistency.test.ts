@@ -151,10 +151,10 @@ describe("the search index", () => {
     t = await openTestEngine({ workers: 0 });
     expect((await t.call("POST", "/ns/solo/document", { content: "warm up" })).status).toBe(200);
     const db = t.engine.context.db;
-    const ns = db.prepare("SELECT id FROM namespaces WHERE name = 'solo'").get() as { id: string };
+    const ns = (await db.prepare("SELECT id FROM namespaces WHERE name = 'solo'").get()) as { id: string };
     // One statement, autocommitted: nothing indexes it at commit.
-    insertMemory(db, directMemory(ns.id, "Priya repairs antique clocks."));
-    expect(db.prepare("SELECT count(*) AS n FROM search_pending").get()).toEqual({ n: 1 });
+    (await insertMemory(db, directMemory(ns.id, "Priya repairs antique clocks.")));
+    expect((await db.prepare("SELECT count(*) AS n FROM search_pending").get())).toEqual({ n: 1 });
     const found = await t.call("POST", "/ns/solo/search", {
       query: "antique clocks",
       searchMode: "memories",
@@ -162,6 +162,6 @@ describe("the search index", () => {
     expect(found.body.results.map((r: { memory?: string }) => r.memory)).toContain(
       "Priya repairs antique clocks.",
     );
-    expect(db.prepare("SELECT count(*) AS n FROM search_pending").get()).toEqual({ n: 0 });
+    expect((await db.prepare("SELECT count(*) AS n FROM search_pending").get())).toEqual({ n: 0 });
   });
 });

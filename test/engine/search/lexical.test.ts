@@ -80,19 +80,19 @@ describe("lexicalSearch", () => {
   });
   afterAll(() => store.close());
 
-  it("gives the same scores over the whole query when it reads only the rarest terms", () => {
+  it("gives the same scores over the whole query when it reads only the rarest terms", async () => {
     const terms = queryTerms("weather harbour tar market");
     const full = new Map(
-      lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 40, { budget: 1e9 }).candidates.map(
+      (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 40, { budget: 1e9 })).candidates.map(
         (c) => [c.rowid, c.bm25],
       ),
     );
     // A budget of 10 rows reads "harbour" and "tar" only: "weather" and "market" are added back.
-    const pruned = lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 3, { budget: 10 });
+    const pruned = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 3, { budget: 10 }));
     expect(pruned.candidates).toHaveLength(3);
     for (const c of pruned.candidates) expect(c.bm25).toBeCloseTo(full.get(c.rowid)!, 9);
     // Every candidate also holds "weather": without its part the scores would be lower.
-    const harbourOnly = lexicalSearch(
+    const harbourOnly = (await lexicalSearch(
       store.db,
       "chunks",
       queryTerms("harbour tar market"),
@@ -101,15 +101,15 @@ describe("lexicalSearch", () => {
       {
         budget: 1e9,
       },
-    );
+    ));
     expect(pruned.candidates[0]!.bm25).toBeGreaterThan(harbourOnly.candidates[0]!.bm25);
     const scores = pruned.candidates.map((c) => c.bm25);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
   });
 
-  it("reports each term's idf from the namespace's counts and the background, and their sum", () => {
+  it("reports each term's idf from the namespace's counts and the background, and their sum", async () => {
     const terms = queryTerms("harbour market");
-    const r = lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5);
+    const r = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5));
     const idf = (hits: number, stem: string) =>
       bm25Idf(40 + BACKGROUND_UNITS, hits + BACKGROUND_UNITS * backgroundUnitShare(stem));
     expect(r.termIdf[0]).toBeCloseTo(idf(4, "harbour"), 12);
@@ -119,12 +119,12 @@ describe("lexicalSearch", () => {
     expect(r.idfSum).toBeCloseTo(r.termIdf[0]! + r.termIdf[1]!, 12);
   });
 
-  it("depends on the namespace's own rows only", () => {
+  it("depends on the namespace's own rows only", async () => {
     const terms = queryTerms("harbour tar");
-    const before = lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5);
+    const before = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5));
     const other = store.namespace("lex-neighbour");
     for (let i = 0; i < 30; i++) store.document(other, [`The harbour ${i} smelled of tar and fish.`]);
-    const after = lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5);
+    const after = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5));
     expect(after).toEqual(before);
   });
 });

@@ -11,11 +11,11 @@ import { testDatabase } from "../harness.js";
 /** A real store in a temp dir, with rows written straight through SQL to test search alone. */
 export class TestStore {
   readonly dir = mkdtempSync(join(tmpdir(), "memctx-search-"));
-  readonly db: Db = openDatabase(this.dir, testDatabase());
-  readonly organizationId = ensureOrganization(this.db, "test").id;
+  readonly db: Db = (await openDatabase(this.dir, testDatabase()));
+  readonly organizationId = (await ensureOrganization(this.db, "test")).id;
 
-  namespace(name: string): string {
-    return ensureNamespace(this.db, this.organizationId, name).id;
+  async namespace(name: string): Promise<string> {
+    return (await ensureNamespace(this.db, this.organizationId, name)).id;
   }
 
   /** A document with one chunk per text; `status` other than done hides its chunks from search. */

@@ -55,7 +55,7 @@ describe("search with the built-in word vectors", () => {
 
     // Memories carry vectors of the model; chunks none (an average blurs over a passage).
     const db = t!.engine.context.db;
-    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    const count = async (sql: string) => ((await db.prepare(sql).get()) as { n: number }).n;
     expect(count(`SELECT count(*) AS n FROM memory_vectors WHERE model = '${WORD_VECTORS_MODEL}'`)).toBe(
       count("SELECT count(*) AS n FROM memories"),
     );

@@ -24,11 +24,11 @@ const facts = (n: number) =>
     embedding: Float32Array.from({ length: 4 }, (_, k) => (i + 1) * (k + 1) * 0.125),
   }));
 
-function seed(engine: TestEngine, namespace: string, n: number, batched: boolean) {
+async function seed(engine: TestEngine, namespace: string, n: number, batched: boolean) {
   const db = engine.engine.context.db;
-  const ns = ensureNamespace(db, ensureOrganization(db, LOCAL_ORGANIZATION).id, namespace);
-  return transaction(db, () => {
-    const { id: documentId } = addDocument(db, ns, { content: "Ana, Bo and Cy near Porto.", customId: "d" });
+  const ns = (await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, namespace));
+  return (await transaction(db, async () => {
+    const { id: documentId } = (await addDocument(db, ns, { content: "Ana, Bo and Cy near Porto.", customId: "d" }));
     const rows: NewMemoryRow[] = facts(n).map((f, i) => ({
       namespaceId: ns.id,
       memory: f.memory,
@@ -46,9 +46,9 @@ function seed(engine: TestEngine, namespace: string, n: number, batched: boolean
       context: i % 3 === 1 ? `[2024-03-01] turn ${i}` : undefined,
       speaker: i % 3 === 2 ? "ana" : null,
     }));
-    if (batched) return insertMemories(db, rows);
-    return rows.map((r) => insertMemory(db, r).id);
-  });
+    if (batched) return (await insertMemories(db, rows));
+    return rows.map(async (r) => (await insertMemory(db, r)).id);
+  }));
 }
 
 function stored(engine: TestEngine, namespace: string) {
@@ -105,7 +105,7 @@ describe("insertMemories", () => {
   it("refuses a new version of a memory (insertMemory's path)", async () => {
     t = await openTestEngine();
     const db = t.engine.context.db;
-    const ns = ensureNamespace(db, ensureOrganization(db, LOCAL_ORGANIZATION).id, "x");
+    const ns = (await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, "x"));
     const base = {
       namespaceId: ns.id,
       memory: "Ana keeps bees.",
@@ -118,9 +118,9 @@ describe("insertMemories", () => {
       forgetAfter: null,
       documentId: null,
     };
-    const parent = transaction(db, () => insertMemory(db, base));
-    expect(() =>
-      transaction(db, () => insertMemories(db, [{ ...base, memory: "Ana keeps goats.", parent }])),
+    const parent = (await transaction(db, async () => (await insertMemory(db, base))));
+    expect(async () =>
+      (await transaction(db, async () => (await insertMemories(db, [{ ...base, memory: "Ana keeps goats.", parent }])))),
     ).toThrow(/insertMemory/);
   });
 });

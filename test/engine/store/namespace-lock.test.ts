@@ -31,66 +31,66 @@ function twoConnections(): [Db, Db] {
 }
 
 /** A write; says so, for a transaction's result. */
-const touch = (db: Db) => {
-  db.prepare("UPDATE namespaces SET updated_at = updated_at").run();
+const touch = async (db: Db) => {
+  (await db.prepare("UPDATE namespaces SET updated_at = updated_at").run());
   return "written";
 };
 const LOCK_TIMEOUT = /lock timeout/;
 
 describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on PostgreSQL", () => {
-  it("go on beside another namespace's, and wait for the same namespace's", { timeout: 20_000 }, () => {
+  it("go on beside another namespace's, and wait for the same namespace's", { timeout: 20_000 }, async () => {
     const [a, b] = twoConnections();
-    namespaceTransaction(a, "ns-a", () => {
+    (await namespaceTransaction(a, "ns-a", async () => {
       touch(a);
-      expect(namespaceTransaction(b, "ns-b", () => touch(b))).toBe("written");
-      expect(() => namespaceTransaction(b, "ns-a", () => touch(b))).toThrow(LOCK_TIMEOUT);
+      expect((await namespaceTransaction(b, "ns-b", () => touch(b)))).toBe("written");
+      expect(async () => (await namespaceTransaction(b, "ns-a", () => touch(b)))).toThrow(LOCK_TIMEOUT);
       // A schema-wide writer waits for every namespace's.
-      expect(() => transaction(b, () => touch(b))).toThrow(LOCK_TIMEOUT);
+      expect(async () => (await transaction(b, () => touch(b)))).toThrow(LOCK_TIMEOUT);
       // A failed begin leaves no transaction open on the connection.
       expect(b.isTransaction).toBe(false);
-    });
+    }));
     // Released at commit.
-    expect(namespaceTransaction(b, "ns-a", () => "after")).toBe("after");
+    expect((await namespaceTransaction(b, "ns-a", () => "after"))).toBe("after");
   });
 
-  it("wait while a schema-wide write transaction is open", { timeout: 20_000 }, () => {
+  it("wait while a schema-wide write transaction is open", { timeout: 20_000 }, async () => {
     const [a, b] = twoConnections();
-    transaction(a, () => {
+    (await transaction(a, () => {
       touch(a);
-      expect(() => namespaceTransaction(b, "ns-b", () => touch(b))).toThrow(LOCK_TIMEOUT);
-    });
-    expect(namespaceTransaction(b, "ns-b", () => "after")).toBe("after");
+      expect(async () => (await namespaceTransaction(b, "ns-b", () => touch(b)))).toThrow(LOCK_TIMEOUT);
+    }));
+    expect((await namespaceTransaction(b, "ns-b", () => "after"))).toBe("after");
   });
 
-  it("take a nested namespace's lock too, and keep it to the commit", { timeout: 20_000 }, () => {
+  it("take a nested namespace's lock too, and keep it to the commit", { timeout: 20_000 }, async () => {
     const [a, b] = twoConnections();
-    namespaceTransaction(a, "ns-a", () => {
+    (await namespaceTransaction(a, "ns-a", async () => {
       // A transaction of another namespace opened inside (a dream committed with an index).
-      namespaceTransaction(a, "ns-c", () => touch(a));
-      lockNamespace(a, "ns-d");
-      expect(namespaceTransaction(b, "ns-b", () => touch(b))).toBe("written");
+      (await namespaceTransaction(a, "ns-c", () => touch(a)));
+      (await lockNamespace(a, "ns-d"));
+      expect((await namespaceTransaction(b, "ns-b", () => touch(b)))).toBe("written");
       for (const ns of ["ns-a", "ns-c", "ns-d"])
-        expect(() => namespaceTransaction(b, ns, () => touch(b)), ns).toThrow(LOCK_TIMEOUT);
+        expect(async () => (await namespaceTransaction(b, ns, () => touch(b))), ns).toThrow(LOCK_TIMEOUT);
       expect(b.isTransaction).toBe(false);
-    });
+    }));
     for (const ns of ["ns-a", "ns-c", "ns-d"])
-      expect(namespaceTransaction(b, ns, () => touch(b))).toBe("written");
+      expect((await namespaceTransaction(b, ns, () => touch(b)))).toBe("written");
   });
 
   it("index the search units of every namespace they locked at the commit, and no other's", {
     timeout: 20_000,
-  }, () => {
+  }, async () => {
     const [a] = twoConnections();
-    const org = ensureOrganization(a, "org");
-    const [x, y, z] = ["x", "y", "z"].map((n) => ensureNamespace(a, org.id, n));
+    const org = (await ensureOrganization(a, "org"));
+    const [x, y, z] = ["x", "y", "z"].map(async (n) => (await ensureNamespace(a, org.id, n)));
     // A unit of z left queued, as a write outside any transaction leaves it.
     a.exec("BEGIN");
-    insertMemory(a, directMemory(z!.id, "zebra crossing"));
+    (await insertMemory(a, directMemory(z!.id, "zebra crossing")));
     a.exec("COMMIT");
-    namespaceTransaction(a, x!.id, () => {
-      insertMemory(a, directMemory(x!.id, "xylophone lessons"));
-      namespaceTransaction(a, y!.id, () => insertMemory(a, directMemory(y!.id, "yacht club")));
-    });
+    (await namespaceTransaction(a, x!.id, async () => {
+      (await insertMemory(a, directMemory(x!.id, "xylophone lessons")));
+      (await namespaceTransaction(a, y!.id, async () => (await insertMemory(a, directMemory(y!.id, "yacht club")))));
+    }));
     const pending = (ns: string) =>
       (
         a
@@ -104,14 +104,14 @@ describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on Po
 });
 
 describe("a document moved to another namespace while it was processed", () => {
-  it("is not indexed under its old namespace: the job fails to be tried again", () => {
+  it("is not indexed under its old namespace: the job fails to be tried again", async () => {
     const db = connect();
-    const org = ensureOrganization(db, "org");
-    const from = ensureNamespace(db, org.id, "from");
-    const { id } = addDocument(db, from, { content: "Ada moved to Lisbon." });
-    const generation = getDocumentRow(db, id)!.generation;
+    const org = (await ensureOrganization(db, "org"));
+    const from = (await ensureNamespace(db, org.id, "from"));
+    const { id } = (await addDocument(db, from, { content: "Ada moved to Lisbon." }));
+    const generation = (await getDocumentRow(db, id))!.generation;
     // The job read the document here; then its namespace is deleted, its content moved.
-    deleteNamespace(db, from, "to");
+    (await deleteNamespace(db, from, "to"));
     const text = "Ada moved to Lisbon.";
     const indexed = {
       text,
@@ -121,11 +121,11 @@ describe("a document moved to another namespace while it was processed", () => {
       url: null,
       chunks: [{ content: text, position: 0, start: 0, end: text.length }],
     };
-    const indexIn = (namespaceId: string) => () =>
-      indexDocument(db, { id, namespaceId }, generation, indexed);
+    const indexIn = (namespaceId: string) => async () =>
+      (await indexDocument(db, { id, namespaceId }, generation, indexed));
     expect(indexIn(from.id)).toThrow(DocumentMovedError);
-    expect(getDocumentRow(db, id)?.status).toBe("queued");
+    expect((await getDocumentRow(db, id))?.status).toBe("queued");
     // Read again where it is now, it is indexed there.
-    expect(indexIn(findNamespace(db, org.id, "to")!.id)()).toBe(true);
+    expect(indexIn((await findNamespace(db, org.id, "to"))!.id)()).toBe(true);
   });
 });

@@ -66,9 +66,9 @@ afterAll(() => {
   server?.child.kill("SIGTERM");
 });
 
-function open(databaseUrl?: string): Db {
+async function open(databaseUrl?: string): Promise<Db> {
   const dir = tempDir("memctx-pgvector-");
-  const db = openDatabase(dir.path, databaseUrl ? { databaseUrl } : {});
+  const db = (await openDatabase(dir.path, databaseUrl ? { databaseUrl } : {}));
   opened.push({ db, remove: dir.remove });
   return db;
 }
@@ -83,38 +83,38 @@ const vectorOf = (i: number) =>
   );
 
 /** Namespaces a (300 memories) and b (120), some of a's vectors of another model too. */
-function seed(db: Db): { a: string; b: string } {
-  const org = ensureOrganization(db, LOCAL_ORGANIZATION).id;
-  const a = ensureNamespace(db, org, "a").id;
-  const b = ensureNamespace(db, org, "b").id;
+async function seed(db: Db): Promise<{ a: string; b: string }> {
+  const org = (await ensureOrganization(db, LOCAL_ORGANIZATION)).id;
+  const a = (await ensureNamespace(db, org, "a")).id;
+  const b = (await ensureNamespace(db, org, "b")).id;
   const row = (namespaceId: string, i: number, model = MODEL) => ({
     ...directMemory(namespaceId, `${namespaceId === a ? "a" : "b"}-${model}-${i}`),
     vector: { model, embedding: vectorOf(namespaceId === a ? i : 1000 + i) },
   });
-  transaction(db, () =>
-    insertMemories(db, [
+  (await transaction(db, async () =>
+    (await insertMemories(db, [
       ...Array.from({ length: 300 }, (_, i) => row(a, i)),
       ...Array.from({ length: 120 }, (_, i) => row(b, i)),
       ...Array.from({ length: 40 }, (_, i) => row(a, 5000 + i, "other-model")),
-    ]),
-  );
+    ])),
+  ));
   return { a, b };
 }
 
-const memoryText = (db: Db, rowid: number) =>
-  (db.prepare("SELECT memory FROM memories WHERE rowid = ?").get(rowid) as { memory: string }).memory;
+const memoryText = async (db: Db, rowid: number) =>
+  ((await db.prepare("SELECT memory FROM memories WHERE rowid = ?").get(rowid)) as { memory: string }).memory;
 
 const queries = [3, 17, 42, 99, 250].map((i) => vectorOf(i * 31 + 5));
 
 describe("nearestVectors", () => {
-  it("is null on SQLite: search keeps the in-process scan there", () => {
+  it("is null on SQLite: search keeps the in-process scan there", async () => {
     const db = open();
     const { a } = seed(db);
-    expect(nearestVectors(db, "memories", a, MODEL, queries[0]!, 10)).toBeNull();
+    expect((await nearestVectors(db, "memories", a, MODEL, queries[0]!, 10))).toBeNull();
   });
 
   describe.skipIf(server === null)("on PostgreSQL with pgvector (PGlite through pglite-socket)", () => {
-    it("returns the SQLite path's nearest hits, exact and through the HNSW index", () => {
+    it("returns the SQLite path's nearest hits, exact and through the HNSW index", async () => {
       const lite = open();
       const liteNs = seed(lite);
       const pg = open(`postgres://postgres:postgres@127.0.0.1:${server!.port}/postgres?schema=pgvector_test`);
@@ -127,13 +127,13 @@ describe("nearestVectors", () => {
       };
       expect(JSON.parse(stored.v)).toEqual(Array.from(vectorOf(0)).map((x) => expect.closeTo(x, 5)));
 
-      const reference = (q: Float32Array, ns: "a" | "b", k: number) =>
-        vectorSearch(lite, "memories", q, MODEL, { namespaceId: liteNs[ns] }, k).map((c) => ({
+      const reference = async (q: Float32Array, ns: "a" | "b", k: number) =>
+        (await vectorSearch(lite, "memories", q, MODEL, { namespaceId: liteNs[ns] }, k)).map((c) => ({
           memory: memoryText(lite, c.rowid),
           cosine: c.cosine,
         }));
-      const viaPg = (q: Float32Array, ns: "a" | "b", k: number) => {
-        const got = nearestVectors(pg, "memories", pgNs[ns], MODEL, q, k);
+      const viaPg = async (q: Float32Array, ns: "a" | "b", k: number) => {
+        const got = (await nearestVectors(pg, "memories", pgNs[ns], MODEL, q, k));
         expect(got).not.toBeNull();
         return got!.map((c) => ({ memory: memoryText(pg, c.rowid), cosine: c.cosine }));
       };
@@ -146,9 +146,9 @@ describe("nearestVectors", () => {
       };
 
       // Inside a transaction no index is built: the exact ORDER BY.
-      transaction(pg, () => {
+      (await transaction(pg, () => {
         for (const q of queries) same(viaPg(q, "a", 10), reference(q, "a", 10));
-      });
+      }));
       expect(pg.prepare("SELECT count(*) AS n FROM pg_indexes WHERE indexname LIKE '%hnsw%'").get()).toEqual({
         n: 0,
       });
@@ -164,7 +164,7 @@ describe("nearestVectors", () => {
       // Search's vector step (vectorSearch) answers from pgvector on this connection: the same hits.
       for (const q of queries) {
         same(
-          vectorSearch(pg, "memories", q, MODEL, { namespaceId: pgNs.a }, 10).map((c) => ({
+          (await vectorSearch(pg, "memories", q, MODEL, { namespaceId: pgNs.a }, 10)).map((c) => ({
             memory: memoryText(pg, c.rowid),
             cosine: c.cosine,
           })),
@@ -194,9 +194,9 @@ describe("nearestVectors", () => {
         pg.exec("RESET enable_seqscan");
       }
       // Another model's vectors are not candidates; a namespace without vectors has none.
-      const other = nearestVectors(pg, "memories", pgNs.a, "other-model", queries[1]!, 100)!;
+      const other = (await nearestVectors(pg, "memories", pgNs.a, "other-model", queries[1]!, 100))!;
       expect(other).toHaveLength(40);
-      expect(nearestVectors(pg, "memories", pgNs.a, "no-such-model", queries[1]!, 10)).toEqual([]);
+      expect((await nearestVectors(pg, "memories", pgNs.a, "no-such-model", queries[1]!, 10))).toEqual([]);
     });
   });
 });

@@ -13,21 +13,21 @@ import { storeConnections, TEST_BACKEND } from "../harness.js";
 const db = storeConnections();
 
 describe.skipIf(TEST_BACKEND !== "postgres")("job claims on PostgreSQL (queue lock)", () => {
-  it("do not wait for another connection's open write transaction", { timeout: 20_000 }, () => {
+  it("do not wait for another connection's open write transaction", { timeout: 20_000 }, async () => {
     const writer = db();
     const worker = db();
     worker.exec("SET lock_timeout = '3s'");
-    const id = enqueueJob(writer, { kind: "k", payload: { n: 1 } });
+    const id = (await enqueueJob(writer, { kind: "k", payload: { n: 1 } }));
     // The writer holds the schema's write lock until it commits.
     writer.exec("BEGIN IMMEDIATE");
     writer.prepare("UPDATE namespaces SET updated_at = updated_at").run();
     const started = Date.now();
-    const job = claimJob(worker, ["k"], "W", 30_000);
+    const job = (await claimJob(worker, ["k"], "W", 30_000));
     expect(job?.id).toBe(id);
     expect(Date.now() - started).toBeLessThan(5_000);
-    completeJob(worker, id, "W");
+    (await completeJob(worker, id, "W"));
     writer.exec("COMMIT");
     // And the writer's own transaction still works after the claim.
-    expect(claimJob(writer, ["k"], "W", 30_000)).toBeUndefined();
+    expect((await claimJob(writer, ["k"], "W", 30_000))).toBeUndefined();
   });
 });

@@ -25,12 +25,12 @@ const WEIGHTS = { k1: 1.2, b: 0.75, contextWeight: 0.3, averageLength: 0 };
  * BM25 summed here from every posting: the oracle the database's sums must equal. A phrase counts
  * in a unit holding all its stems, as often as the least frequent of them.
  */
-function summedHere(db: Db, space: number, terms: readonly WeightedTerm[], averageLength: number) {
+async function summedHere(db: Db, space: number, terms: readonly WeightedTerm[], averageLength: number) {
   const scores = new Map<number, [number, number]>();
   for (const { stems, idf } of terms) {
     const byUnit = new Map<number, { tf: number; tfContext: number; length: number; n: number }>();
     for (const stem of stems) {
-      for (const [unit, , tf, tfContext, length] of postingRows(db, space, [stem])) {
+      for (const [unit, , tf, tfContext, length] of (await postingRows(db, space, [stem]))) {
         const h = byUnit.get(unit);
         if (h) {
           h.tf = Math.min(h.tf, tf);
@@ -77,9 +77,9 @@ describe("topUnits: BM25 summed by the database", () => {
     for (const d of (await ns.documents.list({ limit: 50 })).documents)
       await ns.documents.waitFor(d.id, { timeoutMs: 20_000, pollIntervalMs: 20 });
     const db = engine.context.db;
-    const nsId = (db.prepare("SELECT id FROM namespaces WHERE name = 'top'").get() as { id: string }).id;
+    const nsId = ((await db.prepare("SELECT id FROM namespaces WHERE name = 'top'").get()) as { id: string }).id;
     for (const corpus of ["chunks", "memories"] as const) {
-      const space = searchSpace(db, nsId, corpus)!;
+      const space = (await searchSpace(db, nsId, corpus))!;
       expect(space.units).toBeGreaterThan(0);
       const weights = { ...WEIGHTS, averageLength: space.length / space.units };
       for (const terms of [
@@ -105,14 +105,14 @@ describe("topUnits: BM25 summed by the database", () => {
         ],
       ] as WeightedTerm[][]) {
         const oracle = ranked(summedHere(db, space.id, terms, weights.averageLength));
-        const got = topUnits(db, space.id, terms, weights, 100);
+        const got = (await topUnits(db, space.id, terms, weights, 100));
         expect(got.map((r) => r[0])).toEqual(oracle.map((r) => r[0]));
         got.forEach((r, i) => {
           expect(r[1]).toBeCloseTo(oracle[i]![1], 9);
           expect(r[2]).toBe(oracle[i]![2]);
         });
         // A window further down the same ranking.
-        expect(topUnits(db, space.id, terms, weights, 2, 1).map((r) => r[0])).toEqual(
+        expect((await topUnits(db, space.id, terms, weights, 2, 1)).map((r) => r[0])).toEqual(
           oracle.slice(1, 3).map((r) => r[0]),
         );
       }

@@ -10,41 +10,41 @@ afterEach(() => {
   for (const d of open.splice(0)) d.close();
   dir?.remove();
 });
-const connect = (writeLock?: SharedArrayBuffer) => {
-  const db = openDatabase(dir.path, { writeLock });
+const connect = async (writeLock?: SharedArrayBuffer) => {
+  const db = (await openDatabase(dir.path, { writeLock }));
   open.push(db);
   return db;
 };
 const word = (db: Db) => new Int32Array(writeLockOf(db)!)[0]!;
 
 describe("the write lock of one process's connections", () => {
-  it("is held for the length of a write transaction, nested ones included, and released after an error", () => {
+  it("is held for the length of a write transaction, nested ones included, and released after an error", async () => {
     dir = tempDir();
     const db = connect();
     const seen: number[] = [];
-    transaction(db, () => {
+    (await transaction(db, async () => {
       seen.push(word(db));
-      transaction(db, () => seen.push(word(db)));
-    });
+      (await transaction(db, () => seen.push(word(db))));
+    }));
     expect(seen.every((w) => w !== 0)).toBe(true);
     expect(word(db)).toBe(0);
-    expect(() =>
-      transaction(db, () => {
+    expect(async () =>
+      (await transaction(db, () => {
         throw new Error("boom");
-      }),
+      })),
     ).toThrow("boom");
     expect(word(db)).toBe(0);
   });
 
-  it("is shared by a second connection opened with it, not by one opened alone", () => {
+  it("is shared by a second connection opened with it, not by one opened alone", async () => {
     dir = tempDir();
     const a = connect();
     const b = connect(writeLockOf(a));
     const c = connect();
-    transaction(a, () => {
+    (await transaction(a, () => {
       expect(word(b)).not.toBe(0);
       expect(word(c)).toBe(0);
-    });
+    }));
   });
 
   it("makes a thread's writer wait for the holder, and take the lock once it is released", async () => {
@@ -68,13 +68,13 @@ describe("the write lock of one process's connections", () => {
     const got = new Promise<{ held: number; at: number }>((resolve) => thread.once("message", resolve));
     await new Promise((r) => thread.once("online", r));
     let released = 0;
-    transaction(db, () => {
+    (await transaction(db, () => {
       Atomics.store(go, 0, 1);
       Atomics.notify(go, 0);
       const t = Date.now();
       while (Date.now() - t < 100);
       released = Date.now();
-    });
+    }));
     const { held, at } = await got;
     await thread.terminate();
     expect(held).not.toBe(0);
@@ -82,12 +82,12 @@ describe("the write lock of one process's connections", () => {
     expect(word(db)).toBe(0);
   });
 
-  it("is taken over from a holder that never releases it (a terminated thread), after the wait limit", () => {
+  it("is taken over from a holder that never releases it (a terminated thread), after the wait limit", async () => {
     dir = tempDir();
     const db = connect();
     const buffer = useWriteLock(db, writeLockOf(db), 50);
     Atomics.store(new Int32Array(buffer), 0, 12345);
-    expect(withWriteLock(db, () => word(db))).not.toBe(12345);
+    expect((await withWriteLock(db, () => word(db)))).not.toBe(12345);
     // Released by its new holder: the next writer does not wait again.
     expect(word(db)).toBe(0);
   });

@@ -91,19 +91,19 @@ export class UnitIndex {
     this.db.exec("COMMIT");
   }
 
-  private list(
+  private async list(
     kind: "chunk" | "memory",
     match: string,
     opts: RecipeOptions,
-  ): { unit: Unit; score: number }[] {
+  ): Promise<{ unit: Unit; score: number }[]> {
     const weights = `1.0, ${opts.contextWeight.toFixed(3)}`;
     const query = opts.contextWeight > 0 ? match : `{text} : (${match})`;
-    const rows = this.db
+    const rows = (await this.db
       .prepare(
         `SELECT rowid AS id, -bm25(${kind}_fts, ${weights}) AS score FROM ${kind}_fts ` +
           `WHERE ${kind}_fts MATCH ? ORDER BY bm25(${kind}_fts, ${weights}) LIMIT ?`,
       )
-      .all(query, opts.limit) as { id: number; score: number }[];
+      .all(query, opts.limit)) as { id: number; score: number }[];
     return rows.map((r) => ({ unit: this.units[r.id - 1]!, score: r.score }));
   }
 

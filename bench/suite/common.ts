@@ -317,7 +317,7 @@ export async function startMcp(
 }
 
 /** `memctx mcp` over stdio on the embedded engine in `dataDir`, bound to `namespace`. */
-async export function startMemctxMcp(
+export async function startMemctxMcp(
   cli: string[],
   dataDir: string,
   namespace: string,

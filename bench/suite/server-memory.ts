@@ -55,7 +55,7 @@ export async function serverMemoryEntry(): Promise<{ entry: string } | { skipped
   }
 }
 
-async export function startServerMemory(entry: string, memoryFile: string): Promise<McpChild> {
+export async function startServerMemory(entry: string, memoryFile: string): Promise<McpChild> {
   return (await startMcp(NODE, [entry], { MEMORY_FILE_PATH: memoryFile }));
 }
 

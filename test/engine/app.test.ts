@@ -73,8 +73,8 @@ describe("the engine's fetch handler", () => {
       ).json()) as { id: string };
     const a = await add("?dreaming=instant&taskType=superrag", { content: "a" });
     const b = await add("?dreaming=instant", { content: "b", dreaming: "dynamic", taskType: "memory" });
-    const row = (id: string) =>
-      engine!.context.db.prepare("SELECT dreaming, task_type FROM documents WHERE id = ?").get(id);
+    const row = async (id: string) =>
+      (await engine!.context.db.prepare("SELECT dreaming, task_type FROM documents WHERE id = ?").get(id));
     expect(row(a.id)).toEqual({ dreaming: "instant", task_type: "superrag" });
     expect(row(b.id)).toEqual({ dreaming: "dynamic", task_type: "memory" });
   });
@@ -118,12 +118,12 @@ describe("deleting documents", () => {
     expect(left.map((m) => m.id)).toEqual(["mem_both"]);
     // the search index followed: only the kept memory still holds the word
     expect(
-      db
+      (await db
         .prepare(
           `SELECT count(*) AS n FROM search_postings p JOIN search_spaces s ON s.id = p.space
            WHERE s.corpus = 'memories' AND p.term = 'fact'`,
         )
-        .get(),
+        .get()),
     ).toEqual({ n: 1 });
   });
 });

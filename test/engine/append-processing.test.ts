@@ -75,19 +75,19 @@ interface ChunkState {
   content: string;
   context: string;
 }
-const chunksOf = (e: TestEngine, documentId: string) =>
-  e.engine.context.db
+const chunksOf = async (e: TestEngine, documentId: string) =>
+  (await e.engine.context.db
     .prepare("SELECT id, position, content, context FROM chunks WHERE document_id = ? ORDER BY position")
-    .all(documentId) as unknown as ChunkState[];
+    .all(documentId)) as unknown as ChunkState[];
 
-const liveMemories = (e: TestEngine, namespace: string) =>
+const liveMemories = async (e: TestEngine, namespace: string) =>
   (
-    e.engine.context.db
+    (await e.engine.context.db
       .prepare(
         `SELECT m.memory FROM memories m JOIN namespaces n ON n.id = m.namespace_id
          WHERE n.name = ? AND m.is_latest = 1 AND m.is_forgotten = 0 ORDER BY m.memory`,
       )
-      .all(namespace) as { memory: string }[]
+      .all(namespace)) as { memory: string }[]
   ).map((m) => m.memory);
 
 describe("an appended conversation is processed one new part at a time", () => {

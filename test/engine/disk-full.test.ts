@@ -85,8 +85,8 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     const ns = api.client().ns("full");
     const { id, status } = await ns.documents.add({ content: bigText("queued") });
     expect(status).toBe("queued");
-    const job = () =>
-      wdb.prepare("SELECT state, attempts, max_attempts, error FROM jobs WHERE document_id = ?").get(id) as
+    const job = async () =>
+      (await wdb.prepare("SELECT state, attempts, max_attempts, error FROM jobs WHERE document_id = ?").get(id)) as
         | { state: string; attempts: number; max_attempts: number; error: string | null }
         | undefined;
     // More deferrals than the job has attempts: none of them is counted.

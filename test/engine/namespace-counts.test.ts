@@ -33,8 +33,8 @@ async function call(e: Engine, method: string, path: string, opts: { body?: unkn
 }
 
 /** The counts as a scan finds them, the way GET /namespaces used to compute them per call. */
-function scanned(db: Db): Record<string, { documentCount: number; memoryCount: number }> {
-  const rows = db
+async function scanned(db: Db): Promise<Record<string, { documentCount: number; memoryCount: number }>> {
+  const rows = (await db
     .prepare(
       `SELECT n.name,
          (SELECT count(*) FROM documents d WHERE d.namespace_id = n.id) AS documentCount,
@@ -42,7 +42,7 @@ function scanned(db: Db): Record<string, { documentCount: number; memoryCount: n
             AND (m.forget_after IS NULL OR m.forget_after > ?)) AS memoryCount
        FROM namespaces n ORDER BY n.name`,
     )
-    .all(new Date().toISOString()) as { name: string; documentCount: number; memoryCount: number }[];
+    .all(new Date().toISOString())) as { name: string; documentCount: number; memoryCount: number }[];
   return Object.fromEntries(
     rows.map((r) => [r.name, { documentCount: r.documentCount, memoryCount: r.memoryCount }]),
   );
@@ -89,11 +89,11 @@ describe("namespace counters", () => {
     await client.ns("a").documents.waitFor(up.id, { until: "memories", timeoutMs: 20_000 });
     await check();
 
-    const mem = db
+    const mem = (await db
       .prepare(
         "SELECT m.id FROM memories m JOIN namespaces n ON n.id = m.namespace_id WHERE n.name = 'a' AND m.is_latest = 1 LIMIT 1",
       )
-      .get() as { id: string };
+      .get()) as { id: string };
     expect((await call(e, "DELETE", "/ns/a/memories", { body: { ids: [mem.id] } })).status).toBe(200);
     await check();
 
@@ -119,7 +119,7 @@ describe("namespace counters", () => {
     dir = tempDir("memctx-ns-counts-read-");
     const e = await open(0);
     await call(e, "POST", "/ns/a/document", { body: { content: "x" } });
-    e.context.db.prepare("UPDATE namespaces SET document_count = 41, memory_count = 7").run();
+    (await e.context.db.prepare("UPDATE namespaces SET document_count = 41, memory_count = 7").run());
     expect(await listed(e)).toEqual({ a: { documentCount: 41, memoryCount: 7 } });
   });
 
@@ -167,9 +167,9 @@ describe("keys and the organization", () => {
     const generated = (await createKey(db, "local"));
     // An older version's row: the 11-character key stored whole as its prefix.
     (await registerKey(db, "elevenchars", "local"));
-    const legacy = db
+    const legacy = (await db
       .prepare("UPDATE api_keys SET prefix = 'elevenchars' WHERE key_hash = ?")
-      .run(sha256("elevenchars"));
+      .run(sha256("elevenchars")));
     expect(legacy.changes).toBe(1);
     db.close();
 

@@ -46,8 +46,8 @@ class TestEmbedder implements Embedder {
   }
 }
 
-const count = (e: Engine, sql: string, ...args: string[]) =>
-  (e.context.db.prepare(sql).get(...args) as { n: number }).n;
+const count = async (e: Engine, sql: string, ...args: string[]) =>
+  ((await e.context.db.prepare(sql).get(...args)) as { n: number }).n;
 
 describe("the processing pipeline", () => {
   it("stores one vector per chunk when an embedder is configured, and none without", async () => {
@@ -85,7 +85,7 @@ describe("the processing pipeline", () => {
 
     embedder.failures = 99;
     const bad = await ns.documents.add({ content: "Never works." });
-    e.context.db.prepare("UPDATE jobs SET max_attempts = 1 WHERE document_id = ?").run(bad.id);
+    (await e.context.db.prepare("UPDATE jobs SET max_attempts = 1 WHERE document_id = ?").run(bad.id));
     let doc = await ns.documents.get(bad.id);
     const deadline = Date.now() + 10_000;
     while (doc.system.status !== "failed" && Date.now() < deadline) {

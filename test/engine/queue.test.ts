@@ -104,11 +104,11 @@ describe("the durable job queue", () => {
     expect((await failJob(a, j1, "A", "boom", true))).toBe("retry");
     // backoff: not claimable at once
     expect((await claimJob(a, ["k"], "A", 30_000))).toBeUndefined();
-    a.prepare("UPDATE jobs SET run_after = ?").run(new Date(0).toISOString());
+    (await a.prepare("UPDATE jobs SET run_after = ?").run(new Date(0).toISOString()));
     const j2 = (await claimJob(a, ["k"], "A", 30_000))!;
     expect(j2.attempts).toBe(2);
     expect((await failJob(a, j2, "A", "boom again", true))).toBe("failed");
-    const row = a.prepare("SELECT state, error FROM jobs").get();
+    const row = (await a.prepare("SELECT state, error FROM jobs").get());
     expect(row).toEqual({ state: "failed", error: "boom again" });
   });
 

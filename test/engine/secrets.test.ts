@@ -28,8 +28,8 @@ async function connectorWithToken(s: TestServer): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
-const rawRow = (s: TestServer, id: string) =>
-  s.engine.context.db.prepare("SELECT config, credentials FROM connectors WHERE id = ?").get(id) as {
+const rawRow = async (s: TestServer, id: string) =>
+  (await s.engine.context.db.prepare("SELECT config, credentials FROM connectors WHERE id = ?").get(id)) as {
     config: string;
     credentials: string | null;
   };
@@ -129,9 +129,9 @@ describe("data at rest", () => {
     const id = await connectorWithToken(server);
     const plain = JSON.stringify({ token: TOKEN, repositories: ["octo/repo"] });
     const tokens = JSON.stringify({ accessToken: "at-plain", refreshToken: "rt-plain" });
-    server.engine.context.db
+    (await server.engine.context.db
       .prepare("UPDATE connectors SET config = ?, credentials = ? WHERE id = ?")
-      .run(plain, tokens, id);
+      .run(plain, tokens, id));
     expect(JSON.parse((await getConnectorRow(server.engine.context.db, id))!.config!)).toMatchObject({
       token: TOKEN,
     });

@@ -84,8 +84,8 @@ describe("the job queue", () => {
     await first.close();
 
     const second = await open({ apiKey: TEST_KEY, workers: 1, jobLeaseMs: 1 });
-    const row = () =>
-      second.context.db.prepare("SELECT status, error FROM documents WHERE id = ?").get(id) as {
+    const row = async () =>
+      (await second.context.db.prepare("SELECT status, error FROM documents WHERE id = ?").get(id)) as {
         status: string;
         error: string | null;
       };
@@ -95,7 +95,7 @@ describe("the job queue", () => {
     }
     expect(row().status).toBe("failed");
     expect(row().error).toMatch(/attempt/);
-    const jobs = second.context.db.prepare("SELECT state FROM jobs WHERE document_id = ?").all(id);
+    const jobs = (await second.context.db.prepare("SELECT state FROM jobs WHERE document_id = ?").all(id));
     expect(jobs).toEqual([{ state: "failed" }]);
   });
 });

@@ -169,9 +169,9 @@ describe("connectors sync on a schedule", () => {
 
     // The hour passed while it was down (the last run is made older in the store): the next start syncs.
     const raw = (await openDatabase(dir.path, testDatabase()));
-    raw
+    (await raw
       .prepare("UPDATE sync_runs SET created_at = ?, started_at = ?, finished_at = ? WHERE connector_id = ?")
-      .run(...Array(3).fill(new Date(Date.now() - 3601_000).toISOString()), id);
+      .run(...Array(3).fill(new Date(Date.now() - 3601_000).toISOString()), id));
     raw.close();
     const c = await serve();
     const after = await nextFinishedRun(() => c.ns.connectors.get(id), first.latestRun!.id);

@@ -71,12 +71,12 @@ async function finished(e: Engine, runId: string) {
   throw new Error(`run ${runId} did not finish`);
 }
 
-const connectorDocs = (e: Engine, id: string) =>
-  e.context.db
+const connectorDocs = async (e: Engine, id: string) =>
+  (await e.context.db
     .prepare(
       "SELECT custom_id, source, title, content, metadata FROM documents WHERE connector_id = ? ORDER BY custom_id",
     )
-    .all(id) as { custom_id: string; source: string; title: string; content: string; metadata: string }[];
+    .all(id)) as { custom_id: string; source: string; title: string; content: string; metadata: string }[];
 
 describe("connector service", () => {
   it("syncs a web-crawler connector into documents, then updates, keeps and deletes on the next run", async () => {
@@ -293,9 +293,9 @@ describe("connector service OAuth", () => {
     });
     await expect(service.completeAuthorization({ state, code: "late" })).rejects.toThrow(InputError);
     expect(auth.state.codeExchanges).toBe(0);
-    const row = e.context.db
+    const row = (await e.context.db
       .prepare("SELECT state, oauth_state FROM connectors WHERE id = ?")
-      .get(created.id);
+      .get(created.id));
     expect(row).toEqual({ state: "expired", oauth_state: null });
   });
 });

@@ -147,7 +147,7 @@ describe("dreaming", () => {
         const d = (await first.call("GET", `/ns/alice/document/${add.body.id}`)).body as Doc;
         return d.system.status === "done" ? true : undefined;
       }, "status done");
-      const jobs = first.engine.context.db.prepare("SELECT kind FROM jobs").all() as { kind: string }[];
+      const jobs = (await first.engine.context.db.prepare("SELECT kind FROM jobs").all()) as { kind: string }[];
       expect(jobs.map((j) => j.kind)).toEqual(["dream"]);
       expect(
         ((await first.call("GET", `/ns/alice/document/${add.body.id}`)).body as Doc).system.dreamingStatus,
@@ -211,12 +211,12 @@ describe("dreaming", () => {
         return d.system.status === "done" ? d : undefined;
       }, "status done");
       expect(doc.memories!.length).toBeGreaterThan(0);
-      const vectors = t.engine.context.db
+      const vectors = (await t.engine.context.db
         .prepare(
           `SELECT m.memory, v.model, length(v.embedding) AS bytes FROM memories m
            JOIN memory_vectors v ON v.memory_rowid = m.rowid`,
         )
-        .all() as { memory: string; model: string; bytes: number }[];
+        .all()) as { memory: string; model: string; bytes: number }[];
       expect(vectors.map((v) => v.memory).sort()).toEqual(doc.memories!.map((m) => m.memory).sort());
       expect(new Set(vectors.map((v) => `${v.model}/${v.bytes}`))).toEqual(new Set(["test-embed/16"]));
       const asked = models.requests

@@ -125,13 +125,13 @@ describe("POST /ns/{namespace}/profile", () => {
       await conversation();
       // A namespace with no static memory at all was walked whole on every profile to find none.
       const db = t.engine.context.db;
-      const plan = db
+      const plan = (await db
         .prepare(
           `EXPLAIN QUERY PLAN SELECT m.id, m.memory FROM memories m WHERE m.namespace_id = ? AND m.is_latest = 1
            AND m.is_forgotten = 0 AND (m.forget_after IS NULL OR m.forget_after > ?) AND 1 AND m.is_static = ?
          ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
         )
-        .all("x", "y", 1, 20) as { detail: string }[];
+        .all("x", "y", 1, 20)) as { detail: string }[];
       expect(plan.map((r) => r.detail).join("\n")).toMatch(
         /USING INDEX memories_profile \(namespace_id=\? AND is_static=\?\)/,
       );

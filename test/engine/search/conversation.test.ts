@@ -125,11 +125,11 @@ describe("searching conversations", () => {
 describe("the person factor", () => {
   let store: TestStore;
   let ns: string;
-  beforeEach(() => {
-    store = new TestStore();
-    ns = store.namespace("alice");
+  beforeEach(async () => {
+    store = await TestStore.open();
+    ns = (await store.namespace("alice"));
   });
-  afterEach(() => store.close());
+  afterEach(async () => (await store.close()));
 
   it("knows the namespace's speakers by a prefix of three letters or more", async () => {
     store.document(ns, ["hello", "hi"], { speakers: ["melanie", "caroline"] });
@@ -140,7 +140,7 @@ describe("the person factor", () => {
     expect((await namedPeople(store.db, ns, "What did Caroline paint?", STOP_WORDS)).expansions).toEqual([]);
     expect((await namedPeople(store.db, ns, "What did me paint?", STOP_WORDS)).names.size).toBe(0);
     // Another namespace's speakers are not this one's.
-    expect((await namedPeople(store.db, store.namespace("bob"), "Mel", STOP_WORDS)).names.size).toBe(0);
+    expect((await namedPeople(store.db, (await store.namespace("bob")), "Mel", STOP_WORDS)).names.size).toBe(0);
   });
 
   it("multiplies the score of what someone else said by the factor", async () => {
@@ -158,13 +158,13 @@ describe("the person factor", () => {
   });
 
   it("ranks what the named person said first when the query names them", async () => {
-    const doc = store.document(
+    const doc = (await store.document(
       ns,
       ["I love pottery, pottery is the best, pottery every day.", "Pottery is fun."],
       {
         speakers: ["caroline", "melanie"],
       },
-    );
+    ));
     const res = await search(
       { db: store.db },
       ns,
@@ -230,9 +230,9 @@ describe("dedup in hybrid search", () => {
   });
 
   it("applies to hybrid search only: chunks and memories modes return every match", async () => {
-    const store = new TestStore();
+    const store = await TestStore.open();
     try {
-      const ns = store.namespace("alice");
+      const ns = (await store.namespace("alice"));
       store.memory(ns, "Caroline went to a support group on 7 May 2023.");
       store.memory(ns, "Caroline went to the support group on 7 May 2023!");
       const run = async (searchMode: "hybrid" | "memories") =>

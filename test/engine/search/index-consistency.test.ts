@@ -63,10 +63,10 @@ describe("the search index", () => {
     expect(names).toEqual(["a"]);
 
     const db = t.engine.context.db;
-    const rows = (sql: string) =>
-      db
+    const rows = async (sql: string) =>
+      (await db
         .prepare(sql)
-        .all()
+        .all())
         .map((r) => ({ ...r }));
     // Each unit's postings are its text's and context's stems, counted again now (by the
     // tokenizer the index uses, in JavaScript: the same check on every backend).

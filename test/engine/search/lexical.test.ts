@@ -65,9 +65,9 @@ describe("lexical similarity", () => {
 describe("lexicalSearch", () => {
   let store: TestStore;
   let ns: string;
-  beforeAll(() => {
-    store = new TestStore();
-    ns = store.namespace("lex");
+  beforeAll(async () => {
+    store = await TestStore.open();
+    ns = (await store.namespace("lex"));
     // "weather" is in 16 of 40 rows (idf 0.39), "harbour" and "tar" in 4 of them (idf 2.09): the
     // default threshold leaves "weather" out of MATCH, and its part must be added back;
     // "market" is in every row (idf floored at 1e-6).
@@ -78,7 +78,7 @@ describe("lexicalSearch", () => {
       store.document(ns, [`Entry ${i}: we walked to the market.${weather}${extra}`]);
     }
   });
-  afterAll(() => store.close());
+  afterAll(async () => (await store.close()));
 
   it("gives the same scores over the whole query when it reads only the rarest terms", async () => {
     const terms = queryTerms("weather harbour tar market");
@@ -122,8 +122,8 @@ describe("lexicalSearch", () => {
   it("depends on the namespace's own rows only", async () => {
     const terms = queryTerms("harbour tar");
     const before = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5));
-    const other = store.namespace("lex-neighbour");
-    for (let i = 0; i < 30; i++) store.document(other, [`The harbour ${i} smelled of tar and fish.`]);
+    const other = (await store.namespace("lex-neighbour"));
+    for (let i = 0; i < 30; i++) (await store.document(other, [`The harbour ${i} smelled of tar and fish.`]));
     const after = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5));
     expect(after).toEqual(before);
   });

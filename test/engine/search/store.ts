@@ -10,16 +10,24 @@ import { testDatabase } from "../harness.js";
 
 /** A real store in a temp dir, with rows written straight through SQL to test search alone. */
 export class TestStore {
-  readonly dir = mkdtempSync(join(tmpdir(), "memctx-search-"));
-  readonly db: Db = (await openDatabase(this.dir, testDatabase()));
-  readonly organizationId = (await ensureOrganization(this.db, "test")).id;
+  private constructor(
+    readonly dir: string,
+    readonly db: Db,
+    readonly organizationId: string,
+  ) {}
+
+  static async open(): Promise<TestStore> {
+    const dir = mkdtempSync(join(tmpdir(), "memctx-search-"));
+    const db = await openDatabase(dir, testDatabase());
+    return new TestStore(dir, db, (await ensureOrganization(db, "test")).id);
+  }
 
   async namespace(name: string): Promise<string> {
     return (await ensureNamespace(this.db, this.organizationId, name)).id;
   }
 
   /** A document with one chunk per text; `status` other than done hides its chunks from search. */
-  document(
+  async document(
     namespaceId: string,
     chunks: string[],
     opts: {
@@ -36,11 +44,11 @@ export class TestStore {
       speakers?: (string | null)[];
       contexts?: string[];
     } = {},
-  ): { id: string; chunkIds: string[] } {
+  ): Promise<{ id: string; chunkIds: string[] }> {
     const id = newId("doc");
     const t = new Date().toISOString();
     const text = chunks.join("\n");
-    this.db
+    (await this.db
       .prepare(
         `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, text, title, type, source, metadata,
            document_date, status, dreaming_status, created_at, updated_at)
@@ -61,12 +69,12 @@ export class TestStore {
         opts.status ?? "done",
         t,
         t,
-      );
+      ));
     const chunkIds: string[] = [];
     let offset = 0;
-    chunks.forEach((content, position) => {
+    chunks.forEach(async (content, position) => {
       const chunkId = newId("chk");
-      const row = this.db
+      const row = (await this.db
         .prepare(
           `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset,
              label, speaker, context, created_at)
@@ -84,22 +92,22 @@ export class TestStore {
           opts.speakers?.[position] ?? null,
           opts.contexts?.[position] ?? "",
           t,
-        ) as {
+        )) as {
         rowid: number;
       };
       offset += content.length + 1;
       const v = opts.embedder?.vectors[position];
       if (v) {
-        this.db
+        (await this.db
           .prepare("INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES (?, ?, ?)")
-          .run(row.rowid, opts.embedder!.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+          .run(row.rowid, opts.embedder!.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)));
       }
       chunkIds.push(chunkId);
     });
     return { id, chunkIds };
   }
 
-  memory(
+  async memory(
     namespaceId: string,
     memory: string,
     opts: {
@@ -118,10 +126,10 @@ export class TestStore {
       /** YYYY-MM-DD the fact is about. */
       eventDate?: string;
     } = {},
-  ): string {
+  ): Promise<string> {
     const id = newId("mem");
     const t = new Date().toISOString();
-    this.db
+    (await this.db
       .prepare(
         `INSERT INTO memories (id, namespace_id, memory, metadata, is_inference, is_latest, is_forgotten, version,
            parent_memory_id, forget_after, document_id, context, speaker, event_date, created_at, updated_at)
@@ -144,25 +152,25 @@ export class TestStore {
         opts.eventDate ?? null,
         t,
         t,
-      );
+      ));
     if (opts.documentId && opts.sourceStart !== undefined) {
-      this.db
+      (await this.db
         .prepare(
           "INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at) VALUES (?, ?, ?, ?, ?)",
         )
-        .run(id, opts.documentId, opts.sourceStart, opts.sourceStart + 1, t);
+        .run(id, opts.documentId, opts.sourceStart, opts.sourceStart + 1, t));
     }
     return id;
   }
 
-  relate(fromId: string, toId: string, relation: "updates" | "extends" | "derives"): void {
-    this.db
+  async relate(fromId: string, toId: string, relation: "updates" | "extends" | "derives"): Promise<void> {
+    (await this.db
       .prepare("INSERT INTO memory_relations (from_id, to_id, relation, created_at) VALUES (?, ?, ?, ?)")
-      .run(fromId, toId, relation, new Date().toISOString());
+      .run(fromId, toId, relation, new Date().toISOString()));
   }
 
-  close(): void {
-    this.db.close();
+  async close(): Promise<void> {
+    await this.db.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -71,18 +71,18 @@ describe("questionWindow: the dates a question asks about", () => {
 
 describe("search ranks memories dated in the asked window higher", () => {
   let store: TestStore;
-  beforeEach(() => {
-    store = new TestStore();
+  beforeEach(async () => {
+    store = await TestStore.open();
   });
-  afterEach(() => store.close());
+  afterEach(async () => (await store.close()));
 
   it("relative to the namespace's latest document date", async () => {
-    const ns = store.namespace("zoe");
+    const ns = (await store.namespace("zoe"));
     store.document(ns, ["Zoe: hello"], { date: "2023-06-20" });
-    const july = store.memory(ns, "Zoe built a wooden birdhouse with her nephew.", {
+    const july = (await store.memory(ns, "Zoe built a wooden birdhouse with her nephew.", {
       eventDate: "2023-06-30",
-    });
-    const spring = store.memory(ns, "Zoe built a wooden bench for her garden.", { eventDate: "2023-04-15" });
+    }));
+    const spring = (await store.memory(ns, "Zoe built a wooden bench for her garden.", { eventDate: "2023-04-15" }));
     const run = async (query: string) =>
       (
         await search({ db: store.db }, ns, SearchBody.parse({ query, searchMode: "memories", threshold: 0 }))

@@ -7,10 +7,10 @@ import { TestStore } from "../search/store.js";
 let store: TestStore;
 const ids: Record<string, string> = {};
 
-beforeAll(() => {
-  store = new TestStore();
-  const ns = store.namespace("filters");
-  ids.a = store.document(ns, ["a"], {
+beforeAll(async () => {
+  store = await TestStore.open();
+  const ns = (await store.namespace("filters"));
+  ids.a = (await store.document(ns, ["a"], {
     metadata: {
       topic: "Travel",
       "a.b": "dotted",
@@ -21,22 +21,22 @@ beforeAll(() => {
     },
     source: "notion",
     customId: "my-a",
-  }).id;
-  ids.b = store.document(ns, ["b"], {
+  })).id;
+  ids.b = (await store.document(ns, ["b"], {
     metadata: { topic: "travel", n: 10.5, flag: false, tags: ["home"], note: "trip to paris" },
     source: "api",
     type: "webpage",
-  }).id;
+  })).id;
   // "5" is a string and 1 is a number that a boolean filter must not take for true.
-  ids.c = store.document(ns, ["c"], { metadata: { n: "5", one: 1, tags: "work" } }).id;
+  ids.c = (await store.document(ns, ["c"], { metadata: { n: "5", one: 1, tags: "work" } })).id;
 });
-afterAll(() => store.close());
+afterAll(async () => (await store.close()));
 
 /** The documents a (validated) filter selects, as letters. */
 /** Which of compileFilter's forms the cases below run through: all must agree. */
 let form: FilterForm = "sql";
 
-function select(filter: unknown): string[] {
+async function select(filter: unknown): Promise<string[]> {
   const parsed = Filter.parse(filter);
   const f = compileFilter(
     parsed,
@@ -48,7 +48,7 @@ function select(filter: unknown): string[] {
     },
     form,
   );
-  const rows = store.db.prepare(`SELECT d.id FROM documents d WHERE ${f.sql}`).all(...f.params) as {
+  const rows = (await store.db.prepare(`SELECT d.id FROM documents d WHERE ${f.sql}`).all(...f.params)) as {
     id: string;
   }[];
   const byId = Object.fromEntries(Object.entries(ids).map(([k, v]) => [v, k]));

@@ -51,9 +51,9 @@ async function seed(engine: TestEngine, namespace: string, n: number, batched: b
   }));
 }
 
-function stored(engine: TestEngine, namespace: string) {
+async function stored(engine: TestEngine, namespace: string) {
   const db = engine.engine.context.db;
-  const memories = db
+  const memories = (await db
     .prepare(
       `SELECT m.memory, m.metadata, m.is_static, m.is_inference, m.is_latest, m.is_forgotten, m.version,
          m.parent_memory_id, m.root_memory_id, m.forget_after, m.forget_reason, m.subject, m.attribute,
@@ -64,7 +64,7 @@ function stored(engine: TestEngine, namespace: string) {
        LEFT JOIN memory_vectors v ON v.memory_rowid = m.rowid
        WHERE n.name = ? ORDER BY m.memory`,
     )
-    .all(namespace)
+    .all(namespace))
     .map((r) => ({ ...r, embedding: r.embedding ? [...(r.embedding as Uint8Array)] : null }));
   return memories;
 }

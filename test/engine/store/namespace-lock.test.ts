@@ -91,13 +91,13 @@ describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on Po
       (await insertMemory(a, directMemory(x!.id, "xylophone lessons")));
       (await namespaceTransaction(a, y!.id, async () => (await insertMemory(a, directMemory(y!.id, "yacht club")))));
     }));
-    const pending = (ns: string) =>
+    const pending = async (ns: string) =>
       (
-        a
+        (await a
           .prepare(
             "SELECT count(*) AS n FROM search_pending p JOIN search_spaces s ON s.id = p.space WHERE s.namespace_id = ?",
           )
-          .get(ns) as { n: number }
+          .get(ns)) as { n: number }
       ).n;
     expect([pending(x!.id), pending(y!.id), pending(z!.id)]).toEqual([0, 0, 1]);
   });

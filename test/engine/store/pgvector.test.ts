@@ -120,9 +120,9 @@ describe("nearestVectors", () => {
       const pg = open(`postgres://postgres:postgres@127.0.0.1:${server!.port}/postgres?schema=pgvector_test`);
       const pgNs = seed(pg);
       // The vec columns exist and hold the stored bytes' values.
-      const stored = pg
+      const stored = (await pg
         .prepare("SELECT vec::text AS v FROM memory_vectors ORDER BY memory_rowid LIMIT 1")
-        .get() as {
+        .get()) as {
         v: string;
       };
       expect(JSON.parse(stored.v)).toEqual(Array.from(vectorOf(0)).map((x) => expect.closeTo(x, 5)));
@@ -149,16 +149,16 @@ describe("nearestVectors", () => {
       (await transaction(pg, () => {
         for (const q of queries) same(viaPg(q, "a", 10), reference(q, "a", 10));
       }));
-      expect(pg.prepare("SELECT count(*) AS n FROM pg_indexes WHERE indexname LIKE '%hnsw%'").get()).toEqual({
+      expect((await pg.prepare("SELECT count(*) AS n FROM pg_indexes WHERE indexname LIKE '%hnsw%'").get())).toEqual({
         n: 0,
       });
 
       // Outside one, the first search builds the HNSW index of these dimensions; force its use.
       same(viaPg(queries[0]!, "a", 10), reference(queries[0]!, "a", 10));
       expect(
-        pg
+        (await pg
           .prepare("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%hnsw%'")
-          .all()
+          .all())
           .map((r) => r.indexname),
       ).toEqual([`memory_vectors_hnsw_${DIMS}`]);
       // Search's vector step (vectorSearch) answers from pgvector on this connection: the same hits.
@@ -173,7 +173,7 @@ describe("nearestVectors", () => {
       }
       pg.exec("SET enable_seqscan = off");
       try {
-        const plan = pg
+        const plan = (await pg
           .prepare(
             // nearestVectors' statement, with literals (the partial index's predicate included).
             `EXPLAIN SELECT v.memory_rowid FROM memory_vectors v JOIN memories u ON u.rowid = v.memory_rowid
@@ -181,7 +181,7 @@ describe("nearestVectors", () => {
              ORDER BY (v.vec::memctx_vector.vector(${DIMS})) OPERATOR(memctx_vector.<=>) ('[${Array(DIMS).fill(1).join(",")}]'::memctx_vector.vector(${DIMS}))
              LIMIT 5`,
           )
-          .all()
+          .all())
           .map((r) => Object.values(r)[0])
           .join("\n");
         expect(plan).toContain(`memory_vectors_hnsw_${DIMS}`);

@@ -20,7 +20,7 @@ describe.skipIf(TEST_BACKEND !== "postgres")("job claims on PostgreSQL (queue lo
     const id = (await enqueueJob(writer, { kind: "k", payload: { n: 1 } }));
     // The writer holds the schema's write lock until it commits.
     writer.exec("BEGIN IMMEDIATE");
-    writer.prepare("UPDATE namespaces SET updated_at = updated_at").run();
+    (await writer.prepare("UPDATE namespaces SET updated_at = updated_at").run());
     const started = Date.now();
     const job = (await claimJob(worker, ["k"], "W", 30_000));
     expect(job?.id).toBe(id);

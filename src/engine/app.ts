@@ -19,6 +19,7 @@ import {
   StorageFullError,
   TooLargeError,
   UnauthenticatedError,
+  UnavailableError,
 } from "./errors.js";
 import { UnknownBucketError } from "./memory/profile.js";
 import { rateLimit } from "./rate-limit.js";
@@ -38,11 +39,11 @@ import { organizationRoutes } from "./routes/organization.js";
 import { profileRoutes } from "./routes/profile.js";
 import { type EngineEnv, type EngineRoutes, tooLarge } from "./routes/route.js";
 import { searchRoutes } from "./routes/search.js";
-import { databaseBackend, databaseState, isDiskFull } from "./store/db.js";
+import { databaseBackend, databaseState, isDiskFull, StoreUnavailableError } from "./store/db.js";
 import { OrganizationBucketError } from "./store/profile.js";
 import { SecretKeyError } from "./store/secrets.js";
 
-type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 500 | 507;
+type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 500 | 503 | 507;
 
 /** Each domain error's HTTP status: the one place where the engine's errors meet HTTP. */
 function statusOf(err: DomainError): ErrorStatus {
@@ -57,6 +58,7 @@ function statusOf(err: DomainError): ErrorStatus {
   if (err instanceof TooLargeError) return 413;
   if (err instanceof RateLimitedError) return 429;
   if (err instanceof StorageFullError) return 507;
+  if (err instanceof UnavailableError) return 503;
   return 500;
 }
 
@@ -67,6 +69,7 @@ class InternalError extends DomainError {}
 function asDomainError(err: Error): DomainError | undefined {
   if (err instanceof DomainError) return err;
   if (isDiskFull(err)) return new StorageFullError();
+  if (err instanceof StoreUnavailableError) return new UnavailableError(err.retryAfterSeconds, err.message);
   if (err instanceof UnknownBucketError) return new InputError(undefined, err.message);
   if (err instanceof OrganizationBucketError) {
     return new ForbiddenError(`Bucket '${err.bucket}' is owned by the organization`, err.message);
@@ -89,7 +92,8 @@ export function errorHandler(ctx: EngineContext): ErrorHandler<EngineEnv> {
       return c.json({ error: "Internal server error" }, 500);
     }
     if (known instanceof StorageFullError) ctx.log(`disk full on ${where}: ${err.message}`);
-    if (known instanceof RateLimitedError) c.header("Retry-After", String(known.retryAfterSeconds));
+    if (known instanceof RateLimitedError || known instanceof UnavailableError)
+      c.header("Retry-After", String(known.retryAfterSeconds));
     // The rest of a body too large may be left unread: the connection cannot serve another request.
     if (known instanceof TooLargeError) c.header("Connection", "close");
     return c.json(

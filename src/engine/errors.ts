@@ -83,5 +83,18 @@ export class RateLimitedError extends DomainError {
   }
 }
 
+/**
+ * The database cannot serve the request now (restarting, unreachable, a statement held past its
+ * time limit): nothing was written; the same request succeeds once it is back.
+ */
+export class UnavailableError extends DomainError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    details: string,
+  ) {
+    super("Service unavailable", details);
+  }
+}
+
 /** The write would take the organization over its document token quota: nothing was written. */
 export class QuotaExceededError extends DomainError {}

@@ -84,9 +84,9 @@ async function ingest(documents: number): Promise<void> {
     const deadline = 300;
     while (elapsed() < deadline) {
       const dreamed = count("dreaming_status = 'done'");
-      if (firstDreamed === null && dreamed > 0) firstDreamed = elapsed();
-      if (toDone === null && count("status = 'done'") >= accepted) toDone = elapsed();
-      if (toMemories === null && dreamed >= accepted) toMemories = elapsed();
+      if (firstDreamed === null && (await dreamed) > 0) firstDreamed = elapsed();
+      if (toDone === null && (await count("status = 'done'")) >= accepted) toDone = elapsed();
+      if (toMemories === null && (await dreamed) >= accepted) toMemories = elapsed();
       if (toDone !== null && toMemories !== null) break;
       await new Promise((r) => setTimeout(r, 20));
     }

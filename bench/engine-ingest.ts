@@ -50,7 +50,7 @@ async function run(label: string, db: Db, add: Add, perCall = 1) {
     }),
   );
   const tAdded = performance.now();
-  while (doneCount(db) < DOCS) await new Promise((r) => setTimeout(r, 10));
+  while ((await doneCount(db)) < DOCS) await new Promise((r) => setTimeout(r, 10));
   const tDone = performance.now();
   const s = (ms: number) => ms / 1000;
   console.log(

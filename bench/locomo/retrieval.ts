@@ -107,7 +107,7 @@ export class UnitIndex {
     return rows.map((r) => ({ unit: this.units[r.id - 1]!, score: r.score }));
   }
 
-  search(query: string, mode: Mode, opts: RecipeOptions = DEFAULT_RECIPE): Hit[] {
+  async search(query: string, mode: Mode, opts: RecipeOptions = DEFAULT_RECIPE): Promise<Hit[]> {
     // People the query names ("Mel" names Melanie): searched by full name; units said by others weigh less.
     const words = query.toLowerCase().match(/[a-z]+/g) ?? [];
     const named = new Set(
@@ -122,13 +122,13 @@ export class UnitIndex {
     for (const [kind, weight] of lists) {
       const rows = this.list(kind, match, opts);
       if (named.size > 0) {
-        for (const r of rows)
+        for (const r of (await rows))
           if (r.unit.speaker !== null && !named.has(r.unit.speaker)) r.score *= opts.otherPersonFactor;
       }
       const top = Math.max(0, ...rows.map((r) => r.score));
       // sqrt keeps the order of weight * score / top and spreads it over [0, 1], so that the API's
       // default threshold (0.3) only drops hits under ~9% of the best memory (~26% of the best chunk).
-      for (const r of rows)
+      for (const r of (await rows))
         hits.push({ unit: r.unit, similarity: top > 0 ? Math.sqrt((weight * r.score) / top) : 0 });
     }
     hits.sort((a, b) => b.similarity - a.similarity);

@@ -71,8 +71,8 @@ export async function benchIngest(documents: number, budget: Budget): Promise<In
     acceptedAt = (performance.now() - t0) / 1000;
     while (!budget.spent()) {
       const elapsed = (performance.now() - t0) / 1000;
-      if (secondsToDone === null && count("status = 'done'") >= accepted) secondsToDone = elapsed;
-      if (secondsToMemories === null && count("dreaming_status = 'done'") >= accepted)
+      if (secondsToDone === null && (await count("status = 'done'")) >= accepted) secondsToDone = elapsed;
+      if (secondsToMemories === null && (await count("dreaming_status = 'done'")) >= accepted)
         secondsToMemories = elapsed;
       if (secondsToDone !== null && secondsToMemories !== null) break;
       await new Promise((r) => setTimeout(r, 20));
@@ -90,8 +90,8 @@ export async function benchIngest(documents: number, budget: Budget): Promise<In
       memoriesPerSecond: rate(secondsToMemories),
       secondsToDone: round(secondsToDone, 2),
       secondsToMemories: round(secondsToMemories, 2),
-      memories: rows("memories"),
-      chunks: rows("chunks"),
+      (await memories): rows("memories"),
+      (await chunks): rows("chunks"),
       loopDelayMs: {
         p50: round(loop.percentile(50) / 1e6, 1) ?? 0,
         p99: round(loop.percentile(99) / 1e6, 1) ?? 0,

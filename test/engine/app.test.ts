@@ -141,18 +141,18 @@ describe("API keys", () => {
     expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
     const first = lastUsed(TEST_KEY);
     expect(first).not.toBeNull();
-    expect(lastUsed(other)).toBeNull();
+    expect((await lastUsed(other))).toBeNull();
 
     // Within the minute: no write.
     expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
     expect(lastUsed(TEST_KEY)).toBe(first);
 
     // Older than the resolution: written again.
-    const stale = new Date(Date.parse(first!) - LAST_USED_RESOLUTION_MS).toISOString();
+    const stale = new Date(Date.parse((await first)!) - LAST_USED_RESOLUTION_MS).toISOString();
     (await db.prepare("UPDATE api_keys SET last_used_at = ?").run(stale));
     expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
-    expect(Date.parse(lastUsed(TEST_KEY)!)).toBeGreaterThan(Date.parse(stale));
-    expect(lastUsed(other)).toBe(stale);
+    expect(Date.parse((await lastUsed(TEST_KEY))!)).toBeGreaterThan(Date.parse(stale));
+    expect((await lastUsed(other))).toBe(stale);
 
     // A rejected key records nothing.
     const bad = await engine.fetch(

@@ -122,12 +122,12 @@ describe("an appended conversation is processed one new part at a time", () => {
       ];
       expect(chunk.context, `turn ${i}`).toBe(around.join("\n"));
     }
-    expect(after[EARLY - CONTEXT_TURNS]!.context).toContain(TURNS[EARLY]);
-    expect(after[EARLY - CONTEXT_TURNS - 1]!.context).not.toContain(TURNS[EARLY]);
+    expect((await after)[EARLY - CONTEXT_TURNS]!.context).toContain(TURNS[EARLY]);
+    expect((await after)[EARLY - CONTEXT_TURNS - 1]!.context).not.toContain(TURNS[EARLY]);
 
     // The earlier turns' memories stay, the new ones join them.
     const memoriesAfter = liveMemories(t, "chat");
-    for (const m of memoriesBefore) expect(memoriesAfter).toContain(m);
+    for (const m of (await memoriesBefore)) expect(memoriesAfter).toContain(m);
     expect(memoriesAfter.length).toBeGreaterThan(memoriesBefore.length);
 
     // The same transcript sent whole to another namespace gives the same memories.

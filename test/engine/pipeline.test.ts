@@ -113,7 +113,7 @@ describe("the processing pipeline", () => {
     embedder.gate = null;
     const doc = await ns.documents.waitFor(first.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
     // wait for the queue to drain, so that a late stale job would have shown itself
-    while (count(e, "SELECT count(*) AS n FROM jobs") > 0) await new Promise((r) => setTimeout(r, 10));
+    while ((await count(e, "SELECT count(*) AS n FROM jobs")) > 0) await new Promise((r) => setTimeout(r, 10));
     const read = await ns.documents.get("n", { include: ["chunks"] });
     expect(doc.id).toBe(first.id);
     expect(read.chunks?.map((c) => c.content)).toEqual(["New version of the note."]);

@@ -197,7 +197,7 @@ describe("connectors sync on a schedule", () => {
     const sb = connectorService(b.server.engine.context);
     expect(sa.queueDueSyncs(new Date(Date.now() + 30_000))).toBe(0);
     const later = new Date(Date.now() + 61_000);
-    expect(sa.queueDueSyncs(later) + sb.queueDueSyncs(later)).toBe(1);
+    expect((await sa.queueDueSyncs(later)) + (await sb.queueDueSyncs(later))).toBe(1);
     expect(sb.queueDueSyncs(later)).toBe(0);
     const runs = (await recentRuns(db, id, 10));
     expect(runs.map((r) => r.status)).toEqual(["queued", "done"]);

@@ -90,7 +90,7 @@ describe("connector service", () => {
     });
     expect(created.authorization).toBeNull();
 
-    const first = service.get(team, created.id, ["syncs"]);
+    const first = (await service.get(team, created.id, ["syncs"]));
     const run1 = await finished(e, first.latestRun!.id);
     expect(run1.status).toBe("done");
     expect(JSON.parse(run1.counts!)).toEqual({
@@ -101,21 +101,21 @@ describe("connector service", () => {
       skipped: 0,
       failed: 0,
     });
-    const docs = connectorDocs(e, created.id);
+    const docs = (await connectorDocs(e, created.id));
     expect(docs.map((d) => d.custom_id)).toEqual([
       `connector:${created.id}:${site.url}/`,
       `connector:${created.id}:${site.url}/one`,
       `connector:${created.id}:${site.url}/two`,
     ]);
-    expect(docs[1]).toMatchObject({ source: "web-crawler", title: "One", content: "First page." });
-    expect(JSON.parse(docs[1]!.metadata)).toMatchObject({
+    expect((await docs)[1]).toMatchObject({ source: "web-crawler", title: "One", content: "First page." });
+    expect(JSON.parse((await docs)[1]!.metadata)).toMatchObject({
       externalId: `${site.url}/one`,
       connectorId: created.id,
     });
 
     pages.delete("/two");
     pages.set("/one", { body: page("One", "First page, edited."), etag: '"o2"' });
-    const { runId } = service.sync(team, created.id);
+    const { runId } = (await service.sync(team, created.id));
     const run2 = await finished(e, runId);
     expect(JSON.parse(run2.counts!)).toEqual({
       added: 0,
@@ -125,14 +125,14 @@ describe("connector service", () => {
       skipped: 0,
       failed: 0,
     });
-    const after = connectorDocs(e, created.id);
+    const after = (await connectorDocs(e, created.id));
     expect(after.map((d) => d.custom_id)).toEqual([
       `connector:${created.id}:${site.url}/`,
       `connector:${created.id}:${site.url}/one`,
     ]);
-    expect(after[1]!.content).toBe("First page, edited.");
+    expect((await after)[1]!.content).toBe("First page, edited.");
 
-    const read = service.get(team, created.id, ["syncs"]);
+    const read = (await service.get(team, created.id, ["syncs"]));
     expect(read.syncs).toHaveLength(2);
     expect(read.latestRun).toMatchObject({ id: runId, system: { status: "done" } });
   });
@@ -182,9 +182,9 @@ describe("connector service", () => {
     const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
     const a = service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
     await finished(e, service.get(team, a.id).latestRun!.id);
-    expect(service.remove(team, a.id, true)).toEqual({ id: a.id, deleted: true, documentsDeleted: 3 });
-    expect(connectorDocs(e, a.id)).toEqual([]);
-    expect(() => service.get(team, a.id)).toThrow(NotFoundError);
+    expect((await service.remove(team, a.id, true))).toEqual({ id: a.id, deleted: true, documentsDeleted: 3 });
+    expect((await connectorDocs(e, a.id))).toEqual([]);
+    expect(async () => (await service.get(team, a.id))).toThrow(NotFoundError);
   });
 });
 
@@ -215,7 +215,7 @@ describe("connector service OAuth", () => {
     expect(created.authorization!.url.startsWith(`${auth.url}/authorize?`)).toBe(true);
     expect(Date.parse(created.authorization!.expiresAt) - Date.now()).toBeGreaterThan(59 * 60_000);
     expect(service.list(team.organization_id, team)).toEqual([]);
-    expect(() => service.get(team, created.id)).toThrow(NotFoundError);
+    expect(async () => (await service.get(team, created.id))).toThrow(NotFoundError);
 
     const answer = await fetch(created.authorization!.url, { redirect: "manual" });
     const back = new URL(answer.headers.get("location")!);
@@ -225,7 +225,7 @@ describe("connector service OAuth", () => {
     });
     expect(connector).toMatchObject({ id: created.id, provider: "github", account: "octo-user" });
     expect(service.list(team.organization_id, team).map((c) => c.id)).toEqual([created.id]);
-    expect(service.get(team, created.id).latestRun?.system.status).toBe("queued");
+    expect((await service.get(team, created.id)).latestRun?.system.status).toBe("queued");
     // The state is single-use.
     await expect(
       service.completeAuthorization({ state: back.searchParams.get("state")!, code: "x" }),
@@ -267,7 +267,7 @@ describe("connector service OAuth", () => {
       const answers = await Promise.all(codes.map((p) => fetch(`${base}/connectors/oauth/callback?${p}`)));
       expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
       expect(auth.state.codeExchanges).toBe(1);
-      expect(service.get(team, created.id)).toMatchObject({ account: "octo-user" });
+      expect((await service.get(team, created.id))).toMatchObject({ account: "octo-user" });
     } finally {
       await new Promise((resolve) => http.close(resolve));
     }

@@ -70,11 +70,11 @@ describe("the search index", () => {
         .map((r) => ({ ...r }));
     // Each unit's postings are its text's and context's stems, counted again now (by the
     // tokenizer the index uses, in JavaScript: the same check on every backend).
-    const units = rows(`
+    const units = (await rows(`
       SELECT s.id AS space, r.unit, r.text, r.context
       FROM (SELECT namespace_id, rowid AS unit, text, context, 'chunks' AS corpus FROM chunks
             UNION ALL SELECT namespace_id, rowid, memory, context, 'memories' FROM memories) r
-      JOIN search_spaces s ON s.namespace_id = r.namespace_id AND s.corpus = r.corpus`) as {
+      JOIN search_spaces s ON s.namespace_id = r.namespace_id AND s.corpus = r.corpus`)) as {
       space: number;
       unit: number;
       text: string | null;
@@ -117,7 +117,7 @@ describe("the search index", () => {
       WHERE NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = c.space AND p.term = c.term AND p.unit = u.unit)`;
     expect(rows(`${postings} ORDER BY 1, 2, 3`)).toEqual(expected);
     // Shared contexts were made (the memories of a short document share its text as context).
-    expect(rows("SELECT count(*) AS n FROM search_units WHERE context IS NOT NULL")[0]!.n).toBeGreaterThan(1);
+    expect((await rows("SELECT count(*) AS n FROM search_units WHERE context IS NOT NULL"))[0]!.n).toBeGreaterThan(1);
     expect(
       rows(`SELECT space, term, units, text_units FROM search_terms WHERE units > 0 ORDER BY 1, 2`),
     ).toEqual(

@@ -76,7 +76,7 @@ describe("insertMemories", () => {
     const one = seed(t, "one-by-one", 450, false);
     const many = seed(t, "batched", 450, true);
     expect(many).toHaveLength(450);
-    expect(new Set(many).size).toBe(450);
+    expect(new Set((await many)).size).toBe(450);
     const a = stored(t, "one-by-one");
     const b = stored(t, "batched");
     expect(a).toHaveLength(450);

@@ -99,7 +99,7 @@ describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on Po
           )
           .get(ns)) as { n: number }
       ).n;
-    expect([pending(x!.id), pending(y!.id), pending(z!.id)]).toEqual([0, 0, 1]);
+    expect([(await pending(x!.id)), (await pending(y!.id)), (await pending(z!.id))]).toEqual([0, 0, 1]);
   });
 });
 

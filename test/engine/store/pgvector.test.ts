@@ -109,16 +109,16 @@ const queries = [3, 17, 42, 99, 250].map((i) => vectorOf(i * 31 + 5));
 describe("nearestVectors", () => {
   it("is null on SQLite: search keeps the in-process scan there", async () => {
     const db = open();
-    const { a } = seed(db);
+    const { a } = (await seed(db));
     expect((await nearestVectors(db, "memories", a, MODEL, queries[0]!, 10))).toBeNull();
   });
 
   describe.skipIf(server === null)("on PostgreSQL with pgvector (PGlite through pglite-socket)", () => {
     it("returns the SQLite path's nearest hits, exact and through the HNSW index", async () => {
       const lite = open();
-      const liteNs = seed(lite);
+      const liteNs = (await seed(lite));
       const pg = open(`postgres://postgres:postgres@127.0.0.1:${server!.port}/postgres?schema=pgvector_test`);
-      const pgNs = seed(pg);
+      const pgNs = (await seed(pg));
       // The vec columns exist and hold the stored bytes' values.
       const stored = (await pg
         .prepare("SELECT vec::text AS v FROM memory_vectors ORDER BY memory_rowid LIMIT 1")
@@ -128,14 +128,14 @@ describe("nearestVectors", () => {
       expect(JSON.parse(stored.v)).toEqual(Array.from(vectorOf(0)).map((x) => expect.closeTo(x, 5)));
 
       const reference = async (q: Float32Array, ns: "a" | "b", k: number) =>
-        (await vectorSearch(lite, "memories", q, MODEL, { namespaceId: liteNs[ns] }, k)).map((c) => ({
-          memory: memoryText(lite, c.rowid),
+        (await vectorSearch(lite, "memories", q, MODEL, { namespaceId: liteNs[ns] }, k)).map(async (c) => ({
+          memory: (await memoryText(lite, c.rowid)),
           cosine: c.cosine,
         }));
       const viaPg = async (q: Float32Array, ns: "a" | "b", k: number) => {
         const got = (await nearestVectors(pg, "memories", pgNs[ns], MODEL, q, k));
         expect(got).not.toBeNull();
-        return got!.map((c) => ({ memory: memoryText(pg, c.rowid), cosine: c.cosine }));
+        return got!.map(async (c) => ({ memory: (await memoryText(pg, c.rowid)), cosine: c.cosine }));
       };
       const same = (
         got: { memory: string; cosine: number }[],
@@ -154,7 +154,7 @@ describe("nearestVectors", () => {
       });
 
       // Outside one, the first search builds the HNSW index of these dimensions; force its use.
-      same(viaPg(queries[0]!, "a", 10), reference(queries[0]!, "a", 10));
+      same((await viaPg(queries[0]!, "a", 10)), (await reference(queries[0]!, "a", 10)));
       expect(
         (await pg
           .prepare("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%hnsw%'")
@@ -164,11 +164,11 @@ describe("nearestVectors", () => {
       // Search's vector step (vectorSearch) answers from pgvector on this connection: the same hits.
       for (const q of queries) {
         same(
-          (await vectorSearch(pg, "memories", q, MODEL, { namespaceId: pgNs.a }, 10)).map((c) => ({
-            memory: memoryText(pg, c.rowid),
+          (await vectorSearch(pg, "memories", q, MODEL, { namespaceId: pgNs.a }, 10)).map(async (c) => ({
+            memory: (await memoryText(pg, c.rowid)),
             cosine: c.cosine,
           })),
-          reference(q, "a", 10),
+          (await reference(q, "a", 10)),
         );
       }
       pg.exec("SET enable_seqscan = off");
@@ -186,9 +186,9 @@ describe("nearestVectors", () => {
           .join("\n");
         expect(plan).toContain(`memory_vectors_hnsw_${DIMS}`);
         for (const q of queries) {
-          same(viaPg(q, "a", 10), reference(q, "a", 10));
+          same((await viaPg(q, "a", 10)), (await reference(q, "a", 10)));
           // Namespace b is the smaller part of the index: the scan goes on until it has k rows of b.
-          same(viaPg(q, "b", 5), reference(q, "b", 5));
+          same((await viaPg(q, "b", 5)), (await reference(q, "b", 5)));
         }
       } finally {
         pg.exec("RESET enable_seqscan");

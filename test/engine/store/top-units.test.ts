@@ -104,7 +104,7 @@ describe("topUnits: BM25 summed by the database", () => {
           { stems: ["dog", "nowher"], idf: 4.0 },
         ],
       ] as WeightedTerm[][]) {
-        const oracle = ranked(summedHere(db, space.id, terms, weights.averageLength));
+        const oracle = ranked((await summedHere(db, space.id, terms, weights.averageLength)));
         const got = (await topUnits(db, space.id, terms, weights, 100));
         expect(got.map((r) => r[0])).toEqual(oracle.map((r) => r[0]));
         got.forEach((r, i) => {

@@ -39,7 +39,7 @@ describe("the write lock of one process's connections", () => {
   it("is shared by a second connection opened with it, not by one opened alone", async () => {
     dir = tempDir();
     const a = connect();
-    const b = connect(writeLockOf(a));
+    const b = (await connect(writeLockOf(a)));
     const c = connect();
     (await transaction(a, () => {
       expect(word(b)).not.toBe(0);

@@ -120,7 +120,7 @@ export class UnitIndex {
     if (mode !== "chunks") lists.push(["memory", opts.memoryWeight]);
     const hits: Hit[] = [];
     for (const [kind, weight] of lists) {
-      const rows = this.list(kind, match, opts);
+      const rows = (await this.list(kind, match, opts));
       if (named.size > 0) {
         for (const r of (await rows))
           if (r.unit.speaker !== null && !named.has(r.unit.speaker)) r.score *= opts.otherPersonFactor;

@@ -90,8 +90,8 @@ export async function benchIngest(documents: number, budget: Budget): Promise<In
       memoriesPerSecond: rate(secondsToMemories),
       secondsToDone: round(secondsToDone, 2),
       secondsToMemories: round(secondsToMemories, 2),
-      (await memories): rows("memories"),
-      (await chunks): rows("chunks"),
+      memories: await rows("memories"),
+      chunks: await rows("chunks"),
       loopDelayMs: {
         p50: round(loop.percentile(50) / 1e6, 1) ?? 0,
         p99: round(loop.percentile(99) / 1e6, 1) ?? 0,

@@ -132,7 +132,7 @@ describe("API keys", () => {
   it("records when a key was last used, at most once a minute, and only for that key", async () => {
     dir = tempDir();
     engine = await openEngine({ dataDir: dir.path, apiKey: TEST_KEY, workers: 0 });
-    const other = engine.createKey("other-org");
+    const other = (await engine.createKey("other-org"));
     const db = engine.context.db;
     const lastUsed = async (prefixOf: string) =>
       (await listKeys(db)).find((k) => prefixOf.startsWith(k.prefix))?.last_used_at ?? null;

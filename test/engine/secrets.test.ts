@@ -81,7 +81,7 @@ describe("data at rest", () => {
     dir = tempDir("memctx-secrets-");
     server = await startTestServer(dir.path, { workers: 0 });
     const id = await connectorWithToken(server);
-    const raw = rawRow(server, id);
+    const raw = (await rawRow(server, id));
     expect(raw.config).toMatch(/^enc:v1:/);
     expect(raw.config).not.toContain(TOKEN);
     expect(mode(join(dir.path, SECRET_KEY_FILE))).toBe(0o600);
@@ -138,7 +138,7 @@ describe("data at rest", () => {
     await server.close();
 
     server = await startTestServer(dir.path, { workers: 0 });
-    const raw = rawRow(server, id);
+    const raw = (await rawRow(server, id));
     expect(raw.config).toMatch(/^enc:v1:/);
     expect(raw.credentials).toMatch(/^enc:v1:/);
     expect(raw.credentials).not.toContain("at-plain");

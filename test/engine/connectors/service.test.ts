@@ -83,7 +83,7 @@ describe("connector service", () => {
     const e = await engine(1);
     const service = connectorService(e.context);
     const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
-    const created = service.create(team, {
+    const created = await service.create(team, {
       provider: "web-crawler",
       config: { startUrl: site.url },
       documentLimit: 10,
@@ -142,7 +142,7 @@ describe("connector service", () => {
     const e = await engine(0);
     const service = connectorService(e.context);
     const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
-    const { id } = service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
+    const { id } = await service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
     const second = (() => {
       try {
         service.sync(team, id);
@@ -163,11 +163,11 @@ describe("connector service", () => {
     expect(() => service.create(team, { provider: "github" })).toThrow(
       expect.objectContaining({ field: "redirectUrl" }),
     );
-    const { id } = service.create(team, {
+    const { id } = await service.create(team, {
       provider: "s3",
       config: { bucket: "notes", accessKeyId: "AKID", secretAccessKey: "very-secret", endpoint: site.url },
     });
-    const read = service.get(team, id);
+    const read = await service.get(team, id);
     expect(read.config).toMatchObject({
       bucket: "notes",
       accessKeyId: "AKID",
@@ -180,7 +180,7 @@ describe("connector service", () => {
     const e = await engine(1);
     const service = connectorService(e.context);
     const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
-    const a = service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
+    const a = await service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
     await finished(e, service.get(team, a.id).latestRun!.id);
     expect((await service.remove(team, a.id, true))).toEqual({ id: a.id, deleted: true, documentsDeleted: 3 });
     expect((await connectorDocs(e, a.id))).toEqual([]);
@@ -211,7 +211,7 @@ describe("connector service OAuth", () => {
     const service = connectorService(e.context);
     const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
     const redirectUrl = "http://127.0.0.1:8787/connectors/oauth/callback";
-    const created = service.create(team, { provider: "github", redirectUrl });
+    const created = await service.create(team, { provider: "github", redirectUrl });
     expect(created.authorization!.url.startsWith(`${auth.url}/authorize?`)).toBe(true);
     expect(Date.parse(created.authorization!.expiresAt) - Date.now()).toBeGreaterThan(59 * 60_000);
     expect(service.list(team.organization_id, team)).toEqual([]);
@@ -251,7 +251,7 @@ describe("connector service OAuth", () => {
     try {
       const service = connectorService(e.context);
       const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
-      const created = service.create(team, {
+      const created = await service.create(team, {
         provider: "github",
         redirectUrl: `${base}/connectors/oauth/callback`,
       });
@@ -283,7 +283,7 @@ describe("connector service OAuth", () => {
     const e = await engine(0);
     const service = connectorService(e.context);
     const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
-    const created = service.create(team, {
+    const created = await service.create(team, {
       provider: "github",
       redirectUrl: "http://127.0.0.1:8787/connectors/oauth/callback",
     });

@@ -74,7 +74,7 @@ describe("insertMemories", () => {
     t = await openTestEngine();
     // 450: more than two batches of 200.
     const one = seed(t, "one-by-one", 450, false);
-    const many = seed(t, "batched", 450, true);
+    const many = (await seed(t, "batched", 450, true));
     expect(many).toHaveLength(450);
     expect(new Set((await many)).size).toBe(450);
     const a = stored(t, "one-by-one");

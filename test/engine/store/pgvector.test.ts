@@ -108,16 +108,16 @@ const queries = [3, 17, 42, 99, 250].map((i) => vectorOf(i * 31 + 5));
 
 describe("nearestVectors", () => {
   it("is null on SQLite: search keeps the in-process scan there", async () => {
-    const db = open();
+    const db = (await open());
     const { a } = (await seed(db));
     expect((await nearestVectors(db, "memories", a, MODEL, queries[0]!, 10))).toBeNull();
   });
 
   describe.skipIf(server === null)("on PostgreSQL with pgvector (PGlite through pglite-socket)", () => {
     it("returns the SQLite path's nearest hits, exact and through the HNSW index", async () => {
-      const lite = open();
+      const lite = (await open());
       const liteNs = (await seed(lite));
-      const pg = open(`postgres://postgres:postgres@127.0.0.1:${server!.port}/postgres?schema=pgvector_test`);
+      const pg = (await open(`postgres://postgres:postgres@127.0.0.1:${server!.port}/postgres?schema=pgvector_test`));
       const pgNs = (await seed(pg));
       // The vec columns exist and hold the stored bytes' values.
       const stored = (await pg

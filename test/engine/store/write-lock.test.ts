@@ -20,7 +20,7 @@ const word = (db: Db) => new Int32Array(writeLockOf(db)!)[0]!;
 describe("the write lock of one process's connections", () => {
   it("is held for the length of a write transaction, nested ones included, and released after an error", async () => {
     dir = tempDir();
-    const db = connect();
+    const db = (await connect());
     const seen: number[] = [];
     (await transaction(db, async () => {
       seen.push(word(db));
@@ -38,9 +38,9 @@ describe("the write lock of one process's connections", () => {
 
   it("is shared by a second connection opened with it, not by one opened alone", async () => {
     dir = tempDir();
-    const a = connect();
+    const a = (await connect());
     const b = (await connect(writeLockOf(a)));
-    const c = connect();
+    const c = (await connect());
     (await transaction(a, () => {
       expect(word(b)).not.toBe(0);
       expect(word(c)).toBe(0);
@@ -49,7 +49,7 @@ describe("the write lock of one process's connections", () => {
 
   it("makes a thread's writer wait for the holder, and take the lock once it is released", async () => {
     dir = tempDir();
-    const db = connect();
+    const db = (await connect());
     // The thread starts for the lock when told, while this thread holds it.
     const go = new Int32Array(new SharedArrayBuffer(4));
     const code = `
@@ -84,7 +84,7 @@ describe("the write lock of one process's connections", () => {
 
   it("is taken over from a holder that never releases it (a terminated thread), after the wait limit", async () => {
     dir = tempDir();
-    const db = connect();
+    const db = (await connect());
     const buffer = useWriteLock(db, writeLockOf(db), 50);
     Atomics.store(new Int32Array(buffer), 0, 12345);
     expect((await withWriteLock(db, () => word(db)))).not.toBe(12345);

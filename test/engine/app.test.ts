@@ -42,8 +42,8 @@ describe("the engine's fetch handler", () => {
     const ok = await engine.fetch(new Request("http://in-process/health"));
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ status: "ok", database: { backend: TEST_BACKEND } });
-    expect(engine.database().schema).toBeGreaterThan(0);
-    engine.context.db.close();
+    expect((await engine.database()).schema).toBeGreaterThan(0);
+    await engine.context.db.close();
     const down = await engine.fetch(new Request("http://in-process/health"));
     expect(down.status).toBe(503);
     expect(await down.json()).toMatchObject({

@@ -173,9 +173,9 @@ describe("an appended conversation is processed one new part at a time", () => {
     const replaced = await ns.documents.add({ id: "conv-2", content: TURNS.slice(4, 6).join("\n") });
     await ns.documents.waitFor(replaced.id, { until: "memories", timeoutMs: 20_000, pollIntervalMs: 20 });
     expect(extractor.texts).toEqual([TURNS.slice(4, 6).join("\n")]);
-    expect(chunksOf(t, docId).map((c) => c.content)).toEqual(TURNS.slice(4, 6));
+    expect((await chunksOf(t, docId)).map((c) => c.content)).toEqual(TURNS.slice(4, 6));
     // What the replaced transcript said is no longer a memory of it.
-    expect(liveMemories(t, "chat").some((m) => m.includes("Lyon"))).toBe(false);
+    expect((await liveMemories(t, "chat")).some((m) => m.includes("Lyon"))).toBe(false);
   });
 
   it("reads the last turn whole again when a line is appended to it", async () => {

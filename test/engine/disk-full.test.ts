@@ -94,7 +94,7 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
       () => logs.filter((l) => l.includes("full disk")).length,
       (n) => n > 5,
     );
-    const waiting = (await job()!);
+    const waiting = (await job())!;
     expect(waiting.error).toMatch(/^disk full: /);
     expect(waiting.attempts).toBeLessThanOrEqual(1);
     expect(waiting.state).not.toBe("failed");

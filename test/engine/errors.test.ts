@@ -125,8 +125,8 @@ describe("the route helper's namespace", () => {
     );
     return { status: res.status, json: (await res.json()) as Json };
   };
-  beforeEach(() => {
-    key = engine.createKey();
+  beforeEach(async () => {
+    key = await engine.createKey();
   });
 
   it("is only found by reads: searching, listing and reading an unknown namespace create nothing", async () => {

@@ -34,11 +34,11 @@ export function tempDir(prefix = "memctx-test-"): { path: string; remove(): void
  * store (as replicas and processing threads do), and after each test they are closed and the
  * store removed. Call it at the top of a test file.
  */
-export function storeConnections(): () => Db {
+export function storeConnections(): () => Promise<Db> {
   let dir: ReturnType<typeof tempDir> | undefined;
   const open: Db[] = [];
-  afterEach(() => {
-    for (const d of open.splice(0)) if (d.isOpen) d.close();
+  afterEach(async () => {
+    for (const d of open.splice(0)) if (d.isOpen) await d.close();
     dir?.remove();
     dir = undefined;
   });

@@ -15,8 +15,8 @@ const db = storeConnections();
 
 describe("the durable job queue", () => {
   it("gives each job to exactly one of two connections claiming at once", async () => {
-    const a = db();
-    const b = db();
+    const a = (await db());
+    const b = (await db());
     for (let i = 0; i < 50; i++) (await enqueueJob(a, { kind: "k", payload: { i } }));
     const seen = new Set<number>();
     for (;;) {
@@ -33,7 +33,7 @@ describe("the durable job queue", () => {
   });
 
   it("claims only the kinds asked for, oldest first", async () => {
-    const a = db();
+    const a = (await db());
     const first = (await enqueueJob(a, { kind: "x" }));
     (await enqueueJob(a, { kind: "y" }));
     (await enqueueJob(a, { kind: "x" }));
@@ -43,8 +43,8 @@ describe("the durable job queue", () => {
   });
 
   it("starts a one-per-namespace kind only while no job of its kind and namespace runs", async () => {
-    const a = db();
-    const b = db();
+    const a = (await db());
+    const b = (await db());
     const org = (await ensureOrganization(a, "org"));
     const n1 = (await ensureNamespace(a, org.id, "one")).id;
     const n2 = (await ensureNamespace(a, org.id, "two")).id;
@@ -63,7 +63,7 @@ describe("the durable job queue", () => {
   });
 
   it("lets a one-per-namespace job start once the running one is done, or its lease ran out", async () => {
-    const a = db();
+    const a = (await db());
     const ns = (await ensureNamespace(a, (await ensureOrganization(a, "org")).id, "one")).id;
     for (let i = 0; i < 3; i++) (await enqueueJob(a, { kind: "dream", namespaceId: ns }));
     const serial = ["dream"];
@@ -81,7 +81,7 @@ describe("the durable job queue", () => {
   });
 
   it("hands a job whose lease expired to another worker, and the old owner can no longer finish it", async () => {
-    const a = db();
+    const a = (await db());
     (await enqueueJob(a, { kind: "k" }));
     const job = (await claimJob(a, ["k"], "dead", 1))!;
     // wait past the lease without timers: the lease is compared with the clock
@@ -98,7 +98,7 @@ describe("the durable job queue", () => {
   });
 
   it("retries a failed attempt later, then marks the job failed after its last attempt", async () => {
-    const a = db();
+    const a = (await db());
     (await enqueueJob(a, { kind: "k", maxAttempts: 2 }));
     const j1 = (await claimJob(a, ["k"], "A", 30_000))!;
     expect((await failJob(a, j1, "A", "boom", true))).toBe("retry");
@@ -113,7 +113,7 @@ describe("the durable job queue", () => {
   });
 
   it("fails a permanent error at once, whatever attempts remain", async () => {
-    const a = db();
+    const a = (await db());
     (await enqueueJob(a, { kind: "k", maxAttempts: 5 }));
     const j = (await claimJob(a, ["k"], "A", 30_000))!;
     expect((await failJob(a, j, "A", "refused", false))).toBe("failed");

@@ -30,7 +30,7 @@ beforeEach(async () => {
     embedder: null,
     log: () => {},
   });
-  key = engine.createKey();
+  key = await engine.createKey();
   const app = createApp(engine.context);
   connectorCallbackRoute(app, engine.context);
   connectorRoutes(app, engine.context);

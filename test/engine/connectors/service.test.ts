@@ -181,7 +181,7 @@ describe("connector service", () => {
     const service = connectorService(e.context);
     const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
     const a = await service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
-    await finished(e, service.get(team, a.id).latestRun!.id);
+    await finished(e, (await service.get(team, a.id)).latestRun!.id);
     expect((await service.remove(team, a.id, true))).toEqual({ id: a.id, deleted: true, documentsDeleted: 3 });
     expect((await connectorDocs(e, a.id))).toEqual([]);
     expect(async () => (await service.get(team, a.id))).toThrow(NotFoundError);
@@ -224,7 +224,7 @@ describe("connector service OAuth", () => {
       code: back.searchParams.get("code")!,
     });
     expect(connector).toMatchObject({ id: created.id, provider: "github", account: "octo-user" });
-    expect(service.list(team.organization_id, team).map((c) => c.id)).toEqual([created.id]);
+    expect((await service.list(team.organization_id, team)).map((c) => c.id)).toEqual([created.id]);
     expect((await service.get(team, created.id)).latestRun?.system.status).toBe("queued");
     // The state is single-use.
     await expect(

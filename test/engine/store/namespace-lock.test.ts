@@ -23,74 +23,79 @@ import { directMemory, storeConnections, TEST_BACKEND } from "../harness.js";
 const connect = storeConnections();
 
 /** Two connections to one store; the second gives up on a lock after 300 ms. */
-function twoConnections(): [Db, Db] {
-  const a = connect();
-  const b = connect();
-  b.exec("SET lock_timeout = '300ms'");
-  return [a, b];
+async function twoConnections(): Promise<[Db, Db]> {
+  const a = await connect();
+  const before = process.env.MEMCTX_PG_STATEMENT_TIMEOUT_MS;
+  process.env.MEMCTX_PG_STATEMENT_TIMEOUT_MS = "300";
+  try {
+    return [a, await connect()];
+  } finally {
+    if (before === undefined) delete process.env.MEMCTX_PG_STATEMENT_TIMEOUT_MS;
+    else process.env.MEMCTX_PG_STATEMENT_TIMEOUT_MS = before;
+  }
 }
 
 /** A write; says so, for a transaction's result. */
 const touch = async (db: Db) => {
-  (await db.prepare("UPDATE namespaces SET updated_at = updated_at").run());
+  await db.prepare("UPDATE namespaces SET updated_at = updated_at").run();
   return "written";
 };
-const LOCK_TIMEOUT = /lock timeout/;
+/** A wait for a lock that ran out (StoreUnavailableError: 503 over HTTP). */
+const LOCK_TIMEOUT = /time limit/;
 
 describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on PostgreSQL", () => {
   it("go on beside another namespace's, and wait for the same namespace's", { timeout: 20_000 }, async () => {
-    const [a, b] = twoConnections();
-    (await namespaceTransaction(a, "ns-a", async () => {
-      touch(a);
-      expect((await namespaceTransaction(b, "ns-b", () => touch(b)))).toBe("written");
-      expect(async () => (await namespaceTransaction(b, "ns-a", () => touch(b)))).toThrow(LOCK_TIMEOUT);
+    const [a, b] = await twoConnections();
+    await namespaceTransaction(a, "ns-a", async () => {
+      await touch(a);
+      expect(await namespaceTransaction(b, "ns-b", () => touch(b))).toBe("written");
+      await expect(namespaceTransaction(b, "ns-a", () => touch(b))).rejects.toThrow(LOCK_TIMEOUT);
       // A schema-wide writer waits for every namespace's.
-      expect(async () => (await transaction(b, () => touch(b)))).toThrow(LOCK_TIMEOUT);
-      // A failed begin leaves no transaction open on the connection.
-      expect(b.isTransaction).toBe(false);
-    }));
+      await expect(transaction(b, () => touch(b))).rejects.toThrow(LOCK_TIMEOUT);
+    });
     // Released at commit.
-    expect((await namespaceTransaction(b, "ns-a", () => "after"))).toBe("after");
+    expect(await namespaceTransaction(b, "ns-a", async () => "after")).toBe("after");
   });
 
   it("wait while a schema-wide write transaction is open", { timeout: 20_000 }, async () => {
-    const [a, b] = twoConnections();
-    (await transaction(a, () => {
-      touch(a);
-      expect(async () => (await namespaceTransaction(b, "ns-b", () => touch(b)))).toThrow(LOCK_TIMEOUT);
-    }));
-    expect((await namespaceTransaction(b, "ns-b", () => "after"))).toBe("after");
+    const [a, b] = await twoConnections();
+    await transaction(a, async () => {
+      await touch(a);
+      await expect(namespaceTransaction(b, "ns-b", () => touch(b))).rejects.toThrow(LOCK_TIMEOUT);
+    });
+    expect(await namespaceTransaction(b, "ns-b", async () => "after")).toBe("after");
   });
 
   it("take a nested namespace's lock too, and keep it to the commit", { timeout: 20_000 }, async () => {
-    const [a, b] = twoConnections();
-    (await namespaceTransaction(a, "ns-a", async () => {
+    const [a, b] = await twoConnections();
+    await namespaceTransaction(a, "ns-a", async () => {
       // A transaction of another namespace opened inside (a dream committed with an index).
-      (await namespaceTransaction(a, "ns-c", () => touch(a)));
-      (await lockNamespace(a, "ns-d"));
-      expect((await namespaceTransaction(b, "ns-b", () => touch(b)))).toBe("written");
+      await namespaceTransaction(a, "ns-c", () => touch(a));
+      await lockNamespace(a, "ns-d");
+      expect(await namespaceTransaction(b, "ns-b", () => touch(b))).toBe("written");
       for (const ns of ["ns-a", "ns-c", "ns-d"])
-        expect(async () => (await namespaceTransaction(b, ns, () => touch(b))), ns).toThrow(LOCK_TIMEOUT);
-      expect(b.isTransaction).toBe(false);
-    }));
+        await expect(namespaceTransaction(b, ns, () => touch(b)), ns).rejects.toThrow(LOCK_TIMEOUT);
+    });
     for (const ns of ["ns-a", "ns-c", "ns-d"])
-      expect((await namespaceTransaction(b, ns, () => touch(b)))).toBe("written");
+      expect(await namespaceTransaction(b, ns, () => touch(b))).toBe("written");
   });
 
   it("index the search units of every namespace they locked at the commit, and no other's", {
     timeout: 20_000,
   }, async () => {
-    const [a] = twoConnections();
-    const org = (await ensureOrganization(a, "org"));
-    const [x, y, z] = ["x", "y", "z"].map(async (n) => (await ensureNamespace(a, org.id, n)));
+    const [a] = await twoConnections();
+    const org = await ensureOrganization(a, "org");
+    const [x, y, z] = [
+      await ensureNamespace(a, org.id, "x"),
+      await ensureNamespace(a, org.id, "y"),
+      await ensureNamespace(a, org.id, "z"),
+    ];
     // A unit of z left queued, as a write outside any transaction leaves it.
-    a.exec("BEGIN");
-    (await insertMemory(a, directMemory(z!.id, "zebra crossing")));
-    a.exec("COMMIT");
-    (await namespaceTransaction(a, x!.id, async () => {
-      (await insertMemory(a, directMemory(x!.id, "xylophone lessons")));
-      (await namespaceTransaction(a, y!.id, async () => (await insertMemory(a, directMemory(y!.id, "yacht club")))));
-    }));
+    await insertMemory(a, directMemory(z.id, "zebra crossing"));
+    await namespaceTransaction(a, x.id, async () => {
+      await insertMemory(a, directMemory(x.id, "xylophone lessons"));
+      await namespaceTransaction(a, y.id, () => insertMemory(a, directMemory(y.id, "yacht club")));
+    });
     const pending = async (ns: string) =>
       (
         (await a
@@ -99,19 +104,19 @@ describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on Po
           )
           .get(ns)) as { n: number }
       ).n;
-    expect([(await pending(x!.id)), (await pending(y!.id)), (await pending(z!.id))]).toEqual([0, 0, 1]);
+    expect([await pending(x.id), await pending(y.id), await pending(z.id)]).toEqual([0, 0, 1]);
   });
 });
 
 describe("a document moved to another namespace while it was processed", () => {
   it("is not indexed under its old namespace: the job fails to be tried again", async () => {
-    const db = connect();
-    const org = (await ensureOrganization(db, "org"));
-    const from = (await ensureNamespace(db, org.id, "from"));
-    const { id } = (await addDocument(db, from, { content: "Ada moved to Lisbon." }));
+    const db = await connect();
+    const org = await ensureOrganization(db, "org");
+    const from = await ensureNamespace(db, org.id, "from");
+    const { id } = await addDocument(db, from, { content: "Ada moved to Lisbon." });
     const generation = (await getDocumentRow(db, id))!.generation;
     // The job read the document here; then its namespace is deleted, its content moved.
-    (await deleteNamespace(db, from, "to"));
+    await deleteNamespace(db, from, "to");
     const text = "Ada moved to Lisbon.";
     const indexed = {
       text,
@@ -121,11 +126,10 @@ describe("a document moved to another namespace while it was processed", () => {
       url: null,
       chunks: [{ content: text, position: 0, start: 0, end: text.length }],
     };
-    const indexIn = (namespaceId: string) => async () =>
-      (await indexDocument(db, { id, namespaceId }, generation, indexed));
-    expect(indexIn(from.id)).toThrow(DocumentMovedError);
+    const indexIn = (namespaceId: string) => indexDocument(db, { id, namespaceId }, generation, indexed);
+    await expect(indexIn(from.id)).rejects.toThrow(DocumentMovedError);
     expect((await getDocumentRow(db, id))?.status).toBe("queued");
     // Read again where it is now, it is indexed there.
-    expect(indexIn((await findNamespace(db, org.id, "to"))!.id)()).toBe(true);
+    expect(await indexIn((await findNamespace(db, org.id, "to"))!.id)).toBe(true);
   });
 });

@@ -14,8 +14,8 @@ const db = storeConnections();
 
 describe.skipIf(TEST_BACKEND !== "postgres")("job claims on PostgreSQL (queue lock)", () => {
   it("do not wait for another connection's open write transaction", { timeout: 20_000 }, async () => {
-    const writer = db();
-    const worker = db();
+    const writer = (await db());
+    const worker = (await db());
     worker.exec("SET lock_timeout = '3s'");
     const id = (await enqueueJob(writer, { kind: "k", payload: { n: 1 } }));
     // The writer holds the schema's write lock until it commits.

@@ -6,12 +6,12 @@ import { tempDir } from "../harness.js";
 
 let dir: ReturnType<typeof tempDir>;
 const open: Db[] = [];
-afterEach(() => {
-  for (const d of open.splice(0)) d.close();
+afterEach(async () => {
+  for (const d of open.splice(0)) await d.close();
   dir?.remove();
 });
 const connect = async (writeLock?: SharedArrayBuffer) => {
-  const db = (await openDatabase(dir.path, { writeLock }));
+  const db = await openDatabase(dir.path, { writeLock });
   open.push(db);
   return db;
 };
@@ -20,36 +20,36 @@ const word = (db: Db) => new Int32Array(writeLockOf(db)!)[0]!;
 describe("the write lock of one process's connections", () => {
   it("is held for the length of a write transaction, nested ones included, and released after an error", async () => {
     dir = tempDir();
-    const db = (await connect());
+    const db = await connect();
     const seen: number[] = [];
-    (await transaction(db, async () => {
+    await transaction(db, async () => {
       seen.push(word(db));
-      (await transaction(db, () => seen.push(word(db))));
-    }));
+      await transaction(db, async () => seen.push(word(db)));
+    });
     expect(seen.every((w) => w !== 0)).toBe(true);
     expect(word(db)).toBe(0);
-    expect(async () =>
-      (await transaction(db, () => {
+    await expect(
+      transaction(db, async () => {
         throw new Error("boom");
-      })),
-    ).toThrow("boom");
+      }),
+    ).rejects.toThrow("boom");
     expect(word(db)).toBe(0);
   });
 
   it("is shared by a second connection opened with it, not by one opened alone", async () => {
     dir = tempDir();
-    const a = (await connect());
-    const b = (await connect(writeLockOf(a)));
-    const c = (await connect());
-    (await transaction(a, () => {
+    const a = await connect();
+    const b = await connect(writeLockOf(a));
+    const c = await connect();
+    await transaction(a, async () => {
       expect(word(b)).not.toBe(0);
       expect(word(c)).toBe(0);
-    }));
+    });
   });
 
   it("makes a thread's writer wait for the holder, and take the lock once it is released", async () => {
     dir = tempDir();
-    const db = (await connect());
+    const db = await connect();
     // The thread starts for the lock when told, while this thread holds it.
     const go = new Int32Array(new SharedArrayBuffer(4));
     const code = `
@@ -68,13 +68,13 @@ describe("the write lock of one process's connections", () => {
     const got = new Promise<{ held: number; at: number }>((resolve) => thread.once("message", resolve));
     await new Promise((r) => thread.once("online", r));
     let released = 0;
-    (await transaction(db, () => {
+    await transaction(db, async () => {
       Atomics.store(go, 0, 1);
       Atomics.notify(go, 0);
       const t = Date.now();
       while (Date.now() - t < 100);
       released = Date.now();
-    }));
+    });
     const { held, at } = await got;
     await thread.terminate();
     expect(held).not.toBe(0);
@@ -84,10 +84,10 @@ describe("the write lock of one process's connections", () => {
 
   it("is taken over from a holder that never releases it (a terminated thread), after the wait limit", async () => {
     dir = tempDir();
-    const db = (await connect());
+    const db = await connect();
     const buffer = useWriteLock(db, writeLockOf(db), 50);
     Atomics.store(new Int32Array(buffer), 0, 12345);
-    expect((await withWriteLock(db, () => word(db)))).not.toBe(12345);
+    expect(await withWriteLock(db, async () => word(db))).not.toBe(12345);
     // Released by its new holder: the next writer does not wait again.
     expect(word(db)).toBe(0);
   });

@@ -201,7 +201,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   void (async () => {
     await queue.idle(PIPELINE_LOAD_DELAY_MS, closing.signal);
     let atOpen = true;
-    while (!closing.signal.aborted && processing === undefined && !workWaits(atOpen)) {
+    while (!closing.signal.aborted && processing === undefined && !(await workWaits(atOpen))) {
       atOpen = false;
       await queue.idle(WORK_POLL_MS, closing.signal);
     }

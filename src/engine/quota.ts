@@ -11,12 +11,12 @@ import { organizationDocumentTokens } from "./store/namespaces.js";
  * after read every namespace of the organization: under a quota, document writes take the
  * schema-wide lock (routes/route.ts creatingRoute), never one namespace's.
  */
-export async function withinDocumentQuota<T>(ctx: EngineContext, organizationId: string, write: () => T): Promise<T> {
+export async function withinDocumentQuota<T>(ctx: EngineContext, organizationId: string, write: () => Promise<T>): Promise<T> {
   const quota = ctx.limits?.documentTokenQuota ?? null;
   return (await transaction(ctx.db, async () => {
     if (quota === null) return write();
     const before = (await organizationDocumentTokens(ctx.db, organizationId));
-    const out = write();
+    const out = await write();
     const after = (await organizationDocumentTokens(ctx.db, organizationId));
     if (after > quota && after > before) {
       throw new QuotaExceededError(

@@ -75,8 +75,8 @@ describe("the engine's fetch handler", () => {
     const b = await add("?dreaming=instant", { content: "b", dreaming: "dynamic", taskType: "memory" });
     const row = async (id: string) =>
       (await engine!.context.db.prepare("SELECT dreaming, task_type FROM documents WHERE id = ?").get(id));
-    expect(row(a.id)).toEqual({ dreaming: "instant", task_type: "superrag" });
-    expect(row(b.id)).toEqual({ dreaming: "dynamic", task_type: "memory" });
+    expect(await row(a.id)).toEqual({ dreaming: "instant", task_type: "superrag" });
+    expect(await row(b.id)).toEqual({ dreaming: "dynamic", task_type: "memory" });
   });
 });
 
@@ -136,16 +136,16 @@ describe("API keys", () => {
     const db = engine.context.db;
     const lastUsed = async (prefixOf: string) =>
       (await listKeys(db)).find((k) => prefixOf.startsWith(k.prefix))?.last_used_at ?? null;
-    expect(lastUsed(TEST_KEY)).toBeNull();
+    expect(await lastUsed(TEST_KEY)).toBeNull();
 
     expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
     const first = lastUsed(TEST_KEY);
-    expect(first).not.toBeNull();
+    expect(await first).not.toBeNull();
     expect((await lastUsed(other))).toBeNull();
 
     // Within the minute: no write.
     expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
-    expect(lastUsed(TEST_KEY)).toBe(first);
+    expect(await lastUsed(TEST_KEY)).toBe(first);
 
     // Older than the resolution: written again.
     const stale = new Date(Date.parse((await first)!) - LAST_USED_RESOLUTION_MS).toISOString();

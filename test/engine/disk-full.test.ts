@@ -54,13 +54,13 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     const body = (await res.json()) as { error: string; details: string };
     expect(body.error).toBe("Disk full");
     expect(body.details).toContain("disk is full");
-    expect(count()).toBe(1);
+    expect(await count()).toBe(1);
 
     free(db);
     const again = await server.call("POST", "/ns/full/document", { body: { content: bigText("full") } });
     expect(again.status).toBeLessThan(300);
     expect(((await again.json()) as { status: string }).status).toBe("queued");
-    expect(count()).toBe(2);
+    expect(await count()).toBe(2);
   });
 
   it("keeps an acknowledged document's job waiting for space, its attempts unspent, then finishes it", async () => {
@@ -103,7 +103,7 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     free(wdb);
     await ns.documents.waitFor(id, { until: "indexed", timeoutMs: 20_000 });
     expect((await ns.documents.get(id)).system.status).toBe("done");
-    expect(job()).toBeUndefined();
+    expect(await job()).toBeUndefined();
   });
 
   it("queues a failed document again when it is sent again", async () => {

@@ -143,7 +143,7 @@ describe("per-organization document token quota", () => {
       namespaces: { namespace: string }[];
     };
     expect(names.namespaces.map((n) => n.namespace)).toEqual(["q"]);
-    expect(organizationTokens(server)).toBe(75);
+    expect(await organizationTokens(server)).toBe(75);
 
     // A batch that fits goes through.
     const fits = await call("POST", "/v3/documents/batch", {
@@ -151,7 +151,7 @@ describe("per-organization document token quota", () => {
       documents: [{ content: "b".repeat(60), customId: "b1" }],
     });
     expect(fits.status).toBe(200);
-    expect(organizationTokens(server)).toBe(90);
+    expect(await organizationTokens(server)).toBe(90);
   });
 
   it("counts single adds, appends, replacements and deletes; a shorter replacement is allowed at the limit", async () => {
@@ -160,21 +160,21 @@ describe("per-organization document token quota", () => {
     const tokens = () => organizationTokens(server);
     try {
       await client.ns("q").documents.add({ content: "x".repeat(396), id: "big" }); // 99 tokens
-      expect(tokens()).toBe(99);
+      expect(await tokens()).toBe(99);
       await expect(
         client.ns("q").documents.add({ content: "y".repeat(8), id: "small" }),
       ).rejects.toBeInstanceOf(PaymentRequiredError);
       const append = await call("POST", "/ns/q/document", { content: "more turns", id: "big", append: true });
       expect(append.status).toBe(402);
-      expect(tokens()).toBe(99);
+      expect(await tokens()).toBe(99);
       expect((await client.ns("q").documents.get("big")).content).toBe("x".repeat(396));
       // Replaced by something shorter: fewer tokens, allowed.
       await client.ns("q").documents.add({ content: "x".repeat(200), id: "big" });
-      expect(tokens()).toBe(50);
+      expect(await tokens()).toBe(50);
       await client.ns("q").documents.add({ content: "y".repeat(8), id: "small" });
-      expect(tokens()).toBe(52);
+      expect(await tokens()).toBe(52);
       await client.ns("q").documents.delete(["big"]);
-      expect(tokens()).toBe(2);
+      expect(await tokens()).toBe(2);
       // A deleted namespace takes its tokens with it.
       await client.ns("q").delete();
       await expect.poll(tokens, { timeout: 5000 }).toBe(0);
@@ -193,10 +193,10 @@ describe("per-organization document token quota", () => {
       messages: [{ role: "user", content: "e".repeat(44) }],
     });
     expect(conversation.status).toBe(402);
-    expect(organizationTokens(server)).toBe(0);
+    expect(await organizationTokens(server)).toBe(0);
     const fits = await call("POST", "/v3/documents", { content: "d".repeat(20), containerTag: "legacy" });
     expect(fits.status).toBe(200);
-    expect(organizationTokens(server)).toBe(5);
+    expect(await organizationTokens(server)).toBe(5);
   });
 
   it("has no quota by default", async () => {

@@ -78,8 +78,8 @@ describe("namespace counters", () => {
         .documents.add({ content, id: `doc-${i}`, dreaming: "instant" });
       await client.ns(i < 2 ? "a" : "b").documents.waitFor(d.id, { until: "memories", timeoutMs: 20_000 });
     }
-    const check = async () => expect(await listed(e)).toEqual(scanned(db));
-    expect(scanned(db).a!.memoryCount).toBeGreaterThan(0);
+    const check = async () => expect(await listed(e)).toEqual(await scanned(db));
+    expect((await scanned(db)).a!.memoryCount).toBeGreaterThan(0);
     await check();
 
     // An upsert replaces content (and so memories) without adding a document.

@@ -57,15 +57,15 @@ describe("the processing pipeline", () => {
     const doc = await ns.documents.add({ content: "Vectors for this text." });
     await ns.documents.waitFor(doc.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
     const chunks = count(e, "SELECT count(*) AS n FROM chunks WHERE document_id = ?", doc.id);
-    expect(chunks).toBeGreaterThan(0);
-    expect(count(e, "SELECT count(*) AS n FROM chunk_vectors WHERE model = 'test-embedder'")).toBe(chunks);
+    expect(await chunks).toBeGreaterThan(0);
+    expect(await count(e, "SELECT count(*) AS n FROM chunk_vectors WHERE model = 'test-embedder'")).toBe(chunks);
     await e.close();
 
     const plain = await engine({ embedder: null });
     const d2 = await plain.ns.documents.add({ content: "No vectors here." });
     await plain.ns.documents.waitFor(d2.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
     expect(
-      count(
+      await count(
         plain.e,
         "SELECT count(*) AS n FROM chunk_vectors v JOIN chunks c ON c.rowid = v.chunk_rowid WHERE c.document_id = ?",
         d2.id,
@@ -118,7 +118,7 @@ describe("the processing pipeline", () => {
     expect(doc.id).toBe(first.id);
     expect(read.chunks?.map((c) => c.content)).toEqual(["New version of the note."]);
     expect(
-      count(
+      await count(
         e,
         `SELECT (SELECT count(*) FROM search_postings WHERE term = 'old')
               + (SELECT count(*) FROM search_context_postings WHERE term = 'old') AS n`,

@@ -103,7 +103,7 @@ describe("data at rest", () => {
     process.env.MEMCTX_SECRET_KEY = "correct horse battery staple";
     server = await startTestServer(dir.path, { workers: 0 });
     const id = await connectorWithToken(server);
-    expect(rawRow(server, id).config).not.toContain(TOKEN);
+    expect((await rawRow(server, id)).config).not.toContain(TOKEN);
     await server.close();
 
     process.env.MEMCTX_SECRET_KEY = "another key";

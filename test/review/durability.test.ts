@@ -90,11 +90,11 @@ describe("the job queue", () => {
         error: string | null;
       };
     const deadline = Date.now() + 10_000;
-    while (!["done", "failed"].includes(row().status) && Date.now() < deadline) {
+    while (!["done", "failed"].includes((await row()).status) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 10));
     }
-    expect(row().status).toBe("failed");
-    expect(row().error).toMatch(/attempt/);
+    expect((await row()).status).toBe("failed");
+    expect((await row()).error).toMatch(/attempt/);
     const jobs = (await second.context.db.prepare("SELECT state FROM jobs WHERE document_id = ?").all(id));
     expect(jobs).toEqual([{ state: "failed" }]);
   });

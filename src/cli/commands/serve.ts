@@ -75,7 +75,7 @@ Environment:
         throw new CliError(`cannot bind ${values.host}: no such local address`, 1);
       throw err;
     });
-    const firstKey = process.env.MEMCTX_API_KEY ? null : server.engine.createFirstKey();
+    const firstKey = process.env.MEMCTX_API_KEY ? null : await server.engine.createFirstKey();
     // "listening on" comes last: whoever waits for it has seen everything else.
     process.stdout.write(`memctx serve: data directory ${dataDir}\n`);
     if (firstKey) {

@@ -115,7 +115,7 @@ export class MemoryDreamer implements Dreamer {
    * dreaming queues the namespace's batch. Undefined when the document is stale, or its instant
    * extraction failed (dream() then retries it).
    */
-  async beforeIndexed(doc: IndexingDocument, dctx: DreamContext): Promise<(() => void) | undefined> {
+  async beforeIndexed(doc: IndexingDocument, dctx: DreamContext): Promise<(() => Promise<unknown>) | undefined> {
     const row = (await getDocumentRow(dctx.db, doc.id));
     if (!row || row.generation !== doc.generation) return undefined;
     // No memories: commitFacts with none also takes away those an earlier version made.

@@ -22,7 +22,7 @@ export interface Dreamer {
    * (instant dreaming) or "its dreaming is queued". A dreamer that returns one has dealt with the
    * document: `dream` is not called for it. Throwing fails the processing attempt (it is retried).
    */
-  beforeIndexed?(doc: IndexingDocument, ctx: DreamContext): Promise<(() => void) | undefined>;
+  beforeIndexed?(doc: IndexingDocument, ctx: DreamContext): Promise<(() => Promise<unknown>) | undefined>;
   dream(documentIds: string[], ctx: DreamContext): Promise<void>;
 }
 

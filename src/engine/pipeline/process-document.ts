@@ -42,7 +42,7 @@ export function documentJobHandler(ctx: EngineContext) {
     // Fetching a URL or converting a file is a stage worth showing; inline text goes straight on
     // (a write transaction less per document: ingest of small notes is bound by them).
     const converts = file !== undefined || (!doc.connector_id && isUrlContent(doc.content));
-    if (converts && !stage("extracting")) return;
+    if (converts && !(await stage("extracting"))) return;
     let resolved: Awaited<ReturnType<typeof resolveContent>>;
     if (file) {
       try {
@@ -70,7 +70,7 @@ export function documentJobHandler(ctx: EngineContext) {
     signal.throwIfAborted();
 
     // Short stages of small documents are not worth a write each; large ones show their stage.
-    if (resolved.text.length > LARGE_TEXT && !stage("chunking")) return;
+    if (resolved.text.length > LARGE_TEXT && !(await stage("chunking"))) return;
     const chunks = chunkText(resolved.text, { format: resolved.format });
 
     let vectors: { model: string; embeddings: (Float32Array | undefined)[] } | undefined;
@@ -79,7 +79,7 @@ export function documentJobHandler(ctx: EngineContext) {
       // Chunks already stored as they are keep their vectors: a grown conversation embeds its new turns.
       const todo = (await chunksToEmbed(ctx.db, id, chunks, model));
       const embeddings: (Float32Array | undefined)[] = new Array(chunks.length);
-      if (todo.length && !stage("embedding")) return;
+      if (todo.length && !(await stage("embedding"))) return;
       for (let i = 0; i < todo.length; i += EMBED_BATCH) {
         const batch = todo.slice(i, i + EMBED_BATCH);
         const got = await ctx.embedder.embed(
@@ -101,7 +101,7 @@ export function documentJobHandler(ctx: EngineContext) {
     );
     signal.throwIfAborted();
 
-    if ((chunks.length > LARGE_CHUNKS || vectors) && !stage("indexing")) return;
+    if ((chunks.length > LARGE_CHUNKS || vectors) && !(await stage("indexing"))) return;
     const indexed = (await indexDocument(ctx.db, { id, namespaceId: doc.namespace_id }, generation, {
       alsoInTransaction,
       text: resolved.text,

@@ -11,7 +11,7 @@ export function connectorRoutes(app: EngineApp, ctx: EngineContext): void {
     connectors.create(namespace, body),
   );
   route(app, ctx, endpoints.listConnectors, async ({ organization, namespace }) => ({
-    connectors: connectors.list(organization.id, namespace),
+    connectors: await connectors.list(organization.id, namespace),
   }));
   route(app, ctx, endpoints.getConnector, async ({ namespace, params, query }) =>
     connectors.get(namespace, params.id, query.include ?? []),

@@ -504,7 +504,7 @@ export interface IndexedDocument {
    */
   vectors?: { model: string; embeddings: (Float32Array | undefined)[] };
   /** Runs inside the same transaction, after the swap (e.g. storing instantly dreamed memories). */
-  alsoInTransaction?: () => void;
+  alsoInTransaction?: () => Promise<unknown>;
 }
 
 export interface NewChunk {
@@ -667,7 +667,7 @@ export async function indexDocument(
          content = CASE WHEN EXISTS (SELECT 1 FROM document_files WHERE document_id = documents.id) THEN ?1 ELSE content END
        WHERE id = ?`,
     ).run(ix.text, ix.format, ix.title, ix.type, ix.url, t, id));
-    ix.alsoInTransaction?.();
+    await ix.alsoInTransaction?.();
     return true;
   }));
 }

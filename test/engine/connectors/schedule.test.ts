@@ -146,7 +146,7 @@ describe("connectors sync on a schedule", () => {
     const service = connectorService(server.engine.context);
     const db = server.engine.context.db;
     // Its first run is still queued (no workers): nothing to schedule until it ends, then nothing either.
-    expect(service.queueDueSyncs(new Date(Date.now() + 365 * 86_400_000))).toBe(0);
+    expect(await service.queueDueSyncs(new Date(Date.now() + 365 * 86_400_000))).toBe(0);
     expect((await recentRuns(db, daily.id, 10))).toHaveLength(1);
   });
 
@@ -195,10 +195,10 @@ describe("connectors sync on a schedule", () => {
     ));
     const sa = connectorService(a.server.engine.context);
     const sb = connectorService(b.server.engine.context);
-    expect(sa.queueDueSyncs(new Date(Date.now() + 30_000))).toBe(0);
+    expect(await sa.queueDueSyncs(new Date(Date.now() + 30_000))).toBe(0);
     const later = new Date(Date.now() + 61_000);
     expect((await sa.queueDueSyncs(later)) + (await sb.queueDueSyncs(later))).toBe(1);
-    expect(sb.queueDueSyncs(later)).toBe(0);
+    expect(await sb.queueDueSyncs(later)).toBe(0);
     const runs = (await recentRuns(db, id, 10));
     expect(runs.map((r) => r.status)).toEqual(["queued", "done"]);
     // A trigger meanwhile answers 409 as before.

@@ -157,10 +157,10 @@ describe("connector service", () => {
     const e = await engine(0);
     const service = connectorService(e.context);
     const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
-    expect(() => service.create(team, { provider: "web-crawler", config: {} })).toThrow(
+    await expect((() => service.create(team, { provider: "web-crawler", config: {} }))()).rejects.toThrow(
       expect.objectContaining({ field: "config.startUrl" }),
     );
-    expect(() => service.create(team, { provider: "github" })).toThrow(
+    await expect((() => service.create(team, { provider: "github" }))()).rejects.toThrow(
       expect.objectContaining({ field: "redirectUrl" }),
     );
     const { id } = await service.create(team, {
@@ -184,7 +184,7 @@ describe("connector service", () => {
     await finished(e, (await service.get(team, a.id)).latestRun!.id);
     expect((await service.remove(team, a.id, true))).toEqual({ id: a.id, deleted: true, documentsDeleted: 3 });
     expect((await connectorDocs(e, a.id))).toEqual([]);
-    expect(async () => (await service.get(team, a.id))).toThrow(NotFoundError);
+    await expect((async () => (await service.get(team, a.id)))()).rejects.toThrow(NotFoundError);
   });
 });
 
@@ -214,8 +214,8 @@ describe("connector service OAuth", () => {
     const created = await service.create(team, { provider: "github", redirectUrl });
     expect(created.authorization!.url.startsWith(`${auth.url}/authorize?`)).toBe(true);
     expect(Date.parse(created.authorization!.expiresAt) - Date.now()).toBeGreaterThan(59 * 60_000);
-    expect(service.list(team.organization_id, team)).toEqual([]);
-    expect(async () => (await service.get(team, created.id))).toThrow(NotFoundError);
+    expect(await service.list(team.organization_id, team)).toEqual([]);
+    await expect((async () => (await service.get(team, created.id)))()).rejects.toThrow(NotFoundError);
 
     const answer = await fetch(created.authorization!.url, { redirect: "manual" });
     const back = new URL(answer.headers.get("location")!);

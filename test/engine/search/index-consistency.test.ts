@@ -115,34 +115,34 @@ describe("the search index", () => {
       SELECT c.space, c.term, u.unit, 0, c.tf, u.length
       FROM search_context_postings c JOIN search_units u ON u.context = c.context
       WHERE NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = c.space AND p.term = c.term AND p.unit = u.unit)`;
-    expect(rows(`${postings} ORDER BY 1, 2, 3`)).toEqual(expected);
+    expect(await rows(`${postings} ORDER BY 1, 2, 3`)).toEqual(expected);
     // Shared contexts were made (the memories of a short document share its text as context).
     expect((await rows("SELECT count(*) AS n FROM search_units WHERE context IS NOT NULL"))[0]!.n).toBeGreaterThan(1);
     expect(
-      rows(`SELECT space, term, units, text_units FROM search_terms WHERE units > 0 ORDER BY 1, 2`),
+      await rows(`SELECT space, term, units, text_units FROM search_terms WHERE units > 0 ORDER BY 1, 2`),
     ).toEqual(
       rows(`SELECT space, term, count(*) AS units, sum(CASE WHEN tf > 0 THEN 1 ELSE 0 END) AS text_units FROM (${postings}) x
             GROUP BY 1, 2 ORDER BY 1, 2`),
     );
     // Every shared context counts the units pointing to it; none is left unused or unposted.
-    expect(rows("SELECT id, members FROM search_contexts ORDER BY 1")).toEqual(
+    expect(await rows("SELECT id, members FROM search_contexts ORDER BY 1")).toEqual(
       rows(`SELECT context AS id, count(*) AS members FROM search_units WHERE context IS NOT NULL
             GROUP BY 1 ORDER BY 1`),
     );
     expect(
-      rows(`SELECT count(*) AS n FROM search_context_postings p
+      await rows(`SELECT count(*) AS n FROM search_context_postings p
             LEFT JOIN search_contexts c ON c.id = p.context WHERE c.id IS NULL`),
     ).toEqual([{ n: 0 }]);
-    expect(rows("SELECT count(*) AS n FROM search_pending")).toEqual([{ n: 0 }]);
-    expect(rows("SELECT count(*) AS n FROM search_terms WHERE units < 0 OR text_units < 0")).toEqual([
+    expect(await rows("SELECT count(*) AS n FROM search_pending")).toEqual([{ n: 0 }]);
+    expect(await rows("SELECT count(*) AS n FROM search_terms WHERE units < 0 OR text_units < 0")).toEqual([
       { n: 0 },
     ]);
-    expect(rows("SELECT id AS space, units, length FROM search_spaces WHERE units > 0 ORDER BY 1")).toEqual(
+    expect(await rows("SELECT id AS space, units, length FROM search_spaces WHERE units > 0 ORDER BY 1")).toEqual(
       rows("SELECT space, count(*) AS units, sum(length) AS length FROM search_units GROUP BY 1 ORDER BY 1"),
     );
     // The namespaces deleted left nothing behind.
     expect(
-      rows(`SELECT count(*) AS n FROM search_spaces s LEFT JOIN namespaces n ON n.id = s.namespace_id
+      await rows(`SELECT count(*) AS n FROM search_spaces s LEFT JOIN namespaces n ON n.id = s.namespace_id
             WHERE n.id IS NULL`),
     ).toEqual([{ n: 0 }]);
   });

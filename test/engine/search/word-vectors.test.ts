@@ -56,10 +56,10 @@ describe("search with the built-in word vectors", () => {
     // Memories carry vectors of the model; chunks none (an average blurs over a passage).
     const db = t!.engine.context.db;
     const count = async (sql: string) => ((await db.prepare(sql).get()) as { n: number }).n;
-    expect(count(`SELECT count(*) AS n FROM memory_vectors WHERE model = '${WORD_VECTORS_MODEL}'`)).toBe(
+    expect(await count(`SELECT count(*) AS n FROM memory_vectors WHERE model = '${WORD_VECTORS_MODEL}'`)).toBe(
       count("SELECT count(*) AS n FROM memories"),
     );
-    expect(count("SELECT count(*) AS n FROM chunk_vectors")).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM chunk_vectors")).toBe(0);
   });
 
   it("without them the tie goes to the older memory (the control)", async () => {

@@ -68,84 +68,84 @@ describe.each(FORMS)("compileFilter, %s form", (which) => {
     expect(f).toEqual({ sql: "TRUE", params: [] });
   });
 
-  it("compares strings case-sensitively by default", () => {
-    expect(select({ field: "topic", operator: "eq", value: "travel" })).toEqual(["b"]);
-    expect(select({ field: "topic", operator: "eq", value: "Travel" })).toEqual(["a"]);
+  it("compares strings case-sensitively by default", async () => {
+    expect(await select({ field: "topic", operator: "eq", value: "travel" })).toEqual(["b"]);
+    expect(await select({ field: "topic", operator: "eq", value: "Travel" })).toEqual(["a"]);
   });
 
-  it("compares strings case-insensitively with caseSensitive: false", () => {
-    expect(select({ field: "topic", operator: "eq", value: "TRAVEL", caseSensitive: false })).toEqual([
+  it("compares strings case-insensitively with caseSensitive: false", async () => {
+    expect(await select({ field: "topic", operator: "eq", value: "TRAVEL", caseSensitive: false })).toEqual([
       "a",
       "b",
     ]);
-    expect(select({ field: "topic", operator: "neq", value: "TRAVEL", caseSensitive: false })).toEqual(["c"]);
+    expect(await select({ field: "topic", operator: "neq", value: "TRAVEL", caseSensitive: false })).toEqual(["c"]);
   });
 
-  it("treats neq as the exact negation of eq, so rows without the key match it", () => {
-    expect(select({ field: "topic", operator: "neq", value: "travel" })).toEqual(["a", "c"]);
+  it("treats neq as the exact negation of eq, so rows without the key match it", async () => {
+    expect(await select({ field: "topic", operator: "neq", value: "travel" })).toEqual(["a", "c"]);
   });
 
-  it("compares numbers by JSON type: a numeric string is not a number", () => {
-    expect(select({ field: "n", operator: "eq", value: 5 })).toEqual(["a"]);
-    expect(select({ field: "n", operator: "eq", value: "5" })).toEqual(["c"]);
-    expect(select({ field: "n", operator: "eq", value: 10.5 })).toEqual(["b"]);
+  it("compares numbers by JSON type: a numeric string is not a number", async () => {
+    expect(await select({ field: "n", operator: "eq", value: 5 })).toEqual(["a"]);
+    expect(await select({ field: "n", operator: "eq", value: "5" })).toEqual(["c"]);
+    expect(await select({ field: "n", operator: "eq", value: 10.5 })).toEqual(["b"]);
   });
 
-  it("compares booleans as JSON true/false, never as 1/0", () => {
-    expect(select({ field: "flag", operator: "eq", value: true })).toEqual(["a"]);
-    expect(select({ field: "flag", operator: "eq", value: false })).toEqual(["b"]);
-    expect(select({ field: "one", operator: "eq", value: true })).toEqual([]);
-    expect(select({ field: "flag", operator: "neq", value: true })).toEqual(["b", "c"]);
+  it("compares booleans as JSON true/false, never as 1/0", async () => {
+    expect(await select({ field: "flag", operator: "eq", value: true })).toEqual(["a"]);
+    expect(await select({ field: "flag", operator: "eq", value: false })).toEqual(["b"]);
+    expect(await select({ field: "one", operator: "eq", value: true })).toEqual([]);
+    expect(await select({ field: "flag", operator: "neq", value: true })).toEqual(["b", "c"]);
   });
 
-  it("applies gt, gte, lt and lte to numbers only", () => {
-    expect(select({ field: "n", operator: "gt", value: 5 })).toEqual(["b"]);
-    expect(select({ field: "n", operator: "gte", value: 5 })).toEqual(["a", "b"]);
-    expect(select({ field: "n", operator: "lt", value: 10.5 })).toEqual(["a"]);
-    expect(select({ field: "n", operator: "lte", value: 10.5 })).toEqual(["a", "b"]);
-    expect(select({ field: "n", operator: "lt", value: 100 })).not.toContain("c");
+  it("applies gt, gte, lt and lte to numbers only", async () => {
+    expect(await select({ field: "n", operator: "gt", value: 5 })).toEqual(["b"]);
+    expect(await select({ field: "n", operator: "gte", value: 5 })).toEqual(["a", "b"]);
+    expect(await select({ field: "n", operator: "lt", value: 10.5 })).toEqual(["a"]);
+    expect(await select({ field: "n", operator: "lte", value: 10.5 })).toEqual(["a", "b"]);
+    expect(await select({ field: "n", operator: "lt", value: 100 })).not.toContain("c");
   });
 
-  it("tests substrings with contains and notContains, with the case option", () => {
-    expect(select({ field: "note", operator: "contains", value: "trip" })).toEqual(["b"]);
-    expect(select({ field: "note", operator: "contains", value: "TRIP", caseSensitive: false })).toEqual([
+  it("tests substrings with contains and notContains, with the case option", async () => {
+    expect(await select({ field: "note", operator: "contains", value: "trip" })).toEqual(["b"]);
+    expect(await select({ field: "note", operator: "contains", value: "TRIP", caseSensitive: false })).toEqual([
       "a",
       "b",
     ]);
-    expect(select({ field: "note", operator: "notContains", value: "Berlin" })).toEqual(["b", "c"]);
-    expect(select({ field: "note", operator: "notContains", value: "TRIP", caseSensitive: false })).toEqual([
+    expect(await select({ field: "note", operator: "notContains", value: "Berlin" })).toEqual(["b", "c"]);
+    expect(await select({ field: "note", operator: "notContains", value: "TRIP", caseSensitive: false })).toEqual([
       "c",
     ]);
   });
 
-  it("treats % and _ in a contains value literally", () => {
-    expect(select({ field: "note", operator: "contains", value: "%" })).toEqual([]);
-    expect(select({ field: "note", operator: "contains", value: "_" })).toEqual([]);
+  it("treats % and _ in a contains value literally", async () => {
+    expect(await select({ field: "note", operator: "contains", value: "%" })).toEqual([]);
+    expect(await select({ field: "note", operator: "contains", value: "_" })).toEqual([]);
   });
 
-  it("tests membership of string arrays, a plain string counting as one element", () => {
-    expect(select({ field: "tags", operator: "arrayContains", value: "home" })).toEqual(["a", "b"]);
-    expect(select({ field: "tags", operator: "arrayContains", value: "work" })).toEqual(["a", "c"]);
-    expect(select({ field: "tags", operator: "arrayNotContains", value: "work" })).toEqual(["b"]);
-    expect(select({ field: "tags", operator: "arrayContains", value: "wor" })).toEqual([]);
+  it("tests membership of string arrays, a plain string counting as one element", async () => {
+    expect(await select({ field: "tags", operator: "arrayContains", value: "home" })).toEqual(["a", "b"]);
+    expect(await select({ field: "tags", operator: "arrayContains", value: "work" })).toEqual(["a", "c"]);
+    expect(await select({ field: "tags", operator: "arrayNotContains", value: "work" })).toEqual(["b"]);
+    expect(await select({ field: "tags", operator: "arrayContains", value: "wor" })).toEqual([]);
   });
 
-  it("reads a period as part of the key, not as a path", () => {
-    expect(select({ field: "a.b", operator: "eq", value: "dotted" })).toEqual(["a"]);
+  it("reads a period as part of the key, not as a path", async () => {
+    expect(await select({ field: "a.b", operator: "eq", value: "dotted" })).toEqual(["a"]);
   });
 
-  it("maps source, type and documentId to the document's fields", () => {
-    expect(select({ field: "source", operator: "eq", value: "notion" })).toEqual(["a"]);
-    expect(select({ field: "type", operator: "eq", value: "webpage" })).toEqual(["b"]);
-    expect(select({ field: "type", operator: "neq", value: "webpage" })).toEqual(["a", "c"]);
-    expect(select({ field: "documentId", operator: "eq", value: ids.b })).toEqual(["b"]);
-    expect(select({ field: "documentId", operator: "eq", value: "my-a" })).toEqual(["a"]);
-    expect(select({ field: "documentId", operator: "neq", value: "my-a" })).toEqual(["b", "c"]);
+  it("maps source, type and documentId to the document's fields", async () => {
+    expect(await select({ field: "source", operator: "eq", value: "notion" })).toEqual(["a"]);
+    expect(await select({ field: "type", operator: "eq", value: "webpage" })).toEqual(["b"]);
+    expect(await select({ field: "type", operator: "neq", value: "webpage" })).toEqual(["a", "c"]);
+    expect(await select({ field: "documentId", operator: "eq", value: ids.b })).toEqual(["b"]);
+    expect(await select({ field: "documentId", operator: "eq", value: "my-a" })).toEqual(["a"]);
+    expect(await select({ field: "documentId", operator: "neq", value: "my-a" })).toEqual(["b", "c"]);
   });
 
-  it("combines and/or groups, nested", () => {
+  it("combines and/or groups, nested", async () => {
     expect(
-      select({
+      await select({
         operator: "or",
         operands: [
           {
@@ -160,7 +160,7 @@ describe.each(FORMS)("compileFilter, %s form", (which) => {
       }),
     ).toEqual(["b", "c"]);
     expect(
-      select({
+      await select({
         operator: "and",
         operands: [
           { field: "tags", operator: "arrayContains", value: "home" },
@@ -176,7 +176,7 @@ describe.each(FORMS)("compileFilter, %s form", (which) => {
     ).toEqual(["a"]);
   });
 
-  it("never puts a value in the SQL text", () => {
+  it("never puts a value in the SQL text", async () => {
     const hostile = "x' OR 1=1 --";
     const f = compileFilter(
       {
@@ -197,6 +197,6 @@ describe.each(FORMS)("compileFilter, %s form", (which) => {
       const other = compileFilter({ field: "n", operator: "gt", value: 3 }, { metadata: "d.metadata" }, form);
       expect(other.sql).toBe(f.sql);
     }
-    expect(select({ field: "topic", operator: "eq", value: hostile })).toEqual([]);
+    expect(await select({ field: "topic", operator: "eq", value: hostile })).toEqual([]);
   });
 });

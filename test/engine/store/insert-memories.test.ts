@@ -47,7 +47,9 @@ async function seed(engine: TestEngine, namespace: string, n: number, batched: b
       speaker: i % 3 === 2 ? "ana" : null,
     }));
     if (batched) return (await insertMemories(db, rows));
-    return rows.map(async (r) => (await insertMemory(db, r)).id);
+    const ids: string[] = [];
+    for (const r of rows) ids.push((await insertMemory(db, r)).id);
+    return ids;
   }));
 }
 
@@ -73,14 +75,14 @@ describe("insertMemories", () => {
   it("stores the rows, sources and vectors insertMemory stores, over several statements", async () => {
     t = await openTestEngine();
     // 450: more than two batches of 200.
-    const one = seed(t, "one-by-one", 450, false);
-    const many = (await seed(t, "batched", 450, true));
+    const one = await seed(t, "one-by-one", 450, false);
+    const many = await seed(t, "batched", 450, true);
     expect(many).toHaveLength(450);
-    expect(new Set((await many)).size).toBe(450);
+    expect(new Set(many).size).toBe(450);
     const a = stored(t, "one-by-one");
     const b = stored(t, "batched");
-    expect(a).toHaveLength(450);
-    expect(b).toEqual(a);
+    expect(await a).toHaveLength(450);
+    expect(await b).toEqual(a);
     // Ids come back in input order: the first one is the first fact's memory.
     const first = (await t.call("GET", `/ns/batched/memories/${many[0]}`)).body as { memory: string };
     expect(first.memory).toBe(facts(1)[0]!.memory);
@@ -119,8 +121,8 @@ describe("insertMemories", () => {
       documentId: null,
     };
     const parent = (await transaction(db, async () => (await insertMemory(db, base))));
-    expect(async () =>
-      (await transaction(db, async () => (await insertMemories(db, [{ ...base, memory: "Ana keeps goats.", parent }])))),
-    ).toThrow(/insertMemory/);
+    await expect((async () =>
+      (await transaction(db, async () => (await insertMemories(db, [{ ...base, memory: "Ana keeps goats.", parent }])))))(),
+    ).rejects.toThrow(/insertMemory/);
   });
 });

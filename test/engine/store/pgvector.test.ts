@@ -68,7 +68,10 @@ afterAll(() => {
 
 async function open(databaseUrl?: string): Promise<Db> {
   const dir = tempDir("memctx-pgvector-");
-  const db = (await openDatabase(dir.path, databaseUrl ? { databaseUrl } : {}));
+  // PGlite's socket serves one connection at a time: a pool of one.
+  if (databaseUrl) process.env.MEMCTX_PG_POOL_SIZE = "1";
+  const db = await openDatabase(dir.path, databaseUrl ? { databaseUrl } : {});
+  delete process.env.MEMCTX_PG_POOL_SIZE;
   opened.push({ db, remove: dir.remove });
   return db;
 }
@@ -128,14 +131,16 @@ describe("nearestVectors", () => {
       expect(JSON.parse(stored.v)).toEqual(Array.from(vectorOf(0)).map((x) => expect.closeTo(x, 5)));
 
       const reference = async (q: Float32Array, ns: "a" | "b", k: number) =>
-        (await vectorSearch(lite, "memories", q, MODEL, { namespaceId: liteNs[ns] }, k)).map(async (c) => ({
-          memory: (await memoryText(lite, c.rowid)),
-          cosine: c.cosine,
-        }));
+        Promise.all(
+          (await vectorSearch(lite, "memories", q, MODEL, { namespaceId: liteNs[ns] }, k)).map(async (c) => ({
+            memory: await memoryText(lite, c.rowid),
+            cosine: c.cosine,
+          })),
+        );
       const viaPg = async (q: Float32Array, ns: "a" | "b", k: number) => {
         const got = (await nearestVectors(pg, "memories", pgNs[ns], MODEL, q, k));
         expect(got).not.toBeNull();
-        return got!.map(async (c) => ({ memory: (await memoryText(pg, c.rowid)), cosine: c.cosine }));
+        return Promise.all(got!.map(async (c) => ({ memory: await memoryText(pg, c.rowid), cosine: c.cosine })));
       };
       const same = (
         got: { memory: string; cosine: number }[],
@@ -146,9 +151,9 @@ describe("nearestVectors", () => {
       };
 
       // Inside a transaction no index is built: the exact ORDER BY.
-      (await transaction(pg, () => {
-        for (const q of queries) same(viaPg(q, "a", 10), reference(q, "a", 10));
-      }));
+      await transaction(pg, async () => {
+        for (const q of queries) same(await viaPg(q, "a", 10), await reference(q, "a", 10));
+      });
       expect((await pg.prepare("SELECT count(*) AS n FROM pg_indexes WHERE indexname LIKE '%hnsw%'").get())).toEqual({
         n: 0,
       });
@@ -163,15 +168,12 @@ describe("nearestVectors", () => {
       ).toEqual([`memory_vectors_hnsw_${DIMS}`]);
       // Search's vector step (vectorSearch) answers from pgvector on this connection: the same hits.
       for (const q of queries) {
-        same(
-          (await vectorSearch(pg, "memories", q, MODEL, { namespaceId: pgNs.a }, 10)).map(async (c) => ({
-            memory: (await memoryText(pg, c.rowid)),
-            cosine: c.cosine,
-          })),
-          (await reference(q, "a", 10)),
-        );
+        const got: { memory: string; cosine: number }[] = [];
+        for (const c of await vectorSearch(pg, "memories", q, MODEL, { namespaceId: pgNs.a }, 10))
+          got.push({ memory: await memoryText(pg, c.rowid), cosine: c.cosine });
+        same(got, await reference(q, "a", 10));
       }
-      pg.exec("SET enable_seqscan = off");
+      await pg.exec("SET enable_seqscan = off");
       try {
         const plan = (await pg
           .prepare(
@@ -191,7 +193,7 @@ describe("nearestVectors", () => {
           same((await viaPg(q, "b", 5)), (await reference(q, "b", 5)));
         }
       } finally {
-        pg.exec("RESET enable_seqscan");
+        await pg.exec("RESET enable_seqscan");
       }
       // Another model's vectors are not candidates; a namespace without vectors has none.
       const other = (await nearestVectors(pg, "memories", pgNs.a, "other-model", queries[1]!, 100))!;

@@ -146,7 +146,7 @@ async function commitCost(size: number, measureDocs: number): Promise<void> {
     const seedDocs = Math.ceil(size / TURNS_PER_DOCUMENT);
     const s0 = performance.now();
     const ns = (await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, "dream"));
-    seed(db, ns, corpus, seedDocs);
+    await seed(db, ns, corpus, seedDocs);
     const seedSeconds = (performance.now() - s0) / 1000;
     const extractor = new OfflineExtractor();
     const work: { row: NonNullable<ReturnType<typeof getDocumentRow>>; facts: Fact[] }[] = [];

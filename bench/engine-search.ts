@@ -148,7 +148,7 @@ async function addChunks(db: Db, namespaceId: string, count: number, embedder: H
   const insertVector = db.prepare(
     "INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES (?, ?, ?)",
   );
-  db.exec("BEGIN IMMEDIATE");
+  await db.exec("BEGIN IMMEDIATE");
   let docId = "";
   for (let i = 0; i < count; i++) {
     if (i % CHUNKS_PER_DOCUMENT === 0) {
@@ -173,7 +173,7 @@ async function addChunks(db: Db, namespaceId: string, count: number, embedder: H
       (await insertVector.run(row.rowid, embedder.model, new Uint8Array(v.buffer)));
     }
   }
-  db.exec("COMMIT");
+  await db.exec("COMMIT");
 }
 
 // ---------- measuring ----------
@@ -220,7 +220,7 @@ async function main() {
   const vectorDir = mkdtempSync(join(tmpdir(), "memctx-bench-vector-"));
   try {
     const db = (await openDatabase(dir, { databaseUrl: DATABASE_URL }));
-    for (const p of PRAGMAS) db.exec(`PRAGMA ${p}`);
+    for (const p of PRAGMAS) await db.exec(`PRAGMA ${p}`);
     if (PRAGMAS.length) console.log(`pragmas: ${PRAGMAS.join(", ")}`);
     const org = (await ensureOrganization(db, "local"));
     const ns = (await ensureNamespace(db, org.id, "bench"));
@@ -238,11 +238,11 @@ async function main() {
     for (const size of SIZES) {
       const t0 = performance.now();
       if (size > have) {
-        addChunks(db, ns.id, size - have, null);
-        addChunks(db, other.id, Math.floor((size - have) / 10), null);
+        await addChunks(db, ns.id, size - have, null);
+        await addChunks(db, other.id, Math.floor((size - have) / 10), null);
         have = size;
       }
-      db.exec("PRAGMA optimize");
+      await db.exec("PRAGMA optimize");
       console.log(
         `\n${size} chunks (+${Math.floor(size / 10)} in another namespace), built in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
       );
@@ -261,7 +261,7 @@ async function main() {
       );
       if (HTTP) await measureHttp(dir, size);
     }
-    db.close();
+    await db.close();
     if (VECTOR) await measureVectors(vectorDir);
   } finally {
     if (!DATA_DIR) rmSync(dir, { recursive: true, force: true });
@@ -317,7 +317,7 @@ async function measureVectors(dir: string): Promise<void> {
   console.log(`\nwith a ${VECTOR_DIMS}-dimension embedder (packed Float32 scan + FTS5), chunks mode`);
   let have = 0;
   for (const size of SIZES) {
-    addChunks(db, ns.id, size - have, embedder);
+    await addChunks(db, ns.id, size - have, embedder);
     have = size;
     const t0 = performance.now();
     await search(
@@ -335,7 +335,7 @@ async function measureVectors(dir: string): Promise<void> {
           .length,
     );
   }
-  db.close();
+  await db.close();
 }
 
 await main();

@@ -119,9 +119,9 @@ export async function benchSpeed(
       if (backendName() === "postgres") {
         // A store in use is vacuumed by autovacuum: its postings are read from the index alone then
         // (the visibility map says so). This schema's table only: the database may hold others.
-        engine.context.db.exec("VACUUM search_postings");
-        engine.context.db.exec("ANALYZE");
-      } else engine.context.db.exec("PRAGMA optimize");
+        await engine.context.db.exec("VACUUM search_postings");
+        await engine.context.db.exec("ANALYZE");
+      } else await engine.context.db.exec("PRAGMA optimize");
       const seedSeconds = (performance.now() - t0) / 1000;
       const memories = (await ns.memories.list({ limit: 1 })).pagination.totalItems ?? 0;
       const chunks = (await ns.chunks.list({ limit: 1 })).pagination.totalItems ?? 0;

@@ -27,7 +27,7 @@ describe("the engine's fetch handler", () => {
       log: (m) => logged.push(m),
     });
     // Break the store underneath the routes: every query now throws.
-    engine.context.db.exec(
+    await engine.context.db.exec(
       TEST_BACKEND === "postgres" ? "DROP TABLE namespaces CASCADE" : "DROP TABLE namespaces",
     );
     const res = await engine.fetch(req("/ns/x", { method: "GET" }));
@@ -108,8 +108,8 @@ describe("deleting documents", () => {
         ));
       }
     };
-    memory("mem_only_a", a, [a]);
-    memory("mem_both", b, [a, b]);
+    await memory("mem_only_a", a, [a]);
+    await memory("mem_both", b, [a, b]);
     const res = await engine.fetch(
       req("/ns/m/document", { method: "DELETE", body: JSON.stringify({ ids: [a] }) }),
     );
@@ -145,7 +145,7 @@ describe("API keys", () => {
 
     // Within the minute: no write.
     expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
-    expect(await lastUsed(TEST_KEY)).toBe(first);
+    expect(await lastUsed(TEST_KEY)).toBe(await first);
 
     // Older than the resolution: written again.
     const stale = new Date(Date.parse((await first)!) - LAST_USED_RESOLUTION_MS).toISOString();

@@ -134,7 +134,7 @@ describe("an appended conversation is processed one new part at a time", () => {
     const whole = new MemoryClient({ apiKey: API_KEY, fetch: t.engine.fetch, maxRetries: 0 }).ns("whole");
     const sent = await whole.documents.add({ id: "conv-1", content: TURNS.join("\n") });
     await whole.documents.waitFor(sent.id, { until: "memories", timeoutMs: 20_000, pollIntervalMs: 20 });
-    expect(memoriesAfter).toEqual(liveMemories(t, "whole"));
+    expect(memoriesAfter).toEqual(await liveMemories(t, "whole"));
 
     // Search finds every turn's facts and passages.
     for (const [query, word] of [

@@ -10,7 +10,7 @@ import { startTestServer, TEST_BACKEND, type TestServer, tempDir } from "./harne
  */
 const fill = async (db: Db) => {
   const { page_count } = (await db.prepare("PRAGMA page_count").get()) as { page_count: number };
-  db.exec(`PRAGMA max_page_count = ${page_count}`);
+  await db.exec(`PRAGMA max_page_count = ${page_count}`);
 };
 const free = (db: Db) => db.exec("PRAGMA max_page_count = 4294967294");
 
@@ -48,7 +48,7 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     await ns.documents.add({ content: "a first small document" });
     const count = async () => ((await db.prepare("SELECT count(*) AS n FROM documents").get()) as { n: number }).n;
 
-    fill(db);
+    await fill(db);
     const res = await server.call("POST", "/ns/full/document", { body: { content: bigText("full") } });
     expect(res.status).toBe(507);
     const body = (await res.json()) as { error: string; details: string };
@@ -56,7 +56,7 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     expect(body.details).toContain("disk is full");
     expect(await count()).toBe(1);
 
-    free(db);
+    await free(db);
     const again = await server.call("POST", "/ns/full/document", { body: { content: bigText("full") } });
     expect(again.status).toBeLessThan(300);
     expect(((await again.json()) as { status: string }).status).toBe("queued");
@@ -80,7 +80,7 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     });
     open.push(worker);
     const wdb = worker.context.db;
-    fill(wdb);
+    await fill(wdb);
 
     const ns = api.client().ns("full");
     const { id, status } = await ns.documents.add({ content: bigText("queued") });
@@ -100,7 +100,7 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     expect(waiting.state).not.toBe("failed");
     expect((await ns.documents.get(id)).system.status).not.toBe("failed");
 
-    free(wdb);
+    await free(wdb);
     await ns.documents.waitFor(id, { until: "indexed", timeoutMs: 20_000 });
     expect((await ns.documents.get(id)).system.status).toBe("done");
     expect(await job()).toBeUndefined();

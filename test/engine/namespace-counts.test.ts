@@ -154,7 +154,7 @@ describe("namespace counters", () => {
         memory_count: 2,
       });
     } finally {
-      db.close();
+      await db.close();
     }
   });
 });
@@ -171,7 +171,7 @@ describe("keys and the organization", () => {
       .prepare("UPDATE api_keys SET prefix = 'elevenchars' WHERE key_hash = ?")
       .run(sha256("elevenchars")));
     expect(legacy.changes).toBe(1);
-    db.close();
+    await db.close();
 
     const e = await open(0);
     const prefixes = (await listKeys(e.context.db)).map((k) => k.prefix);

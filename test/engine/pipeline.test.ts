@@ -58,7 +58,7 @@ describe("the processing pipeline", () => {
     await ns.documents.waitFor(doc.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
     const chunks = count(e, "SELECT count(*) AS n FROM chunks WHERE document_id = ?", doc.id);
     expect(await chunks).toBeGreaterThan(0);
-    expect(await count(e, "SELECT count(*) AS n FROM chunk_vectors WHERE model = 'test-embedder'")).toBe(chunks);
+    expect(await count(e, "SELECT count(*) AS n FROM chunk_vectors WHERE model = 'test-embedder'")).toBe(await chunks);
     await e.close();
 
     const plain = await engine({ embedder: null });

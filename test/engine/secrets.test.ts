@@ -93,7 +93,7 @@ describe("data at rest", () => {
     expect(shown.status).toBe(200);
     expect(await shown.text()).not.toContain(TOKEN);
     // The whole file, WAL included, holds no copy of the token.
-    server.engine.context.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    await server.engine.context.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     const { readFileSync } = await import("node:fs");
     expect(readFileSync(join(dir.path, DATABASE_FILE)).includes(TOKEN)).toBe(false);
   });

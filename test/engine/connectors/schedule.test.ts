@@ -172,7 +172,7 @@ describe("connectors sync on a schedule", () => {
     (await raw
       .prepare("UPDATE sync_runs SET created_at = ?, started_at = ?, finished_at = ? WHERE connector_id = ?")
       .run(...Array(3).fill(new Date(Date.now() - 3601_000).toISOString()), id));
-    raw.close();
+    await raw.close();
     const c = await serve();
     const after = await nextFinishedRun(() => c.ns.connectors.get(id), first.latestRun!.id);
     expect(after.latestRun?.system.status).toBe("done");

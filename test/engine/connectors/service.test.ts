@@ -145,7 +145,7 @@ describe("connector service", () => {
     const { id } = await service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
     const second = (() => {
       try {
-        service.sync(team, id);
+        await service.sync(team, id);
       } catch (error) {
         return error;
       }

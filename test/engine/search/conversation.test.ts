@@ -132,7 +132,7 @@ describe("the person factor", () => {
   afterEach(async () => (await store.close()));
 
   it("knows the namespace's speakers by a prefix of three letters or more", async () => {
-    store.document(ns, ["hello", "hi"], { speakers: ["melanie", "caroline"] });
+    await store.document(ns, ["hello", "hi"], { speakers: ["melanie", "caroline"] });
     expect((await namedPeople(store.db, ns, "What did Mel paint?", STOP_WORDS))).toEqual({
       names: new Set(["melanie"]),
       expansions: ["melanie"],
@@ -144,7 +144,7 @@ describe("the person factor", () => {
   });
 
   it("multiplies the score of what someone else said by the factor", async () => {
-    store.document(ns, ["pottery pottery pottery and more", "pottery and more"], {
+    await store.document(ns, ["pottery pottery pottery and more", "pottery and more"], {
       speakers: ["caroline", "melanie"],
     });
     const terms = queryTerms("pottery");
@@ -233,14 +233,14 @@ describe("dedup in hybrid search", () => {
     const store = await TestStore.open();
     try {
       const ns = (await store.namespace("alice"));
-      store.memory(ns, "Caroline went to a support group on 7 May 2023.");
-      store.memory(ns, "Caroline went to the support group on 7 May 2023!");
+      await store.memory(ns, "Caroline went to a support group on 7 May 2023.");
+      await store.memory(ns, "Caroline went to the support group on 7 May 2023!");
       const run = async (searchMode: "hybrid" | "memories") =>
         (await search({ db: store.db }, ns, SearchBody.parse({ query: "support group", searchMode })));
       expect((await run("memories")).results).toHaveLength(2);
       expect((await run("hybrid")).results).toHaveLength(1);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

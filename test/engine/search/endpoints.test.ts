@@ -98,12 +98,12 @@ describe("search ranks what happened between two events the question names", () 
       eventDate: "2024-06-08",
     }));
     // Each does something once; only the pottery class falls between the two events.
-    store.memory(ns, "Zoe went skiing in the Alps (20 January 2024).", { eventDate: "2024-01-20" });
+    await store.memory(ns, "Zoe went skiing in the Alps (20 January 2024).", { eventDate: "2024-01-20" });
     const pottery = (await store.memory(ns, "Zoe started a pottery class (15 April 2024).", {
       eventDate: "2024-04-15",
     }));
     const piano = (await store.memory(ns, "Zoe started piano lessons (1 August 2024).", { eventDate: "2024-08-01" }));
-    store.memory(ns, "Zoe went to a jazz concert (5 October 2023).", { eventDate: "2023-10-05" });
+    await store.memory(ns, "Zoe went to a jazz concert (5 October 2023).", { eventDate: "2023-10-05" });
     const ranked = async (query: string) =>
       (
         await search(
@@ -134,10 +134,10 @@ describe("search brings back both end points of 'how long between'", () => {
     }));
     const bella = (await store.memory(ns, "Bella came home with Zoe (17 March 2023).", { eventDate: "2023-03-17" }));
     // Distractors that share the question's other words.
-    store.memory(ns, "Weeks passed before Zoe felt at home in the new flat.");
-    store.memory(ns, "Zoe is thinking about adopting a cat in a few weeks.");
-    store.memory(ns, "Zoe said weeks passed quickly while adopting a new running plan.");
-    store.memory(ns, "Adopting a pet takes weeks of paperwork, Zoe said.");
+    await store.memory(ns, "Weeks passed before Zoe felt at home in the new flat.");
+    await store.memory(ns, "Zoe is thinking about adopting a cat in a few weeks.");
+    await store.memory(ns, "Zoe said weeks passed quickly while adopting a new running plan.");
+    await store.memory(ns, "Adopting a pet takes weeks of paperwork, Zoe said.");
     const top3 = async (query: string) =>
       (
         await search({ db: store.db }, ns, SearchBody.parse({ query, searchMode: "memories", limit: 3 }))

@@ -121,12 +121,12 @@ describe("the search index", () => {
     expect(
       await rows(`SELECT space, term, units, text_units FROM search_terms WHERE units > 0 ORDER BY 1, 2`),
     ).toEqual(
-      rows(`SELECT space, term, count(*) AS units, sum(CASE WHEN tf > 0 THEN 1 ELSE 0 END) AS text_units FROM (${postings}) x
+      await rows(`SELECT space, term, count(*) AS units, sum(CASE WHEN tf > 0 THEN 1 ELSE 0 END) AS text_units FROM (${postings}) x
             GROUP BY 1, 2 ORDER BY 1, 2`),
     );
     // Every shared context counts the units pointing to it; none is left unused or unposted.
     expect(await rows("SELECT id, members FROM search_contexts ORDER BY 1")).toEqual(
-      rows(`SELECT context AS id, count(*) AS members FROM search_units WHERE context IS NOT NULL
+      await rows(`SELECT context AS id, count(*) AS members FROM search_units WHERE context IS NOT NULL
             GROUP BY 1 ORDER BY 1`),
     );
     expect(
@@ -138,7 +138,7 @@ describe("the search index", () => {
       { n: 0 },
     ]);
     expect(await rows("SELECT id AS space, units, length FROM search_spaces WHERE units > 0 ORDER BY 1")).toEqual(
-      rows("SELECT space, count(*) AS units, sum(length) AS length FROM search_units GROUP BY 1 ORDER BY 1"),
+      await rows("SELECT space, count(*) AS units, sum(length) AS length FROM search_units GROUP BY 1 ORDER BY 1"),
     );
     // The namespaces deleted left nothing behind.
     expect(

@@ -75,7 +75,7 @@ describe("lexicalSearch", () => {
       const extra = i % 10 === 1 ? " The harbour smelled of tar." : "";
       const weather =
         i % 5 === 1 || i % 5 === 2 ? ` The weather was ${i % 2 ? "grey" : "weather, weather"}.` : "";
-      store.document(ns, [`Entry ${i}: we walked to the market.${weather}${extra}`]);
+      await store.document(ns, [`Entry ${i}: we walked to the market.${weather}${extra}`]);
     }
   });
   afterAll(async () => (await store.close()));

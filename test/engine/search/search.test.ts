@@ -35,11 +35,13 @@ const run = async (body: SearchBody, namespaceId: string | null = ns, embedder?:
   return res;
 };
 
-const addCorpus = (namespaceId = ns) => CORPUS.map(async (text) => (await store.document(namespaceId, [text])));
+const addCorpus = async (namespaceId = ns) => {
+  for (const text of CORPUS) await store.document(namespaceId, [text]);
+};
 
 describe("chunk search", () => {
   it("keeps a relevant query's hits at the default threshold and ranks the answer first", async () => {
-    addCorpus();
+    await addCorpus();
     const res = await run({ query: "What did Caroline research about adoption?", searchMode: "chunks" });
     expect(res.results.length).toBeGreaterThan(0);
     expect(res.results[0]!.chunk).toContain("adoption agencies");
@@ -48,7 +50,7 @@ describe("chunk search", () => {
   });
 
   it("returns nothing for an unrelated query at the default threshold", async () => {
-    addCorpus();
+    await addCorpus();
     for (const query of [
       "quantum chromodynamics lattice gauge theory",
       "How do I configure a Kubernetes ingress controller?",
@@ -60,7 +62,7 @@ describe("chunk search", () => {
   });
 
   it("drops a row that shares only a word most of the namespace holds", async () => {
-    addCorpus();
+    await addCorpus();
     // "Melanie" in most of 2,000 rows says little, here whatever English at large says of the
     // name; "telescope" and "astronomy" are absent.
     for (let i = 0; i < 2000; i++) (await store.document(ns, [`Melanie wrote note ${i}.`]));
@@ -71,7 +73,7 @@ describe("chunk search", () => {
   });
 
   it("orders hits by similarity, applies the threshold and the limit", async () => {
-    addCorpus();
+    await addCorpus();
     const q = { query: "Melanie kids nature books clarinet pottery", searchMode: "chunks" as const };
     const all = await run({ ...q, threshold: 0, limit: 100 });
     const sims = all.results.map((r) => r.similarity);
@@ -97,8 +99,8 @@ describe("chunk search", () => {
 
   it("keeps one namespace's documents out of another's search", async () => {
     const bob = (await store.namespace("bob"));
-    addCorpus(bob);
-    store.document(ns, ["Alice keeps bees on her roof in Lisbon."]);
+    await addCorpus(bob);
+    await store.document(ns, ["Alice keeps bees on her roof in Lisbon."]);
     const res = await run({ query: "Caroline adoption agencies", searchMode: "chunks" });
     expect(res.results).toEqual([]);
     const own = await run({ query: "bees roof Lisbon", searchMode: "chunks" });
@@ -110,36 +112,36 @@ describe("chunk search", () => {
   it("still finds a namespace's rows when another namespace holds many better matches", async () => {
     const bob = (await store.namespace("bob"));
     for (let i = 0; i < 300; i++) (await store.document(bob, [`Adoption agencies adoption agencies report ${i}`]));
-    store.document(ns, ["Caroline is researching adoption agencies for her family."]);
+    await store.document(ns, ["Caroline is researching adoption agencies for her family."]);
     const res = await run({ query: "adoption agencies", searchMode: "chunks" });
     expect(res.results).toHaveLength(1);
     expect(res.results[0]!.chunk).toContain("Caroline");
   });
 
   it("hides chunks of documents that are not done", async () => {
-    store.document(ns, ["Caroline is researching adoption agencies."], { status: "indexing" });
-    store.document(ns, ["Caroline adopted a cat named Oscar from the adoption shelter."], {
+    await store.document(ns, ["Caroline is researching adoption agencies."], { status: "indexing" });
+    await store.document(ns, ["Caroline adopted a cat named Oscar from the adoption shelter."], {
       status: "failed",
     });
     expect((await run({ query: "adoption", searchMode: "chunks" })).results).toEqual([]);
-    store.document(ns, ["Adoption papers were signed today."]);
+    await store.document(ns, ["Adoption papers were signed today."]);
     const res = await run({ query: "adoption", searchMode: "chunks" });
     expect(res.results.map((r) => r.chunk)).toEqual(["Adoption papers were signed today."]);
   });
 
   it("finds nothing in a namespace that does not exist", async () => {
-    addCorpus();
+    await addCorpus();
     expect((await run({ query: "Caroline" }, null)).results).toEqual([]);
   });
 
   it("applies the typed filter to the documents' metadata and fields", async () => {
-    store.document(ns, ["Sprint planning notes: ship search by Friday."], {
+    await store.document(ns, ["Sprint planning notes: ship search by Friday."], {
       metadata: { team: "core", prio: 1 },
     });
-    store.document(ns, ["Sprint planning notes: fix the flaky tests."], {
+    await store.document(ns, ["Sprint planning notes: fix the flaky tests."], {
       metadata: { team: "web", prio: 2 },
     });
-    store.document(ns, ["Sprint planning notes from Notion."], {
+    await store.document(ns, ["Sprint planning notes from Notion."], {
       source: "notion",
       metadata: { team: "core" },
     });
@@ -225,11 +227,11 @@ describe("memory search", () => {
       parentMemoryId: v1,
       version: 2,
     }));
-    store.relate(v2, v1, "updates");
+    await store.relate(v2, v1, "updates");
     const extra = (await store.memory(ns, "Melanie's hospital shifts are at night."));
-    store.relate(extra, v2, "extends");
+    await store.relate(extra, v2, "extends");
     const gone = (await store.memory(ns, "Melanie hates hospitals.", { isForgotten: true }));
-    store.relate(gone, v2, "extends");
+    await store.relate(gone, v2, "extends");
     const res = await run({
       query: "head nurse hospital",
       searchMode: "memories",
@@ -244,7 +246,7 @@ describe("memory search", () => {
   });
 
   it("hybrid answers with chunks while the namespace has no memory, then with both", async () => {
-    addCorpus();
+    await addCorpus();
     const q = { query: "Caroline adoption agencies" };
     const before = await run(q);
     expect(before.results.length).toBeGreaterThan(0);
@@ -259,8 +261,8 @@ describe("memory search", () => {
 
   it("filters memories by their metadata and by their source document", async () => {
     const doc = (await store.document(ns, ["x"], { source: "notion" }));
-    store.memory(ns, "The launch is on Monday.", { metadata: { project: "apollo" }, documentId: doc.id });
-    store.memory(ns, "The launch moved to Tuesday.", { metadata: { project: "gemini" } });
+    await store.memory(ns, "The launch is on Monday.", { metadata: { project: "apollo" }, documentId: doc.id });
+    await store.memory(ns, "The launch moved to Tuesday.", { metadata: { project: "gemini" } });
     const q = { query: "launch", searchMode: "memories" as const };
     expect((await run(q)).results).toHaveLength(2);
     const apollo = await run({ ...q, filter: { field: "project", operator: "eq", value: "apollo" } });
@@ -298,8 +300,8 @@ describe("hostile queries", () => {
   ];
 
   it("never throws on FTS5 syntax, punctuation or unicode, in every mode", async () => {
-    addCorpus();
-    store.memory(ns, "Caroline moved to Berlin.");
+    await addCorpus();
+    await store.memory(ns, "Caroline moved to Berlin.");
     for (const query of HOSTILE) {
       for (const searchMode of ["chunks", "memories", "hybrid"] as const) {
         for (const rerank of ["none", "order", "aggregate"] as const) {
@@ -311,7 +313,7 @@ describe("hostile queries", () => {
   });
 
   it("still finds what the words in a messy query name", async () => {
-    addCorpus();
+    await addCorpus();
     const res = await run({ query: 'NEAR("Caroline" -adoption* AND agencies)', searchMode: "chunks" });
     expect(res.results[0]?.chunk).toContain("adoption agencies");
   });
@@ -319,10 +321,10 @@ describe("hostile queries", () => {
 
 describe("rerank", () => {
   it("order: lifts the row holding the query's terms together, and stays ordered", async () => {
-    store.document(ns, [
+    await store.document(ns, [
       "Caroline spoke about many things: adoption was one, and later, far away, agencies came up.",
     ]);
-    store.document(ns, ["Caroline contacted adoption agencies in Berlin."]);
+    await store.document(ns, ["Caroline contacted adoption agencies in Berlin."]);
     const plain = await run({ query: "Caroline adoption agencies", searchMode: "chunks", threshold: 0 });
     const ordered = await run({
       query: "Caroline adoption agencies",
@@ -346,7 +348,7 @@ describe("rerank", () => {
       "The weather was grey all week.",
       "At pottery class Melanie glazed a bowl blue.",
     ]));
-    store.document(ns, ["Pottery is older than writing."]);
+    await store.document(ns, ["Pottery is older than writing."]);
     const res = await run({
       query: "Melanie pottery",
       searchMode: "chunks",
@@ -372,7 +374,7 @@ describe("vector search", () => {
     const embedder = new ConceptEmbedder();
     const texts = ["I bought a used car last spring.", "My dog loves the beach.", "Taxes are due in April."];
     for (const t of texts)
-      store.document(ns, [t], { embedder: { model: embedder.model, vectors: [embedder.embedSync(t)] } });
+      await store.document(ns, [t], { embedder: { model: embedder.model, vectors: [embedder.embedSync(t)] } });
     const lexicalOnly = await run({ query: "zorbmobile", searchMode: "chunks" });
     expect(lexicalOnly.results).toEqual([]);
     const res = await run({ query: "zorbmobile", searchMode: "chunks" }, ns, embedder);
@@ -384,7 +386,7 @@ describe("vector search", () => {
     const embedder = new ConceptEmbedder();
     const texts = ["puppy training tips", "dog training tips", "training schedule for marathon"];
     for (const t of texts)
-      store.document(ns, [t], { embedder: { model: embedder.model, vectors: [embedder.embedSync(t)] } });
+      await store.document(ns, [t], { embedder: { model: embedder.model, vectors: [embedder.embedSync(t)] } });
     const res = await run({ query: "dog training", searchMode: "chunks", threshold: 0 }, ns, embedder);
     expect(res.results[0]!.chunk).toBe("dog training tips");
     expect(res.results.map((r) => r.chunk)).toContain("puppy training tips");
@@ -394,9 +396,9 @@ describe("vector search", () => {
     const embedder = new ConceptEmbedder();
     const add = (t: string) =>
       store.document(ns, [t], { embedder: { model: embedder.model, vectors: [embedder.embedSync(t)] } });
-    add("The physician prescribed rest.");
+    await add("The physician prescribed rest.");
     expect((await run({ query: "doctor", searchMode: "chunks" }, ns, embedder)).results).toHaveLength(1);
-    add("Our medic checked the wound.");
+    await add("Our medic checked the wound.");
     expect((await run({ query: "doctor", searchMode: "chunks" }, ns, embedder)).results).toHaveLength(2);
     invalidateVectors(store.db);
     expect((await run({ query: "doctor", searchMode: "chunks" }, ns, embedder)).results).toHaveLength(2);
@@ -406,13 +408,13 @@ describe("vector search", () => {
     const embedder = new ConceptEmbedder();
     const other = (await store.namespace("other"));
     const v = (t: string) => ({ model: embedder.model, vectors: [embedder.embedSync(t)] });
-    store.document(other, ["a red sedan"], { embedder: v("a red sedan") });
-    store.document(ns, ["a blue vehicle"], { embedder: v("a blue vehicle"), status: "embedding" });
+    await store.document(other, ["a red sedan"], { embedder: v("a red sedan") });
+    await store.document(ns, ["a blue vehicle"], { embedder: v("a blue vehicle"), status: "embedding" });
     expect((await run({ query: "car", searchMode: "chunks" }, ns, embedder)).results).toEqual([]);
   });
 
   it("searches lexically when the embedder fails", async () => {
-    addCorpus();
+    await addCorpus();
     const broken = new ConceptEmbedder();
     broken.embed = async () => {
       throw new Error("connection refused");

@@ -72,7 +72,7 @@ export class TestStore {
       ));
     const chunkIds: string[] = [];
     let offset = 0;
-    chunks.forEach(async (content, position) => {
+    for (const [position, content] of chunks.entries()) {
       const chunkId = newId("chk");
       const row = (await this.db
         .prepare(
@@ -103,7 +103,7 @@ export class TestStore {
           .run(row.rowid, opts.embedder!.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)));
       }
       chunkIds.push(chunkId);
-    });
+    }
     return { id, chunkIds };
   }
 

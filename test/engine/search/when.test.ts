@@ -78,7 +78,7 @@ describe("search ranks memories dated in the asked window higher", () => {
 
   it("relative to the namespace's latest document date", async () => {
     const ns = (await store.namespace("zoe"));
-    store.document(ns, ["Zoe: hello"], { date: "2023-06-20" });
+    await store.document(ns, ["Zoe: hello"], { date: "2023-06-20" });
     const july = (await store.memory(ns, "Zoe built a wooden birdhouse with her nephew.", {
       eventDate: "2023-06-30",
     }));

@@ -82,7 +82,7 @@ describe("insertMemories", () => {
     const a = stored(t, "one-by-one");
     const b = stored(t, "batched");
     expect(await a).toHaveLength(450);
-    expect(await b).toEqual(a);
+    expect(await b).toEqual(await a);
     // Ids come back in input order: the first one is the first fact's memory.
     const first = (await t.call("GET", `/ns/batched/memories/${many[0]}`)).body as { memory: string };
     expect(first.memory).toBe(facts(1)[0]!.memory);

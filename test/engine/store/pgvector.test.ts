@@ -60,7 +60,7 @@ try {
 const opened: { db: Db; remove(): void }[] = [];
 afterAll(() => {
   for (const o of opened) {
-    o.db.close();
+    await o.db.close();
     o.remove();
   }
   server?.child.kill("SIGTERM");

@@ -16,17 +16,17 @@ describe.skipIf(TEST_BACKEND !== "postgres")("job claims on PostgreSQL (queue lo
   it("do not wait for another connection's open write transaction", { timeout: 20_000 }, async () => {
     const writer = (await db());
     const worker = (await db());
-    worker.exec("SET lock_timeout = '3s'");
+    await worker.exec("SET lock_timeout = '3s'");
     const id = (await enqueueJob(writer, { kind: "k", payload: { n: 1 } }));
     // The writer holds the schema's write lock until it commits.
-    writer.exec("BEGIN IMMEDIATE");
+    await writer.exec("BEGIN IMMEDIATE");
     (await writer.prepare("UPDATE namespaces SET updated_at = updated_at").run());
     const started = Date.now();
     const job = (await claimJob(worker, ["k"], "W", 30_000));
     expect(job?.id).toBe(id);
     expect(Date.now() - started).toBeLessThan(5_000);
     (await completeJob(worker, id, "W"));
-    writer.exec("COMMIT");
+    await writer.exec("COMMIT");
     // And the writer's own transaction still works after the claim.
     expect((await claimJob(writer, ["k"], "W", 30_000))).toBeUndefined();
   });

@@ -143,14 +143,7 @@ describe("connector service", () => {
     const service = connectorService(e.context);
     const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
     const { id } = await service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
-    const second = (() => {
-      try {
-        await service.sync(team, id);
-      } catch (error) {
-        return error;
-      }
-    })();
-    expect(second).toBeInstanceOf(ConflictError);
+    await expect(service.sync(team, id)).rejects.toBeInstanceOf(ConflictError);
   });
 
   it("refuses bad config with a 400 naming the field, and hides secrets when reading a connector", async () => {

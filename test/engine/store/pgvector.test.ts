@@ -58,7 +58,7 @@ try {
 }
 
 const opened: { db: Db; remove(): void }[] = [];
-afterAll(() => {
+afterAll(async () => {
   for (const o of opened) {
     await o.db.close();
     o.remove();

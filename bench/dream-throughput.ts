@@ -149,7 +149,7 @@ async function commitCost(size: number, measureDocs: number): Promise<void> {
     await seed(db, ns, corpus, seedDocs);
     const seedSeconds = (performance.now() - s0) / 1000;
     const extractor = new OfflineExtractor();
-    const work: { row: NonNullable<ReturnType<typeof getDocumentRow>>; facts: Fact[] }[] = [];
+    const work: { row: NonNullable<Awaited<ReturnType<typeof getDocumentRow>>>; facts: Fact[] }[] = [];
     let extractMs = 0;
     for (let i = 0; i < measureDocs; i++) {
       const d = corpus.document(seedDocs + i);

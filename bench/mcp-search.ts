@@ -158,8 +158,8 @@ async function main() {
         client
           .ns(NAMESPACE)
           .search({ query: q, searchMode: mode as "chunks", limit: 10, include: { documents: true } }),
-      async (q) => (await mcpSearch(inMemory, q, mode)),
-      async (q) => (await mcpSearch(stdio, q, mode)),
+      (q) => mcpSearch(inMemory, q, mode),
+      (q) => mcpSearch(stdio, q, mode),
     ];
     const times: number[][] = [[], [], []];
     for (const [i, q] of queries.entries()) {
@@ -194,7 +194,7 @@ async function main() {
   }
 }
 
-(await main()).catch((err) => {
+main().catch((err) => {
   console.error(err);
   process.exit(1);
 });

@@ -180,7 +180,7 @@ for (const mode of modes) {
       units.push(...memoryUnits(sample, s, facts.get(`${sample.sample_id}/${s.key}`) ?? [], neighbours));
     }
     const index = new UnitIndex(units, values.tokenizer);
-    await score(sample, (q) => index.search(q, mode, recipe).map((h) => h.unit.text), sums);
+    await score(sample, async (q) => (await index.search(q, mode, recipe)).map((h) => h.unit.text), sums);
     index.close();
   }
   report(mode, sums);

@@ -59,7 +59,7 @@ async function once(
   // Replicas share the key that seals connector secrets (the data directories hold nothing else).
   const env = { ...storage.env, MEMCTX_SECRET_KEY: "bench-replicas-secret" };
   const servers: ServeChild[] = [];
-  const db = { current: null as ReturnType<typeof openDatabase> | null };
+  const db = { current: null as Awaited<ReturnType<typeof openDatabase>> | null };
   try {
     // One first: it creates and migrates the store; the others find it done.
     servers.push(await startServe(cli, dirs[0]!, WORKERS, env));
@@ -88,7 +88,7 @@ async function once(
     );
     let seconds: number | null = null;
     while (!budget.spent()) {
-      if ((done.get() as { n: number }).n >= accepted) {
+      if (((await done.get()) as { n: number }).n >= accepted) {
         seconds = (performance.now() - t0) / 1000;
         break;
       }

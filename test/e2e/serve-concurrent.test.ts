@@ -12,7 +12,7 @@ afterEach(async () => {
 describe("two memctx processes on one data directory", () => {
   it("add, list and search at the same time without errors, and lose nothing", async () => {
     dir = tempDir();
-    const [a, b] = await Promise.all([(await spawnServe(dir.path)), (await spawnServe(dir.path))]);
+    const [a, b] = await Promise.all([spawnServe(dir.path), spawnServe(dir.path)]);
     children.push(a, b);
     const clients = [a, b].map((s) => new MemoryClient({ baseUrl: s.url, apiKey: TEST_KEY, maxRetries: 0 }));
     try {

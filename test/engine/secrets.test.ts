@@ -50,7 +50,7 @@ describe("data at rest", () => {
       const { sealSecret } = await import(${JSON.stringify(join(ROOT, "src/engine/store/secrets.ts"))});
       const { statSync, readdirSync } = await import("node:fs");
       const engine = await openEngine({ dataDir: ${JSON.stringify(dataDir)}, workers: 0, embedder: null, log: () => {} });
-      engine.createKey();
+      await engine.createKey();
       sealSecret(engine.context.db, "test", "x");
       const modes = Object.fromEntries(readdirSync(${JSON.stringify(dataDir)}).map((f) => [f, (statSync(${JSON.stringify(dataDir)} + "/" + f).mode & 0o777).toString(8)]));
       modes["."] = (statSync(${JSON.stringify(dataDir)}).mode & 0o777).toString(8);

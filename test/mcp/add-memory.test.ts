@@ -60,8 +60,8 @@ describe("add_memory", () => {
     const s = await connect({ client: t.client, namespace: "parallel" });
     try {
       await Promise.all(
-        ["one", "two", "three", "four"].map(async (w) =>
-          (await call(s.mcp, "add_memory", { content: w, conversationId: "c3", role: "user" })),
+        ["one", "two", "three", "four"].map((w) =>
+          call(s.mcp, "add_memory", { content: w, conversationId: "c3", role: "user" }),
         ),
       );
       const doc = await t.client.ns("parallel").documents.get("conv-c3");

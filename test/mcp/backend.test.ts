@@ -19,14 +19,14 @@ describe("openBackend: where the API lives", () => {
   });
 
   it("needs MEMCTX_API_KEY with MEMCTX_API_URL, except when every HTTP caller brings a key", async () => {
-    await expect((await openBackend({ MEMCTX_API_URL: "http://127.0.0.1:9" }))).rejects.toThrow(/MEMCTX_API_KEY/);
+    await expect(openBackend({ MEMCTX_API_URL: "http://127.0.0.1:9" })).rejects.toThrow(/MEMCTX_API_KEY/);
     const b = await openBackend({ MEMCTX_API_URL: "http://127.0.0.1:9" }, { perCallerKeys: true });
     expect(() => b.client).toThrow(CliError);
     await b.close();
   });
 
   it("refuses a MEMCTX_API_URL that is not a URL", async () => {
-    await expect((await openBackend({ MEMCTX_API_URL: "not a url", MEMCTX_API_KEY: "k" }))).rejects.toThrow(
+    await expect(openBackend({ MEMCTX_API_URL: "not a url", MEMCTX_API_KEY: "k" })).rejects.toThrow(
       /not a URL/,
     );
   });

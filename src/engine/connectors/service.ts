@@ -367,7 +367,7 @@ export class ConnectorService {
       credentials,
       documentLimit: limit,
       previous,
-      fetch: (await connectorFetch({ allowPrivateNetwork: this.ctx.allowPrivateNetwork, signal })),
+      fetch: connectorFetch({ allowPrivateNetwork: this.ctx.allowPrivateNetwork, signal }),
       signal,
     })) {
       signal.throwIfAborted();

@@ -53,14 +53,16 @@ export class SqliteDatabase implements Db {
     beforeCommit?: (locked: readonly string[] | null) => Promise<void>,
   ): Promise<T> {
     if (transactionOf(this)) return fn();
-    while (this.gate !== null) await this.gate;
-    let end!: () => void;
-    this.gate = new Promise((resolve) => {
-      end = resolve;
-    });
-    try {
-      const body = () =>
-        inTransaction({ db: this }, async () => {
+    // The gate is taken once this process's write lock is held: callers that only read go on
+    // while a write transaction waits for another thread's commit.
+    const body = async () => {
+      while (this.gate !== null) await this.gate;
+      let end!: () => void;
+      this.gate = new Promise((resolve) => {
+        end = resolve;
+      });
+      try {
+        return await inTransaction({ db: this }, async () => {
           // A read transaction (a snapshot) takes no write lock; every other one takes SQLite's at
           // once, so that two processes never deadlock upgrading a read lock.
           this.raw.exec(lock === "read" ? "BEGIN" : "BEGIN IMMEDIATE");
@@ -74,11 +76,12 @@ export class SqliteDatabase implements Db {
             throw err;
           }
         });
-      return lock === "read" ? await body() : await withWriteLock(this, body);
-    } finally {
-      this.gate = null;
-      end();
-    }
+      } finally {
+        this.gate = null;
+        end();
+      }
+    };
+    return lock === "read" ? body() : withWriteLock(this, body);
   }
 
   async close(): Promise<void> {

@@ -190,12 +190,12 @@ describe("github provider", () => {
   });
 
   it("rejects a malformed repository selection, naming the field", async () => {
-    const run = (await collect(
+    const run = collect(
       github.sync(syncContext({ config: { token: TOKEN }, selection: { repositories: ["not a repo"] } })),
-    ));
+    );
     await expect(run).rejects.toThrow(InputError);
     await expect(
-      (await collect(github.sync(syncContext({ config: { token: TOKEN }, selection: { repositories: ["x"] } })))),
+      collect(github.sync(syncContext({ config: { token: TOKEN }, selection: { repositories: ["x"] } }))),
     ).rejects.toThrow(/selection\.repositories/);
   });
 });

@@ -201,7 +201,7 @@ describe("s3 provider", () => {
   });
 
   it("fails the sync with S3's error when the signature is refused", async () => {
-    const run = (await collect(provider.sync(syncContext({ config: { ...config(), secretAccessKey: "wrong" } }))));
+    const run = collect(provider.sync(syncContext({ config: { ...config(), secretAccessKey: "wrong" } })));
     await expect(run).rejects.toThrow(/ListObjectsV2 team-notes: HTTP 403/);
   });
 

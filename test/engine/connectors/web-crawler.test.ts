@@ -245,7 +245,7 @@ describe("web-crawler provider", () => {
 
   it("fails the sync (rather than reporting an empty site) when the start page cannot be read", async () => {
     pages.delete("/");
-    await expect((await collect(crawler.sync(syncContext({ config: { startUrl: site.url } }))))).rejects.toThrow(
+    await expect(collect(crawler.sync(syncContext({ config: { startUrl: site.url } })))).rejects.toThrow(
       /start URL/,
     );
   });

@@ -147,7 +147,7 @@ describe("resolveContent for URLs", () => {
 
   it("refuses a loopback URL unless private networks are allowed", async () => {
     await expect(
-      (await resolveContent(`${server.origin}/notes.txt`, { allowPrivateNetwork: false })),
+      resolveContent(`${server.origin}/notes.txt`, { allowPrivateNetwork: false }),
     ).rejects.toBeInstanceOf(FetchRefusedError);
   });
 });

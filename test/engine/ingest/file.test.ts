@@ -78,7 +78,7 @@ describe("resolveFile", () => {
 
   it("fails clearly on a damaged Word document", async () => {
     const broken = makeZip({ "word/document.xml": "<not-closed" });
-    await expect((await resolveFile({ bytes: broken, name: "b.docx", mimeType: "x", kind: "docx" }))).rejects.toThrow(
+    await expect(resolveFile({ bytes: broken, name: "b.docx", mimeType: "x", kind: "docx" })).rejects.toThrow(
       /not a readable Word document/,
     );
   });

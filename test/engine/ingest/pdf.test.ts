@@ -38,7 +38,7 @@ describe("pdfToText", () => {
   });
 
   it("rejects bytes that are not a PDF", async () => {
-    await expect((await pdfToText(new TextEncoder().encode("%PDF-1.4 but nothing else")))).rejects.toThrow(
+    await expect(pdfToText(new TextEncoder().encode("%PDF-1.4 but nothing else"))).rejects.toThrow(
       "not a readable PDF",
     );
   });

@@ -195,7 +195,7 @@ export class ConnectorService {
       return error;
     };
     if (Date.parse(row.authorization_expires_at ?? "") <= Date.now()) {
-      throw fail(
+      throw await fail(
         new InputError(
           "state",
           "the authorization link expired (one hour); create the connector again",
@@ -204,9 +204,9 @@ export class ConnectorService {
       );
     }
     if (p.error) {
-      throw fail(new InputError("error", `the provider answered: ${p.error}`, "Authorization refused"));
+      throw await fail(new InputError("error", `the provider answered: ${p.error}`, "Authorization refused"));
     }
-    if (!p.code) throw fail(new InputError("code", "is required"));
+    if (!p.code) throw await fail(new InputError("code", "is required"));
     const provider = this.providers[row.provider];
     let tokens: OAuthTokens;
     try {
@@ -216,7 +216,7 @@ export class ConnectorService {
         codeVerifier: row.code_verifier ?? "",
       });
     } catch (error) {
-      throw fail(new InputError("code", (error as Error).message, "Authorization failed"));
+      throw await fail(new InputError("code", (error as Error).message, "Authorization failed"));
     }
     (await transaction(this.db, async () => {
       (await saveCredentials(this.db, row.id, tokens));

@@ -138,6 +138,7 @@ export class PostgresDatabase implements Db {
   readonly schema: string;
   private readonly lockKey: number;
   private readonly config: pg.PoolConfig;
+  private readonly sessionSql: string;
   /**
    * The pgvector extension's schema when the server has it and the `vec` columns are set up
    * (pgvector.ts), else null: set by migrate().
@@ -149,6 +150,7 @@ export class PostgresDatabase implements Db {
     this.schema = schema;
     this.lockKey = createHash("sha1").update(schema).digest().readInt32BE(0);
     const statementTimeout = envNumber("MEMCTX_PG_STATEMENT_TIMEOUT_MS", STATEMENT_TIMEOUT_MS_DEFAULT);
+    this.sessionSql = `SET search_path TO "${schema}", ${COMPAT_SCHEMA}, pg_catalog`;
     this.config = {
       connectionString,
       application_name: "memctx",
@@ -159,13 +161,17 @@ export class PostgresDatabase implements Db {
       statement_timeout: statementTimeout,
       lock_timeout: statementTimeout,
       // Every connection starts with the schema first on its search_path, SQLite's look-alikes next.
-      // pgvector 0.8+: an HNSW scan filtered by namespace goes on until it has k rows (older
-      // versions, or none, keep the setting as an unused placeholder).
-      options: `-c search_path="${schema}",${COMPAT_SCHEMA},pg_catalog -c hnsw.iterative_scan=strict_order`,
       // The server's own timeout may never come (a network gone silent): the driver gives up too.
       query_timeout: statementTimeout + 5_000,
     };
     this.pool = new pg.Pool(this.config);
+    // Every connection starts with the schema first on its search_path, SQLite's look-alikes next
+    // (queued before any caller's statement). pgvector 0.8+: an HNSW scan filtered by namespace
+    // goes on until it has k rows (older versions, or none, keep the setting as a placeholder).
+    this.pool.on("connect", (client) => {
+      client.query(this.sessionSql).catch(() => {});
+      client.query("SET hnsw.iterative_scan = strict_order").catch(() => {});
+    });
     // An idle connection that breaks (PostgreSQL restarted) is dropped by the pool; unheard, its
     // error would stop the process.
     this.pool.on("error", () => {});
@@ -420,7 +426,7 @@ export class PostgresDatabase implements Db {
     client.on("error", () => {});
     try {
       await client.connect();
-      const r = await client.query("SELECT version FROM memctx_schema");
+      const r = await client.query(`SELECT version FROM "${this.schema}".memctx_schema`);
       return r.rows[0].version as number;
     } catch (err) {
       throw unavailable(err) ?? err;

@@ -43,10 +43,10 @@ for (let i = 0; i < runs; i++) {
     for (const main of mains) {
       const m = await measure(
         async () =>
-          (await startMcp(NODE, [main, "mcp", "--namespace", "bench"], {
+          await startMcp(NODE, [main, "mcp", "--namespace", "bench"], {
             HOME: dir,
             MEMCTX_DATA_DIR: join(dir, main.replace(/\W/g, "_")),
-          })),
+          }),
         (c) => c.call("search", { query: "what does Ana like?" }),
       );
       results[main]!.ms.push(m.ms);

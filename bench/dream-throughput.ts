@@ -90,7 +90,8 @@ async function ingest(documents: number): Promise<void> {
       if (toDone !== null && toMemories !== null) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    const rows = async (t: string) => ((await db.prepare(`SELECT count(*) AS n FROM ${t}`).get()) as { n: number }).n;
+    const rows = async (t: string) =>
+      ((await db.prepare(`SELECT count(*) AS n FROM ${t}`).get()) as { n: number }).n;
     console.log(
       `ingest ${accepted} docs (${TURNS_PER_DOCUMENT} turns each): accepted ${round(accepted / acceptedAt, 1)}/s; ` +
         `done in ${round(toDone ?? Number.NaN)} s = ${round(accepted / (toDone ?? Number.NaN), 1)} docs/s; ` +
@@ -111,12 +112,12 @@ async function ingest(documents: number): Promise<void> {
  */
 async function seed(db: Db, ns: NamespaceRow, corpus: Corpus, count: number): Promise<void> {
   for (let start = 0; start < count; start += 100) {
-    (await transaction(db, async () => {
+    await transaction(db, async () => {
       for (let i = start; i < Math.min(count, start + 100); i++) {
         const d = corpus.document(i);
-        const { id } = (await addDocument(db, ns, { content: d.text, date: d.date, dreaming: "instant" }));
+        const { id } = await addDocument(db, ns, { content: d.text, date: d.date, dreaming: "instant" });
         for (const f of d.facts) {
-          (await insertMemory(db, {
+          await insertMemory(db, {
             namespaceId: ns.id,
             memory: f.memory,
             metadata: {},
@@ -128,13 +129,15 @@ async function seed(db: Db, ns: NamespaceRow, corpus: Corpus, count: number): Pr
             forgetAfter: null,
             documentId: id,
             source: f.source,
-          }));
+          });
         }
-        (await db.prepare("UPDATE documents SET status = 'done', dreaming_status = 'done' WHERE id = ?").run(id));
+        await db
+          .prepare("UPDATE documents SET status = 'done', dreaming_status = 'done' WHERE id = ?")
+          .run(id);
       }
-    }));
+    });
   }
-  (await db.prepare("DELETE FROM jobs").run());
+  await db.prepare("DELETE FROM jobs").run();
 }
 
 async function commitCost(size: number, measureDocs: number): Promise<void> {
@@ -145,7 +148,7 @@ async function commitCost(size: number, measureDocs: number): Promise<void> {
     const corpus = new Corpus();
     const seedDocs = Math.ceil(size / TURNS_PER_DOCUMENT);
     const s0 = performance.now();
-    const ns = (await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, "dream"));
+    const ns = await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, "dream");
     await seed(db, ns, corpus, seedDocs);
     const seedSeconds = (performance.now() - s0) / 1000;
     const extractor = new OfflineExtractor();
@@ -153,8 +156,8 @@ async function commitCost(size: number, measureDocs: number): Promise<void> {
     let extractMs = 0;
     for (let i = 0; i < measureDocs; i++) {
       const d = corpus.document(seedDocs + i);
-      const { id } = (await addDocument(db, ns, { content: d.text, date: d.date }));
-      (await db.prepare("UPDATE documents SET status = 'done' WHERE id = ?").run(id));
+      const { id } = await addDocument(db, ns, { content: d.text, date: d.date });
+      await db.prepare("UPDATE documents SET status = 'done' WHERE id = ?").run(id);
       const row = (await getDocumentRow(db, id))!;
       const t = performance.now();
       const facts = (await extractor.extract({
@@ -170,7 +173,7 @@ async function commitCost(size: number, measureDocs: number): Promise<void> {
     const outcomes = new Map<string, number>();
     const t = performance.now();
     for (const w of work) {
-      for (const a of (await commitFacts(db, w.row, w.row.generation, w.facts)))
+      for (const a of await commitFacts(db, w.row, w.row.generation, w.facts))
         outcomes.set(a.outcome, (outcomes.get(a.outcome) ?? 0) + 1);
       facts += w.facts.length;
     }

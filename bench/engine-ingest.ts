@@ -13,6 +13,7 @@ import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { MemoryClient } from "../src/client/index.js";
 import { openEngine } from "../src/engine/index.js";
+
 /** What the bench reads of a store: SQLite's own connection, or the engine's. */
 type Db = { prepare(sql: string): { get(): unknown } };
 
@@ -33,8 +34,9 @@ const text = (i: number) =>
   `feature first and to revisit pricing next month. Owner: person ${i % 37}.`;
 
 async function doneCount(db: Db): Promise<number> {
-  return ((await db.prepare("SELECT count(*) AS n FROM documents WHERE status = 'done'").get()) as { n: number })
-    .n;
+  return (
+    (await db.prepare("SELECT count(*) AS n FROM documents WHERE status = 'done'").get()) as { n: number }
+  ).n;
 }
 
 type Add = (i: number) => Promise<void>;

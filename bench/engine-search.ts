@@ -135,7 +135,12 @@ class HashEmbedder implements Embedder {
 
 // ---------- corpus ----------
 
-async function addChunks(db: Db, namespaceId: string, count: number, embedder: HashEmbedder | null): Promise<void> {
+async function addChunks(
+  db: Db,
+  namespaceId: string,
+  count: number,
+  embedder: HashEmbedder | null,
+): Promise<void> {
   const t = new Date().toISOString();
   const insertDoc = db.prepare(
     `INSERT INTO documents (id, namespace_id, content, content_hash, text, metadata, status, dreaming_status, created_at, updated_at)
@@ -154,7 +159,7 @@ async function addChunks(db: Db, namespaceId: string, count: number, embedder: H
     if (i % CHUNKS_PER_DOCUMENT === 0) {
       docId = newId("doc");
       const metadata = JSON.stringify({ team: i % 3 === 0 ? "core" : "web", n: i % 100 });
-      (await insertDoc.run(docId, namespaceId, docId, metadata, t, t));
+      await insertDoc.run(docId, namespaceId, docId, metadata, t, t);
     }
     const text = chunkText();
     const row = (await insertChunk.get(
@@ -170,7 +175,7 @@ async function addChunks(db: Db, namespaceId: string, count: number, embedder: H
     };
     if (embedder) {
       const v = embedder.vector(text);
-      (await insertVector.run(row.rowid, embedder.model, new Uint8Array(v.buffer)));
+      await insertVector.run(row.rowid, embedder.model, new Uint8Array(v.buffer));
     }
   }
   await db.exec("COMMIT");
@@ -219,13 +224,13 @@ async function main() {
   const dir = DATA_DIR || mkdtempSync(join(tmpdir(), "memctx-bench-search-"));
   const vectorDir = mkdtempSync(join(tmpdir(), "memctx-bench-vector-"));
   try {
-    const db = (await openDatabase(dir, { databaseUrl: DATABASE_URL }));
+    const db = await openDatabase(dir, { databaseUrl: DATABASE_URL });
     for (const p of PRAGMAS) await db.exec(`PRAGMA ${p}`);
     if (PRAGMAS.length) console.log(`pragmas: ${PRAGMAS.join(", ")}`);
-    const org = (await ensureOrganization(db, "local"));
-    const ns = (await ensureNamespace(db, org.id, "bench"));
+    const org = await ensureOrganization(db, "local");
+    const ns = await ensureNamespace(db, org.id, "bench");
     // A second namespace of the same size shares the FTS index: search must scope past it.
-    const other = (await ensureNamespace(db, org.id, "other"));
+    const other = await ensureNamespace(db, org.id, "other");
     console.log(
       `node ${process.version}, ${QUERIES} LoCoMo questions x 3 runs per figure, chunks mode, limit 10, threshold 0.3; ` +
         `load average ${loadavg()
@@ -233,7 +238,9 @@ async function main() {
           .join(" ")} on ${cpus().length} cores`,
     );
     let have = (
-      (await db.prepare("SELECT count(*) AS n FROM chunks WHERE namespace_id = ?").get(ns.id)) as { n: number }
+      (await db.prepare("SELECT count(*) AS n FROM chunks WHERE namespace_id = ?").get(ns.id)) as {
+        n: number;
+      }
     ).n;
     for (const size of SIZES) {
       const t0 = performance.now();
@@ -312,8 +319,8 @@ async function measureHttp(dir: string, size: number): Promise<void> {
 /** Hybrid of lexical and the packed vector scan, with a 384-dimension embedder. */
 async function measureVectors(dir: string): Promise<void> {
   const embedder = new HashEmbedder();
-  const db = (await openDatabase(dir, { databaseUrl: DATABASE_URL }));
-  const ns = (await ensureNamespace(db, (await ensureOrganization(db, "local")).id, "bench"));
+  const db = await openDatabase(dir, { databaseUrl: DATABASE_URL });
+  const ns = await ensureNamespace(db, (await ensureOrganization(db, "local")).id, "bench");
   console.log(`\nwith a ${VECTOR_DIMS}-dimension embedder (packed Float32 scan + FTS5), chunks mode`);
   let have = 0;
   for (const size of SIZES) {

@@ -23,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), "memctx-neighbour-"));
 const engine = await openEngine({ dataDir: dir, apiKey: API_KEY, workers: 0, log: () => {} });
 const client = new MemoryClient({ apiKey: API_KEY, fetch: (r) => engine.fetch(r), maxRetries: 0 });
 const measure = async (namespace: string) =>
-  (await timeQueries(queries, (q) => client.ns(namespace).search({ query: q, limit: 10 }), new Budget(300)));
+  await timeQueries(queries, (q) => client.ns(namespace).search({ query: q, limit: 10 }), new Budget(300));
 try {
   await seedDocuments(engine, corpus, "small", 0, 1);
   const alone = await measure("small");

@@ -22,11 +22,11 @@ const time = (label: string, f: () => void) => {
 
 const u = new URL(url);
 u.searchParams.set("schema", `bench_rt_${process.pid}`);
-const db = (await openDatabase(dir, { databaseUrl: u.toString() }));
+const db = await openDatabase(dir, { databaseUrl: u.toString() });
 const point = db.prepare("SELECT id, name FROM organizations WHERE id = ?");
-time("bridge, point SELECT (no row)", async () => (await point.get("org_x")));
+time("bridge, point SELECT (no row)", async () => await point.get("org_x"));
 const one = db.prepare("SELECT ?1 AS a");
-time("bridge, SELECT ?", async () => (await one.get(1)));
+time("bridge, SELECT ?", async () => await one.get(1));
 db.close();
 
 const client = new pg.Client({ connectionString: url });
@@ -39,7 +39,7 @@ console.log(
 await client.query(`DROP SCHEMA bench_rt_${process.pid} CASCADE`);
 await client.end();
 
-const lite = (await openDatabase(join(dir, "lite")));
+const lite = await openDatabase(join(dir, "lite"));
 const litePoint = lite.prepare("SELECT id, name FROM organizations WHERE id = ?");
 time("SQLite, point SELECT (no row)", () => litePoint.get("org_x"));
 lite.close();

@@ -135,16 +135,25 @@ const samples = all && quick ? all.slice(0, 1) : all;
 let store: LocomoStore | null = null;
 try {
   {
-    const r = await timed("recall", async (b) => (await benchRecall(samples, b)));
+    const r = await timed("recall", async (b) => await benchRecall(samples, b));
     if (r) {
       results.recall = r.result;
       store = r.store;
     }
   }
-  results.sideBySide = await timed("side-by-side", async (b) => (await benchSideBySide(samples, store, cli.args, b)));
-  results.ingest = await timed("ingest", async (b) => (await benchIngest(INGEST_DOCUMENTS, b)));
-  results.replicas = await timed("replicas", async (b) => (await benchReplicas(cli.args, REPLICA_DOCUMENTS, b)));
-  results.speed = await timed("speed", async (b) => (await benchSpeed(SIZES, QUERIES, COLD_STARTS, cli.args, b, log)));
+  results.sideBySide = await timed(
+    "side-by-side",
+    async (b) => await benchSideBySide(samples, store, cli.args, b),
+  );
+  results.ingest = await timed("ingest", async (b) => await benchIngest(INGEST_DOCUMENTS, b));
+  results.replicas = await timed(
+    "replicas",
+    async (b) => await benchReplicas(cli.args, REPLICA_DOCUMENTS, b),
+  );
+  results.speed = await timed(
+    "speed",
+    async (b) => await benchSpeed(SIZES, QUERIES, COLD_STARTS, cli.args, b, log),
+  );
   results.growth = growth(results.speed);
 } finally {
   await store?.close();

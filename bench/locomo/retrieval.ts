@@ -120,15 +120,15 @@ export class UnitIndex {
     if (mode !== "chunks") lists.push(["memory", opts.memoryWeight]);
     const hits: Hit[] = [];
     for (const [kind, weight] of lists) {
-      const rows = (await this.list(kind, match, opts));
+      const rows = await this.list(kind, match, opts);
       if (named.size > 0) {
-        for (const r of (await rows))
+        for (const r of await rows)
           if (r.unit.speaker !== null && !named.has(r.unit.speaker)) r.score *= opts.otherPersonFactor;
       }
       const top = Math.max(0, ...rows.map((r) => r.score));
       // sqrt keeps the order of weight * score / top and spreads it over [0, 1], so that the API's
       // default threshold (0.3) only drops hits under ~9% of the best memory (~26% of the best chunk).
-      for (const r of (await rows))
+      for (const r of await rows)
         hits.push({ unit: r.unit, similarity: top > 0 ? Math.sqrt((weight * r.score) / top) : 0 });
     }
     hits.sort((a, b) => b.similarity - a.similarity);

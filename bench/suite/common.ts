@@ -143,7 +143,7 @@ export function newStorage(name: string): Storage {
   return {
     databaseUrl: u.toString(),
     env: { MEMCTX_DATABASE_URL: u.toString() },
-    drop: async () => (await dropSchema(base, schema)),
+    drop: async () => await dropSchema(base, schema),
   };
 }
 
@@ -265,7 +265,7 @@ export async function startServe(
     });
     child.once("exit", () => reject(new Error(`memctx serve exited: ${out}`)));
   });
-  return { url, pid: child.pid!, close: async () => (await stop(child)) };
+  return { url, pid: child.pid!, close: async () => await stop(child) };
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -323,11 +323,11 @@ export async function startMemctxMcp(
   namespace: string,
   env: Record<string, string> = {},
 ): Promise<McpChild> {
-  return (await startMcp(NODE, [...cli, "mcp", "--namespace", namespace], {
+  return await startMcp(NODE, [...cli, "mcp", "--namespace", namespace], {
     ...env,
     HOME: dataDir,
     MEMCTX_DATA_DIR: dataDir,
-  }));
+  });
 }
 
 /** Hit texts of a memctx MCP `search` result, in rank order. */

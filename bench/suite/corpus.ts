@@ -149,7 +149,7 @@ export async function seedDocuments(
 ): Promise<void> {
   const db = engine.context.db;
   const embedder = engine.context.embedder;
-  const ns = (await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, namespace));
+  const ns = await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, namespace);
   for (let start = from; start < to; start += 100) {
     const docs = Array.from({ length: Math.min(to, start + 100) - start }, (_, k) =>
       corpus.document(start + k),
@@ -160,27 +160,27 @@ export async function seedDocuments(
     // One transaction per 100 documents; their 1,000 memories a few statements at a time
     // (insertMemories), which is what keeps 100k memories to minutes on PostgreSQL, where every
     // statement is a round trip.
-    (await transaction(db, async () => {
+    await transaction(db, async () => {
       const memories: NewMemoryRow[] = [];
       const ids: string[] = [];
       for (const [k, d] of docs.entries()) {
         const i = start + k;
-        const { id } = (await addDocument(db, ns, {
+        const { id } = await addDocument(db, ns, {
           content: d.text,
           customId: `seed-${i}`,
           date: d.date,
           dreaming: "instant",
-        }));
+        });
         ids.push(id);
         const row = (await getDocumentRow(db, id))!;
-        (await indexDocument(db, { id, namespaceId: row.namespace_id }, row.generation, {
+        await indexDocument(db, { id, namespaceId: row.namespace_id }, row.generation, {
           text: d.text,
           format: "conversation",
           title: null,
           type: "text",
           url: null,
           chunks: chunkText(d.text, { format: "conversation" }),
-        }));
+        });
         for (const f of d.facts) {
           memories.push({
             namespaceId: ns.id,
@@ -198,15 +198,15 @@ export async function seedDocuments(
           });
         }
       }
-      (await insertMemories(db, memories));
-      (await setDreamingStatus(db, ids, "done"));
-    }));
+      await insertMemories(db, memories);
+      await setDreamingStatus(db, ids, "done");
+    });
     // The queued processing jobs of these documents, claimed and completed so no worker redoes them.
     for (
-      let job = (await claimJob(db, ["document"], "bench-seed", 60_000));
+      let job = await claimJob(db, ["document"], "bench-seed", 60_000);
       job;
-      job = (await claimJob(db, ["document"], "bench-seed", 60_000))
+      job = await claimJob(db, ["document"], "bench-seed", 60_000)
     )
-      (await completeJob(db, job.id, "bench-seed"));
+      await completeJob(db, job.id, "bench-seed");
   }
 }

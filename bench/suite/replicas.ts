@@ -63,8 +63,10 @@ async function once(
   try {
     // One first: it creates and migrates the store; the others find it done.
     servers.push(await startServe(cli, dirs[0]!, WORKERS, env));
-    servers.push(...(await Promise.all(dirs.slice(1).map(async (d) => (await startServe(cli, d, WORKERS, env))))));
-    db.current = (await openDatabase(dirs[0]!, { databaseUrl: storage.databaseUrl }));
+    servers.push(
+      ...(await Promise.all(dirs.slice(1).map(async (d) => await startServe(cli, d, WORKERS, env)))),
+    );
+    db.current = await openDatabase(dirs[0]!, { databaseUrl: storage.databaseUrl });
     const done = db.current.prepare("SELECT count(*) AS n FROM documents WHERE status = 'done'");
     const corpus = new Corpus();
     const docs = Array.from({ length: documents }, (_, i) => corpus.document(i));

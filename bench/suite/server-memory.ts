@@ -56,7 +56,7 @@ export async function serverMemoryEntry(): Promise<{ entry: string } | { skipped
 }
 
 export async function startServerMemory(entry: string, memoryFile: string): Promise<McpChild> {
-  return (await startMcp(NODE, [entry], { MEMORY_FILE_PATH: memoryFile }));
+  return await startMcp(NODE, [entry], { MEMORY_FILE_PATH: memoryFile });
 }
 
 /**

@@ -182,7 +182,7 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
   // the process is gone.
   app.get("/health", async (c) => {
     try {
-      return c.json({ status: "ok", version: VERSION, database: (await databaseState(ctx.db)) });
+      return c.json({ status: "ok", version: VERSION, database: await databaseState(ctx.db) });
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
       return c.json(

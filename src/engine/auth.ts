@@ -12,7 +12,7 @@ export function bearerAuth(ctx: EngineContext): MiddlewareHandler<EngineEnv> {
     if (!match) {
       throw new UnauthenticatedError("Missing API key", "send the header Authorization: Bearer <API key>");
     }
-    const principal = (await authenticate(ctx.db, match[1]!));
+    const principal = await authenticate(ctx.db, match[1]!);
     if (!principal) throw new UnauthenticatedError("Invalid API key", "the API key is unknown or revoked");
     c.set("principal", principal);
     await next();

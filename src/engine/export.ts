@@ -81,11 +81,12 @@ export async function importData(
   opts: { organization: string; progress?: Progress },
 ): Promise<Record<string, number>> {
   const writer = await ImportWriter.open(db, opts.organization);
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   let began = false;
   // One write transaction: an import that fails midway leaves nothing behind.
   await transaction(db, async () => {
+    // Made here, once the transaction is open: lines read before it is iterated would be lost.
+    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
     for await (const text of lines) {
       line++;
       if (!text.trim()) continue;

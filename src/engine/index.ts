@@ -120,13 +120,16 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const allowPrivateNetwork = opts.allowPrivateNetwork ?? allowPrivateNetworkFromEnv();
   const threaded = (opts.threads ?? process.env.MEMCTX_THREADS !== "0") && !custom && loops > 0;
   // Processing in this thread writes the search index here: its connection is sized for that.
-  const db = (await openDatabase(opts.dataDir, { databaseUrl, cache: threaded || loops === 0 ? "reads" : "writes" }));
-  if (opts.apiKey) (await registerKey(db, opts.apiKey, LOCAL_ORGANIZATION));
+  const db = await openDatabase(opts.dataDir, {
+    databaseUrl,
+    cache: threaded || loops === 0 ? "reads" : "writes",
+  });
+  if (opts.apiKey) await registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
   // Connectors written by a memctx that stored their secrets in plain text: sealed now.
-  (await transaction(db, async () => {
-    (await sealPlaintextSecrets(db));
-    (await trimWholeKeyPrefixes(db));
-  }));
+  await transaction(db, async () => {
+    await sealPlaintextSecrets(db);
+    await trimWholeKeyPrefixes(db);
+  });
   const threads = threaded
     ? new ProcessingThreads(
         {
@@ -192,7 +195,9 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const workWaits = async (atOpen: boolean) => {
     try {
       return (
-        (await hasOpenJobs(db)) || (await hasScheduledConnectors(db)) || (atOpen && (await namespacesAwaitingDreams(db)).length > 0)
+        (await hasOpenJobs(db)) ||
+        (await hasScheduledConnectors(db)) ||
+        (atOpen && (await namespacesAwaitingDreams(db)).length > 0)
       );
     } catch {
       return true; // a busy store, say: start, and let the workers look
@@ -227,9 +232,9 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     },
     models,
     database: () => databaseState(db),
-    createKey: async (organization = LOCAL_ORGANIZATION) => (await createKey(db, organization)),
+    createKey: async (organization = LOCAL_ORGANIZATION) => await createKey(db, organization),
     createFirstKey: async () =>
-      (await countKeys(db, LOCAL_ORGANIZATION)) === 0 ? (await createKey(db, LOCAL_ORGANIZATION)) : null,
+      (await countKeys(db, LOCAL_ORGANIZATION)) === 0 ? await createKey(db, LOCAL_ORGANIZATION) : null,
     dataDir: opts.dataDir,
     context: ctx,
   };

@@ -11,13 +11,17 @@ import { organizationDocumentTokens } from "./store/namespaces.js";
  * after read every namespace of the organization: under a quota, document writes take the
  * schema-wide lock (routes/route.ts creatingRoute), never one namespace's.
  */
-export async function withinDocumentQuota<T>(ctx: EngineContext, organizationId: string, write: () => Promise<T>): Promise<T> {
+export async function withinDocumentQuota<T>(
+  ctx: EngineContext,
+  organizationId: string,
+  write: () => Promise<T>,
+): Promise<T> {
   const quota = ctx.limits?.documentTokenQuota ?? null;
-  return (await transaction(ctx.db, async () => {
+  return await transaction(ctx.db, async () => {
     if (quota === null) return write();
-    const before = (await organizationDocumentTokens(ctx.db, organizationId));
+    const before = await organizationDocumentTokens(ctx.db, organizationId);
     const out = await write();
-    const after = (await organizationDocumentTokens(ctx.db, organizationId));
+    const after = await organizationDocumentTokens(ctx.db, organizationId);
     if (after > quota && after > before) {
       throw new QuotaExceededError(
         "Document token limit reached",
@@ -25,5 +29,5 @@ export async function withinDocumentQuota<T>(ctx: EngineContext, organizationId:
       );
     }
     return out;
-  }));
+  });
 }

@@ -152,7 +152,7 @@ describe("v3 documents", () => {
   });
 
   it("lists across every namespace the key may use when containerTags is absent", async () => {
-    const key = (await createKey(server.engine.context.db, "local", ["v3-list", "v3-upsert"]));
+    const key = await createKey(server.engine.context.db, "local", ["v3-list", "v3-upsert"]);
     const listed = await call("POST", "/v3/documents/list", { limit: 100 }, key);
     expect(listed.status).toBe(200);
     expect(new Set(listed.json.memories.flatMap((d: Json) => d.containerTags))).toEqual(
@@ -510,7 +510,7 @@ describe("v4 memories, read back through v5", () => {
     expect(cap.json.details).toBe("maxForget: maxForget must be at most 500");
     expect(await namespaceNames()).not.toContain("v4-bad");
     // A key limited to other namespaces writes nothing either.
-    const key = (await createKey(server.engine.context.db, "local", ["elsewhere"]));
+    const key = await createKey(server.engine.context.db, "local", ["elsewhere"]);
     const refused = await call(
       "POST",
       "/v4/memories",

@@ -52,10 +52,14 @@ describe("memctx serve killed mid-processing", () => {
 
     // What the killed process left: documents not yet done, and perhaps a job it held.
     const db = new DatabaseSync(join(dir.path, "memctx.db"));
-    const pending = (await db.prepare("SELECT count(*) AS n FROM documents WHERE status != 'done'").get()) as {
+    const pending = (await db
+      .prepare("SELECT count(*) AS n FROM documents WHERE status != 'done'")
+      .get()) as {
       n: number;
     };
-    const held = (await db.prepare("SELECT count(*) AS n FROM jobs WHERE state = 'running'").get()) as { n: number };
+    const held = (await db.prepare("SELECT count(*) AS n FROM jobs WHERE state = 'running'").get()) as {
+      n: number;
+    };
     db.close();
     console.log(
       `at the kill: ${acknowledged.length} acknowledged, ${pending.n} not done, ${held.n} jobs held`,

@@ -226,7 +226,7 @@ describe("isolation", () => {
   });
 
   it("keeps one organization's namespaces out of another's", async () => {
-    const otherKey = (await createKey(server.engine.context.db, "other-org"));
+    const otherKey = await createKey(server.engine.context.db, "other-org");
     const other = server.client(otherKey);
     await expect(other.ns("iso-a").documents.get("secret")).rejects.toBeInstanceOf(NotFoundError);
     expect((await other.ns("iso-a").documents.list()).documents).toEqual([]);
@@ -239,7 +239,7 @@ describe("isolation", () => {
   });
 
   it("refuses a namespace outside a restricted key's list with 403", async () => {
-    const key = (await createKey(server.engine.context.db, "local", ["only-this"]));
+    const key = await createKey(server.engine.context.db, "local", ["only-this"]);
     expect((await server.call("POST", "/ns/only-this/list/documents", { key })).status).toBe(200);
     const res = await server.call("POST", "/ns/iso-a/list/documents", { key });
     expect(res.status).toBe(403);

@@ -74,7 +74,7 @@ describe("the engine's fetch handler", () => {
     const a = await add("?dreaming=instant&taskType=superrag", { content: "a" });
     const b = await add("?dreaming=instant", { content: "b", dreaming: "dynamic", taskType: "memory" });
     const row = async (id: string) =>
-      (await engine!.context.db.prepare("SELECT dreaming, task_type FROM documents WHERE id = ?").get(id));
+      await engine!.context.db.prepare("SELECT dreaming, task_type FROM documents WHERE id = ?").get(id);
     expect(await row(a.id)).toEqual({ dreaming: "instant", task_type: "superrag" });
     expect(await row(b.id)).toEqual({ dreaming: "dynamic", task_type: "memory" });
   });
@@ -93,19 +93,20 @@ describe("deleting documents", () => {
       ).id;
     const a = await add("Doc A");
     const b = await add("Doc B");
-    const ns = ((await db.prepare("SELECT namespace_id AS id FROM documents WHERE id = ?").get(a)) as { id: string })
-      .id;
+    const ns = (
+      (await db.prepare("SELECT namespace_id AS id FROM documents WHERE id = ?").get(a)) as { id: string }
+    ).id;
     const t = new Date().toISOString();
     const memory = async (id: string, doc: string, sources: string[]) => {
-      (await db.prepare(
-        "INSERT INTO memories (id, namespace_id, memory, document_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-      ).run(id, ns, `fact ${id}`, doc, t, t));
+      await db
+        .prepare(
+          "INSERT INTO memories (id, namespace_id, memory, document_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .run(id, ns, `fact ${id}`, doc, t, t);
       for (const s of sources) {
-        (await db.prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES (?, ?, ?)").run(
-          id,
-          s,
-          t,
-        ));
+        await db
+          .prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES (?, ?, ?)")
+          .run(id, s, t);
       }
     };
     await memory("mem_only_a", a, [a]);
@@ -118,12 +119,12 @@ describe("deleting documents", () => {
     expect(left.map((m) => m.id)).toEqual(["mem_both"]);
     // the search index followed: only the kept memory still holds the word
     expect(
-      (await db
+      await db
         .prepare(
           `SELECT count(*) AS n FROM search_postings p JOIN search_spaces s ON s.id = p.space
            WHERE s.corpus = 'memories' AND p.term = 'fact'`,
         )
-        .get()),
+        .get(),
     ).toEqual({ n: 1 });
   });
 });
@@ -132,7 +133,7 @@ describe("API keys", () => {
   it("records when a key was last used, at most once a minute, and only for that key", async () => {
     dir = tempDir();
     engine = await openEngine({ dataDir: dir.path, apiKey: TEST_KEY, workers: 0 });
-    const other = (await engine.createKey("other-org"));
+    const other = await engine.createKey("other-org");
     const db = engine.context.db;
     const lastUsed = async (prefixOf: string) =>
       (await listKeys(db)).find((k) => prefixOf.startsWith(k.prefix))?.last_used_at ?? null;
@@ -141,7 +142,7 @@ describe("API keys", () => {
     expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
     const first = lastUsed(TEST_KEY);
     expect(await first).not.toBeNull();
-    expect((await lastUsed(other))).toBeNull();
+    expect(await lastUsed(other)).toBeNull();
 
     // Within the minute: no write.
     expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
@@ -149,10 +150,10 @@ describe("API keys", () => {
 
     // Older than the resolution: written again.
     const stale = new Date(Date.parse((await first)!) - LAST_USED_RESOLUTION_MS).toISOString();
-    (await db.prepare("UPDATE api_keys SET last_used_at = ?").run(stale));
+    await db.prepare("UPDATE api_keys SET last_used_at = ?").run(stale);
     expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
     expect(Date.parse((await lastUsed(TEST_KEY))!)).toBeGreaterThan(Date.parse(stale));
-    expect((await lastUsed(other))).toBe(stale);
+    expect(await lastUsed(other)).toBe(stale);
 
     // A rejected key records nothing.
     const bad = await engine.fetch(

@@ -95,9 +95,9 @@ describe("an appended conversation is processed one new part at a time", () => {
     const { t, extractor, embedder, ns } = await open();
     let docId = "";
     for (const turn of TURNS.slice(0, EARLY)) docId = (await appendTurn(ns, "conv-1", turn)).id;
-    const before = (await chunksOf(t, docId));
+    const before = await chunksOf(t, docId);
     expect(before).toHaveLength(EARLY);
-    const memoriesBefore = (await liveMemories(t, "chat"));
+    const memoriesBefore = await liveMemories(t, "chat");
     expect(memoriesBefore.length).toBeGreaterThan(0);
 
     extractor.texts = [];
@@ -110,7 +110,7 @@ describe("an appended conversation is processed one new part at a time", () => {
     for (const old of TURNS.slice(0, EARLY)) expect(embedder.texts).not.toContain(old);
     for (const turn of TURNS.slice(EARLY)) expect(embedder.texts).toContain(turn);
 
-    const after = (await chunksOf(t, docId));
+    const after = await chunksOf(t, docId);
     expect(after.map((c) => c.content)).toEqual(TURNS);
     // The earlier turns' chunks are the same rows...
     expect(after.slice(0, EARLY).map((c) => c.id)).toEqual(before.map((c) => c.id));
@@ -126,8 +126,8 @@ describe("an appended conversation is processed one new part at a time", () => {
     expect((await after)[EARLY - CONTEXT_TURNS - 1]!.context).not.toContain(TURNS[EARLY]);
 
     // The earlier turns' memories stay, the new ones join them.
-    const memoriesAfter = (await liveMemories(t, "chat"));
-    for (const m of (await memoriesBefore)) expect(memoriesAfter).toContain(m);
+    const memoriesAfter = await liveMemories(t, "chat");
+    for (const m of await memoriesBefore) expect(memoriesAfter).toContain(m);
     expect(memoriesAfter.length).toBeGreaterThan(memoriesBefore.length);
 
     // The same transcript sent whole to another namespace gives the same memories.

@@ -46,7 +46,8 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     const db = server.engine.context.db;
     const ns = server.client().ns("full");
     await ns.documents.add({ content: "a first small document" });
-    const count = async () => ((await db.prepare("SELECT count(*) AS n FROM documents").get()) as { n: number }).n;
+    const count = async () =>
+      ((await db.prepare("SELECT count(*) AS n FROM documents").get()) as { n: number }).n;
 
     await fill(db);
     const res = await server.call("POST", "/ns/full/document", { body: { content: bigText("full") } });
@@ -86,7 +87,9 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     const { id, status } = await ns.documents.add({ content: bigText("queued") });
     expect(status).toBe("queued");
     const job = async () =>
-      (await wdb.prepare("SELECT state, attempts, max_attempts, error FROM jobs WHERE document_id = ?").get(id)) as
+      (await wdb
+        .prepare("SELECT state, attempts, max_attempts, error FROM jobs WHERE document_id = ?")
+        .get(id)) as
         | { state: string; attempts: number; max_attempts: number; error: string | null }
         | undefined;
     // More deferrals than the job has attempts: none of them is counted.
@@ -115,11 +118,11 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     const content = "a document whose processing failed";
     const { id } = await ns.documents.add({ content, id: "resend-me" });
     // What the worker records after a job failed for good (e.g. after its attempts on a broken disk).
-    (await db.prepare("UPDATE documents SET status = 'failed', error = 'disk full' WHERE id = ?").run(id));
-    (await db.prepare("UPDATE jobs SET state = 'failed' WHERE document_id = ?").run(id));
+    await db.prepare("UPDATE documents SET status = 'failed', error = 'disk full' WHERE id = ?").run(id);
+    await db.prepare("UPDATE jobs SET state = 'failed' WHERE document_id = ?").run(id);
     const again = await ns.documents.add({ content, id: "resend-me" });
     expect(again).toMatchObject({ id, status: "queued" });
-    const jobs = (await db.prepare("SELECT state FROM jobs WHERE document_id = ?").all(id));
+    const jobs = await db.prepare("SELECT state FROM jobs WHERE document_id = ?").all(id);
     expect(jobs).toEqual([{ state: "queued" }]);
   });
 });

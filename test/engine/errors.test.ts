@@ -164,7 +164,7 @@ describe("the route helper's namespace", () => {
   });
 
   it("is checked against the key's allow-list before any look-up (403), reads and writes alike", async () => {
-    const restricted = (await createKey(engine.context.db, "local", ["mine"]));
+    const restricted = await createKey(engine.context.db, "local", ["mine"]);
     for (const [method, path, body] of [
       ["POST", "/ns/theirs/search", { query: "x" }],
       ["GET", "/ns/theirs/connectors", undefined],

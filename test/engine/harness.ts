@@ -44,7 +44,7 @@ export function storeConnections(): () => Promise<Db> {
   });
   return async () => {
     dir ??= tempDir();
-    const db = (await openDatabase(dir.path, testDatabase()));
+    const db = await openDatabase(dir.path, testDatabase());
     open.push(db);
     return db;
   };

@@ -17,7 +17,7 @@ afterEach(async () => {
 /** The document tokens the test key's organization holds. */
 async function organizationTokens(server: RunningServer): Promise<number> {
   const db = server.engine.context.db;
-  return (await organizationDocumentTokens(db, (await authenticate(db, TEST_KEY))!.organization.id));
+  return await organizationDocumentTokens(db, (await authenticate(db, TEST_KEY))!.organization.id);
 }
 
 async function serve(limits: { requestsPerMinute?: number | null; documentTokenQuota?: number | null } = {}) {
@@ -59,7 +59,7 @@ describe("per-key rate limits", () => {
       details: expect.stringMatching(/3 requests per minute; try again in \d+ s/),
     });
     // Another key has its own allowance: it sees the three documents, not the refused fourth.
-    const other = (await server.engine.createKey());
+    const other = await server.engine.createKey();
     const list = await call("POST", "/ns/rl/list/documents?limit=100", {}, other);
     expect(list.status).toBe(200);
     const ids = ((await list.json()) as { documents: { customId: string }[] }).documents.map(

@@ -98,9 +98,11 @@ describe("namespace counters", () => {
     await check();
 
     // A memory past its forget_after leaves the count without a write.
-    (await db.prepare(
-      "UPDATE memories SET forget_after = '2000-01-01T00:00:00.000Z' WHERE id = (SELECT id FROM memories WHERE is_latest = 1 AND is_forgotten = 0 LIMIT 1)",
-    ).run());
+    await db
+      .prepare(
+        "UPDATE memories SET forget_after = '2000-01-01T00:00:00.000Z' WHERE id = (SELECT id FROM memories WHERE is_latest = 1 AND is_forgotten = 0 LIMIT 1)",
+      )
+      .run();
     await check();
 
     expect((await call(e, "DELETE", "/ns/a/document", { body: { ids: ["doc-1"] } })).status).toBe(200);
@@ -119,7 +121,7 @@ describe("namespace counters", () => {
     dir = tempDir("memctx-ns-counts-read-");
     const e = await open(0);
     await call(e, "POST", "/ns/a/document", { body: { content: "x" } });
-    (await e.context.db.prepare("UPDATE namespaces SET document_count = 41, memory_count = 7").run());
+    await e.context.db.prepare("UPDATE namespaces SET document_count = 41, memory_count = 7").run();
     expect(await listed(e)).toEqual({ a: { documentCount: 41, memoryCount: 7 } });
   });
 
@@ -147,9 +149,9 @@ describe("namespace counters", () => {
       );
     }
     old.close();
-    const db = (await openDatabase(dir.path, testDatabase()));
+    const db = await openDatabase(dir.path, testDatabase());
     try {
-      expect((await db.prepare("SELECT document_count, memory_count FROM namespaces").get())).toEqual({
+      expect(await db.prepare("SELECT document_count, memory_count FROM namespaces").get()).toEqual({
         document_count: 3,
         memory_count: 2,
       });
@@ -162,14 +164,14 @@ describe("namespace counters", () => {
 describe("keys and the organization", () => {
   it("never stores a whole key as its prefix, and cuts down the prefixes older versions stored whole", async () => {
     dir = tempDir("memctx-key-prefix-");
-    const db = (await openDatabase(dir.path, testDatabase()));
-    (await registerKey(db, "shortkey", "local"));
-    const generated = (await createKey(db, "local"));
+    const db = await openDatabase(dir.path, testDatabase());
+    await registerKey(db, "shortkey", "local");
+    const generated = await createKey(db, "local");
     // An older version's row: the 11-character key stored whole as its prefix.
-    (await registerKey(db, "elevenchars", "local"));
-    const legacy = (await db
+    await registerKey(db, "elevenchars", "local");
+    const legacy = await db
       .prepare("UPDATE api_keys SET prefix = 'elevenchars' WHERE key_hash = ?")
-      .run(sha256("elevenchars")));
+      .run(sha256("elevenchars"));
     expect(legacy.changes).toBe(1);
     await db.close();
 
@@ -190,7 +192,7 @@ describe("keys and the organization", () => {
       await call(e, "POST", `/ns/${ns}/document`, { body: { content: `in ${ns}` } });
     }
     expect((await call(e, "GET", "/organization")).json.namespaceCount).toBe(4);
-    const restricted = (await createKey(e.context.db, "local", ["a", "missing"]));
+    const restricted = await createKey(e.context.db, "local", ["a", "missing"]);
     const res = await call(e, "GET", "/organization", { key: restricted });
     expect(res.status).toBe(200);
     expect(res.json.namespaceCount).toBe(1);

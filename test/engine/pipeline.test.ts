@@ -58,7 +58,9 @@ describe("the processing pipeline", () => {
     await ns.documents.waitFor(doc.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
     const chunks = count(e, "SELECT count(*) AS n FROM chunks WHERE document_id = ?", doc.id);
     expect(await chunks).toBeGreaterThan(0);
-    expect(await count(e, "SELECT count(*) AS n FROM chunk_vectors WHERE model = 'test-embedder'")).toBe(await chunks);
+    expect(await count(e, "SELECT count(*) AS n FROM chunk_vectors WHERE model = 'test-embedder'")).toBe(
+      await chunks,
+    );
     await e.close();
 
     const plain = await engine({ embedder: null });
@@ -85,7 +87,7 @@ describe("the processing pipeline", () => {
 
     embedder.failures = 99;
     const bad = await ns.documents.add({ content: "Never works." });
-    (await e.context.db.prepare("UPDATE jobs SET max_attempts = 1 WHERE document_id = ?").run(bad.id));
+    await e.context.db.prepare("UPDATE jobs SET max_attempts = 1 WHERE document_id = ?").run(bad.id);
     let doc = await ns.documents.get(bad.id);
     const deadline = Date.now() + 10_000;
     while (doc.system.status !== "failed" && Date.now() < deadline) {
@@ -113,7 +115,8 @@ describe("the processing pipeline", () => {
     embedder.gate = null;
     const doc = await ns.documents.waitFor(first.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
     // wait for the queue to drain, so that a late stale job would have shown itself
-    while ((await count(e, "SELECT count(*) AS n FROM jobs")) > 0) await new Promise((r) => setTimeout(r, 10));
+    while ((await count(e, "SELECT count(*) AS n FROM jobs")) > 0)
+      await new Promise((r) => setTimeout(r, 10));
     const read = await ns.documents.get("n", { include: ["chunks"] });
     expect(doc.id).toBe(first.id);
     expect(read.chunks?.map((c) => c.content)).toEqual(["New version of the note."]);
@@ -133,7 +136,7 @@ describe("the processing pipeline", () => {
       async beforeIndexed(doc, ctx) {
         // Takes the instant ones; the others are dream()'s.
         if (!doc.text.startsWith("Dream")) return undefined;
-        return async () => (await setDreamingStatus(ctx.db, [doc.id], "done"));
+        return async () => await setDreamingStatus(ctx.db, [doc.id], "done");
       },
       async dream(ids) {
         dreamt.push(ids);
@@ -192,7 +195,7 @@ describe("the processing pipeline", () => {
       dreamingStatus: "dreaming",
     });
     // a worker of a dead process claimed one job and never came back
-    const held = (await claimJob(first.e.context.db, ["document"], "dead-process", 200));
+    const held = await claimJob(first.e.context.db, ["document"], "dead-process", 200);
     expect(held).toBeDefined();
     await first.e.close();
 

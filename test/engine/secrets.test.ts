@@ -81,7 +81,7 @@ describe("data at rest", () => {
     dir = tempDir("memctx-secrets-");
     server = await startTestServer(dir.path, { workers: 0 });
     const id = await connectorWithToken(server);
-    const raw = (await rawRow(server, id));
+    const raw = await rawRow(server, id);
     expect(raw.config).toMatch(/^enc:v1:/);
     expect(raw.config).not.toContain(TOKEN);
     expect(mode(join(dir.path, SECRET_KEY_FILE))).toBe(0o600);
@@ -129,16 +129,16 @@ describe("data at rest", () => {
     const id = await connectorWithToken(server);
     const plain = JSON.stringify({ token: TOKEN, repositories: ["octo/repo"] });
     const tokens = JSON.stringify({ accessToken: "at-plain", refreshToken: "rt-plain" });
-    (await server.engine.context.db
+    await server.engine.context.db
       .prepare("UPDATE connectors SET config = ?, credentials = ? WHERE id = ?")
-      .run(plain, tokens, id));
+      .run(plain, tokens, id);
     expect(JSON.parse((await getConnectorRow(server.engine.context.db, id))!.config!)).toMatchObject({
       token: TOKEN,
     });
     await server.close();
 
     server = await startTestServer(dir.path, { workers: 0 });
-    const raw = (await rawRow(server, id));
+    const raw = await rawRow(server, id);
     expect(raw.config).toMatch(/^enc:v1:/);
     expect(raw.credentials).toMatch(/^enc:v1:/);
     expect(raw.credentials).not.toContain("at-plain");

@@ -78,7 +78,7 @@ describe("MCP over Streamable HTTP", () => {
 
   beforeAll(async () => {
     t = await startEngine();
-    aliceOnlyKey = (await createKey(t.engine.context.db, LOCAL_ORGANIZATION, ["alice"]));
+    aliceOnlyKey = await createKey(t.engine.context.db, LOCAL_ORGANIZATION, ["alice"]);
     http = await startHttpServer({
       clientFor: (key) => new MemoryClient({ apiKey: key, fetch: t.engine.fetch, maxRetries: 0 }),
       defaultNamespace: "default",

@@ -40,7 +40,7 @@ describe("API keys", () => {
     dir = tempDir("memctx-review-");
     const first = await open({ apiKey: TEST_KEY });
     expect(await status(first, TEST_KEY)).toBe(200);
-    (await revokeKey(first.context.db, TEST_KEY));
+    await revokeKey(first.context.db, TEST_KEY);
     expect(await status(first, TEST_KEY)).toBe(401);
     await first.close();
 
@@ -51,7 +51,7 @@ describe("API keys", () => {
   it("keep their namespace restriction when the engine is opened with them", async () => {
     dir = tempDir("memctx-review-");
     const first = await open();
-    const restricted = (await createKey(first.context.db, LOCAL_ORGANIZATION, ["alice"]));
+    const restricted = await createKey(first.context.db, LOCAL_ORGANIZATION, ["alice"]);
     await first.close();
 
     const second = await open({ apiKey: restricted });
@@ -77,7 +77,7 @@ describe("the job queue", () => {
     // Three processes claimed it in turn and died (crash, OOM kill) without releasing it.
     const db = first.context.db;
     for (let i = 0; i < 3; i++) {
-      const held = (await claimJob(db, ["document"], `dead-process-${i}`, 1));
+      const held = await claimJob(db, ["document"], `dead-process-${i}`, 1);
       expect(held?.document_id).toBe(id);
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -95,7 +95,7 @@ describe("the job queue", () => {
     }
     expect((await row()).status).toBe("failed");
     expect((await row()).error).toMatch(/attempt/);
-    const jobs = (await second.context.db.prepare("SELECT state FROM jobs WHERE document_id = ?").all(id));
+    const jobs = await second.context.db.prepare("SELECT state FROM jobs WHERE document_id = ?").all(id);
     expect(jobs).toEqual([{ state: "failed" }]);
   });
 });

@@ -25,7 +25,7 @@ beforeEach(async () => {
     embedder: null,
     log: () => {},
   });
-  aliceKey = (await createKey(engine.context.db, LOCAL_ORGANIZATION, ["alice"]));
+  aliceKey = await createKey(engine.context.db, LOCAL_ORGANIZATION, ["alice"]);
 });
 afterEach(async () => {
   await engine.close();
@@ -121,7 +121,7 @@ describe("a key restricted to some namespaces", () => {
 
 describe("organizations", () => {
   it("never see each other's namespaces, documents or connectors", async () => {
-    const otherKey = (await engine.createKey("other-org"));
+    const otherKey = await engine.createKey("other-org");
     await call("POST", "/ns/shared-name/document", TEST_KEY, { content: "local secret", id: "d1" });
     await call("POST", "/ns/shared-name/connectors", TEST_KEY, {
       provider: "web-crawler",

@@ -43,14 +43,14 @@ describe("moving a namespace's content onto another", () => {
     const db = engine.context.db;
     const ns = (await db.prepare("SELECT id FROM namespaces WHERE name = 'dst'").get()) as { id: string };
     const t = new Date().toISOString();
-    (await db.prepare(
-      "INSERT INTO memories (id, namespace_id, memory, document_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-    ).run("mem_rome", ns.id, "Alice lives in Rome.", target.json.id, t, t));
-    (await db.prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES (?, ?, ?)").run(
-      "mem_rome",
-      target.json.id,
-      t,
-    ));
+    await db
+      .prepare(
+        "INSERT INTO memories (id, namespace_id, memory, document_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+      )
+      .run("mem_rome", ns.id, "Alice lives in Rome.", target.json.id, t, t);
+    await db
+      .prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES (?, ?, ?)")
+      .run("mem_rome", target.json.id, t);
 
     expect((await call("DELETE", "/ns/src?moveTo=dst")).status).toBe(202);
 

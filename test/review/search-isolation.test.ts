@@ -74,7 +74,7 @@ describe("search across organizations", () => {
     expect(before).toBeGreaterThan(0);
 
     // Another organization's content, never visible to the first.
-    const other = (await engine.createKey("other-org"));
+    const other = await engine.createKey("other-org");
     for (let i = 0; i < 40; i++) {
       await call("POST", "/ns/probe/document", other, { content: `quokka note number ${i}` });
     }

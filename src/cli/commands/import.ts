@@ -34,7 +34,10 @@ Options:
     const { ImportError, importData } = await import("../../engine/export.js");
     const { LOCAL_ORGANIZATION } = await import("../../engine/store/organizations.js");
     // An import writes the search index of everything it brings: a cache sized for writing.
-    const db = await openDatabase(dataDir, { cache: "writes", databaseUrl: databaseUrlOf(values["database-url"]) });
+    const db = await openDatabase(dataDir, {
+      cache: "writes",
+      databaseUrl: databaseUrlOf(values["database-url"]),
+    });
     try {
       await importData(db, file === "-" ? process.stdin : createReadStream(file), {
         organization: LOCAL_ORGANIZATION,

@@ -112,9 +112,9 @@ export class ConnectorService {
    */
   async queueDueSyncs(at = new Date()): Promise<number> {
     let queued = 0;
-    for (const id of (await dueConnectorIds(this.db, at.toISOString()))) {
+    for (const id of await dueConnectorIds(this.db, at.toISOString())) {
       try {
-        (await transaction(this.db, async () => (await this.queueRun(id))));
+        await transaction(this.db, async () => await this.queueRun(id));
         queued++;
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;
@@ -151,7 +151,7 @@ export class ConnectorService {
         codeChallenge: codeChallengeS256(verifier),
       });
       const expiresAt = new Date(Date.now() + OAUTH_LINK_TTL_MS).toISOString();
-      const row = (await insertConnector(this.db, {
+      const row = await insertConnector(this.db, {
         ...base,
         state: "pending",
         oauth_state: state,
@@ -159,12 +159,12 @@ export class ConnectorService {
         redirect_url: body.redirectUrl,
         authorization_url: url,
         authorization_expires_at: expiresAt,
-      }));
+      });
       return { id: row.id, authorization: { url, expiresAt } };
     }
     // A config provider is connected at once and starts syncing (spec, Connector states).
-    const row = (await transaction(this.db, async () => {
-      const created = (await insertConnector(this.db, {
+    const row = await transaction(this.db, async () => {
+      const created = await insertConnector(this.db, {
         ...base,
         state: "connected",
         oauth_state: null,
@@ -172,10 +172,10 @@ export class ConnectorService {
         redirect_url: null,
         authorization_url: null,
         authorization_expires_at: null,
-      }));
+      });
       await this.queueRun(created.id);
       return created;
-    }));
+    });
     this.ctx.queue.wake();
     return { id: row.id, authorization: null };
   }
@@ -185,13 +185,13 @@ export class ConnectorService {
     if (!p.state) throw new InputError("state", "is required");
     // The state is consumed before the code exchange, atomically: a second callback with the same
     // state (a replay, a double click, an attacker holding another code) finds nothing.
-    const row = (await consumeOAuthState(this.db, p.state));
+    const row = await consumeOAuthState(this.db, p.state);
     if (!row) {
       throw new InputError("state", "unknown or already used; create the connector again");
     }
     // From here on the link is spent: any failure leaves the connector expired, never half-pending.
     const fail = async (error: InputError) => {
-      (await expireConnector(this.db, row.id));
+      await expireConnector(this.db, row.id);
       return error;
     };
     if (Date.parse(row.authorization_expires_at ?? "") <= Date.now()) {
@@ -218,53 +218,58 @@ export class ConnectorService {
     } catch (error) {
       throw await fail(new InputError("code", (error as Error).message, "Authorization failed"));
     }
-    (await transaction(this.db, async () => {
-      (await saveCredentials(this.db, row.id, tokens));
-      (await markConnected(this.db, row.id));
+    await transaction(this.db, async () => {
+      await saveCredentials(this.db, row.id, tokens);
+      await markConnected(this.db, row.id);
       await this.queueRun(row.id);
-    }));
+    });
     this.ctx.queue.wake();
-    return (await this.toRecord((await getConnectorRow(this.db, row.id))!));
+    return await this.toRecord((await getConnectorRow(this.db, row.id))!);
   }
 
   /** The organization's connectors, or one namespace's (none for a namespace never written to). */
   async list(organizationId: string, namespace?: NamespaceRow | null): Promise<Connector[]> {
     if (namespace === null) return [];
     const out: Connector[] = [];
-    for (const row of await listConnectorRows(this.db, organizationId, namespace?.id)) out.push(await this.toRecord(row));
+    for (const row of await listConnectorRows(this.db, organizationId, namespace?.id))
+      out.push(await this.toRecord(row));
     return out;
   }
 
   async get(namespace: NamespaceRow | null, id: string, include: string[] = []): Promise<Connector> {
-    return (await this.toRecord(await this.find(namespace, id), {
+    return await this.toRecord(await this.find(namespace, id), {
       syncs: include.includes("syncs"),
       picker: include.includes("picker"),
-    }));
+    });
   }
 
   async update(namespace: NamespaceRow | null, id: string, body: PatchConnectorBody): Promise<Connector> {
-    const row = (await this.find(namespace, id));
-    (await updateConnectorSettings(this.db, row.id, {
+    const row = await this.find(namespace, id);
+    await updateConnectorSettings(this.db, row.id, {
       selection: body.selection ? JSON.stringify(body.selection) : null,
       documentLimit: body.documentLimit ?? null,
       syncIntervalSeconds: body.syncIntervalSeconds ?? null,
-    }));
-    return (await this.toRecord((await getConnectorRow(this.db, row.id))!));
+    });
+    return await this.toRecord((await getConnectorRow(this.db, row.id))!);
   }
 
   async sync(namespace: NamespaceRow | null, id: string): Promise<SyncResponse> {
-    const row = (await this.find(namespace, id));
-    const run = (await transaction(this.db, async () => (await this.queueRun(row.id))));
+    const row = await this.find(namespace, id);
+    const run = await transaction(this.db, async () => await this.queueRun(row.id));
     this.ctx.queue.wake();
     return { id: row.id, runId: run, status: "queued" };
   }
 
-  async remove(namespace: NamespaceRow | null, id: string, deleteImported: boolean): Promise<DeleteConnectorResponse> {
-    const row = (await this.find(namespace, id));
-    const documentsDeleted = (await deleteConnector(this.db, row, {
+  async remove(
+    namespace: NamespaceRow | null,
+    id: string,
+    deleteImported: boolean,
+  ): Promise<DeleteConnectorResponse> {
+    const row = await this.find(namespace, id);
+    const documentsDeleted = await deleteConnector(this.db, row, {
       withDocuments: deleteImported,
       syncJobKind: SYNC_JOB,
-    }));
+    });
     return { id: row.id, deleted: true, documentsDeleted };
   }
 
@@ -283,53 +288,61 @@ export class ConnectorService {
     return row;
   }
 
-  private async toRecord(row: ConnectorRow, include: { syncs?: boolean; picker?: boolean } = {}): Promise<Connector> {
-    return (await toConnector(this.db, row, (await getNamespace(this.db, row.namespace_id))!.name, include));
+  private async toRecord(
+    row: ConnectorRow,
+    include: { syncs?: boolean; picker?: boolean } = {},
+  ): Promise<Connector> {
+    return await toConnector(this.db, row, (await getNamespace(this.db, row.namespace_id))!.name, include);
   }
 
   /** A queued run and its job, in the caller's transaction; 409 while another run is queued or running. */
   private async queueRun(connectorId: string): Promise<string> {
-    const run = (await insertRun(this.db, connectorId));
+    const run = await insertRun(this.db, connectorId);
     if (!run) {
       throw new ConflictError(
         "A sync is already running",
         "wait for the running sync to finish (see latestRun)",
       );
     }
-    (await enqueueJob(this.db, { kind: SYNC_JOB, payload: { connectorId, runId: run.id }, maxAttempts: 3 }));
+    await enqueueJob(this.db, { kind: SYNC_JOB, payload: { connectorId, runId: run.id }, maxAttempts: 3 });
     return run.id;
   }
 
   private async jobFailed(job: JobRow, message: string): Promise<void> {
     const { runId } = parseJson<{ runId?: string }>(job.payload, {});
-    const run = runId ? (await getRun(this.db, runId)) : undefined;
+    const run = runId ? await getRun(this.db, runId) : undefined;
     if (run && (run.status === "queued" || run.status === "running")) {
-      (await finishRun(this.db, run.id, {
+      await finishRun(this.db, run.id, {
         status: "failed",
         error: message,
         counts: emptyCounts(),
         failedItems: [],
-      }));
+      });
     }
   }
 
   /** One sync run, start to end. Source errors fail the run (nothing is deleted then) without retry. */
   private async runJob(job: JobRow, signal: AbortSignal): Promise<void> {
     const { connectorId, runId } = parseJson<{ connectorId?: string; runId?: string }>(job.payload, {});
-    const run = runId ? (await getRun(this.db, runId)) : undefined;
-    const connector = connectorId ? (await getConnectorRow(this.db, connectorId)) : undefined;
+    const run = runId ? await getRun(this.db, runId) : undefined;
+    const connector = connectorId ? await getConnectorRow(this.db, connectorId) : undefined;
     if (!run || !connector || run.status === "done" || run.status === "failed") return;
-    (await startRun(this.db, run.id));
+    await startRun(this.db, run.id);
     const counts = emptyCounts();
     const failedItems: { item: string; reason: string }[] = [];
     try {
       await this.syncConnector(connector, signal, counts, failedItems);
-      if ((await getConnectorRow(this.db, connector.id)))
-        (await finishRun(this.db, run.id, { status: "done", counts, failedItems }));
+      if (await getConnectorRow(this.db, connector.id))
+        await finishRun(this.db, run.id, { status: "done", counts, failedItems });
     } catch (error) {
       if (signal.aborted) throw error; // stopped: the job is claimed again and the run resumes
       if (!(await getConnectorRow(this.db, connector.id))) return;
-      (await finishRun(this.db, run.id, { status: "failed", error: (error as Error).message, counts, failedItems }));
+      await finishRun(this.db, run.id, {
+        status: "failed",
+        error: (error as Error).message,
+        counts,
+        failedItems,
+      });
     } finally {
       this.ctx.queue.wake();
     }
@@ -345,9 +358,9 @@ export class ConnectorService {
     let credentials = parseJson<OAuthTokens | null>(connector.credentials, null);
     if (credentials && provider.refresh && isExpired(credentials)) {
       credentials = await provider.refresh(credentials);
-      (await saveCredentials(this.db, connector.id, credentials));
+      await saveCredentials(this.db, connector.id, credentials);
     }
-    const items = (await connectorItems(this.db, connector.id));
+    const items = await connectorItems(this.db, connector.id);
     const previous = new Map(items.map((i) => [i.external_id, i.version]));
     const documentOf = new Map(items.map((i) => [i.external_id, i.document_id]));
     const limit = connector.document_limit ?? CONNECTOR_DOCUMENT_LIMIT_DEFAULT;
@@ -390,36 +403,40 @@ export class ConnectorService {
         continue;
       }
       const existed = previous.has(item.externalId);
-      (await transaction(this.db, async () => {
-        const id = (await this.upsertDocument(connector, ns, item));
-        (await upsertConnectorItem(this.db, connector.id, item.externalId, id, item.version));
-      }));
+      await transaction(this.db, async () => {
+        const id = await this.upsertDocument(connector, ns, item);
+        await upsertConnectorItem(this.db, connector.id, item.externalId, id, item.version);
+      });
       if (existed) counts.updated++;
       else counts.added++;
     }
 
     // Everything the source no longer has (and that did not just fail) goes.
-    (await transaction(this.db, async () => {
+    await transaction(this.db, async () => {
       for (const { external_id, document_id } of items) {
         if (seen.has(external_id) || keep.has(external_id)) continue;
-        if (document_id) (await deleteDocuments(this.db, connector.namespace_id, [document_id]));
-        (await deleteConnectorItem(this.db, connector.id, external_id));
+        if (document_id) await deleteDocuments(this.db, connector.namespace_id, [document_id]);
+        await deleteConnectorItem(this.db, connector.id, external_id);
         counts.deleted++;
       }
-    }));
+    });
   }
 
-  private async upsertDocument(connector: ConnectorRow, ns: NamespaceRow, item: SyncItemDocument): Promise<string> {
-    const { id } = (await addDocument(this.db, ns, {
+  private async upsertDocument(
+    connector: ConnectorRow,
+    ns: NamespaceRow,
+    item: SyncItemDocument,
+  ): Promise<string> {
+    const { id } = await addDocument(this.db, ns, {
       content: item.content,
       customId: customId(connector.id, item.externalId),
       metadata: { ...item.metadata, connectorId: connector.id, externalId: item.externalId },
       source: connector.provider,
       title: item.title,
       connectorId: connector.id,
-    }));
+    });
     // The provider knows the type and URL; processing keeps them for connector documents.
-    (await setConnectorDocumentSource(this.db, id, item.type, item.url));
+    await setConnectorDocumentSource(this.db, id, item.type, item.url);
     return id;
   }
 }
@@ -438,7 +455,7 @@ export async function toConnector(
   namespace: string,
   include: { syncs?: boolean; picker?: boolean } = {},
 ): Promise<Connector> {
-  const [latest] = (await recentRuns(db, row.id, 1));
+  const [latest] = await recentRuns(db, row.id, 1);
   const active = latest?.status === "queued" || latest?.status === "running";
   const last = latest ? (latest.finished_at ?? latest.created_at) : row.updated_at;
   const nextSyncAt =

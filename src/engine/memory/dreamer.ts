@@ -115,17 +115,21 @@ export class MemoryDreamer implements Dreamer {
    * dreaming queues the namespace's batch. Undefined when the document is stale, or its instant
    * extraction failed (dream() then retries it).
    */
-  async beforeIndexed(doc: IndexingDocument, dctx: DreamContext): Promise<(() => Promise<unknown>) | undefined> {
-    const row = (await getDocumentRow(dctx.db, doc.id));
+  async beforeIndexed(
+    doc: IndexingDocument,
+    dctx: DreamContext,
+  ): Promise<(() => Promise<unknown>) | undefined> {
+    const row = await getDocumentRow(dctx.db, doc.id);
     if (!row || row.generation !== doc.generation) return undefined;
     // No memories: commitFacts with none also takes away those an earlier version made.
-    if (makesNoMemories(row.task_type, doc.type)) return async () => (await commitFacts(dctx.db, row, doc.generation, []));
+    if (makesNoMemories(row.task_type, doc.type))
+      return async () => await commitFacts(dctx.db, row, doc.generation, []);
     // Dynamic: the namespace's batch is queued (or pushed back) in the transaction that marks the
     // document done, not in one of its own after it.
     if (row.dreaming !== "instant") {
       return async () => {
         if ((await dreamingState(dctx.db, doc.id))?.dreaming_status !== "done")
-          (await scheduleDream(dctx.db, row.namespace_id, this.options));
+          await scheduleDream(dctx.db, row.namespace_id, this.options);
       };
     }
     let facts: Extracted;
@@ -139,17 +143,17 @@ export class MemoryDreamer implements Dreamer {
       return undefined;
     }
     return async () => {
-      (await commitFacts(dctx.db, row, doc.generation, facts.facts, facts.note, facts.drawn));
+      await commitFacts(dctx.db, row, doc.generation, facts.facts, facts.note, facts.drawn);
     };
   }
 
   async dream(documentIds: string[], dctx: DreamContext): Promise<void> {
     const namespaces = new Set<string>();
     for (const id of documentIds) {
-      const doc = (await getDocumentRow(dctx.db, id));
+      const doc = await getDocumentRow(dctx.db, id);
       if (!doc || doc.dreaming_status === "done") continue;
       if (makesNoMemories(doc.task_type, doc.type)) {
-        (await commitFacts(dctx.db, doc, doc.generation, []));
+        await commitFacts(dctx.db, doc, doc.generation, []);
       } else if (doc.dreaming === "instant") {
         // Reached only when beforeIndexed did not dream it (its extraction failed): once more now,
         // then in a dream job with retries.
@@ -164,7 +168,7 @@ export class MemoryDreamer implements Dreamer {
         namespaces.add(doc.namespace_id);
       }
     }
-    for (const ns of namespaces) (await scheduleDream(dctx.db, ns, this.options));
+    for (const ns of namespaces) await scheduleDream(dctx.db, ns, this.options);
     if (namespaces.size > 0) dctx.queue.wake();
   }
 
@@ -172,14 +176,14 @@ export class MemoryDreamer implements Dreamer {
   async runBatch(job: JobRow, signal: AbortSignal): Promise<void> {
     const ns = job.namespace_id;
     if (!ns) return;
-    const batch = (await pendingDocuments(this.ctx.db, ns, this.options.maxBatch));
+    const batch = await pendingDocuments(this.ctx.db, ns, this.options.maxBatch);
     for (const doc of batch) {
       signal.throwIfAborted();
-      if (makesNoMemories(doc.task_type, doc.type)) (await commitFacts(this.ctx.db, doc, doc.generation, []));
+      if (makesNoMemories(doc.task_type, doc.type)) await commitFacts(this.ctx.db, doc, doc.generation, []);
       else await this.dreamIndexed(doc, signal);
     }
     if (batch.length === this.options.maxBatch && (await pendingDocuments(this.ctx.db, ns, 1)).length > 0) {
-      (await scheduleDream(this.ctx.db, ns, this.options, true));
+      await scheduleDream(this.ctx.db, ns, this.options, true);
       this.ctx.queue.wake();
     }
   }
@@ -187,10 +191,12 @@ export class MemoryDreamer implements Dreamer {
   /** A dream job failed for good: its documents stop waiting, without memories. */
   async batchFailed(job: JobRow, message: string): Promise<void> {
     if (!job.namespace_id) return;
-    const ids = (await pendingDocuments(this.ctx.db, job.namespace_id, Number.MAX_SAFE_INTEGER)).map((d) => d.id);
-    (await setDreamingStatus(this.ctx.db, ids, "done"));
+    const ids = (await pendingDocuments(this.ctx.db, job.namespace_id, Number.MAX_SAFE_INTEGER)).map(
+      (d) => d.id,
+    );
+    await setDreamingStatus(this.ctx.db, ids, "done");
     // Turns appended meanwhile gave no memories: the next version is read whole again.
-    for (const id of ids) (await setDreamedChars(this.ctx.db, id, null));
+    for (const id of ids) await setDreamedChars(this.ctx.db, id, null);
     this.ctx.log(
       `dreaming gave up on ${ids.length} document(s) of namespace ${job.namespace_id}: ${message}`,
     );
@@ -198,14 +204,14 @@ export class MemoryDreamer implements Dreamer {
 
   /** Queues a dream job for every namespace with indexed documents still waiting (after a crash). */
   async resume(): Promise<void> {
-    const namespaces = (await namespacesAwaitingDreams(this.ctx.db));
-    for (const ns of namespaces) (await scheduleDream(this.ctx.db, ns, this.options));
+    const namespaces = await namespacesAwaitingDreams(this.ctx.db);
+    for (const ns of namespaces) await scheduleDream(this.ctx.db, ns, this.options);
     if (namespaces.length > 0) this.ctx.queue.wake();
   }
 
   private async dreamIndexed(doc: DocumentRow, signal: AbortSignal): Promise<void> {
     const { facts, note, drawn } = await this.extract(doc, doc.text ?? doc.content, doc.format, signal);
-    (await commitFacts(this.ctx.db, doc, doc.generation, facts, note, drawn));
+    await commitFacts(this.ctx.db, doc, doc.generation, facts, note, drawn);
   }
 
   private async extract(
@@ -218,7 +224,7 @@ export class MemoryDreamer implements Dreamer {
     const appended = appendedTurns(doc, text, format, maxExtractChars);
     if (appended) {
       // Only the turns after those already drawn from; the document's own memories are context now.
-      const input = (await extractionInput(this.ctx.db, doc, appended.text, format, true));
+      const input = await extractionInput(this.ctx.db, doc, appended.text, format, true);
       const found = appended.text ? ((await this.ctx.extractor.extract(input, signal)) as Fact[]) : [];
       const shifted = found.slice(0, maxMemories).map((f) => shiftSource(f, appended.from));
       const dreamed = await this.embed(withSourceContext(shifted, text, format, doc.document_date), signal);
@@ -236,7 +242,7 @@ export class MemoryDreamer implements Dreamer {
         `memories were drawn from the first ${read.length} of ${text.length} characters (MEMCTX_EXTRACT_MAX_CHARS); the whole text is searchable`,
       );
     }
-    const input = (await extractionInput(this.ctx.db, doc, read, format));
+    const input = await extractionInput(this.ctx.db, doc, read, format);
     let facts = (await this.ctx.extractor.extract(input, signal)) as Fact[];
     if (facts.length > maxMemories) {
       notes.push(`kept the first ${maxMemories} of ${facts.length} memories (MEMCTX_DOCUMENT_MAX_MEMORIES)`);
@@ -375,15 +381,15 @@ export async function commitFacts(
   note: string | null = null,
   drawn: Drawn = { chars: null, appended: false },
 ): Promise<AppliedFact[]> {
-  return (await namespaceTransaction(db, doc.namespace_id, async () => {
-    const current = (await dreamingState(db, doc.id));
+  return await namespaceTransaction(db, doc.namespace_id, async () => {
+    const current = await dreamingState(db, doc.id);
     // Changed since (a newer generation dreams instead), deleted, or already dreamed by another worker.
     if (!current || current.generation !== generation || current.dreaming_status === "done") return [];
     if (current.namespace_id !== doc.namespace_id) throw new DocumentMovedError(doc.id);
     const metadata = parseJson<Metadata>(doc.metadata, {});
     // applyFacts skips empty facts: leave them out here so its results line up with `kept`.
     const kept = facts.filter((f) => f.memory.trim() !== "");
-    const applied = (await applyFacts(
+    const applied = await applyFacts(
       db,
       {
         namespaceId: doc.namespace_id,
@@ -393,25 +399,25 @@ export async function commitFacts(
         filterByMetadata: parseJson<Metadata | null>(doc.filter_by_metadata, null),
       },
       kept,
-    ));
+    );
     // What an earlier version of the document said and this one no longer does loses it as a source
     // (appended turns add to what the earlier ones said).
     if (!drawn.appended) {
       const supported = new Set(
         applied.flatMap((a) => (a.relatedTo ? [a.memoryId, a.relatedTo] : [a.memoryId])),
       );
-      (await releaseDocument(
+      await releaseDocument(
         db,
         doc.namespace_id,
         doc.id,
         (await documentMemoryIds(db, doc.id)).filter((id) => !supported.has(id)),
-      ));
+      );
     }
-    (await setDreamedChars(db, doc.id, drawn.chars));
-    (await setDreamingStatus(db, [doc.id], "done"));
-    if (note) (await noteDocument(db, doc.id, note));
+    await setDreamedChars(db, doc.id, drawn.chars);
+    await setDreamingStatus(db, [doc.id], "done");
+    if (note) await noteDocument(db, doc.id, note);
     return applied;
-  }));
+  });
 }
 
 /** What the extractor reads: the text, its date, the three contexts and the allowed existing memories. */
@@ -423,11 +429,11 @@ export async function extractionInput(
   /** Appended turns: the memories of the turns before are context like any other. */
   ownAsContext = false,
 ): Promise<ExtractionInput> {
-  const ctx = (await namespaceContexts(db, doc.namespace_id));
+  const ctx = await namespaceContexts(db, doc.namespace_id);
   const filter = parseJson<Metadata | null>(doc.filter_by_metadata, null);
   // A re-sent document's own memories are not context: told again, its facts must come out again
   // (to be merged into those memories, with its new metadata), not be skipped as known.
-  const own = new Set(ownAsContext ? [] : (await documentMemoryIds(db, doc.id)));
+  const own = new Set(ownAsContext ? [] : await documentMemoryIds(db, doc.id));
   const existing = (await recentLiveMemories(db, doc.namespace_id, CONTEXT_MEMORIES * 4))
     .filter((m) => !own.has(m.id) && matchesFilterByMetadata(memoryMetadata(m), filter))
     .slice(0, CONTEXT_MEMORIES)
@@ -445,23 +451,28 @@ export async function extractionInput(
 
 /** Indexed documents of a namespace still waiting for memories, oldest `documentDate` first. */
 export async function pendingDocuments(db: Db, namespaceId: string, limit: number): Promise<DocumentRow[]> {
-  return (await documentsAwaitingDreams(db, namespaceId, limit));
+  return await documentsAwaitingDreams(db, namespaceId, limit);
 }
 
 /**
  * Queues (or pushes back) the namespace's dream job: it runs `debounceMs` after now, but no later
  * than `maxWaitMs` after the job was first queued, and at once when a full batch is waiting.
  */
-export async function scheduleDream(db: Db, namespaceId: string, o: DreamingOptions, immediate = false): Promise<void> {
-  (await namespaceTransaction(db, namespaceId, async () => {
+export async function scheduleDream(
+  db: Db,
+  namespaceId: string,
+  o: DreamingOptions,
+  immediate = false,
+): Promise<void> {
+  await namespaceTransaction(db, namespaceId, async () => {
     const t = Date.now();
-    const waiting = (await countAwaitingDreams(db, namespaceId));
-    const existing = (await queuedJobOf(db, DREAM_JOB, namespaceId));
+    const waiting = await countAwaitingDreams(db, namespaceId);
+    const existing = await queuedJobOf(db, DREAM_JOB, namespaceId);
     const first = existing ? Date.parse(existing.created_at) : t;
     const runAt = immediate || waiting >= o.maxBatch ? t : Math.min(t + o.debounceMs, first + o.maxWaitMs);
     const id = existing?.id ?? (await enqueueJob(db, { kind: DREAM_JOB, namespaceId }));
-    (await setJobRunAfter(db, id, new Date(runAt).toISOString()));
-  }));
+    await setJobRunAfter(db, id, new Date(runAt).toISOString());
+  });
 }
 
 /**

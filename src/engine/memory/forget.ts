@@ -42,21 +42,21 @@ export async function forgetByIds(
   ids: readonly string[],
   reason = "forgotten by id",
 ): Promise<ForgetResponse> {
-  return (await transaction(db, async () => {
+  return await transaction(db, async () => {
     const matches: ForgetResponse["matches"] = [];
     const errors: ForgetResponse["errors"] = [];
     for (const id of new Set(ids)) {
-      const row = namespaceId ? (await getMemoryRow(db, namespaceId, id)) : undefined;
+      const row = namespaceId ? await getMemoryRow(db, namespaceId, id) : undefined;
       if (!row) {
         errors.push({ id, error: "memory not found" });
         continue;
       }
       // Forgetting a forgotten memory is a success: it stays forgotten.
-      (await markForgotten(db, row.id, reason));
+      await markForgotten(db, row.id, reason);
       matches.push({ id: row.id, memory: row.memory });
     }
     return { count: matches.length, matches, errors };
-  }));
+  });
 }
 
 /** How a forget by meaning may be tuned (legacy forget-matching sets them; v5 uses the defaults). */
@@ -99,10 +99,10 @@ export async function forgetByMeaning(
     .filter((h) => matchesOwnText(query, h.memory))
     .map((h) => ({ id: h.id, memory: h.memory }));
   if (dryRun || !namespaceId || matches.length === 0) return { count: 0, matches, errors: [] };
-  return (await forgetByIds(
+  return await forgetByIds(
     deps.db,
     namespaceId,
     matches.map((m) => m.id),
     opts.reason ?? `forgotten by meaning: ${query}`,
-  ));
+  );
 }

@@ -51,7 +51,7 @@ export async function buildProfile(
   namespaceId: string | null,
   req: ProfileRequest = {},
 ): Promise<Profile> {
-  const defined = (await effectiveBuckets(db, organizationId, namespaceId));
+  const defined = await effectiveBuckets(db, organizationId, namespaceId);
   let chosen = defined;
   if (req.buckets) {
     const byName = new Map(defined.map((b) => [b.name, b]));
@@ -64,9 +64,11 @@ export async function buildProfile(
   }
   const scope: ProfileScope = { namespaceId, filter: req.filter, at: new Date().toISOString() };
   return {
-    static: (await profileSection(db, scope, true, PROFILE_STATIC_MAX)),
-    dynamic: (await profileSection(db, scope, false, PROFILE_DYNAMIC_MAX)),
-    buckets: Object.fromEntries(await Promise.all(chosen.map(async (b) => [b.name, await bucketMemories(db, scope, b)]))),
+    static: await profileSection(db, scope, true, PROFILE_STATIC_MAX),
+    dynamic: await profileSection(db, scope, false, PROFILE_DYNAMIC_MAX),
+    buckets: Object.fromEntries(
+      await Promise.all(chosen.map(async (b) => [b.name, await bucketMemories(db, scope, b)])),
+    ),
   };
 }
 
@@ -131,12 +133,12 @@ async function bucketMemories(db: Db, scope: ProfileScope, bucket: BucketDefinit
   const weak = new Set(described.map(stemKey));
   const needed = weak.size <= 3 ? 1 : 2;
 
-  const rows = (await profileMemoriesHolding(
+  const rows = await profileMemoriesHolding(
     db,
     scope,
     [...strongTerms, ...described].flatMap((t) => t.stems),
     BUCKET_CANDIDATES,
-  ));
+  );
   const out: Ref[] = [];
   // Candidates come best first and most are kept: they are tokenized a slice at a time, until
   // the bucket is full, not all 500 for 20.

@@ -26,22 +26,27 @@ export async function readMemory(
   id: string,
   opts: ReadMemoryOptions = {},
 ): Promise<Memory | undefined> {
-  const row = (await getMemoryRow(db, namespaceId, id));
+  const row = await getMemoryRow(db, namespaceId, id);
   if (!row) return undefined;
   const include = new Set(opts.include ?? []);
   const withDocument = include.has("documents");
-  const memory = (await present(db, row, withDocument));
+  const memory = await present(db, row, withDocument);
   if (include.has("related")) {
     const limit = opts.relatedLimit ?? RELATED_LIMIT_DEFAULT;
     const at = new Date().toISOString();
     const walk = async (d: RelationDirection) => {
       const out: Memory[] = [];
-      for (const r of await relatedMemoryRows(db, row, d, limit, at)) out.push(await present(db, r, withDocument));
+      for (const r of await relatedMemoryRows(db, row, d, limit, at))
+        out.push(await present(db, r, withDocument));
       return out;
     };
     memory.included = {
       ...memory.included,
-      related: { parents: await walk("parents"), children: await walk("children"), siblings: await walk("siblings") },
+      related: {
+        parents: await walk("parents"),
+        children: await walk("children"),
+        siblings: await walk("siblings"),
+      },
     };
   }
   return memory;
@@ -50,7 +55,7 @@ export async function readMemory(
 async function present(db: Db, row: MemoryRow, withDocument: boolean): Promise<Memory> {
   const m = toMemory(row);
   if (withDocument) {
-    const doc = (await latestSourceDocument(db, row.namespace_id, row.id, row.document_id));
+    const doc = await latestSourceDocument(db, row.namespace_id, row.id, row.document_id);
     if (doc) m.included = { ...m.included, document: doc };
   }
   return m;

@@ -107,11 +107,11 @@ const SUBJECT_CANDIDATES = 64;
  */
 async function rareTerms(db: Db, namespaceId: string, terms: QueryTerm[]): Promise<string[]> {
   if (terms.length === 0) return [];
-  const df = (await memoryTermFrequency(
+  const df = await memoryTermFrequency(
     db,
     namespaceId,
     terms.map((t) => t.stems[0] ?? ""),
-  ));
+  );
   const ranked = terms
     .map((t, i) => ({ t, df: df[i]! }))
     .filter((x) => x.df > 0)
@@ -239,15 +239,15 @@ function textsOf(rows: readonly MemoryRow[]): MemoryText[] {
  * Facts are applied in order, so a later fact of the same document sees the earlier ones.
  */
 export async function applyFacts(db: Db, src: FactSource, facts: readonly Fact[]): Promise<AppliedFact[]> {
-  return (await namespaceTransaction(db, src.namespaceId, async () => {
+  return await namespaceTransaction(db, src.namespaceId, async () => {
     const at = new Date().toISOString();
     const out: AppliedFact[] = [];
     const kept = facts.map((f) => ({ ...f, memory: f.memory.trim() })).filter((f) => f.memory !== "");
     // One tokenizer pass for the whole document's facts.
     const stems = stemsOf(kept.map((f) => f.memory));
-    for (const [i, fact] of kept.entries()) out.push((await applyOne(db, src, fact, stems[i]!, out, at)));
+    for (const [i, fact] of kept.entries()) out.push(await applyOne(db, src, fact, stems[i]!, out, at));
     return out;
-  }));
+  });
 }
 
 async function applyOne(
@@ -264,9 +264,9 @@ async function applyOne(
   const forgetAfter = earliest(src.forgetAfter, normalizeExpiry(fact.forgetAfter));
   const attribute = fact.attribute?.trim().toLowerCase() || null;
   const speaker = fact.speaker?.toLowerCase() ?? null;
-  const candidates = (await candidatesFor(db, src, fact.memory, subject, attribute));
+  const candidates = await candidatesFor(db, src, fact.memory, subject, attribute);
   const insert = async (m: NewMemoryRow): Promise<MemoryRow> => {
-    const row = (await insertMemory(db, m));
+    const row = await insertMemory(db, m);
     // The next facts (of this document and later ones) compare with it without re-reading it.
     rememberText(row.id, { norm, stems, negated, speaker });
     return row;
@@ -281,7 +281,7 @@ async function applyOne(
       (c.norm === norm || (stems.size > 0 && jaccard(c.stems, stems) >= DUPLICATE_JACCARD)),
   );
   if (duplicate) {
-    (await mergeSource(db, duplicate.row, src.documentId, src.metadata, forgetAfter, fact.source));
+    await mergeSource(db, duplicate.row, src.documentId, src.metadata, forgetAfter, fact.source);
     return { memoryId: duplicate.row.id, outcome: "merged", relatedTo: duplicate.row.id };
   }
 
@@ -311,7 +311,7 @@ async function applyOne(
       .sort((a, b) => b.containment - a.containment)[0];
     if (extended) {
       const row = await insert(base);
-      (await addRelation(db, row.id, extended.c.row.id, "extends"));
+      await addRelation(db, row.id, extended.c.row.id, "extends");
       return { memoryId: row.id, outcome: "extended", relatedTo: extended.c.row.id };
     }
     if (base.attribute) {
@@ -331,15 +331,15 @@ async function applyOne(
     );
     if (extended) {
       const row = await insert(base);
-      (await addRelation(db, row.id, extended.row.id, "extends"));
+      await addRelation(db, row.id, extended.row.id, "extends");
       return { memoryId: row.id, outcome: "extended", relatedTo: extended.row.id };
     }
   }
 
   if (base.isInference) {
     const row = await insert(base);
-    const sources = (await derivationSources(db, live, earlier, subject, stems));
-    for (const id of sources) (await addRelation(db, row.id, id, "derives"));
+    const sources = await derivationSources(db, live, earlier, subject, stems);
+    for (const id of sources) await addRelation(db, row.id, id, "derives");
     return { memoryId: row.id, outcome: "derived", relatedTo: sources[0] ?? null };
   }
 
@@ -364,10 +364,10 @@ async function candidatesFor(
   const add = (list: MemoryRow[]) => {
     for (const r of list) rows.set(r.id, r);
   };
-  add((await latestByKey(db, src.namespaceId, text)));
-  if (subject && attribute) add((await latestBySubjectAttribute(db, src.namespaceId, subject, attribute)));
-  if (subject) add((await latestBySubject(db, src.namespaceId, subject, SUBJECT_CANDIDATES)));
-  const rare = (await rareTerms(db, src.namespaceId, termsOf(text)));
+  add(await latestByKey(db, src.namespaceId, text));
+  if (subject && attribute) add(await latestBySubjectAttribute(db, src.namespaceId, subject, attribute));
+  if (subject) add(await latestBySubject(db, src.namespaceId, subject, SUBJECT_CANDIDATES));
+  const rare = await rareTerms(db, src.namespaceId, termsOf(text));
   if (rare.length > 0) add(await latestByText(db, src.namespaceId, rare, TEXT_CANDIDATES));
   const filter = src.filterByMetadata;
   const kept = [...rows.values()]
@@ -393,7 +393,7 @@ async function derivationSources(
   const stated = earlier.filter((a) => a.outcome !== "derived");
   if (subject && stated.length > 0) {
     const ids = stated.map((a) => a.memoryId);
-    const about = (await memoriesAbout(db, ids, subject));
+    const about = await memoriesAbout(db, ids, subject);
     if (about.length > 0) return about.slice(0, 3);
   }
   return live

@@ -72,38 +72,44 @@ export async function writeMemories(
     memories.map((m) => m.content),
     signal,
   );
-  return (await transaction(deps.db, async () => {
+  return await transaction(deps.db, async () => {
     const ns = await namespaceOf();
     const rows: MemoryRow[] = [];
     for (const [i, m] of memories.entries()) {
-      rows.push(await insertMemory(deps.db, {
-        namespaceId: ns.id,
-        memory: m.content,
-        metadata: m.metadata ?? {},
-        isStatic: m.isStatic ?? false,
-        isInference: false,
-        subject: null,
-        attribute: null,
-        eventDate: m.eventDate ? m.eventDate.slice(0, 10) : null,
-        forgetAfter: normalizeExpiry(m.forgetAfter),
-        forgetReason: m.forgetReason ?? null,
-        documentId: null,
-        vector: vectors[i],
-      }));
+      rows.push(
+        await insertMemory(deps.db, {
+          namespaceId: ns.id,
+          memory: m.content,
+          metadata: m.metadata ?? {},
+          isStatic: m.isStatic ?? false,
+          isInference: false,
+          subject: null,
+          attribute: null,
+          eventDate: m.eventDate ? m.eventDate.slice(0, 10) : null,
+          forgetAfter: normalizeExpiry(m.forgetAfter),
+          forgetReason: m.forgetReason ?? null,
+          documentId: null,
+          vector: vectors[i],
+        }),
+      );
     }
     return rows;
-  }));
+  });
 }
 
 /** Names one memory: by id, or by its text (the newest latest memory holding it, once normalized). */
 export type MemorySelector = { id: string } | { content: string };
 
 /** The memory a selector names in this namespace; 404 when there is none. */
-export async function selectMemory(db: Db, namespaceId: string | null, s: MemorySelector): Promise<MemoryRow> {
+export async function selectMemory(
+  db: Db,
+  namespaceId: string | null,
+  s: MemorySelector,
+): Promise<MemoryRow> {
   const row = !namespaceId
     ? undefined
     : "id" in s
-      ? (await getMemoryRow(db, namespaceId, s.id))
+      ? await getMemoryRow(db, namespaceId, s.id)
       : (await latestByKey(db, namespaceId, s.content))[0];
   if (!row) throw new NotFoundError("Memory");
   return row;
@@ -130,9 +136,9 @@ export async function updateMemory(
   signal?: AbortSignal,
 ): Promise<Memory> {
   const [vector] = await vectorsFor(deps, [update.newContent], signal);
-  return (await transaction(deps.db, async () => {
+  return await transaction(deps.db, async () => {
     // Looked up inside the transaction: a concurrent update cannot fork the version chain.
-    const old = (await selectMemory(deps.db, namespaceId, selector));
+    const old = await selectMemory(deps.db, namespaceId, selector);
     if (isForgotten(old)) {
       throw new ConflictError("Memory is forgotten", `memory ${old.id} is forgotten and cannot be updated`);
     }
@@ -142,7 +148,7 @@ export async function updateMemory(
         `memory ${old.id} was superseded; update its latest version instead`,
       );
     }
-    const row = (await insertMemory(deps.db, {
+    const row = await insertMemory(deps.db, {
       namespaceId: old.namespace_id,
       memory: update.newContent,
       metadata: update.metadata ?? memoryMetadata(old),
@@ -157,7 +163,7 @@ export async function updateMemory(
       documentId: null,
       parent: old,
       vector,
-    }));
+    });
     return toMemory(row);
-  }));
+  });
 }

@@ -39,6 +39,6 @@ export interface IndexingDocument {
 /** Until memory extraction plugs in: nothing to generate, so dreaming is done at once. */
 export const noDreaming: Dreamer = {
   async dream(documentIds, ctx) {
-    (await setDreamingStatus(ctx.db, documentIds, "done"));
+    await setDreamingStatus(ctx.db, documentIds, "done");
   },
 };

@@ -34,11 +34,11 @@ export function documentJobHandler(ctx: EngineContext) {
     const { generation } = parseJson<DocumentJobPayload>(job.payload, { generation: 0 });
     const id = job.document_id!;
     const stage = async (status: "extracting" | "chunking" | "embedding" | "indexing") =>
-      (await setDocumentStatus(ctx.db, id, generation, status));
+      await setDocumentStatus(ctx.db, id, generation, status);
 
-    const doc = (await getDocumentRow(ctx.db, id));
+    const doc = await getDocumentRow(ctx.db, id);
     if (!doc || doc.generation !== generation) return;
-    const file = (await getDocumentFile(ctx.db, id));
+    const file = await getDocumentFile(ctx.db, id);
     // Fetching a URL or converting a file is a stage worth showing; inline text goes straight on
     // (a write transaction less per document: ingest of small notes is bound by them).
     const converts = file !== undefined || (!doc.connector_id && isUrlContent(doc.content));
@@ -77,7 +77,7 @@ export function documentJobHandler(ctx: EngineContext) {
     if (embedsChunks(ctx.embedder) && chunks.length) {
       const model = ctx.embedder.model;
       // Chunks already stored as they are keep their vectors: a grown conversation embeds its new turns.
-      const todo = (await chunksToEmbed(ctx.db, id, chunks, model));
+      const todo = await chunksToEmbed(ctx.db, id, chunks, model);
       const embeddings: (Float32Array | undefined)[] = new Array(chunks.length);
       if (todo.length && !(await stage("embedding"))) return;
       for (let i = 0; i < todo.length; i += EMBED_BATCH) {
@@ -102,7 +102,7 @@ export function documentJobHandler(ctx: EngineContext) {
     signal.throwIfAborted();
 
     if ((chunks.length > LARGE_CHUNKS || vectors) && !(await stage("indexing"))) return;
-    const indexed = (await indexDocument(ctx.db, { id, namespaceId: doc.namespace_id }, generation, {
+    const indexed = await indexDocument(ctx.db, { id, namespaceId: doc.namespace_id }, generation, {
       alsoInTransaction,
       text: resolved.text,
       format: resolved.format,
@@ -112,7 +112,7 @@ export function documentJobHandler(ctx: EngineContext) {
       label: dayLabel(doc.document_date),
       chunks,
       vectors,
-    }));
+    });
     if (!indexed) return;
     // beforeIndexed's work committed with the index: the dreamer has dealt with the document.
     if (alsoInTransaction) {
@@ -133,7 +133,7 @@ export function documentJobHandler(ctx: EngineContext) {
 export function documentJobFailed(ctx: EngineContext) {
   return async (job: JobRow, message: string) => {
     const { generation } = parseJson<DocumentJobPayload>(job.payload, { generation: 0 });
-    (await setDocumentStatus(ctx.db, job.document_id!, generation, "failed", message));
+    await setDocumentStatus(ctx.db, job.document_id!, generation, "failed", message);
   };
 }
 

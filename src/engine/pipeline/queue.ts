@@ -15,7 +15,7 @@ export class JobQueue {
   ) {}
 
   async enqueue(job: NewJob): Promise<number> {
-    const id = (await enqueueJob(this.db, job));
+    const id = await enqueueJob(this.db, job);
     this.wake();
     return id;
   }

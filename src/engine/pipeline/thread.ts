@@ -18,11 +18,11 @@ const port = parentPort!;
 const send = (m: FromThread) => port.postMessage(m);
 const log = (message: string) => send({ type: "log", message });
 
-const db = (await openDatabase(config.dataDir, {
+const db = await openDatabase(config.dataDir, {
   writeLock: config.writeLock,
   databaseUrl: config.databaseUrl,
   cache: "writes",
-}));
+});
 // Jobs this thread commits (a dream batch, a sync's documents) wake the other threads too.
 const queue = new JobQueue(db, () => send({ type: "wake" }));
 const workers = new WorkerPool({

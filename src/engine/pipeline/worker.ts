@@ -114,13 +114,13 @@ export class WorkerPool {
     while (!signal.aborted) {
       let job: JobRow | undefined;
       try {
-        job = (await claimJob(
+        job = await claimJob(
           this.o.db,
           [...this.handlers.keys()],
           this.owner,
           this.o.leaseMs,
           this.onePerNamespace,
-        ));
+        );
       } catch (err) {
         // SQLITE_BUSY beyond the busy timeout, for example: try again shortly.
         this.o.log(`job claim failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -164,17 +164,17 @@ export class WorkerPool {
     );
     try {
       await reg.handle(job, jobAbort.signal);
-      (await completeJob(this.o.db, job.id, this.owner));
+      await completeJob(this.o.db, job.id, this.owner);
     } catch (err) {
       // Shutting down: give the job back for the next start. Lost the lease: it is someone else's.
-      if (signal.aborted) return (await releaseJob(this.o.db, job.id, this.owner));
+      if (signal.aborted) return await releaseJob(this.o.db, job.id, this.owner);
       if (jobAbort.signal.aborted) return;
       const message = err instanceof Error ? err.message : String(err);
       if (isDiskFull(err)) {
         // Not the job's fault: it waits for space without using up its attempts. If even this
         // write fails, the lease runs out and the job is claimed again once writes succeed.
         const wait = this.o.diskFullRetryMs ?? DEFAULT_DISK_FULL_RETRY_MS;
-        (await deferJob(this.o.db, job.id, this.owner, `disk full: ${message}`, wait));
+        await deferJob(this.o.db, job.id, this.owner, `disk full: ${message}`, wait);
         this.o.log(`job ${job.id} (${job.kind}) stopped on a full disk; trying again in ${wait} ms`);
         return;
       }
@@ -193,12 +193,17 @@ export class WorkerPool {
    * either write fails (a full disk), neither happened, and the job is claimed again later
    * instead of ending `failed` with its document still showing a stage forever.
    */
-  private async fail(job: JobRow, reg: Registration, message: string, retryable: boolean): Promise<"retry" | "failed"> {
-    const outcome = (await transaction(this.o.db, async () => {
-      const outcome = (await failJob(this.o.db, job, this.owner, message, retryable));
+  private async fail(
+    job: JobRow,
+    reg: Registration,
+    message: string,
+    retryable: boolean,
+  ): Promise<"retry" | "failed"> {
+    const outcome = await transaction(this.o.db, async () => {
+      const outcome = await failJob(this.o.db, job, this.owner, message, retryable);
       if (outcome === "failed") await reg.onFailed?.(job, message);
       return outcome;
-    }));
+    });
     if (outcome === "failed") this.o.log(`job ${job.id} (${job.kind}) failed: ${message}`);
     return outcome;
   }

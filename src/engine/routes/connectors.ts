@@ -19,7 +19,9 @@ export function connectorRoutes(app: EngineApp, ctx: EngineContext): void {
   route(app, ctx, endpoints.patchConnector, async ({ namespace, params, body }) =>
     connectors.update(namespace, params.id, body),
   );
-  route(app, ctx, endpoints.syncConnector, async ({ namespace, params }) => connectors.sync(namespace, params.id));
+  route(app, ctx, endpoints.syncConnector, async ({ namespace, params }) =>
+    connectors.sync(namespace, params.id),
+  );
   route(app, ctx, endpoints.deleteConnector, async ({ namespace, params, query }) =>
     connectors.remove(namespace, params.id, query.deleteDocuments === true),
   );

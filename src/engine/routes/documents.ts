@@ -61,18 +61,26 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
   creatingRoute(app, ctx, endpoints.addDocument, async ({ organization, namespace, query, body }) => {
     const doc = { content: body.content, ...documentFields(body, query) };
     // The contract lets append through only with an id.
-    return (await withinDocumentQuota(ctx, organization.id, async () =>
+    return await withinDocumentQuota(ctx, organization.id, async () =>
       body.append && body.id !== undefined
-        ? (await appendToDocument(db, namespace, { ...doc, customId: body.id }))
-        : (await addDocument(db, namespace, doc)),
-    ));
+        ? await appendToDocument(db, namespace, { ...doc, customId: body.id })
+        : await addDocument(db, namespace, doc),
+    );
   });
 
   creatingRoute(app, ctx, addDocumentFile, async ({ organization, namespace, query, body, upload }) => {
     const file = storedFile(upload!, body);
-    return (await withinDocumentQuota(ctx, organization.id, async () =>
-      (await addDocument(db, namespace, { content: "", file, title: file.name, ...documentFields(body, query) })),
-    ));
+    return await withinDocumentQuota(
+      ctx,
+      organization.id,
+      async () =>
+        await addDocument(db, namespace, {
+          content: "",
+          file,
+          title: file.name,
+          ...documentFields(body, query),
+        }),
+    );
   });
 
   route(app, ctx, endpoints.getDocument, async ({ namespace, params, query }) => {
@@ -80,8 +88,8 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
     if (!doc) throw new NotFoundError("Document");
     const include = new Set(query.include ?? []);
     return toDocument(doc, {
-      chunks: include.has("chunks") ? (await chunksOfDocument(db, doc)) : undefined,
-      memories: include.has("memories") ? (await memoriesOfDocument(db, doc.id)) : undefined,
+      chunks: include.has("chunks") ? await chunksOfDocument(db, doc) : undefined,
+      memories: include.has("memories") ? await memoriesOfDocument(db, doc.id) : undefined,
     });
   });
 
@@ -89,7 +97,7 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
     if (!namespace) {
       return { count: 0, errors: body.ids.map((id) => ({ id, error: "document not found" })) };
     }
-    return (await deleteDocuments(db, namespace.id, body.ids));
+    return await deleteDocuments(db, namespace.id, body.ids);
   });
 
   route(app, ctx, endpoints.list, async ({ namespace, params, query, body }) => {
@@ -98,9 +106,9 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
     let page: Page<unknown> = empty;
     if (namespace) {
       const id = namespace.id;
-      if (params.type === "documents") page = (await listDocuments(db, id, query, body.filter));
-      else if (params.type === "chunks") page = (await listChunks(db, id, query, body.filter));
-      else page = (await listMemories(db, id, query, body.filter, body.include?.forgotten === true));
+      if (params.type === "documents") page = await listDocuments(db, id, query, body.filter);
+      else if (params.type === "chunks") page = await listChunks(db, id, query, body.filter);
+      else page = await listMemories(db, id, query, body.filter, body.include?.forgotten === true);
     }
     out[params.type] = page.items;
     return { ...out, pagination: pagination(query.page, query.limit, page.total) };

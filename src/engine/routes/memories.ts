@@ -13,18 +13,25 @@ import { type EngineApp, route } from "./route.js";
 export function memoryRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
-  route(app, ctx, endpoints.forgetSemantic, async ({ namespace, body, signal }) =>
-    (await forgetByMeaning(
-      { db, embedder: ctx.embedder, log: ctx.log },
-      namespace?.id ?? null,
-      body.query,
-      body.dryRun === true,
-      signal,
-    )),
+  route(
+    app,
+    ctx,
+    endpoints.forgetSemantic,
+    async ({ namespace, body, signal }) =>
+      await forgetByMeaning(
+        { db, embedder: ctx.embedder, log: ctx.log },
+        namespace?.id ?? null,
+        body.query,
+        body.dryRun === true,
+        signal,
+      ),
   );
 
-  route(app, ctx, endpoints.forgetMemories, async ({ namespace, body }) =>
-    (await forgetByIds(db, namespace?.id ?? null, body.ids)),
+  route(
+    app,
+    ctx,
+    endpoints.forgetMemories,
+    async ({ namespace, body }) => await forgetByIds(db, namespace?.id ?? null, body.ids),
   );
 
   route(app, ctx, endpoints.getMemory, async ({ namespace, params, query }) => {

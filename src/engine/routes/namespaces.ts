@@ -20,13 +20,13 @@ export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
       ctx,
       endpoints.listNamespaces,
       async ({ principal, query }) => {
-        const { namespaces, total } = (await listNamespaces(
+        const { namespaces, total } = await listNamespaces(
           db,
           principal.organization.id,
           query.page,
           query.limit,
           principal.namespaces,
-        ));
+        );
         return { namespaces, pagination: pagination(query.page, query.limit, total) };
       },
       path,
@@ -35,11 +35,15 @@ export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
 
   route(app, ctx, endpoints.getNamespace, async ({ namespace }) => {
     if (!namespace) throw new NotFoundError("Namespace");
-    return (await toNamespaceRecord(db, namespace));
+    return await toNamespaceRecord(db, namespace);
   });
 
-  creatingRoute(app, ctx, endpoints.patchNamespace, async ({ namespace, body }) =>
-    (await toNamespaceRecord(db, (await setSupportingContext(db, namespace, body.supportingContext)))),
+  creatingRoute(
+    app,
+    ctx,
+    endpoints.patchNamespace,
+    async ({ namespace, body }) =>
+      await toNamespaceRecord(db, await setSupportingContext(db, namespace, body.supportingContext)),
   );
 
   // Body deliberately not read: moveTo comes from the query only (supplement).
@@ -49,7 +53,7 @@ export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
     }
     if (query.moveTo) assertNamespaceAllowed(principal, query.moveTo);
     if (!namespace) throw new NotFoundError("Namespace");
-    (await deleteNamespace(db, namespace, query.moveTo));
+    await deleteNamespace(db, namespace, query.moveTo);
     return { operationId: newId("op"), status: "done" };
   });
 }

@@ -11,13 +11,16 @@ async function organization(db: Db, id: string, allowed: string[] | null): Promi
   const org = (await getOrganization(db, id))!;
   return {
     organizationalContext: org.organizational_context,
-    namespaceCount: (await countNamespaces(db, id, allowed)),
+    namespaceCount: await countNamespaces(db, id, allowed),
   };
 }
 
 export function organizationRoutes(app: EngineApp, ctx: EngineContext): void {
-  route(app, ctx, endpoints.getOrganization, async ({ principal }) =>
-    (await organization(ctx.db, principal.organization.id, principal.namespaces)),
+  route(
+    app,
+    ctx,
+    endpoints.getOrganization,
+    async ({ principal }) => await organization(ctx.db, principal.organization.id, principal.namespaces),
   );
   route(app, ctx, endpoints.patchOrganization, async ({ principal, body }) => {
     // The shared context guides every namespace's memories: not for a key limited to some of them.
@@ -28,7 +31,7 @@ export function organizationRoutes(app: EngineApp, ctx: EngineContext): void {
       );
     }
     const id = principal.organization.id;
-    (await setOrganizationalContext(ctx.db, id, body.organizationalContext));
-    return (await organization(ctx.db, id, null));
+    await setOrganizationalContext(ctx.db, id, body.organizationalContext);
+    return await organization(ctx.db, id, null);
   });
 }

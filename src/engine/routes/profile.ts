@@ -14,21 +14,21 @@ export function profileRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
   route(app, ctx, endpoints.getProfile, async ({ organization, namespace, body }) => ({
-    profile: (await buildProfile(db, organization.id, namespace?.id ?? null, body)),
+    profile: await buildProfile(db, organization.id, namespace?.id ?? null, body),
   }));
 
   route(app, ctx, endpoints.getBuckets, async ({ organization, namespace }) => ({
-    buckets: bucketMap((await effectiveBuckets(db, organization.id, namespace?.id ?? null))),
+    buckets: bucketMap(await effectiveBuckets(db, organization.id, namespace?.id ?? null)),
   }));
 
   // One transaction with the namespace: a refused change does not even create it.
   creatingRoute(app, ctx, endpoints.putBuckets, async ({ organization, namespace, body }) => {
-    (await putBuckets(db, organization.id, namespace.id, body.buckets));
-    return { buckets: bucketMap((await effectiveBuckets(db, organization.id, namespace.id))) };
+    await putBuckets(db, organization.id, namespace.id, body.buckets);
+    return { buckets: bucketMap(await effectiveBuckets(db, organization.id, namespace.id)) };
   });
 
   route(app, ctx, endpoints.deleteBuckets, async ({ organization, namespace, body }) => {
-    (await deleteBuckets(db, organization.id, namespace?.id ?? null, body.buckets));
-    return { buckets: bucketMap((await effectiveBuckets(db, organization.id, namespace?.id ?? null))) };
+    await deleteBuckets(db, organization.id, namespace?.id ?? null, body.buckets);
+    return { buckets: bucketMap(await effectiveBuckets(db, organization.id, namespace?.id ?? null)) };
   });
 }

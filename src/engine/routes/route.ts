@@ -55,7 +55,11 @@ export function route<E extends Endpoint>(
 ): void {
   app.on(endpoint.method, honoPath(path), async (c) => {
     const input = await parseRequest(c, endpoint);
-    const request = await scoped(c, input, async (org, name) => (await findNamespace(ctx.db, org, name)) ?? null);
+    const request = await scoped(
+      c,
+      input,
+      async (org, name) => (await findNamespace(ctx.db, org, name)) ?? null,
+    );
     return send(c, endpoint, await handler(request as RouteRequest<E, NamespaceRow | null>));
   });
 }
@@ -82,7 +86,7 @@ export function creatingRoute<E extends Endpoint>(
     const known =
       name === undefined || quota !== null
         ? undefined
-        : (await findNamespace(ctx.db, c.get("principal").organization.id, name));
+        : await findNamespace(ctx.db, c.get("principal").organization.id, name);
     const write = async () => {
       const request = await scoped(c, input, async (org, name) => {
         const ns = await ensureNamespace(ctx.db, org, name);
@@ -92,7 +96,9 @@ export function creatingRoute<E extends Endpoint>(
       });
       return handler(request as RouteRequest<E, NamespaceRow>);
     };
-    const out = known ? (await namespaceTransaction(ctx.db, known.id, write)) : (await transaction(ctx.db, write));
+    const out = known
+      ? await namespaceTransaction(ctx.db, known.id, write)
+      : await transaction(ctx.db, write);
     ctx.queue.wake();
     return send(c, endpoint, out);
   });

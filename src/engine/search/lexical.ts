@@ -179,13 +179,13 @@ export async function lexicalSearch(
   const expansions = opts.expansions ?? [];
   const all = [...terms, ...expansions.map((e) => e.term)];
   const weight = [...terms.map(() => 1), ...expansions.map((e) => e.weight)];
-  const space = (await searchSpace(db, scope.namespaceId, corpus));
+  const space = await searchSpace(db, scope.namespaceId, corpus);
   const counts = space
-    ? (await unitsHolding(
+    ? await unitsHolding(
         db,
         space.id,
         all.flatMap((t) => t.stems),
-      ))
+      )
     : new Map<string, number>();
   const frequency = all.map((t) => Math.min(...t.stems.map((s) => counts.get(s) ?? 0)));
   const idf = all.map((t, i) => weight[i]! * termIdf(space, frequency[i]!, t));
@@ -214,7 +214,7 @@ export async function lexicalSearch(
   const window = Math.max(4 * want, 60);
   for (;;) {
     const read = rarestFirst.slice(0, matched);
-    const candidates = (await topVisible(
+    const candidates = await topVisible(
       db,
       corpus,
       space.id,
@@ -224,7 +224,7 @@ export async function lexicalSearch(
         count: window,
         averageLength,
       },
-    ));
+    );
     if (candidates.length < want && matched < worth) {
       matched++;
       continue;
@@ -235,10 +235,10 @@ export async function lexicalSearch(
       .map((i) => ({ term: all[i]!, idf: idf[i]! }))
       .filter((l) => l.idf > NEGLIGIBLE_IDF);
     if (leftOut.length > 0 && candidates.length > 0) {
-      (await addLeftOutTerms(db, space.id, candidates, leftOut, averageLength, counts));
+      await addLeftOutTerms(db, space.id, candidates, leftOut, averageLength, counts);
     }
     if (opts.person && opts.person.names.size > 0 && candidates.length > 0) {
-      (await weighSpeakers(db, corpus, candidates, opts.person.names, opts.person.factor));
+      await weighSpeakers(db, corpus, candidates, opts.person.names, opts.person.factor);
     }
     return result(candidates.map(({ rowid, bm25 }) => ({ rowid, bm25 })));
   }
@@ -261,8 +261,8 @@ async function topVisible(
   at: { scope: Scope; count: number; averageLength: number },
 ): Promise<Scored[]> {
   return dialectOf(db) === "postgres"
-    ? (await topVisibleSummed(db, corpus, space, terms, at))
-    : (await topVisibleHere(db, corpus, space, terms, at));
+    ? await topVisibleSummed(db, corpus, space, terms, at)
+    : await topVisibleHere(db, corpus, space, terms, at);
 }
 
 /** topVisible with the sums taken here, from every posting of the terms. */
@@ -274,11 +274,11 @@ async function topVisibleHere(
   at: { scope: Scope; count: number; averageLength: number },
 ): Promise<Scored[]> {
   if (terms.length === 0) return [];
-  const rows = (await postingRows(
+  const rows = await postingRows(
     db,
     space,
     terms.flatMap((t) => t.term.stems),
-  ));
+  );
   const scores = new Map<number, Scored>();
   const add = (unit: number, part: number, length: number) => {
     const s = scores.get(unit);
@@ -303,7 +303,7 @@ async function topVisibleHere(
     }
   }
   const ranked = [...scores.values()].sort((a, b) => b.bm25 - a.bm25 || a.rowid - b.rowid);
-  return (await firstVisible(db, corpus, at.scope, at.count, (from, size) => ranked.slice(from, from + size)));
+  return await firstVisible(db, corpus, at.scope, at.count, (from, size) => ranked.slice(from, from + size));
 }
 
 /**
@@ -323,12 +323,12 @@ async function firstVisible(
   let size = count;
   for (;;) {
     const rows = await page(from, size);
-    const visible = (await visibleRowids(
+    const visible = await visibleRowids(
       db,
       corpus,
       rows.map((r) => r.rowid),
       scope,
-    ));
+    );
     for (const r of rows) {
       if (visible.has(r.rowid)) out.push(r);
       if (out.length >= count) return out;
@@ -352,13 +352,13 @@ async function topVisibleSummed(
 ): Promise<Scored[]> {
   const weighted = terms.map(({ term, idf }) => ({ stems: term.stems, idf }));
   const weights = { k1: K1, b: B, contextWeight: CONTEXT_WEIGHT, averageLength: at.averageLength || 1 };
-  return (await firstVisible(db, corpus, at.scope, at.count, async (from, size) =>
+  return await firstVisible(db, corpus, at.scope, at.count, async (from, size) =>
     (await topUnits(db, space, weighted, weights, size, from)).map(([rowid, bm25, length]) => ({
       rowid,
       bm25,
       length,
     })),
-  ));
+  );
 }
 
 /**
@@ -388,12 +388,12 @@ async function addLeftOutTerms(
   const read = (await postingRows(db, space, stems.filter(short)))
     .filter(([unit]) => units.has(unit))
     .map(([unit, term, tf, tfContext, length]) => ({ unit, term, tf, tfContext, length }));
-  const looked = (await postingsIn(
+  const looked = await postingsIn(
     db,
     space,
     [...units],
     stems.filter((s) => !short(s)),
-  ));
+  );
   const postings = byStem([...read, ...looked]);
   for (const { term, idf } of leftOut) {
     const hits = termHits(term, postings);
@@ -413,11 +413,11 @@ async function weighSpeakers(
   names: ReadonlySet<string>,
   factor: number,
 ): Promise<void> {
-  const speakers = (await unitSpeakers(
+  const speakers = await unitSpeakers(
     db,
     corpus,
     candidates.map((c) => c.rowid),
-  ));
+  );
   let changed = false;
   for (const c of candidates) {
     const speaker = speakers.get(c.rowid);

@@ -37,7 +37,7 @@ export async function namedPeople(
   ].filter((word) => word.length >= MIN_PREFIX && !stopWords.has(word));
   const ranges = words.map((word) => [word, `${word}\u{10ffff}`] as const);
   // The first name each word starts, all words at once; then the next ones of the words that start one.
-  const firsts = (await firstSpeakers(db, namespaceId, ranges));
+  const firsts = await firstSpeakers(db, namespaceId, ranges);
   for (const [i, [word, end]] of ranges.entries()) {
     let name = firsts[i];
     for (let n = 0; n < MAX_NAMES_PER_WORD && name !== undefined; n++) {
@@ -48,7 +48,7 @@ export async function namedPeople(
         if (name !== word) expansions.add(name);
       }
       // Walk the distinct names that start with the word, one seek each.
-      name = n + 1 < MAX_NAMES_PER_WORD ? (await nextSpeaker(db, namespaceId, name, end, true)) : undefined;
+      name = n + 1 < MAX_NAMES_PER_WORD ? await nextSpeaker(db, namespaceId, name, end, true) : undefined;
     }
   }
   return { names, expansions: [...expansions] };

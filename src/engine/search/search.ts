@@ -91,7 +91,8 @@ export async function search(
   const corpora: Corpus[] = [];
   if (mode !== "memories") corpora.push("chunks");
   // Hybrid answers from chunks alone while the namespace has no memory yet.
-  if (mode === "memories" || (mode === "hybrid" && (await hasMemories(db, namespaceId)))) corpora.push("memories");
+  if (mode === "memories" || (mode === "hybrid" && (await hasMemories(db, namespaceId))))
+    corpora.push("memories");
 
   // Rerankers look at more candidates than they return.
   const pool = rerank === "none" ? limit : Math.min(100, rerank === "aggregate" ? limit * 5 : limit * 3);
@@ -107,7 +108,7 @@ export async function search(
 
   /** One query's candidates over the corpora, fused, thresholded, weighed and window-boosted. */
   const rank = async (query: string) => {
-    const people = (await namedPeople(db, namespaceId, query, STOP_WORDS));
+    const people = await namedPeople(db, namespaceId, query, STOP_WORDS);
     const terms = queryTerms([query, ...people.expansions].join(" "));
     // What the query means without saying it: WordNet's synonyms and kinds, weighed lower.
     const expansions = expansionTerms(terms).map((e) => ({ ...e, weight: EXPANSION_WEIGHT * e.weight }));
@@ -117,7 +118,7 @@ export async function search(
     const lexical = new Map<Corpus, LexicalResult>();
     const lists: Scored[][] = [];
     for (const corpus of corpora) {
-      const lex = (await lexicalSearch(db, corpus, terms, scope, want, { threshold, person, expansions }));
+      const lex = await lexicalSearch(db, corpus, terms, scope, want, { threshold, person, expansions });
       lexical.set(corpus, lex);
       // Beside memories, chunks rank lower (see HYBRID_CHUNK_WEIGHT).
       const weight = corpus === "chunks" && corpora.includes("memories") ? HYBRID_CHUNK_WEIGHT : 1;
@@ -128,14 +129,14 @@ export async function search(
         // above the threshold, only the lexical candidates need their cosine, not a namespace scan.
         vec =
           Math.sqrt(weight) * similarity(1) <= threshold
-            ? (await vectorScores(
+            ? await vectorScores(
                 db,
                 corpus,
                 queryVector,
                 embedder.model,
                 lex.candidates.map((c) => c.rowid),
-              ))
-            : (await vectorSearch(db, corpus, queryVector, embedder.model, scope, want));
+              )
+            : await vectorSearch(db, corpus, queryVector, embedder.model, scope, want);
       }
       lists.push(fuseCorpus(corpus, lex, vec, weight, similarity));
     }
@@ -193,9 +194,9 @@ export async function search(
  */
 async function askedWindow(db: Db, namespaceId: string, query: string): Promise<Window | null> {
   if ((await questionWindow(query, new Date())) === null) return null;
-  const latest = (await latestDocumentDate(db, namespaceId));
+  const latest = await latestDocumentDate(db, namespaceId);
   const ref = latest ? new Date(latest) : new Date();
-  return (await questionWindow(query, Number.isNaN(ref.getTime()) ? new Date() : ref));
+  return await questionWindow(query, Number.isNaN(ref.getTime()) ? new Date() : ref);
 }
 
 async function embedQuery(
@@ -231,17 +232,17 @@ async function hydrate(db: Db, selected: readonly Scored[]): Promise<Item[]> {
   const chunks = new Map<number, ChunkHitRow>();
   const memories = new Map<number, MemoryHitRow>();
   if (selected.some((s) => s.corpus === "chunks")) {
-    for (const r of (await chunkHitRows(db, ids("chunks")))) chunks.set(r.rowid, r);
+    for (const r of await chunkHitRows(db, ids("chunks"))) chunks.set(r.rowid, r);
   }
   if (selected.some((s) => s.corpus === "memories")) {
-    for (const r of (await memoryHitRows(db, ids("memories")))) memories.set(r.rowid, r);
+    for (const r of await memoryHitRows(db, ids("memories"))) memories.set(r.rowid, r);
   }
   const sources =
     memories.size > 0
-      ? (await memorySourceSpans(
+      ? await memorySourceSpans(
           db,
           [...memories.values()].map((m) => m.id),
-        ))
+        )
       : new Map();
   const items: Item[] = [];
   for (const scored of selected) {
@@ -292,7 +293,7 @@ async function toHit(db: Db, item: RerankItem, namespaceId: string, req: SearchR
   if (item.scored.corpus === "chunks") {
     const c = row as ChunkHitRow;
     if (req.include?.documents) {
-      const doc = (await documentSummary(db, c.document_id));
+      const doc = await documentSummary(db, c.document_id);
       if (doc) included.document = doc;
     }
     return {
@@ -307,10 +308,10 @@ async function toHit(db: Db, item: RerankItem, namespaceId: string, req: SearchR
   }
   const m = row as MemoryHitRow;
   if (req.include?.documents && m.document_id) {
-    const doc = (await documentSummary(db, m.document_id));
+    const doc = await documentSummary(db, m.document_id);
     if (doc) included.document = doc;
   }
-  if (req.include?.related) included.related = (await relatedMemoryRefs(db, namespaceId, m.id));
+  if (req.include?.related) included.related = await relatedMemoryRefs(db, namespaceId, m.id);
   return {
     id: m.id,
     memory: m.memory,
@@ -326,7 +327,7 @@ async function toHit(db: Db, item: RerankItem, namespaceId: string, req: SearchR
 
 /** `included.document`: what a reader needs to cite the source. */
 async function documentSummary(db: Db, documentId: string): Promise<Record<string, unknown> | undefined> {
-  const d = (await documentCitationRow(db, documentId));
+  const d = await documentCitationRow(db, documentId);
   if (!d) return undefined;
   return {
     id: d.id,

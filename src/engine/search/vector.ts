@@ -57,14 +57,14 @@ async function packed(db: Db, corpus: Corpus, namespaceId: string, model: string
     caches.set(db, cache);
   }
   const key = `${corpus}\u0000${namespaceId}\u0000${model}`;
-  const version = (await dataVersion(db));
+  const version = await dataVersion(db);
   const hit = cache.get(key);
   if (hit && hit.version === version && hit.dimensions === dims) {
     cache.delete(key);
     cache.set(key, hit);
     return hit;
   }
-  const rows = (await namespaceVectors(db, corpus, namespaceId, model));
+  const rows = await namespaceVectors(db, corpus, namespaceId, model);
   const matrix = new Float32Array(rows.length * dims);
   const rowids = new Float64Array(rows.length);
   let n = 0;
@@ -128,21 +128,21 @@ export async function vectorSearch(
   let scan: ((k: number) => VectorCandidate[]) | undefined;
   const nearest = async (k: number) => {
     if (!scan) {
-      const indexed = (await nearestVectors(db, corpus, scope.namespaceId, model, query, k));
+      const indexed = await nearestVectors(db, corpus, scope.namespaceId, model, query, k);
       if (indexed !== null) return indexed;
-      scan = (await scanner(db, corpus, query, model, scope.namespaceId));
+      scan = await scanner(db, corpus, query, model, scope.namespaceId);
     }
     return scan(k);
   };
   let window = Math.max(4 * want, 200);
   for (;;) {
     const near = await nearest(window);
-    const visible = (await visibleRowids(
+    const visible = await visibleRowids(
       db,
       corpus,
       near.map((n) => n.rowid),
       scope,
-    ));
+    );
     const out = near.filter((n) => visible.has(n.rowid)).slice(0, want);
     if (out.length >= want || near.length < window) return out;
     window *= 8;
@@ -158,7 +158,7 @@ async function scanner(
   namespaceId: string,
 ): Promise<(k: number) => VectorCandidate[]> {
   const dims = query.length;
-  const p = (await packed(db, corpus, namespaceId, model, dims));
+  const p = await packed(db, corpus, namespaceId, model, dims);
   const count = p.rowids.length;
   const q = unit(Float32Array.from(query));
   const scores = new Float32Array(count);
@@ -186,7 +186,7 @@ export async function vectorScores(
   const dims = query.length;
   if (dims === 0 || rowids.length === 0) return [];
   const q = unit(Float32Array.from(query));
-  const rows = (await vectorsOf(db, corpus, rowids, model));
+  const rows = await vectorsOf(db, corpus, rowids, model);
   const out: VectorCandidate[] = [];
   for (const r of rows) {
     const v = storedUnit(r.embedding, dims);

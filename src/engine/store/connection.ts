@@ -65,7 +65,10 @@ export function transactionOf<T extends OpenTransaction>(db: Db): T | undefined 
 }
 
 /** Runs `fn` with `tx` as its context's open transaction of `tx.db`. */
-export function inTransaction<T, X extends Omit<OpenTransaction, "outer">>(tx: X, fn: () => Promise<T>): Promise<T> {
+export function inTransaction<T, X extends Omit<OpenTransaction, "outer">>(
+  tx: X,
+  fn: () => Promise<T>,
+): Promise<T> {
   return current.run(Object.assign(tx, { outer: current.getStore() }), fn);
 }
 

@@ -26,17 +26,17 @@ export async function upsertConnectorItem(
   documentId: string,
   version: string,
 ): Promise<void> {
-  (await statement(
+  await statement(
     db,
     `INSERT INTO connector_items (connector_id, external_id, document_id, version, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(connector_id, external_id) DO UPDATE SET document_id = excluded.document_id, version = excluded.version,
        updated_at = excluded.updated_at`,
-  ).run(connectorId, externalId, documentId, version, now()));
+  ).run(connectorId, externalId, documentId, version, now());
 }
 
 export async function deleteConnectorItem(db: Db, connectorId: string, externalId: string): Promise<void> {
-  (await statement(db, "DELETE FROM connector_items WHERE connector_id = ? AND external_id = ?").run(
+  await statement(db, "DELETE FROM connector_items WHERE connector_id = ? AND external_id = ?").run(
     connectorId,
     externalId,
-  ));
+  );
 }

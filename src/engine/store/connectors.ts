@@ -62,7 +62,7 @@ export async function sealPlaintextSecrets(db: Db): Promise<number> {
       const value = r[column];
       return value === null || isSealed(value) ? value : seal(db, r.id, column, value);
     };
-    (await update.run(keep("config"), keep("credentials"), r.id));
+    await update.run(keep("config"), keep("credentials"), r.id);
   }
   return rows.length;
 }
@@ -73,7 +73,7 @@ export async function insertConnector(
 ): Promise<ConnectorRow> {
   const t = now();
   const id = newId("con");
-  (await statement(
+  await statement(
     db,
     `INSERT INTO connectors (id, organization_id, namespace_id, provider, state, config, selection, document_limit,
        sync_interval_seconds, oauth_state, code_verifier, redirect_url, authorization_url, authorization_expires_at,
@@ -96,7 +96,7 @@ export async function insertConnector(
     row.authorization_expires_at,
     t,
     t,
-  ));
+  );
   return (await getConnectorRow(db, id))!;
 }
 
@@ -123,33 +123,41 @@ export async function consumeOAuthState(db: Db, state: string): Promise<Connecto
 
 /** A pending connector whose authorization can no longer complete (expired, refused or failed). */
 export async function expireConnector(db: Db, id: string): Promise<void> {
-  (await statement(
+  await statement(
     db,
     "UPDATE connectors SET state = 'expired', oauth_state = NULL, code_verifier = NULL, updated_at = ? WHERE id = ? AND state = 'pending'",
-  ).run(now(), id));
+  ).run(now(), id);
 }
 
 /** Connected connectors only: a pending OAuth connector is not listed (spec, Connector states). */
-export async function listConnectorRows(db: Db, organizationId: string, namespaceId?: string): Promise<ConnectorRow[]> {
+export async function listConnectorRows(
+  db: Db,
+  organizationId: string,
+  namespaceId?: string,
+): Promise<ConnectorRow[]> {
   const sql = `SELECT * FROM connectors WHERE organization_id = ? AND state = 'connected'${namespaceId ? " AND namespace_id = ?" : ""} ORDER BY created_at`;
   const args = namespaceId ? [organizationId, namespaceId] : [organizationId];
   return ((await statement(db, sql).all(...args)) as unknown as ConnectorRow[]).map((r) => opened(db, r)!);
 }
 
 /** OAuth tokens (sealed) and the account they belong to, when the provider names it. */
-export async function saveCredentials(db: Db, id: string, tokens: { account?: string | null }): Promise<void> {
-  (await statement(
+export async function saveCredentials(
+  db: Db,
+  id: string,
+  tokens: { account?: string | null },
+): Promise<void> {
+  await statement(
     db,
     "UPDATE connectors SET credentials = ?, account = COALESCE(?, account), updated_at = ? WHERE id = ?",
-  ).run(seal(db, id, "credentials", JSON.stringify(tokens)), tokens.account ?? null, now(), id));
+  ).run(seal(db, id, "credentials", JSON.stringify(tokens)), tokens.account ?? null, now(), id);
 }
 
 /** The code was exchanged: the connector is connected and its one-time OAuth values are gone. */
 export async function markConnected(db: Db, id: string): Promise<void> {
-  (await statement(
+  await statement(
     db,
     "UPDATE connectors SET state = 'connected', oauth_state = NULL, code_verifier = NULL, authorization_url = NULL, updated_at = ? WHERE id = ?",
-  ).run(now(), id));
+  ).run(now(), id);
 }
 
 /** PATCH: a null leaves the value as it is. */
@@ -158,11 +166,11 @@ export async function updateConnectorSettings(
   id: string,
   change: { selection: string | null; documentLimit: number | null; syncIntervalSeconds?: number | null },
 ): Promise<void> {
-  (await statement(
+  await statement(
     db,
     `UPDATE connectors SET selection = COALESCE(?, selection), document_limit = COALESCE(?, document_limit),
        sync_interval_seconds = COALESCE(?, sync_interval_seconds), updated_at = ? WHERE id = ?`,
-  ).run(change.selection, change.documentLimit, change.syncIntervalSeconds ?? null, now(), id));
+  ).run(change.selection, change.documentLimit, change.syncIntervalSeconds ?? null, now(), id);
 }
 
 /** Whether any connector syncs on a schedule (someone must look for its due runs). */
@@ -202,7 +210,7 @@ export async function setConnectorDocumentSource(
   type: string,
   url: string | null,
 ): Promise<void> {
-  (await statement(db, "UPDATE documents SET type = ?, url = ? WHERE id = ?").run(type, url, documentId));
+  await statement(db, "UPDATE documents SET type = ?, url = ? WHERE id = ?").run(type, url, documentId);
 }
 
 /**
@@ -216,7 +224,7 @@ export async function deleteConnector(
   row: ConnectorRow,
   options: { withDocuments: boolean; syncJobKind: string },
 ): Promise<number> {
-  return (await transaction(db, async () => {
+  return await transaction(db, async () => {
     let count = 0;
     if (options.withDocuments) {
       const ids = (
@@ -227,13 +235,13 @@ export async function deleteConnector(
       ).map((d) => d.id);
       count = (await deleteDocuments(db, row.namespace_id, ids)).count;
     } else {
-      (await statement(db, "UPDATE documents SET connector_id = NULL WHERE connector_id = ?").run(row.id));
+      await statement(db, "UPDATE documents SET connector_id = NULL WHERE connector_id = ?").run(row.id);
     }
-    (await statement(
+    await statement(
       db,
       "DELETE FROM jobs WHERE kind = ? AND json_extract(payload, '$.connectorId') = ? AND state = 'queued'",
-    ).run(options.syncJobKind, row.id));
-    (await statement(db, "DELETE FROM connectors WHERE id = ?").run(row.id));
+    ).run(options.syncJobKind, row.id);
+    await statement(db, "DELETE FROM connectors WHERE id = ?").run(row.id);
     return count;
-  }));
+  });
 }

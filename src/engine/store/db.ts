@@ -54,7 +54,7 @@ const WRITES_CACHE_MIB = 64;
  * files the database file's mode); an existing directory keeps the mode its owner chose.
  */
 export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Promise<Db> {
-  if (opts.databaseUrl) return (await openPostgres(dataDir, opts.databaseUrl));
+  if (opts.databaseUrl) return await openPostgres(dataDir, opts.databaseUrl);
   if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
     chmodSync(dataDir, DATA_DIR_MODE);
   }
@@ -120,7 +120,7 @@ export async function transaction<T>(
   fn: () => Promise<T>,
   lock: "write" | "queue" | "read" = "write",
 ): Promise<T> {
-  return (await run(db, fn, lock));
+  return await run(db, fn, lock);
 }
 
 /**
@@ -134,7 +134,7 @@ export async function transaction<T>(
  * `transaction`.
  */
 export async function namespaceTransaction<T>(db: Db, namespaceId: string, fn: () => Promise<T>): Promise<T> {
-  return (await run(db, fn, { namespaceId }));
+  return await run(db, fn, { namespaceId });
 }
 
 /**
@@ -151,7 +151,8 @@ async function run<T>(db: Db, fn: () => Promise<T>, lock: TransactionLock): Prom
   const index =
     lock === "queue" || lock === "read"
       ? undefined
-      : async (namespaces: readonly string[] | null) => (await indexPending(db, undefined, namespaces ?? undefined));
+      : async (namespaces: readonly string[] | null) =>
+          await indexPending(db, undefined, namespaces ?? undefined);
   return db.transact(lock, fn, index);
 }
 

@@ -25,15 +25,15 @@ export async function getDocumentFile(db: Db, documentId: string): Promise<Store
 
 /** Stores (or replaces) a document's file; in the caller's transaction. */
 export async function putDocumentFile(db: Db, documentId: string, file: StoredFile): Promise<void> {
-  (await statement(
+  await statement(
     db,
     `INSERT INTO document_files (document_id, name, mime_type, kind, size, bytes) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (document_id) DO UPDATE SET name = excluded.name, mime_type = excluded.mime_type,
        kind = excluded.kind, size = excluded.size, bytes = excluded.bytes`,
-  ).run(documentId, file.name, file.mimeType, file.kind, file.bytes.byteLength, file.bytes));
+  ).run(documentId, file.name, file.mimeType, file.kind, file.bytes.byteLength, file.bytes);
 }
 
 /** Content sent as text replaces a file sent earlier under the same id. */
 export async function dropDocumentFile(db: Db, documentId: string): Promise<void> {
-  (await statement(db, "DELETE FROM document_files WHERE document_id = ?").run(documentId));
+  await statement(db, "DELETE FROM document_files WHERE document_id = ?").run(documentId);
 }

@@ -140,7 +140,7 @@ export async function addDocument(
     taskType: doc.taskType ?? "memory",
     dreaming: doc.dreaming ?? "dynamic",
   };
-  return (await namespaceTransaction(db, ns.id, async () => {
+  return await namespaceTransaction(db, ns.id, async () => {
     const existing = doc.customId
       ? ((await statement(db, "SELECT * FROM documents WHERE namespace_id = ? AND custom_id = ?").get(
           ns.id,
@@ -154,11 +154,11 @@ export async function addDocument(
       sameProcessingInputs(existing, fields)
     ) {
       // The same document again: keep its processing (only the dreaming mode may differ).
-      (await statement(db, "UPDATE documents SET dreaming = ?, updated_at = ? WHERE id = ?").run(
+      await statement(db, "UPDATE documents SET dreaming = ?, updated_at = ? WHERE id = ?").run(
         fields.dreaming,
         t,
         existing.id,
-      ));
+      );
       return { id: existing.id, status: existing.status };
     }
     let id: string;
@@ -166,7 +166,7 @@ export async function addDocument(
     if (existing) {
       id = existing.id;
       generation = existing.generation + 1;
-      (await statement(
+      await statement(
         db,
         `UPDATE documents SET content = ?, content_hash = ?, metadata = ?, document_date = ?, supporting_context = ?,
            filter_by_metadata = ?, task_type = ?, dreaming = ?, source = COALESCE(?, source),
@@ -192,11 +192,11 @@ export async function addDocument(
         appended && sameProcessingInputs(existing, fields) ? existing.dreamed_chars : null,
         t,
         id,
-      ));
+      );
     } else {
       id = newId("doc");
       generation = 1;
-      (await statement(
+      await statement(
         db,
         `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, metadata, document_date,
            supporting_context, filter_by_metadata, task_type, dreaming, source, title, connector_id, type, status,
@@ -220,13 +220,13 @@ export async function addDocument(
         doc.file?.type ?? null,
         t,
         t,
-      ));
+      );
     }
-    if (doc.file) (await putDocumentFile(db, id, doc.file));
-    else if (existing) (await dropDocumentFile(db, id));
-    (await enqueueDocumentJob(db, id, ns.id, { generation } satisfies DocumentJobPayload));
+    if (doc.file) await putDocumentFile(db, id, doc.file);
+    else if (existing) await dropDocumentFile(db, id);
+    await enqueueDocumentJob(db, id, ns.id, { generation } satisfies DocumentJobPayload);
     return { id, status: "queued" as const };
-  }));
+  });
 }
 
 /**
@@ -270,7 +270,11 @@ export async function findDocumentsIn(
 }
 
 /** A document of the namespace by service id or caller id (a service id wins a tie). */
-export async function findDocument(db: Db, namespaceId: string, idOrCustomId: string): Promise<DocumentRow | undefined> {
+export async function findDocument(
+  db: Db,
+  namespaceId: string,
+  idOrCustomId: string,
+): Promise<DocumentRow | undefined> {
   return (await statement(
     db,
     `SELECT * FROM documents WHERE namespace_id = ? AND (id = ? OR custom_id = ?)
@@ -378,30 +382,34 @@ export async function deleteDocuments(
   namespaceId: string,
   ids: readonly string[],
 ): Promise<{ count: number; errors: { id: string; error: string }[] }> {
-  return (await namespaceTransaction(db, namespaceId, async () => {
+  return await namespaceTransaction(db, namespaceId, async () => {
     let count = 0;
     const errors: { id: string; error: string }[] = [];
     for (const id of ids) {
-      const doc = (await findDocument(db, namespaceId, id));
+      const doc = await findDocument(db, namespaceId, id);
       if (!doc) {
         errors.push({ id, error: "document not found" });
         continue;
       }
-      (await statement(
+      await statement(
         db,
         `DELETE FROM memories WHERE namespace_id = ?
            AND (document_id = ? OR id IN (SELECT memory_id FROM memory_sources WHERE document_id = ?))
            AND NOT EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = memories.id AND s.document_id != ?)`,
-      ).run(namespaceId, doc.id, doc.id, doc.id));
-      (await statement(db, "DELETE FROM documents WHERE id = ?").run(doc.id));
+      ).run(namespaceId, doc.id, doc.id, doc.id);
+      await statement(db, "DELETE FROM documents WHERE id = ?").run(doc.id);
       count++;
     }
     return { count, errors };
-  }));
+  });
 }
 
 /** Indexed documents of a namespace still waiting for memories, oldest `documentDate` first. */
-export async function documentsAwaitingDreams(db: Db, namespaceId: string, limit: number): Promise<DocumentRow[]> {
+export async function documentsAwaitingDreams(
+  db: Db,
+  namespaceId: string,
+  limit: number,
+): Promise<DocumentRow[]> {
   return (await statement(
     db,
     `SELECT * FROM documents WHERE namespace_id = ? AND status = 'done' AND dreaming_status = 'dreaming'
@@ -434,9 +442,10 @@ export async function dreamingState(
   db: Db,
   id: string,
 ): Promise<{ generation: number; dreaming_status: string; namespace_id: string } | undefined> {
-  return (await statement(db, "SELECT generation, dreaming_status, namespace_id FROM documents WHERE id = ?").get(
-    id,
-  )) as { generation: number; dreaming_status: string; namespace_id: string } | undefined;
+  return (await statement(
+    db,
+    "SELECT generation, dreaming_status, namespace_id FROM documents WHERE id = ?",
+  ).get(id)) as { generation: number; dreaming_status: string; namespace_id: string } | undefined;
 }
 
 /**
@@ -462,23 +471,27 @@ export async function setDocumentStatus(
   error: string | null = null,
 ): Promise<boolean> {
   const extra = status === "failed" ? ", dreaming_status = 'done'" : "";
-  const r = (await statement(
+  const r = await statement(
     db,
     `UPDATE documents SET status = ?, error = ?, updated_at = ?${extra} WHERE id = ? AND generation = ?`,
-  ).run(status, error, now(), id, generation));
+  ).run(status, error, now(), id, generation);
   return r.changes > 0;
 }
 
-export async function setDreamingStatus(db: Db, ids: readonly string[], status: "dreaming" | "done"): Promise<void> {
-  (await statement(
+export async function setDreamingStatus(
+  db: Db,
+  ids: readonly string[],
+  status: "dreaming" | "done",
+): Promise<void> {
+  await statement(
     db,
     "UPDATE documents SET dreaming_status = ?, updated_at = ? WHERE id IN (SELECT value FROM json_each(?))",
-  ).run(status, now(), JSON.stringify(ids)));
+  ).run(status, now(), JSON.stringify(ids));
 }
 
 /** How much of the document's text its stored memories were drawn from (see DocumentRow.dreamed_chars). */
 export async function setDreamedChars(db: Db, id: string, chars: number | null): Promise<void> {
-  (await statement(db, "UPDATE documents SET dreamed_chars = ? WHERE id = ?").run(chars, id));
+  await statement(db, "UPDATE documents SET dreamed_chars = ? WHERE id = ?").run(chars, id);
 }
 
 /**
@@ -486,7 +499,7 @@ export async function setDreamedChars(db: Db, id: string, chars: number | null):
  * its `error`, so that a reader knows why some of its text gave no memories.
  */
 export async function noteDocument(db: Db, id: string, note: string): Promise<void> {
-  (await statement(db, "UPDATE documents SET error = ?, updated_at = ? WHERE id = ?").run(note, now(), id));
+  await statement(db, "UPDATE documents SET error = ?, updated_at = ? WHERE id = ?").run(note, now(), id);
 }
 
 export interface IndexedDocument {
@@ -537,7 +550,11 @@ const sameText = (stored: StoredChunk | undefined, c: NewChunk): stored is Store
   stored.end_offset === c.end;
 
 /** The document's stored chunks by position, each saying whether it holds a vector of `model`. */
-async function storedChunks(db: Db, documentId: string, model: string | null): Promise<Map<number, StoredChunk>> {
+async function storedChunks(
+  db: Db,
+  documentId: string,
+  model: string | null,
+): Promise<Map<number, StoredChunk>> {
   const rows = (await statement(
     db,
     `SELECT c.rowid, c.position, c.content, c.start_offset, c.end_offset, c.type, c.label, c.speaker, c.context,
@@ -558,7 +575,7 @@ export async function chunksToEmbed(
   chunks: readonly NewChunk[],
   model: string,
 ): Promise<number[]> {
-  const stored = (await storedChunks(db, documentId, model));
+  const stored = await storedChunks(db, documentId, model);
   return chunks.flatMap((c, i) => {
     const old = stored.get(c.position);
     return sameText(old, c) && old.has_vector ? [] : [i];
@@ -579,15 +596,15 @@ export async function indexDocument(
   ix: IndexedDocument,
 ): Promise<boolean> {
   const { id } = ref;
-  return (await namespaceTransaction(db, ref.namespaceId, async () => {
-    const doc = (await statement(db, "SELECT namespace_id, generation FROM documents WHERE id = ?").get(id)) as
-      | { namespace_id: string; generation: number }
-      | undefined;
+  return await namespaceTransaction(db, ref.namespaceId, async () => {
+    const doc = (await statement(db, "SELECT namespace_id, generation FROM documents WHERE id = ?").get(
+      id,
+    )) as { namespace_id: string; generation: number } | undefined;
     if (!doc || doc.generation !== generation) return false;
     // Moved to another namespace (its namespace deleted with moveTo) since the job read it: not under
     // that namespace's lock. The job is tried again, and reads where the document is now.
     if (doc.namespace_id !== ref.namespaceId) throw new DocumentMovedError(id);
-    const stored = (await storedChunks(db, id, ix.vectors?.model ?? null));
+    const stored = await storedChunks(db, id, ix.vectors?.model ?? null);
     const label = ix.label ?? null;
     const kept = new Map<number, StoredChunk>();
     for (const c of ix.chunks) {
@@ -596,9 +613,9 @@ export async function indexDocument(
     }
     const dropped = [...stored.values()].filter((r) => kept.get(r.position) !== r).map((r) => r.rowid);
     if (dropped.length) {
-      (await statement(db, "DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))").run(
+      await statement(db, "DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))").run(
         JSON.stringify(dropped),
-      ));
+      );
     }
     const t = now();
     const insert = statement(
@@ -619,7 +636,7 @@ export async function indexDocument(
     // PostgreSQL: the new chunks in a few statements rather than one each (each statement costs a
     // round trip there: 65k chunks of a 50 MB file took 26 s one by one).
     const inserted =
-      dialectOf(db) === "postgres" ? (await insertChunksAtOnce(db, id, doc.namespace_id, ix, kept, t)) : null;
+      dialectOf(db) === "postgres" ? await insertChunksAtOnce(db, id, doc.namespace_id, ix, kept, t) : null;
     for (const [i, c] of ix.chunks.entries()) {
       const speaker = c.speaker?.toLowerCase() ?? null;
       const context = c.context ?? "";
@@ -633,7 +650,7 @@ export async function indexDocument(
           old.speaker !== speaker ||
           old.context !== context
         ) {
-          (await update.run(ix.type, label, speaker, context, rowid));
+          await update.run(ix.type, label, speaker, context, rowid);
         }
       } else if (inserted) {
         rowid = inserted.get(c.position)!;
@@ -656,20 +673,20 @@ export async function indexDocument(
       }
       const v = ix.vectors?.embeddings[i];
       if (v && ix.vectors) {
-        (await putVector.run(rowid, ix.vectors.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)));
+        await putVector.run(rowid, ix.vectors.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
       }
     }
     // An uploaded file's document shows the file's text as its content (its bytes stay in document_files).
-    (await statement(
+    await statement(
       db,
       `UPDATE documents SET text = ?, format = ?, title = COALESCE(?, title), type = ?, url = ?, status = 'done',
          error = NULL, updated_at = ?,
          content = CASE WHEN EXISTS (SELECT 1 FROM document_files WHERE document_id = documents.id) THEN ?1 ELSE content END
        WHERE id = ?`,
-    ).run(ix.text, ix.format, ix.title, ix.type, ix.url, t, id));
+    ).run(ix.text, ix.format, ix.title, ix.type, ix.url, t, id);
     await ix.alsoInTransaction?.();
     return true;
-  }));
+  });
 }
 
 /** Chunks inserted per statement by insertChunksAtOnce. */
@@ -730,7 +747,7 @@ export async function appendToDocument(
   ns: { id: string },
   doc: NewDocument & { customId: string },
 ): Promise<{ id: string; status: DocumentStatus; lines: number }> {
-  return (await namespaceTransaction(db, ns.id, async () => {
+  return await namespaceTransaction(db, ns.id, async () => {
     const existing = (await statement(
       db,
       `SELECT content, length(content) - length(replace(content, char(10), '')) + 1 AS lines
@@ -739,7 +756,7 @@ export async function appendToDocument(
     const added = doc.content.trim();
     const content = existing ? `${existing.content.trimEnd()}\n${added}` : added;
     const addedLines = added.split("\n").length;
-    const result = (await addDocument(db, ns, { ...doc, content }, existing !== undefined));
+    const result = await addDocument(db, ns, { ...doc, content }, existing !== undefined);
     return { ...result, lines: existing ? existing.lines + addedLines : addedLines };
-  }));
+  });
 }

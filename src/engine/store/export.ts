@@ -137,7 +137,12 @@ const EXPORT_PAGE = 1_000;
 export type EmitRecord = (record: ExportRecord) => Promise<void>;
 
 /** The rows of `t` in one namespace, oldest first, each with its vector when it has one. */
-async function rowsOf(db: Db, kind: keyof typeof TABLES, namespaceId: string, emit: EmitRecord): Promise<void> {
+async function rowsOf(
+  db: Db,
+  kind: keyof typeof TABLES,
+  namespaceId: string,
+  emit: EmitRecord,
+): Promise<void> {
   const t: Table = TABLES[kind];
   const cols = t.columns.map((c) => `x.${c}`).join(", ");
   let sql: string;
@@ -280,7 +285,7 @@ export class ImportWriter {
       }
       case "namespace": {
         const name = String(r.name);
-        const ns = (await ensureNamespace(this.db, this.org.id, name));
+        const ns = await ensureNamespace(this.db, this.org.id, name);
         const used = (await this.db
           .prepare(
             "SELECT (SELECT count(*) FROM documents WHERE namespace_id = ?) + (SELECT count(*) FROM memories WHERE namespace_id = ?) AS n",

@@ -41,7 +41,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function enqueueJob(db: Db, job: NewJob): Promise<number> {
   const t = now();
-  const r = (await statement(
+  const r = await statement(
     db,
     `INSERT INTO jobs (kind, document_id, namespace_id, payload, max_attempts, run_after, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -54,7 +54,7 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<number> {
     t,
     t,
     t,
-  ));
+  );
   return Number(r.lastInsertRowid);
 }
 
@@ -62,17 +62,23 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<number> {
  * (Re)queues the processing of a document: a job still waiting takes the new payload; one being
  * worked on is left to notice that its generation is stale, and a new job is added.
  */
-export async function enqueueDocumentJob(db: Db, documentId: string, namespaceId: string, payload: unknown): Promise<void> {
+export async function enqueueDocumentJob(
+  db: Db,
+  documentId: string,
+  namespaceId: string,
+  payload: unknown,
+): Promise<void> {
   const t = now();
-  (await statement(db, "DELETE FROM jobs WHERE kind = 'document' AND document_id = ? AND state = 'failed'").run(
-    documentId,
-  ));
-  const updated = (await statement(
+  await statement(
+    db,
+    "DELETE FROM jobs WHERE kind = 'document' AND document_id = ? AND state = 'failed'",
+  ).run(documentId);
+  const updated = await statement(
     db,
     `UPDATE jobs SET payload = ?, attempts = 0, run_after = ?, error = NULL, updated_at = ?
        WHERE kind = 'document' AND document_id = ? AND state = 'queued'`,
-  ).run(JSON.stringify(payload), t, t, documentId));
-  if (!updated.changes) (await enqueueJob(db, { kind: "document", documentId, namespaceId, payload }));
+  ).run(JSON.stringify(payload), t, t, documentId);
+  if (!updated.changes) await enqueueJob(db, { kind: "document", documentId, namespaceId, payload });
 }
 
 /** A kind's queued job for a namespace, if one waits (the dream job is one per namespace). */
@@ -89,7 +95,7 @@ export async function queuedJobOf(
 
 /** Moves a job's earliest start to `runAfter` (an ISO time). */
 export async function setJobRunAfter(db: Db, id: number, runAfter: string): Promise<void> {
-  (await statement(db, "UPDATE jobs SET run_after = ?, updated_at = ? WHERE id = ?").run(runAfter, now(), id));
+  await statement(db, "UPDATE jobs SET run_after = ?, updated_at = ? WHERE id = ?").run(runAfter, now(), id);
 }
 
 /**
@@ -111,7 +117,7 @@ export async function claimJob(
   // they take turns among themselves, so the one-per-namespace check below sees every earlier
   // claim committed, but not with the replicas' index and dream commits.
   const skipLocked = dialectOf(db) === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
-  return (await transaction(
+  return await transaction(
     db,
     async () => {
       // Two indexed lookups rather than one OR: the queue can hold many thousands of rows.
@@ -141,41 +147,47 @@ export async function claimJob(
       return job && expired ? { ...job, reclaimed: true } : job;
     },
     "queue",
-  ));
+  );
 }
 
 /** Extends the lease; false when the job is no longer ours (expired and claimed elsewhere, or gone). */
 export async function renewLease(db: Db, id: number, owner: string, leaseMs: number): Promise<boolean> {
-  const r = (await statement(
+  const r = await statement(
     db,
     "UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND state = 'running'",
-  ).run(iso(Date.now() + leaseMs), id, owner));
+  ).run(iso(Date.now() + leaseMs), id, owner);
   return r.changes > 0;
 }
 
 /** Gives a job back untouched (its worker is shutting down): claimable at once, the attempt not counted. */
 export async function releaseJob(db: Db, id: number, owner: string): Promise<void> {
-  (await statement(
+  await statement(
     db,
     `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1),
        updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
-  ).run(now(), id, owner));
+  ).run(now(), id, owner);
 }
 
 /**
  * Puts a job back to wait `delayMs` without counting the attempt: it failed for a reason outside
  * itself (a full disk) that another attempt cannot fix sooner, and must not use up its retries.
  */
-export async function deferJob(db: Db, id: number, owner: string, message: string, delayMs: number): Promise<void> {
-  (await statement(
+export async function deferJob(
+  db: Db,
+  id: number,
+  owner: string,
+  message: string,
+  delayMs: number,
+): Promise<void> {
+  await statement(
     db,
     `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1),
        error = ?, run_after = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
-  ).run(message, iso(Date.now() + delayMs), now(), id, owner));
+  ).run(message, iso(Date.now() + delayMs), now(), id, owner);
 }
 
 export async function completeJob(db: Db, id: number, owner: string): Promise<void> {
-  (await statement(db, "DELETE FROM jobs WHERE id = ? AND lease_owner = ?").run(id, owner));
+  await statement(db, "DELETE FROM jobs WHERE id = ? AND lease_owner = ?").run(id, owner);
 }
 
 /**
@@ -191,17 +203,20 @@ export async function failJob(
 ): Promise<"retry" | "failed"> {
   const retry = retryable && job.attempts < job.max_attempts;
   const backoff = Math.min(60_000, 1000 * 2 ** Math.max(0, job.attempts - 1));
-  (await statement(
+  await statement(
     db,
     `UPDATE jobs SET state = ?, error = ?, run_after = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
      WHERE id = ? AND lease_owner = ?`,
-  ).run(retry ? "queued" : "failed", message, iso(Date.now() + backoff), now(), job.id, owner));
+  ).run(retry ? "queued" : "failed", message, iso(Date.now() + backoff), now(), job.id, owner);
   return retry ? "retry" : "failed";
 }
 
 /** Whether any job waits or runs (in any process on the store): processing has work. */
 export async function hasOpenJobs(db: Db): Promise<boolean> {
-  return (await statement(db, "SELECT 1 FROM jobs WHERE state IN ('queued', 'running') LIMIT 1").get()) !== undefined;
+  return (
+    (await statement(db, "SELECT 1 FROM jobs WHERE state IN ('queued', 'running') LIMIT 1").get()) !==
+    undefined
+  );
 }
 
 /** Counts of jobs per state (diagnostics, tests, bench). */

@@ -115,11 +115,10 @@ export async function listMemories(
     WHERE ${scope.sql} AND ${live} AND ${f.sql}`;
   const params = [scope.param, ...liveParams, ...f.params];
   const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...params)) as { n: number }).n;
-  const rows = (await statement(db, `SELECT ${M_ROW} ${from} ORDER BY ${orderBy("m", page)} LIMIT ? OFFSET ?`).all(
-    ...params,
-    page.limit,
-    (page.page - 1) * page.limit,
-  )) as unknown as MemoryRow[];
+  const rows = (await statement(
+    db,
+    `SELECT ${M_ROW} ${from} ORDER BY ${orderBy("m", page)} LIMIT ? OFFSET ?`,
+  ).all(...params, page.limit, (page.page - 1) * page.limit)) as unknown as MemoryRow[];
   return { items: rows.map(toMemory), total };
 }
 
@@ -182,7 +181,11 @@ export async function getMemoryRow(db: Db, namespaceId: string, id: string): Pro
 }
 
 /** A memory of any of these namespaces (legacy lists span several). */
-export async function getMemoryRowIn(db: Db, namespaceIds: readonly string[], id: string): Promise<MemoryRow | undefined> {
+export async function getMemoryRowIn(
+  db: Db,
+  namespaceIds: readonly string[],
+  id: string,
+): Promise<MemoryRow | undefined> {
   return (await statement(
     db,
     `SELECT ${ROW} FROM memories WHERE id = ? AND namespace_id IN (SELECT value FROM json_each(?))`,
@@ -225,22 +228,24 @@ export async function insertMemory(db: Db, m: NewMemoryRow): Promise<MemoryRow> 
   const id = newId("mem");
   const version = m.parent ? m.parent.version + 1 : 1;
   const root = m.parent ? (m.parent.root_memory_id ?? m.parent.id) : null;
-  (await statement(db, `INSERT INTO memories (${INSERTED_COLUMNS}) VALUES ${INSERTED_VALUES}`).run(
+  await statement(db, `INSERT INTO memories (${INSERTED_COLUMNS}) VALUES ${INSERTED_VALUES}`).run(
     ...insertedValues(m, id, version, root, t),
-  ));
+  );
   if (m.parent) {
-    (await statement(db, "UPDATE memories SET is_latest = 0, updated_at = ? WHERE id = ?").run(t, m.parent.id));
-    (await addRelation(db, id, m.parent.id, "updates"));
+    await statement(db, "UPDATE memories SET is_latest = 0, updated_at = ? WHERE id = ?").run(t, m.parent.id);
+    await addRelation(db, id, m.parent.id, "updates");
   }
-  if (m.documentId !== null) (await addSource(db, id, m.documentId, m.source));
-  const row = (await statement(db, `SELECT ${ROW} FROM memories WHERE id = ?`).get(id)) as unknown as MemoryRow;
+  if (m.documentId !== null) await addSource(db, id, m.documentId, m.source);
+  const row = (await statement(db, `SELECT ${ROW} FROM memories WHERE id = ?`).get(
+    id,
+  )) as unknown as MemoryRow;
   if (m.vector) {
     const v = m.vector.embedding;
-    (await statement(db, "INSERT INTO memory_vectors (memory_rowid, model, embedding) VALUES (?, ?, ?)").run(
+    await statement(db, "INSERT INTO memory_vectors (memory_rowid, model, embedding) VALUES (?, ?, ?)").run(
       row.rowid,
       m.vector.model,
       new Uint8Array(v.buffer, v.byteOffset, v.byteLength),
-    ));
+    );
   }
   return row;
 }
@@ -273,7 +278,7 @@ export async function insertMemories(db: Db, memories: readonly NewMemoryRow[]):
     const rowids = new Map(rows.map((r) => [r.id, r.rowid]));
     const sourced = batch.flatMap((m, k) => (m.documentId === null ? [] : [{ m, id: batchIds[k]! }]));
     if (sourced.length > 0) {
-      (await statement(
+      await statement(
         db,
         `INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at)
          VALUES ${sourced.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
@@ -285,11 +290,11 @@ export async function insertMemories(db: Db, memories: readonly NewMemoryRow[]):
           m.source?.end ?? null,
           t,
         ]),
-      ));
+      );
     }
     const embedded = batch.flatMap((m, k) => (m.vector ? [{ v: m.vector, id: batchIds[k]! }] : []));
     if (embedded.length > 0) {
-      (await statement(
+      await statement(
         db,
         `INSERT INTO memory_vectors (memory_rowid, model, embedding)
          VALUES ${embedded.map(() => "(?, ?, ?)").join(", ")}`,
@@ -299,7 +304,7 @@ export async function insertMemories(db: Db, memories: readonly NewMemoryRow[]):
           v.model,
           new Uint8Array(v.embedding.buffer, v.embedding.byteOffset, v.embedding.byteLength),
         ]),
-      ));
+      );
     }
   }
   return ids;
@@ -311,10 +316,10 @@ export async function addRelation(
   toId: string,
   relation: "updates" | "extends" | "derives",
 ) {
-  (await statement(
+  await statement(
     db,
     "INSERT OR IGNORE INTO memory_relations (from_id, to_id, relation, created_at) VALUES (?, ?, ?, ?)",
-  ).run(fromId, toId, relation, now()));
+  ).run(fromId, toId, relation, now());
 }
 
 export async function addSource(
@@ -323,12 +328,12 @@ export async function addSource(
   documentId: string,
   span?: { start: number; end: number },
 ) {
-  (await statement(
+  await statement(
     db,
     `INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(memory_id, document_id) DO UPDATE SET start_offset = excluded.start_offset,
        end_offset = excluded.end_offset`,
-  ).run(memoryId, documentId, span?.start ?? null, span?.end ?? null, now()));
+  ).run(memoryId, documentId, span?.start ?? null, span?.end ?? null, now());
 }
 
 /**
@@ -356,11 +361,11 @@ export async function mergeSource(
       : existing.forget_after > forgetAfter
         ? existing.forget_after
         : forgetAfter;
-  (await statement(
+  await statement(
     db,
     "UPDATE memories SET document_id = ?, metadata = ?, forget_after = ?, updated_at = ? WHERE id = ?",
-  ).run(documentId, JSON.stringify(metadata), expiry, now(), existing.id));
-  (await addSource(db, existing.id, documentId, span));
+  ).run(documentId, JSON.stringify(metadata), expiry, now(), existing.id);
+  await addSource(db, existing.id, documentId, span);
 }
 
 /** The memories a document is a source of. */
@@ -386,17 +391,21 @@ export async function releaseDocument(
   memoryIds: readonly string[],
 ) {
   for (const id of memoryIds) {
-    (await statement(db, "DELETE FROM memory_sources WHERE memory_id = ? AND document_id = ?").run(id, documentId));
+    await statement(db, "DELETE FROM memory_sources WHERE memory_id = ? AND document_id = ?").run(
+      id,
+      documentId,
+    );
     const next = (await statement(
       db,
       "SELECT document_id FROM memory_sources WHERE memory_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
     ).get(id)) as { document_id: string } | undefined;
-    if (!next) (await statement(db, "DELETE FROM memories WHERE id = ? AND namespace_id = ?").run(id, namespaceId));
+    if (!next)
+      await statement(db, "DELETE FROM memories WHERE id = ? AND namespace_id = ?").run(id, namespaceId);
     else
-      (await statement(
+      await statement(
         db,
         "UPDATE memories SET document_id = ?, updated_at = ? WHERE id = ? AND document_id = ?",
-      ).run(next.document_id, now(), id, documentId));
+      ).run(next.document_id, now(), id, documentId);
   }
 }
 
@@ -418,7 +427,12 @@ export async function latestBySubjectAttribute(
  * The most recent latest memories about one subject (newest first), at most `limit`: a subject
  * with thousands of memories ("user") is not scanned whole for each new fact.
  */
-export async function latestBySubject(db: Db, namespaceId: string, subject: string, limit: number): Promise<MemoryRow[]> {
+export async function latestBySubject(
+  db: Db,
+  namespaceId: string,
+  subject: string,
+  limit: number,
+): Promise<MemoryRow[]> {
   return (await statement(
     db,
     `SELECT ${M_ROW} FROM memories m
@@ -439,18 +453,22 @@ export async function latestByKey(db: Db, namespaceId: string, text: string): Pr
 /** Those of `ids` whose subject is `subject`, in the store's order. */
 export async function memoriesAbout(db: Db, ids: readonly string[], subject: string): Promise<string[]> {
   return (
-    (await statement(db, "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND subject = ?").all(
-      JSON.stringify(ids),
-      subject,
-    )) as { id: string }[]
+    (await statement(
+      db,
+      "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND subject = ?",
+    ).all(JSON.stringify(ids), subject)) as { id: string }[]
   ).map((r) => r.id);
 }
 
 /** How many of the namespace's memories hold each stem in their own text. */
-export async function memoryTermFrequency(db: Db, namespaceId: string, stems: readonly string[]): Promise<number[]> {
-  const space = (await searchSpace(db, namespaceId, "memories"));
+export async function memoryTermFrequency(
+  db: Db,
+  namespaceId: string,
+  stems: readonly string[],
+): Promise<number[]> {
+  const space = await searchSpace(db, namespaceId, "memories");
   if (!space) return stems.map(() => 0);
-  const counts = (await unitsHolding(db, space.id, stems, true));
+  const counts = await unitsHolding(db, space.id, stems, true);
   return stems.map((s) => counts.get(s) ?? 0);
 }
 
@@ -485,10 +503,10 @@ export async function recentLiveMemories(db: Db, namespaceId: string, limit: num
 }
 
 export async function markForgotten(db: Db, id: string, reason: string): Promise<void> {
-  (await statement(
+  await statement(
     db,
     "UPDATE memories SET is_forgotten = 1, forget_reason = COALESCE(forget_reason, ?), updated_at = ? WHERE id = ?",
-  ).run(reason, now(), id));
+  ).run(reason, now(), id);
 }
 
 export const memoryMetadata = (m: MemoryRow): Metadata => parseJson<Metadata>(m.metadata, {});
@@ -504,7 +522,10 @@ export async function memorySourceDocumentIds(db: Db, memoryId: string): Promise
 }
 
 /** The `extends` / `derives` relations of a memory, either way, with the memory at the other end. */
-export async function memoryRelationRows(db: Db, memoryId: string): Promise<{ id: string; relation: string }[]> {
+export async function memoryRelationRows(
+  db: Db,
+  memoryId: string,
+): Promise<{ id: string; relation: string }[]> {
   return (await statement(
     db,
     `SELECT to_id AS id, relation FROM memory_relations WHERE from_id = ?1 AND relation IN ('extends', 'derives')

@@ -40,7 +40,7 @@ export async function relatedMemoryRows(
       for (const { id: nextId } of (await next.all(id)) as { id: string }[]) {
         if (seen.has(nextId)) continue;
         seen.add(nextId);
-        const row = (await getMemoryRow(db, from.namespace_id, nextId));
+        const row = await getMemoryRow(db, from.namespace_id, nextId);
         if (!row) continue;
         following.push(row.id);
         if (isForgotten(row, at)) continue;
@@ -62,9 +62,13 @@ export async function relatedMemoryRefs(
   id: string,
   limit = RELATED_LIMIT_DEFAULT,
 ): Promise<Record<RelationDirection, { id: string; memory: string }[]>> {
-  const row = (await getMemoryRow(db, namespaceId, id));
+  const row = await getMemoryRow(db, namespaceId, id);
   const at = new Date().toISOString();
   const walk = async (d: RelationDirection) =>
     row ? (await relatedMemoryRows(db, row, d, limit, at)).map((r) => ({ id: r.id, memory: r.memory })) : [];
-  return { parents: await walk("parents"), children: await walk("children"), siblings: await walk("siblings") };
+  return {
+    parents: await walk("parents"),
+    children: await walk("children"),
+    siblings: await walk("siblings"),
+  };
 }

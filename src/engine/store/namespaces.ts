@@ -16,7 +16,11 @@ export interface NamespaceRow {
   updated_at: string;
 }
 
-export async function findNamespace(db: Db, organizationId: string, name: string): Promise<NamespaceRow | undefined> {
+export async function findNamespace(
+  db: Db,
+  organizationId: string,
+  name: string,
+): Promise<NamespaceRow | undefined> {
   return (await statement(db, "SELECT * FROM namespaces WHERE organization_id = ? AND name = ?").get(
     organizationId,
     name,
@@ -29,14 +33,14 @@ export async function getNamespace(db: Db, id: string): Promise<NamespaceRow | u
 
 /** Namespaces come into being on their first write. */
 export async function ensureNamespace(db: Db, organizationId: string, name: string): Promise<NamespaceRow> {
-  const existing = (await findNamespace(db, organizationId, name));
+  const existing = await findNamespace(db, organizationId, name);
   if (existing) return existing;
   const t = now();
-  (await statement(
+  await statement(
     db,
     `INSERT INTO namespaces (id, organization_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(organization_id, name) DO NOTHING`,
-  ).run(newId("ns"), organizationId, name, t, t));
+  ).run(newId("ns"), organizationId, name, t, t);
   return (await findNamespace(db, organizationId, name))!;
 }
 
@@ -109,12 +113,16 @@ export async function listNamespaces(
   return { namespaces, total };
 }
 
-export async function setSupportingContext(db: Db, ns: NamespaceRow, context: string | null): Promise<NamespaceRow> {
-  (await statement(db, "UPDATE namespaces SET supporting_context = ?, updated_at = ? WHERE id = ?").run(
+export async function setSupportingContext(
+  db: Db,
+  ns: NamespaceRow,
+  context: string | null,
+): Promise<NamespaceRow> {
+  await statement(db, "UPDATE namespaces SET supporting_context = ?, updated_at = ? WHERE id = ?").run(
     context,
     now(),
     ns.id,
-  ));
+  );
   return (await getNamespace(db, ns.id))!;
 }
 
@@ -125,33 +133,36 @@ export async function setSupportingContext(db: Db, ns: NamespaceRow, context: st
  * caller id.
  */
 export async function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string): Promise<void> {
-  (await transaction(db, async () => {
+  await transaction(db, async () => {
     if (moveTo && moveTo !== ns.name) {
-      const target = (await ensureNamespace(db, ns.organization_id, moveTo));
+      const target = await ensureNamespace(db, ns.organization_id, moveTo);
       // Replaced target documents go as a delete does: with the memories only they were the source of.
       const replaced = (await statement(
         db,
         `SELECT id FROM documents WHERE namespace_id = ? AND custom_id IN
              (SELECT custom_id FROM documents WHERE namespace_id = ? AND custom_id IS NOT NULL)`,
       ).all(target.id, ns.id)) as { id: string }[];
-      (await deleteDocuments(
+      await deleteDocuments(
         db,
         target.id,
         replaced.map((d) => d.id),
-      ));
+      );
       for (const table of ["documents", "chunks", "memories", "jobs", "connectors"]) {
-        (await statement(db, `UPDATE ${table} SET namespace_id = ? WHERE namespace_id = ?`).run(target.id, ns.id));
+        await statement(db, `UPDATE ${table} SET namespace_id = ? WHERE namespace_id = ?`).run(
+          target.id,
+          ns.id,
+        );
       }
       // Buckets the target has already (by name) stay the target's: the moved ones go with the namespace.
-      (await statement(
+      await statement(
         db,
         `UPDATE profile_buckets SET namespace_id = ?1 WHERE namespace_id = ?2
            AND name NOT IN (SELECT name FROM profile_buckets WHERE namespace_id = ?1)`,
-      ).run(target.id, ns.id));
-      (await statement(db, "UPDATE namespaces SET updated_at = ? WHERE id = ?").run(now(), target.id));
+      ).run(target.id, ns.id);
+      await statement(db, "UPDATE namespaces SET updated_at = ? WHERE id = ?").run(now(), target.id);
     }
-    (await statement(db, "DELETE FROM namespaces WHERE id = ?").run(ns.id));
-  }));
+    await statement(db, "DELETE FROM namespaces WHERE id = ?").run(ns.id);
+  });
 }
 
 /**

@@ -37,7 +37,9 @@ export interface Principal {
 }
 
 export async function getOrganization(db: Db, id: string): Promise<OrganizationRow | undefined> {
-  return (await statement(db, "SELECT * FROM organizations WHERE id = ?").get(id)) as OrganizationRow | undefined;
+  return (await statement(db, "SELECT * FROM organizations WHERE id = ?").get(id)) as
+    | OrganizationRow
+    | undefined;
 }
 
 /** The organization named `name`, created (with its `preferences` bucket) when missing. */
@@ -46,32 +48,32 @@ export async function ensureOrganization(db: Db, name: string): Promise<Organiza
     | OrganizationRow
     | undefined;
   if (existing) return existing;
-  return (await transaction(db, async () => {
+  return await transaction(db, async () => {
     const t = now();
     const id = newId("org");
-    const inserted = (await statement(
+    const inserted = await statement(
       db,
       "INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
-    ).run(id, name, t, t));
+    ).run(id, name, t, t);
     if (inserted.changes) {
-      (await statement(
+      await statement(
         db,
         `INSERT INTO profile_buckets (organization_id, namespace_id, name, description, created_at, updated_at)
          VALUES (?, NULL, ?, ?, ?, ?)`,
-      ).run(id, ORGANIZATION_BUCKET_PREFERENCES, PREFERENCES_DESCRIPTION, t, t));
+      ).run(id, ORGANIZATION_BUCKET_PREFERENCES, PREFERENCES_DESCRIPTION, t, t);
     }
     return (await statement(db, "SELECT * FROM organizations WHERE name = ?").get(
       name,
     )) as unknown as OrganizationRow;
-  }));
+  });
 }
 
 export async function setOrganizationalContext(db: Db, id: string, context: string | null): Promise<void> {
-  (await statement(db, "UPDATE organizations SET organizational_context = ?, updated_at = ? WHERE id = ?").run(
+  await statement(db, "UPDATE organizations SET organizational_context = ?, updated_at = ? WHERE id = ?").run(
     context,
     now(),
     id,
-  ));
+  );
 }
 
 const KEY_PREFIX_LENGTH = 11; // "mk_" + 8 characters: enough to name a key, useless to guess it
@@ -94,25 +96,35 @@ export async function trimWholeKeyPrefixes(db: Db): Promise<number> {
   ).all()) as { id: string; prefix: string; key_hash: string }[];
   const whole = rows.filter((r) => sha256(r.prefix) === r.key_hash);
   const update = statement(db, "UPDATE api_keys SET prefix = ? WHERE id = ?");
-  for (const r of whole) (await update.run(keyPrefix(r.prefix), r.id));
+  for (const r of whole) await update.run(keyPrefix(r.prefix), r.id);
   return whole.length;
 }
 
 /** How many of the organization's namespaces exist, of `allowed` only when given (a restricted key). */
-export async function countNamespaces(db: Db, organizationId: string, allowed: string[] | null): Promise<number> {
+export async function countNamespaces(
+  db: Db,
+  organizationId: string,
+  allowed: string[] | null,
+): Promise<number> {
   const filter = allowed ? " AND name IN (SELECT value FROM json_each(?))" : "";
   const args = allowed ? [organizationId, JSON.stringify(allowed)] : [organizationId];
   return (
-    (await statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = ?${filter}`).get(...args)) as {
+    (await statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = ?${filter}`).get(
+      ...args,
+    )) as {
       n: number;
     }
   ).n;
 }
 
 /** A fresh bearer key for `organization`; only its hash is stored. */
-export async function createKey(db: Db, organization: string, namespaces: string[] | null = null): Promise<string> {
+export async function createKey(
+  db: Db,
+  organization: string,
+  namespaces: string[] | null = null,
+): Promise<string> {
   const key = `mk_${randomBytes(24).toString("base64url")}`;
-  (await registerKey(db, key, organization, namespaces));
+  await registerKey(db, key, organization, namespaces);
   return key;
 }
 
@@ -121,10 +133,15 @@ export async function createKey(db: Db, organization: string, namespaces: string
  * organization, its namespace restriction and its revocation (a restart with MEMCTX_API_KEY must
  * not undo `memctx keys revoke`, nor widen a restricted key).
  */
-export async function registerKey(db: Db, key: string, organization: string, namespaces: string[] | null = null) {
+export async function registerKey(
+  db: Db,
+  key: string,
+  organization: string,
+  namespaces: string[] | null = null,
+) {
   if (key.length < 8) throw new Error("an API key must be at least 8 characters");
-  const org = (await ensureOrganization(db, organization));
-  (await statement(
+  const org = await ensureOrganization(db, organization);
+  await statement(
     db,
     `INSERT INTO api_keys (id, organization_id, key_hash, prefix, namespaces, created_at)
      VALUES (?, ?, ?, ?, ?, ?)
@@ -136,7 +153,7 @@ export async function registerKey(db: Db, key: string, organization: string, nam
     keyPrefix(key),
     namespaces ? JSON.stringify(namespaces) : null,
     now(),
-  ));
+  );
 }
 
 /**
@@ -191,7 +208,7 @@ export async function authenticate(db: Db, key: string): Promise<Principal | und
   const { key_id, namespaces, last_used_at, ...organization } = row;
   const at = now();
   if (!last_used_at || Date.parse(at) - Date.parse(last_used_at) >= LAST_USED_RESOLUTION_MS) {
-    (await recordUse(db, key_id, at));
+    await recordUse(db, key_id, at);
   }
   return { keyId: key_id, organization, namespaces: parseJson<string[] | null>(namespaces, null) };
 }
@@ -231,6 +248,6 @@ export async function revokeKey(db: Db, prefixOrKey: string): Promise<string> {
   if (matches.length === 0) throw new Error(`no active key matches '${prefixOrKey}'`);
   if (matches.length > 1) throw new Error(`'${prefixOrKey}' matches ${matches.length} keys; give more of it`);
   const m = matches[0]!;
-  (await statement(db, "UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(now(), m.id));
+  await statement(db, "UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(now(), m.id);
   return m.prefix;
 }

@@ -76,8 +76,8 @@ export async function putBuckets(
   namespaceId: string,
   buckets: Record<string, string>,
 ): Promise<void> {
-  (await transaction(db, async () => {
-    const owned = (await organizationBucketNames(db, organizationId));
+  await transaction(db, async () => {
+    const owned = await organizationBucketNames(db, organizationId);
     const clash = Object.keys(buckets).find((n) => owned.has(n));
     if (clash !== undefined) throw new OrganizationBucketError(clash);
     const t = now();
@@ -89,9 +89,9 @@ export async function putBuckets(
        DO UPDATE SET description = excluded.description, updated_at = excluded.updated_at`,
     );
     for (const [name, description] of Object.entries(buckets)) {
-      (await upsert.run(organizationId, namespaceId, name, description, t, t));
+      await upsert.run(organizationId, namespaceId, name, description, t, t);
     }
-  }));
+  });
 }
 
 /**
@@ -104,16 +104,16 @@ export async function deleteBuckets(
   namespaceId: string | null,
   names: readonly string[],
 ) {
-  (await transaction(db, async () => {
-    const owned = (await organizationBucketNames(db, organizationId));
+  await transaction(db, async () => {
+    const owned = await organizationBucketNames(db, organizationId);
     const clash = names.find((n) => owned.has(n));
     if (clash !== undefined) throw new OrganizationBucketError(clash);
     if (!namespaceId) return;
-    (await statement(
+    await statement(
       db,
       "DELETE FROM profile_buckets WHERE namespace_id = ? AND name IN (SELECT value FROM json_each(?))",
-    ).run(namespaceId, JSON.stringify(names)));
-  }));
+    ).run(namespaceId, JSON.stringify(names));
+  });
 }
 
 /** Which memories a profile shows: the namespace's latest memories, live at `at`, that pass `filter`. */
@@ -159,5 +159,5 @@ export async function profileMemoriesHolding(
   stems: readonly string[],
   limit: number,
 ): Promise<{ id: string; memory: string }[]> {
-  return (await memoriesHolding(db, scope.namespaceId, stems, liveScope(scope, filterFormFor(db)), limit));
+  return await memoriesHolding(db, scope.namespaceId, stems, liveScope(scope, filterFormFor(db)), limit);
 }

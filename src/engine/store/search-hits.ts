@@ -86,7 +86,10 @@ export async function memorySourceSpans(
 }
 
 /** What a reader needs to cite a document (a hit's `included.document`). */
-export async function documentCitationRow(db: Db, documentId: string): Promise<DocumentCitationRow | undefined> {
+export async function documentCitationRow(
+  db: Db,
+  documentId: string,
+): Promise<DocumentCitationRow | undefined> {
   return (await statement(
     db,
     "SELECT id, custom_id, title, type, url, source, metadata, document_date FROM documents WHERE id = ?",

@@ -73,7 +73,8 @@ export async function searchSpace(db: Db, namespaceId: string, corpus: Corpus): 
   let row = (await find.get(namespaceId, corpus)) as Row | undefined;
   if (!row) return null;
   // A unit written outside a transaction waits for the next one: index it now rather than miss it.
-  if (row.pending && (await indexQueued(db, row.id))) row = (await find.get(namespaceId, corpus)) as unknown as Row;
+  if (row.pending && (await indexQueued(db, row.id)))
+    row = (await find.get(namespaceId, corpus)) as unknown as Row;
   return { id: row.id, units: row.units, length: row.length };
 }
 
@@ -322,12 +323,12 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
       s.units.push(p.unit);
       bySpace.set(p.space, s);
     }
-    for (const [id, { corpus, units }] of bySpace) (await indexUnits(db, id, corpus, units));
-    (await statement(
+    for (const [id, { corpus, units }] of bySpace) await indexUnits(db, id, corpus, units);
+    await statement(
       db,
       `DELETE FROM search_pending WHERE (space, unit) IN
          (SELECT ${int("j.value ->> 0")}, ${int("j.value ->> 1")} FROM json_each(?) j)`,
-    ).run(JSON.stringify(pending.map((p) => [p.space, p.unit]))));
+    ).run(JSON.stringify(pending.map((p) => [p.space, p.unit])));
   }
 }
 
@@ -422,7 +423,7 @@ async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly
     contextRows,
   );
   const join = statement(db, "UPDATE search_contexts SET members = members + ? WHERE id = ?");
-  for (const [id, n] of members) (await join.run(n, id));
+  for (const [id, n] of members) await join.run(n, id);
   await insert(
     `INSERT INTO search_terms (space, term, units, text_units)
      SELECT ?2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM json_each(?1) j WHERE true
@@ -430,11 +431,11 @@ async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly
        text_units = search_terms.text_units + excluded.text_units`,
     [...frequencies].map(([stem, [n, t]]) => [stem, n, t]),
   );
-  (await statement(db, "UPDATE search_spaces SET units = units + ?, length = length + ? WHERE id = ?").run(
+  await statement(db, "UPDATE search_spaces SET units = units + ?, length = length + ? WHERE id = ?").run(
     rows.length,
     length,
     space,
-  ));
+  );
 }
 
 /**
@@ -454,7 +455,11 @@ function counts(stems: readonly string[]): Map<string, number> {
 const TABLE: Record<Corpus, string> = { chunks: "chunks", memories: "memories" };
 
 /** Who said each unit (a conversation turn's role, lowercased); units said by nobody are left out. */
-export async function unitSpeakers(db: Db, corpus: Corpus, units: readonly number[]): Promise<Map<number, string>> {
+export async function unitSpeakers(
+  db: Db,
+  corpus: Corpus,
+  units: readonly number[],
+): Promise<Map<number, string>> {
   if (units.length === 0) return new Map();
   const rows = (await statement(
     db,
@@ -520,9 +525,9 @@ export async function memoriesHolding<Row = { id: string; memory: string }>(
   limit: number,
   columns = "m.id, m.memory",
 ): Promise<Row[]> {
-  const space = (await searchSpace(db, namespaceId, "memories"));
+  const space = await searchSpace(db, namespaceId, "memories");
   if (!space || stems.length === 0) return [];
-  const postings = (await textPostings(db, space.id, stems));
+  const postings = await textPostings(db, space.id, stems);
   const units = new Map<string, number>();
   for (const p of postings) units.set(p.term, (units.get(p.term) ?? 0) + 1);
   const score = new Map<number, number>();

@@ -76,19 +76,25 @@ const FROM: Record<Corpus, string> = {
 const ROWID: Record<Corpus, string> = { chunks: "c.rowid", memories: "m.rowid" };
 
 /** The subset of `rowids` visible in `scope`. */
-export async function visibleRowids(db: Db, corpus: Corpus, rowids: readonly number[], scope: Scope): Promise<Set<number>> {
+export async function visibleRowids(
+  db: Db,
+  corpus: Corpus,
+  rowids: readonly number[],
+  scope: Scope,
+): Promise<Set<number>> {
   if (rowids.length === 0) return new Set();
   const where = scopeSql(corpus, scope, filterFormFor(db));
-  const rows = (await statement(db, `SELECT ${ROWID[corpus]} AS rowid FROM ${FROM[corpus]} WHERE ${where.sql}`).all(
-    JSON.stringify(rowids),
-    ...where.params,
-  )) as { rowid: number }[];
+  const rows = (await statement(
+    db,
+    `SELECT ${ROWID[corpus]} AS rowid FROM ${FROM[corpus]} WHERE ${where.sql}`,
+  ).all(JSON.stringify(rowids), ...where.params)) as { rowid: number }[];
   return new Set(rows.map((r) => r.rowid));
 }
 
 /** Whether the namespace holds any memory (hybrid search falls back to chunks without one). */
 export async function hasMemories(db: Db, namespaceId: string): Promise<boolean> {
   return (
-    (await statement(db, "SELECT 1 FROM memories WHERE namespace_id = ? LIMIT 1").get(namespaceId)) !== undefined
+    (await statement(db, "SELECT 1 FROM memories WHERE namespace_id = ? LIMIT 1").get(namespaceId)) !==
+    undefined
   );
 }

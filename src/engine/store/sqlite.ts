@@ -1,11 +1,5 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
-import {
-  type Db,
-  inTransaction,
-  type Statement,
-  type TransactionLock,
-  transactionOf,
-} from "./connection.js";
+import { type Db, inTransaction, type Statement, type TransactionLock, transactionOf } from "./connection.js";
 import { withWriteLock } from "./write-lock.js";
 
 /**

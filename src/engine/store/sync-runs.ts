@@ -1,4 +1,5 @@
 import type { SyncRun } from "../../api/index.js";
+import { isUniqueViolation } from "./connection.js";
 import { type Db, newId, now, parseJson } from "./db.js";
 import { statement } from "./statements.js";
 
@@ -44,12 +45,12 @@ export const RECENT_RUNS = 10;
 export async function insertRun(db: Db, connectorId: string): Promise<SyncRunRow | undefined> {
   const id = newId("run");
   try {
-    (await statement(
+    await statement(
       db,
       "INSERT INTO sync_runs (id, connector_id, status, created_at) VALUES (?, ?, 'queued', ?)",
-    ).run(id, connectorId, now()));
+    ).run(id, connectorId, now());
   } catch (error) {
-    if (/UNIQUE constraint failed: sync_runs\.connector_id/.test((error as Error).message)) return undefined;
+    if (isUniqueViolation(error, "sync_runs.connector_id")) return undefined;
     throw error;
   }
   return (await getRun(db, id))!;
@@ -68,10 +69,10 @@ export async function recentRuns(db: Db, connectorId: string, limit: number): Pr
 
 /** The run is running; a resumed run keeps its first start time. */
 export async function startRun(db: Db, id: string): Promise<void> {
-  (await statement(
+  await statement(
     db,
     "UPDATE sync_runs SET status = 'running', started_at = COALESCE(started_at, ?) WHERE id = ?",
-  ).run(now(), id));
+  ).run(now(), id);
 }
 
 export async function finishRun(
@@ -84,7 +85,7 @@ export async function finishRun(
     failedItems: { item: string; reason: string }[];
   },
 ): Promise<void> {
-  (await statement(
+  await statement(
     db,
     "UPDATE sync_runs SET status = ?, error = ?, counts = ?, failed_items = ?, finished_at = ? WHERE id = ?",
   ).run(
@@ -94,7 +95,7 @@ export async function finishRun(
     JSON.stringify(outcome.failedItems),
     now(),
     id,
-  ));
+  );
 }
 
 export function toSyncRun(run: SyncRunRow): SyncRun {

@@ -26,12 +26,25 @@ const VECTORS_OF_SQL: Record<Corpus, string> = {
 };
 
 /** Every vector of `model` that the namespace's units of `corpus` hold. */
-export async function namespaceVectors(db: Db, corpus: Corpus, namespaceId: string, model: string): Promise<StoredVector[]> {
-  return (await statement(db, NAMESPACE_VECTORS_SQL[corpus]).all(namespaceId, model)) as unknown as StoredVector[];
+export async function namespaceVectors(
+  db: Db,
+  corpus: Corpus,
+  namespaceId: string,
+  model: string,
+): Promise<StoredVector[]> {
+  return (await statement(db, NAMESPACE_VECTORS_SQL[corpus]).all(
+    namespaceId,
+    model,
+  )) as unknown as StoredVector[];
 }
 
 /** The vectors of `model` that `rowids` of `corpus` hold (a row without one is left out). */
-export async function vectorsOf(db: Db, corpus: Corpus, rowids: readonly number[], model: string): Promise<StoredVector[]> {
+export async function vectorsOf(
+  db: Db,
+  corpus: Corpus,
+  rowids: readonly number[],
+  model: string,
+): Promise<StoredVector[]> {
   return (await statement(db, VECTORS_OF_SQL[corpus]).all(
     JSON.stringify(rowids),
     model,
@@ -47,7 +60,11 @@ export async function dataVersion(db: Db): Promise<string> {
   // to every writing transaction, this connection's included).
   if (dialectOf(db) === "postgres") {
     return String(
-      ((await statement(db, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS v").get()) as { v: string }).v,
+      (
+        (await statement(db, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS v").get()) as {
+          v: string;
+        }
+      ).v,
     );
   }
   const v = (await statement(db, "PRAGMA data_version").get()) as { data_version: number };

@@ -147,7 +147,7 @@ describe("connectors sync on a schedule", () => {
     const db = server.engine.context.db;
     // Its first run is still queued (no workers): nothing to schedule until it ends, then nothing either.
     expect(await service.queueDueSyncs(new Date(Date.now() + 365 * 86_400_000))).toBe(0);
-    expect((await recentRuns(db, daily.id, 10))).toHaveLength(1);
+    expect(await recentRuns(db, daily.id, 10)).toHaveLength(1);
   });
 
   it("keeps its schedule across a restart: due from the last run in the store", async () => {
@@ -168,10 +168,10 @@ describe("connectors sync on a schedule", () => {
     await stop(b.server);
 
     // The hour passed while it was down (the last run is made older in the store): the next start syncs.
-    const raw = (await openDatabase(dir.path, testDatabase()));
-    (await raw
+    const raw = await openDatabase(dir.path, testDatabase());
+    await raw
       .prepare("UPDATE sync_runs SET created_at = ?, started_at = ?, finished_at = ? WHERE connector_id = ?")
-      .run(...Array(3).fill(new Date(Date.now() - 3601_000).toISOString()), id));
+      .run(...Array(3).fill(new Date(Date.now() - 3601_000).toISOString()), id);
     await raw.close();
     const c = await serve();
     const after = await nextFinishedRun(() => c.ns.connectors.get(id), first.latestRun!.id);
@@ -189,17 +189,16 @@ describe("connectors sync on a schedule", () => {
     });
     const db = a.server.engine.context.db;
     // The first run, queued at create, ends; the next is due a minute later.
-    (await db.prepare("UPDATE sync_runs SET status = 'done', finished_at = ? WHERE connector_id = ?").run(
-      new Date().toISOString(),
-      id,
-    ));
+    await db
+      .prepare("UPDATE sync_runs SET status = 'done', finished_at = ? WHERE connector_id = ?")
+      .run(new Date().toISOString(), id);
     const sa = connectorService(a.server.engine.context);
     const sb = connectorService(b.server.engine.context);
     expect(await sa.queueDueSyncs(new Date(Date.now() + 30_000))).toBe(0);
     const later = new Date(Date.now() + 61_000);
     expect((await sa.queueDueSyncs(later)) + (await sb.queueDueSyncs(later))).toBe(1);
     expect(await sb.queueDueSyncs(later)).toBe(0);
-    const runs = (await recentRuns(db, id, 10));
+    const runs = await recentRuns(db, id, 10);
     expect(runs.map((r) => r.status)).toEqual(["queued", "done"]);
     // A trigger meanwhile answers 409 as before.
     await expect(b.ns.connectors.sync(id)).rejects.toMatchObject({ status: 409 });

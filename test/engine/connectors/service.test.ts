@@ -82,7 +82,11 @@ describe("connector service", () => {
   it("syncs a web-crawler connector into documents, then updates, keeps and deletes on the next run", async () => {
     const e = await engine(1);
     const service = connectorService(e.context);
-    const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
+    const team = await ensureNamespace(
+      e.context.db,
+      (await ensureOrganization(e.context.db, "local")).id,
+      "team",
+    );
     const created = await service.create(team, {
       provider: "web-crawler",
       config: { startUrl: site.url },
@@ -90,7 +94,7 @@ describe("connector service", () => {
     });
     expect(created.authorization).toBeNull();
 
-    const first = (await service.get(team, created.id, ["syncs"]));
+    const first = await service.get(team, created.id, ["syncs"]);
     const run1 = await finished(e, first.latestRun!.id);
     expect(run1.status).toBe("done");
     expect(JSON.parse(run1.counts!)).toEqual({
@@ -101,7 +105,7 @@ describe("connector service", () => {
       skipped: 0,
       failed: 0,
     });
-    const docs = (await connectorDocs(e, created.id));
+    const docs = await connectorDocs(e, created.id);
     expect(docs.map((d) => d.custom_id)).toEqual([
       `connector:${created.id}:${site.url}/`,
       `connector:${created.id}:${site.url}/one`,
@@ -115,7 +119,7 @@ describe("connector service", () => {
 
     pages.delete("/two");
     pages.set("/one", { body: page("One", "First page, edited."), etag: '"o2"' });
-    const { runId } = (await service.sync(team, created.id));
+    const { runId } = await service.sync(team, created.id);
     const run2 = await finished(e, runId);
     expect(JSON.parse(run2.counts!)).toEqual({
       added: 0,
@@ -125,14 +129,14 @@ describe("connector service", () => {
       skipped: 0,
       failed: 0,
     });
-    const after = (await connectorDocs(e, created.id));
+    const after = await connectorDocs(e, created.id);
     expect(after.map((d) => d.custom_id)).toEqual([
       `connector:${created.id}:${site.url}/`,
       `connector:${created.id}:${site.url}/one`,
     ]);
     expect((await after)[1]!.content).toBe("First page, edited.");
 
-    const read = (await service.get(team, created.id, ["syncs"]));
+    const read = await service.get(team, created.id, ["syncs"]);
     expect(read.syncs).toHaveLength(2);
     expect(read.latestRun).toMatchObject({ id: runId, system: { status: "done" } });
   });
@@ -141,7 +145,11 @@ describe("connector service", () => {
     // No workers: the first run stays queued.
     const e = await engine(0);
     const service = connectorService(e.context);
-    const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
+    const team = await ensureNamespace(
+      e.context.db,
+      (await ensureOrganization(e.context.db, "local")).id,
+      "team",
+    );
     const { id } = await service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
     await expect(service.sync(team, id)).rejects.toBeInstanceOf(ConflictError);
   });
@@ -149,7 +157,11 @@ describe("connector service", () => {
   it("refuses bad config with a 400 naming the field, and hides secrets when reading a connector", async () => {
     const e = await engine(0);
     const service = connectorService(e.context);
-    const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
+    const team = await ensureNamespace(
+      e.context.db,
+      (await ensureOrganization(e.context.db, "local")).id,
+      "team",
+    );
     await expect((() => service.create(team, { provider: "web-crawler", config: {} }))()).rejects.toThrow(
       expect.objectContaining({ field: "config.startUrl" }),
     );
@@ -172,12 +184,16 @@ describe("connector service", () => {
   it("deletes a connector with or without its documents", async () => {
     const e = await engine(1);
     const service = connectorService(e.context);
-    const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
+    const team = await ensureNamespace(
+      e.context.db,
+      (await ensureOrganization(e.context.db, "local")).id,
+      "team",
+    );
     const a = await service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
     await finished(e, (await service.get(team, a.id)).latestRun!.id);
-    expect((await service.remove(team, a.id, true))).toEqual({ id: a.id, deleted: true, documentsDeleted: 3 });
-    expect((await connectorDocs(e, a.id))).toEqual([]);
-    await expect((async () => (await service.get(team, a.id)))()).rejects.toThrow(NotFoundError);
+    expect(await service.remove(team, a.id, true)).toEqual({ id: a.id, deleted: true, documentsDeleted: 3 });
+    expect(await connectorDocs(e, a.id)).toEqual([]);
+    await expect((async () => await service.get(team, a.id))()).rejects.toThrow(NotFoundError);
   });
 });
 
@@ -202,13 +218,17 @@ describe("connector service OAuth", () => {
     });
     const e = await engine(0);
     const service = connectorService(e.context);
-    const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
+    const team = await ensureNamespace(
+      e.context.db,
+      (await ensureOrganization(e.context.db, "local")).id,
+      "team",
+    );
     const redirectUrl = "http://127.0.0.1:8787/connectors/oauth/callback";
     const created = await service.create(team, { provider: "github", redirectUrl });
     expect(created.authorization!.url.startsWith(`${auth.url}/authorize?`)).toBe(true);
     expect(Date.parse(created.authorization!.expiresAt) - Date.now()).toBeGreaterThan(59 * 60_000);
     expect(await service.list(team.organization_id, team)).toEqual([]);
-    await expect((async () => (await service.get(team, created.id)))()).rejects.toThrow(NotFoundError);
+    await expect((async () => await service.get(team, created.id))()).rejects.toThrow(NotFoundError);
 
     const answer = await fetch(created.authorization!.url, { redirect: "manual" });
     const back = new URL(answer.headers.get("location")!);
@@ -243,7 +263,11 @@ describe("connector service OAuth", () => {
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     try {
       const service = connectorService(e.context);
-      const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
+      const team = await ensureNamespace(
+        e.context.db,
+        (await ensureOrganization(e.context.db, "local")).id,
+        "team",
+      );
       const created = await service.create(team, {
         provider: "github",
         redirectUrl: `${base}/connectors/oauth/callback`,
@@ -260,7 +284,7 @@ describe("connector service OAuth", () => {
       const answers = await Promise.all(codes.map((p) => fetch(`${base}/connectors/oauth/callback?${p}`)));
       expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
       expect(auth.state.codeExchanges).toBe(1);
-      expect((await service.get(team, created.id))).toMatchObject({ account: "octo-user" });
+      expect(await service.get(team, created.id)).toMatchObject({ account: "octo-user" });
     } finally {
       await new Promise((resolve) => http.close(resolve));
     }
@@ -275,7 +299,11 @@ describe("connector service OAuth", () => {
     });
     const e = await engine(0);
     const service = connectorService(e.context);
-    const team = (await ensureNamespace(e.context.db, (await ensureOrganization(e.context.db, "local")).id, "team"));
+    const team = await ensureNamespace(
+      e.context.db,
+      (await ensureOrganization(e.context.db, "local")).id,
+      "team",
+    );
     const created = await service.create(team, {
       provider: "github",
       redirectUrl: "http://127.0.0.1:8787/connectors/oauth/callback",
@@ -286,9 +314,9 @@ describe("connector service OAuth", () => {
     });
     await expect(service.completeAuthorization({ state, code: "late" })).rejects.toThrow(InputError);
     expect(auth.state.codeExchanges).toBe(0);
-    const row = (await e.context.db
+    const row = await e.context.db
       .prepare("SELECT state, oauth_state FROM connectors WHERE id = ?")
-      .get(created.id));
+      .get(created.id);
     expect(row).toEqual({ state: "expired", oauth_state: null });
   });
 });

@@ -147,7 +147,9 @@ describe("dreaming", () => {
         const d = (await first.call("GET", `/ns/alice/document/${add.body.id}`)).body as Doc;
         return d.system.status === "done" ? true : undefined;
       }, "status done");
-      const jobs = (await first.engine.context.db.prepare("SELECT kind FROM jobs").all()) as { kind: string }[];
+      const jobs = (await first.engine.context.db.prepare("SELECT kind FROM jobs").all()) as {
+        kind: string;
+      }[];
       expect(jobs.map((j) => j.kind)).toEqual(["dream"]);
       expect(
         ((await first.call("GET", `/ns/alice/document/${add.body.id}`)).body as Doc).system.dreamingStatus,
@@ -233,10 +235,10 @@ describe("re-sending a document by id", () => {
   const content = "Melanie: How was your week?\nCaroline: Yesterday I went to an LGBTQ support group.";
   type Full = Doc & { chunks?: { content: string }[]; memories?: { memory: string }[] };
   const done = async (t: TestEngine) =>
-    (await eventually(async () => {
+    await eventually(async () => {
       const d = (await t.call("GET", "/ns/c/document/s1?include=memories,chunks")).body as Full;
       return d.system.status === "done" && d.system.dreamingStatus === "done" ? d : undefined;
-    }, "status done"));
+    }, "status done");
   const send = (t: TestEngine, body: Record<string, unknown>) =>
     t.call("POST", "/ns/c/document", { id: "s1", content, dreaming: "instant", ...body });
 

@@ -86,7 +86,7 @@ export async function addFacts(
   });
   if (res.status !== 200) throw new Error(`add failed: ${JSON.stringify(res.body)}`);
   const row = (await getDocumentRow(t.engine.context.db, res.body.id))!;
-  const applied = (await commitFacts(
+  const applied = await commitFacts(
     t.engine.context.db,
     row,
     row.generation,
@@ -99,7 +99,7 @@ export async function addFacts(
       isInference: f.isInference ?? false,
       ...(f.forgetAfter !== undefined ? { forgetAfter: f.forgetAfter } : {}),
     })),
-  ));
+  );
   return { documentId: res.body.id, memoryIds: applied.map((a) => a.memoryId) };
 }
 

@@ -127,20 +127,20 @@ describe("the person factor", () => {
   let ns: string;
   beforeEach(async () => {
     store = await TestStore.open();
-    ns = (await store.namespace("alice"));
+    ns = await store.namespace("alice");
   });
-  afterEach(async () => (await store.close()));
+  afterEach(async () => await store.close());
 
   it("knows the namespace's speakers by a prefix of three letters or more", async () => {
     await store.document(ns, ["hello", "hi"], { speakers: ["melanie", "caroline"] });
-    expect((await namedPeople(store.db, ns, "What did Mel paint?", STOP_WORDS))).toEqual({
+    expect(await namedPeople(store.db, ns, "What did Mel paint?", STOP_WORDS)).toEqual({
       names: new Set(["melanie"]),
       expansions: ["melanie"],
     });
     expect((await namedPeople(store.db, ns, "What did Caroline paint?", STOP_WORDS)).expansions).toEqual([]);
     expect((await namedPeople(store.db, ns, "What did me paint?", STOP_WORDS)).names.size).toBe(0);
     // Another namespace's speakers are not this one's.
-    expect((await namedPeople(store.db, (await store.namespace("bob")), "Mel", STOP_WORDS)).names.size).toBe(0);
+    expect((await namedPeople(store.db, await store.namespace("bob"), "Mel", STOP_WORDS)).names.size).toBe(0);
   });
 
   it("multiplies the score of what someone else said by the factor", async () => {
@@ -150,7 +150,8 @@ describe("the person factor", () => {
     const terms = queryTerms("pottery");
     const plain = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 10)).candidates;
     const person = { names: new Set(["melanie"]), factor: OTHER_PERSON_FACTOR };
-    const weighed = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 10, { person })).candidates;
+    const weighed = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 10, { person }))
+      .candidates;
     const score = (list: typeof plain, rowid: number) => list.find((c) => c.rowid === rowid)!.bm25;
     const [caroline, melanie] = [plain[0]!.rowid, plain[1]!.rowid];
     expect(score(weighed, caroline)).toBeCloseTo(score(plain, caroline) * OTHER_PERSON_FACTOR, 9);
@@ -158,13 +159,13 @@ describe("the person factor", () => {
   });
 
   it("ranks what the named person said first when the query names them", async () => {
-    const doc = (await store.document(
+    const doc = await store.document(
       ns,
       ["I love pottery, pottery is the best, pottery every day.", "Pottery is fun."],
       {
         speakers: ["caroline", "melanie"],
       },
-    ));
+    );
     const res = await search(
       { db: store.db },
       ns,
@@ -232,11 +233,11 @@ describe("dedup in hybrid search", () => {
   it("applies to hybrid search only: chunks and memories modes return every match", async () => {
     const store = await TestStore.open();
     try {
-      const ns = (await store.namespace("alice"));
+      const ns = await store.namespace("alice");
       await store.memory(ns, "Caroline went to a support group on 7 May 2023.");
       await store.memory(ns, "Caroline went to the support group on 7 May 2023!");
       const run = async (searchMode: "hybrid" | "memories") =>
-        (await search({ db: store.db }, ns, SearchBody.parse({ query: "support group", searchMode })));
+        await search({ db: store.db }, ns, SearchBody.parse({ query: "support group", searchMode }));
       expect((await run("memories")).results).toHaveLength(2);
       expect((await run("hybrid")).results).toHaveLength(1);
     } finally {

@@ -87,22 +87,24 @@ describe("search ranks what happened between two events the question names", () 
   beforeEach(async () => {
     store = await TestStore.open();
   });
-  afterEach(async () => (await store.close()));
+  afterEach(async () => await store.close());
 
   it("above what happened before or after them", async () => {
-    const ns = (await store.namespace("zoe"));
-    const trip = (await store.memory(ns, "Zoe came back from a trip to Lisbon (10 March 2024).", {
+    const ns = await store.namespace("zoe");
+    const trip = await store.memory(ns, "Zoe came back from a trip to Lisbon (10 March 2024).", {
       eventDate: "2024-03-10",
-    }));
-    const wedding = (await store.memory(ns, "Zoe's brother's wedding was lovely (8 June 2024).", {
+    });
+    const wedding = await store.memory(ns, "Zoe's brother's wedding was lovely (8 June 2024).", {
       eventDate: "2024-06-08",
-    }));
+    });
     // Each does something once; only the pottery class falls between the two events.
     await store.memory(ns, "Zoe went skiing in the Alps (20 January 2024).", { eventDate: "2024-01-20" });
-    const pottery = (await store.memory(ns, "Zoe started a pottery class (15 April 2024).", {
+    const pottery = await store.memory(ns, "Zoe started a pottery class (15 April 2024).", {
       eventDate: "2024-04-15",
-    }));
-    const piano = (await store.memory(ns, "Zoe started piano lessons (1 August 2024).", { eventDate: "2024-08-01" }));
+    });
+    const piano = await store.memory(ns, "Zoe started piano lessons (1 August 2024).", {
+      eventDate: "2024-08-01",
+    });
     await store.memory(ns, "Zoe went to a jazz concert (5 October 2023).", { eventDate: "2023-10-05" });
     const ranked = async (query: string) =>
       (
@@ -125,14 +127,16 @@ describe("search brings back both end points of 'how long between'", () => {
   beforeEach(async () => {
     store = await TestStore.open();
   });
-  afterEach(async () => (await store.close()));
+  afterEach(async () => await store.close());
 
   it("in the top 3, where the whole question ranks words about weeks and adopting first", async () => {
-    const ns = (await store.namespace("zoe"));
-    const rex = (await store.memory(ns, "Zoe adopted Rex, a beagle puppy, from the shelter (3 March 2023).", {
+    const ns = await store.namespace("zoe");
+    const rex = await store.memory(ns, "Zoe adopted Rex, a beagle puppy, from the shelter (3 March 2023).", {
       eventDate: "2023-03-03",
-    }));
-    const bella = (await store.memory(ns, "Bella came home with Zoe (17 March 2023).", { eventDate: "2023-03-17" }));
+    });
+    const bella = await store.memory(ns, "Bella came home with Zoe (17 March 2023).", {
+      eventDate: "2023-03-17",
+    });
     // Distractors that share the question's other words.
     await store.memory(ns, "Weeks passed before Zoe felt at home in the new flat.");
     await store.memory(ns, "Zoe is thinking about adopting a cat in a few weeks.");

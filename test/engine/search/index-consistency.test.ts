@@ -63,11 +63,7 @@ describe("the search index", () => {
     expect(names).toEqual(["a"]);
 
     const db = t.engine.context.db;
-    const rows = async (sql: string) =>
-      (await db
-        .prepare(sql)
-        .all())
-        .map((r) => ({ ...r }));
+    const rows = async (sql: string) => (await db.prepare(sql).all()).map((r) => ({ ...r }));
     // Each unit's postings are its text's and context's stems, counted again now (by the
     // tokenizer the index uses, in JavaScript: the same check on every backend).
     const units = (await rows(`
@@ -117,7 +113,9 @@ describe("the search index", () => {
       WHERE NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = c.space AND p.term = c.term AND p.unit = u.unit)`;
     expect(await rows(`${postings} ORDER BY 1, 2, 3`)).toEqual(expected);
     // Shared contexts were made (the memories of a short document share its text as context).
-    expect((await rows("SELECT count(*) AS n FROM search_units WHERE context IS NOT NULL"))[0]!.n).toBeGreaterThan(1);
+    expect(
+      (await rows("SELECT count(*) AS n FROM search_units WHERE context IS NOT NULL"))[0]!.n,
+    ).toBeGreaterThan(1);
     expect(
       await rows(`SELECT space, term, units, text_units FROM search_terms WHERE units > 0 ORDER BY 1, 2`),
     ).toEqual(
@@ -137,8 +135,12 @@ describe("the search index", () => {
     expect(await rows("SELECT count(*) AS n FROM search_terms WHERE units < 0 OR text_units < 0")).toEqual([
       { n: 0 },
     ]);
-    expect(await rows("SELECT id AS space, units, length FROM search_spaces WHERE units > 0 ORDER BY 1")).toEqual(
-      await rows("SELECT space, count(*) AS units, sum(length) AS length FROM search_units GROUP BY 1 ORDER BY 1"),
+    expect(
+      await rows("SELECT id AS space, units, length FROM search_spaces WHERE units > 0 ORDER BY 1"),
+    ).toEqual(
+      await rows(
+        "SELECT space, count(*) AS units, sum(length) AS length FROM search_units GROUP BY 1 ORDER BY 1",
+      ),
     );
     // The namespaces deleted left nothing behind.
     expect(
@@ -153,8 +155,8 @@ describe("the search index", () => {
     const db = t.engine.context.db;
     const ns = (await db.prepare("SELECT id FROM namespaces WHERE name = 'solo'").get()) as { id: string };
     // One statement, autocommitted: nothing indexes it at commit.
-    (await insertMemory(db, directMemory(ns.id, "Priya repairs antique clocks.")));
-    expect((await db.prepare("SELECT count(*) AS n FROM search_pending").get())).toEqual({ n: 1 });
+    await insertMemory(db, directMemory(ns.id, "Priya repairs antique clocks."));
+    expect(await db.prepare("SELECT count(*) AS n FROM search_pending").get()).toEqual({ n: 1 });
     const found = await t.call("POST", "/ns/solo/search", {
       query: "antique clocks",
       searchMode: "memories",
@@ -162,6 +164,6 @@ describe("the search index", () => {
     expect(found.body.results.map((r: { memory?: string }) => r.memory)).toContain(
       "Priya repairs antique clocks.",
     );
-    expect((await db.prepare("SELECT count(*) AS n FROM search_pending").get())).toEqual({ n: 0 });
+    expect(await db.prepare("SELECT count(*) AS n FROM search_pending").get()).toEqual({ n: 0 });
   });
 });

@@ -67,7 +67,7 @@ describe("lexicalSearch", () => {
   let ns: string;
   beforeAll(async () => {
     store = await TestStore.open();
-    ns = (await store.namespace("lex"));
+    ns = await store.namespace("lex");
     // "weather" is in 16 of 40 rows (idf 0.39), "harbour" and "tar" in 4 of them (idf 2.09): the
     // default threshold leaves "weather" out of MATCH, and its part must be added back;
     // "market" is in every row (idf floored at 1e-6).
@@ -78,21 +78,21 @@ describe("lexicalSearch", () => {
       await store.document(ns, [`Entry ${i}: we walked to the market.${weather}${extra}`]);
     }
   });
-  afterAll(async () => (await store.close()));
+  afterAll(async () => await store.close());
 
   it("gives the same scores over the whole query when it reads only the rarest terms", async () => {
     const terms = queryTerms("weather harbour tar market");
     const full = new Map(
-      (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 40, { budget: 1e9 })).candidates.map(
-        (c) => [c.rowid, c.bm25],
-      ),
+      (
+        await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 40, { budget: 1e9 })
+      ).candidates.map((c) => [c.rowid, c.bm25]),
     );
     // A budget of 10 rows reads "harbour" and "tar" only: "weather" and "market" are added back.
-    const pruned = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 3, { budget: 10 }));
+    const pruned = await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 3, { budget: 10 });
     expect(pruned.candidates).toHaveLength(3);
     for (const c of pruned.candidates) expect(c.bm25).toBeCloseTo(full.get(c.rowid)!, 9);
     // Every candidate also holds "weather": without its part the scores would be lower.
-    const harbourOnly = (await lexicalSearch(
+    const harbourOnly = await lexicalSearch(
       store.db,
       "chunks",
       queryTerms("harbour tar market"),
@@ -101,7 +101,7 @@ describe("lexicalSearch", () => {
       {
         budget: 1e9,
       },
-    ));
+    );
     expect(pruned.candidates[0]!.bm25).toBeGreaterThan(harbourOnly.candidates[0]!.bm25);
     const scores = pruned.candidates.map((c) => c.bm25);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
@@ -109,7 +109,7 @@ describe("lexicalSearch", () => {
 
   it("reports each term's idf from the namespace's counts and the background, and their sum", async () => {
     const terms = queryTerms("harbour market");
-    const r = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5));
+    const r = await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5);
     const idf = (hits: number, stem: string) =>
       bm25Idf(40 + BACKGROUND_UNITS, hits + BACKGROUND_UNITS * backgroundUnitShare(stem));
     expect(r.termIdf[0]).toBeCloseTo(idf(4, "harbour"), 12);
@@ -121,10 +121,10 @@ describe("lexicalSearch", () => {
 
   it("depends on the namespace's own rows only", async () => {
     const terms = queryTerms("harbour tar");
-    const before = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5));
-    const other = (await store.namespace("lex-neighbour"));
-    for (let i = 0; i < 30; i++) (await store.document(other, [`The harbour ${i} smelled of tar and fish.`]));
-    const after = (await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5));
+    const before = await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5);
+    const other = await store.namespace("lex-neighbour");
+    for (let i = 0; i < 30; i++) await store.document(other, [`The harbour ${i} smelled of tar and fish.`]);
+    const after = await lexicalSearch(store.db, "chunks", terms, { namespaceId: ns }, 5);
     expect(after).toEqual(before);
   });
 });

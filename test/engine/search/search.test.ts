@@ -24,9 +24,9 @@ let ns: string;
 
 beforeEach(async () => {
   store = await TestStore.open();
-  ns = (await store.namespace("alice"));
+  ns = await store.namespace("alice");
 });
-afterEach(async () => (await store.close()));
+afterEach(async () => await store.close());
 
 /** Runs a search the way the route does: the body parsed by the contract first. */
 const run = async (body: SearchBody, namespaceId: string | null = ns, embedder?: ConceptEmbedder) => {
@@ -65,7 +65,7 @@ describe("chunk search", () => {
     await addCorpus();
     // "Melanie" in most of 2,000 rows says little, here whatever English at large says of the
     // name; "telescope" and "astronomy" are absent.
-    for (let i = 0; i < 2000; i++) (await store.document(ns, [`Melanie wrote note ${i}.`]));
+    for (let i = 0; i < 2000; i++) await store.document(ns, [`Melanie wrote note ${i}.`]);
     const res = await run({ query: "Melanie telescope astronomy", searchMode: "chunks" });
     expect(res.results).toEqual([]);
     const all = await run({ query: "Melanie telescope astronomy", searchMode: "chunks", threshold: 0 });
@@ -98,7 +98,7 @@ describe("chunk search", () => {
   });
 
   it("keeps one namespace's documents out of another's search", async () => {
-    const bob = (await store.namespace("bob"));
+    const bob = await store.namespace("bob");
     await addCorpus(bob);
     await store.document(ns, ["Alice keeps bees on her roof in Lisbon."]);
     const res = await run({ query: "Caroline adoption agencies", searchMode: "chunks" });
@@ -110,8 +110,9 @@ describe("chunk search", () => {
   });
 
   it("still finds a namespace's rows when another namespace holds many better matches", async () => {
-    const bob = (await store.namespace("bob"));
-    for (let i = 0; i < 300; i++) (await store.document(bob, [`Adoption agencies adoption agencies report ${i}`]));
+    const bob = await store.namespace("bob");
+    for (let i = 0; i < 300; i++)
+      await store.document(bob, [`Adoption agencies adoption agencies report ${i}`]);
     await store.document(ns, ["Caroline is researching adoption agencies for her family."]);
     const res = await run({ query: "adoption agencies", searchMode: "chunks" });
     expect(res.results).toHaveLength(1);
@@ -167,12 +168,12 @@ describe("chunk search", () => {
   });
 
   it("shapes a chunk hit per the supplement, with its document when asked", async () => {
-    const doc = (await store.document(ns, ["Caroline is researching adoption agencies."], {
+    const doc = await store.document(ns, ["Caroline is researching adoption agencies."], {
       metadata: { topic: "family" },
       title: "Chat",
       customId: "conv-1",
       date: "2023-05-08",
-    }));
+    });
     const res = await run({ query: "adoption agencies", searchMode: "chunks", include: { documents: true } });
     const hit = res.results[0]!;
     expect(hit).toMatchObject({
@@ -200,15 +201,17 @@ describe("chunk search", () => {
 
 describe("memory search", () => {
   it("searches live memories, superseded versions weighed lower; include.forgotten adds forgotten ones", async () => {
-    const old = (await store.memory(ns, "Caroline lives in Stockholm.", { isLatest: false }));
-    const latest = (await store.memory(ns, "Caroline lives in Berlin.", { parentMemoryId: old, version: 2 }));
-    const forgotten = (await store.memory(ns, "Caroline lives in a flat near Berlin zoo.", { isForgotten: true }));
-    const expired = (await store.memory(ns, "Caroline lives with a roommate in Berlin.", {
+    const old = await store.memory(ns, "Caroline lives in Stockholm.", { isLatest: false });
+    const latest = await store.memory(ns, "Caroline lives in Berlin.", { parentMemoryId: old, version: 2 });
+    const forgotten = await store.memory(ns, "Caroline lives in a flat near Berlin zoo.", {
+      isForgotten: true,
+    });
+    const expired = await store.memory(ns, "Caroline lives with a roommate in Berlin.", {
       forgetAfter: "2001-01-01",
-    }));
-    const future = (await store.memory(ns, "Caroline lives close to Berlin's Tiergarten park.", {
+    });
+    const future = await store.memory(ns, "Caroline lives close to Berlin's Tiergarten park.", {
       forgetAfter: "2999-01-01",
-    }));
+    });
     const q = { query: "Where does Caroline live?", searchMode: "memories" as const, threshold: 0 };
     const res = await run(q);
     expect(res.results.map((r) => r.id).sort()).toEqual([latest, future, old].sort());
@@ -222,15 +225,15 @@ describe("memory search", () => {
   });
 
   it("adds parents, children and siblings with include.related", async () => {
-    const v1 = (await store.memory(ns, "Melanie works as a nurse.", { isLatest: false }));
-    const v2 = (await store.memory(ns, "Melanie works as a head nurse at the city hospital.", {
+    const v1 = await store.memory(ns, "Melanie works as a nurse.", { isLatest: false });
+    const v2 = await store.memory(ns, "Melanie works as a head nurse at the city hospital.", {
       parentMemoryId: v1,
       version: 2,
-    }));
+    });
     await store.relate(v2, v1, "updates");
-    const extra = (await store.memory(ns, "Melanie's hospital shifts are at night."));
+    const extra = await store.memory(ns, "Melanie's hospital shifts are at night.");
     await store.relate(extra, v2, "extends");
-    const gone = (await store.memory(ns, "Melanie hates hospitals.", { isForgotten: true }));
+    const gone = await store.memory(ns, "Melanie hates hospitals.", { isForgotten: true });
     await store.relate(gone, v2, "extends");
     const res = await run({
       query: "head nurse hospital",
@@ -251,7 +254,7 @@ describe("memory search", () => {
     const before = await run(q);
     expect(before.results.length).toBeGreaterThan(0);
     expect(before.results.every((r) => r.chunk !== undefined)).toBe(true);
-    const mem = (await store.memory(ns, "Caroline is researching adoption agencies to start a family."));
+    const mem = await store.memory(ns, "Caroline is researching adoption agencies to start a family.");
     const after = await run(q);
     expect(after.results.some((r) => r.id === mem && r.memory !== undefined)).toBe(true);
     expect(after.results.some((r) => r.chunk !== undefined)).toBe(true);
@@ -260,8 +263,11 @@ describe("memory search", () => {
   });
 
   it("filters memories by their metadata and by their source document", async () => {
-    const doc = (await store.document(ns, ["x"], { source: "notion" }));
-    await store.memory(ns, "The launch is on Monday.", { metadata: { project: "apollo" }, documentId: doc.id });
+    const doc = await store.document(ns, ["x"], { source: "notion" });
+    await store.memory(ns, "The launch is on Monday.", {
+      metadata: { project: "apollo" },
+      documentId: doc.id,
+    });
     await store.memory(ns, "The launch moved to Tuesday.", { metadata: { project: "gemini" } });
     const q = { query: "launch", searchMode: "memories" as const };
     expect((await run(q)).results).toHaveLength(2);
@@ -343,11 +349,11 @@ describe("rerank", () => {
   });
 
   it("aggregate: merges chunks of one document into one hit", async () => {
-    const doc = (await store.document(ns, [
+    const doc = await store.document(ns, [
       "Melanie signed up for pottery class.",
       "The weather was grey all week.",
       "At pottery class Melanie glazed a bowl blue.",
-    ]));
+    ]);
     await store.document(ns, ["Pottery is older than writing."]);
     const res = await run({
       query: "Melanie pottery",
@@ -374,7 +380,9 @@ describe("vector search", () => {
     const embedder = new ConceptEmbedder();
     const texts = ["I bought a used car last spring.", "My dog loves the beach.", "Taxes are due in April."];
     for (const t of texts)
-      await store.document(ns, [t], { embedder: { model: embedder.model, vectors: [embedder.embedSync(t)] } });
+      await store.document(ns, [t], {
+        embedder: { model: embedder.model, vectors: [embedder.embedSync(t)] },
+      });
     const lexicalOnly = await run({ query: "zorbmobile", searchMode: "chunks" });
     expect(lexicalOnly.results).toEqual([]);
     const res = await run({ query: "zorbmobile", searchMode: "chunks" }, ns, embedder);
@@ -386,7 +394,9 @@ describe("vector search", () => {
     const embedder = new ConceptEmbedder();
     const texts = ["puppy training tips", "dog training tips", "training schedule for marathon"];
     for (const t of texts)
-      await store.document(ns, [t], { embedder: { model: embedder.model, vectors: [embedder.embedSync(t)] } });
+      await store.document(ns, [t], {
+        embedder: { model: embedder.model, vectors: [embedder.embedSync(t)] },
+      });
     const res = await run({ query: "dog training", searchMode: "chunks", threshold: 0 }, ns, embedder);
     expect(res.results[0]!.chunk).toBe("dog training tips");
     expect(res.results.map((r) => r.chunk)).toContain("puppy training tips");
@@ -406,7 +416,7 @@ describe("vector search", () => {
 
   it("keeps vector hits of other namespaces and unfinished documents out", async () => {
     const embedder = new ConceptEmbedder();
-    const other = (await store.namespace("other"));
+    const other = await store.namespace("other");
     const v = (t: string) => ({ model: embedder.model, vectors: [embedder.embedSync(t)] });
     await store.document(other, ["a red sedan"], { embedder: v("a red sedan") });
     await store.document(ns, ["a blue vehicle"], { embedder: v("a blue vehicle"), status: "embedding" });

@@ -48,7 +48,7 @@ export class TestStore {
     const id = newId("doc");
     const t = new Date().toISOString();
     const text = chunks.join("\n");
-    (await this.db
+    await this.db
       .prepare(
         `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, text, title, type, source, metadata,
            document_date, status, dreaming_status, created_at, updated_at)
@@ -69,7 +69,7 @@ export class TestStore {
         opts.status ?? "done",
         t,
         t,
-      ));
+      );
     const chunkIds: string[] = [];
     let offset = 0;
     for (const [position, content] of chunks.entries()) {
@@ -98,9 +98,9 @@ export class TestStore {
       offset += content.length + 1;
       const v = opts.embedder?.vectors[position];
       if (v) {
-        (await this.db
+        await this.db
           .prepare("INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES (?, ?, ?)")
-          .run(row.rowid, opts.embedder!.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)));
+          .run(row.rowid, opts.embedder!.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
       }
       chunkIds.push(chunkId);
     }
@@ -129,7 +129,7 @@ export class TestStore {
   ): Promise<string> {
     const id = newId("mem");
     const t = new Date().toISOString();
-    (await this.db
+    await this.db
       .prepare(
         `INSERT INTO memories (id, namespace_id, memory, metadata, is_inference, is_latest, is_forgotten, version,
            parent_memory_id, forget_after, document_id, context, speaker, event_date, created_at, updated_at)
@@ -152,21 +152,21 @@ export class TestStore {
         opts.eventDate ?? null,
         t,
         t,
-      ));
+      );
     if (opts.documentId && opts.sourceStart !== undefined) {
-      (await this.db
+      await this.db
         .prepare(
           "INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at) VALUES (?, ?, ?, ?, ?)",
         )
-        .run(id, opts.documentId, opts.sourceStart, opts.sourceStart + 1, t));
+        .run(id, opts.documentId, opts.sourceStart, opts.sourceStart + 1, t);
     }
     return id;
   }
 
   async relate(fromId: string, toId: string, relation: "updates" | "extends" | "derives"): Promise<void> {
-    (await this.db
+    await this.db
       .prepare("INSERT INTO memory_relations (from_id, to_id, relation, created_at) VALUES (?, ?, ?, ?)")
-      .run(fromId, toId, relation, new Date().toISOString()));
+      .run(fromId, toId, relation, new Date().toISOString());
   }
 
   async close(): Promise<void> {

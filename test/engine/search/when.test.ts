@@ -74,15 +74,17 @@ describe("search ranks memories dated in the asked window higher", () => {
   beforeEach(async () => {
     store = await TestStore.open();
   });
-  afterEach(async () => (await store.close()));
+  afterEach(async () => await store.close());
 
   it("relative to the namespace's latest document date", async () => {
-    const ns = (await store.namespace("zoe"));
+    const ns = await store.namespace("zoe");
     await store.document(ns, ["Zoe: hello"], { date: "2023-06-20" });
-    const july = (await store.memory(ns, "Zoe built a wooden birdhouse with her nephew.", {
+    const july = await store.memory(ns, "Zoe built a wooden birdhouse with her nephew.", {
       eventDate: "2023-06-30",
-    }));
-    const spring = (await store.memory(ns, "Zoe built a wooden bench for her garden.", { eventDate: "2023-04-15" }));
+    });
+    const spring = await store.memory(ns, "Zoe built a wooden bench for her garden.", {
+      eventDate: "2023-04-15",
+    });
     const run = async (query: string) =>
       (
         await search({ db: store.db }, ns, SearchBody.parse({ query, searchMode: "memories", threshold: 0 }))

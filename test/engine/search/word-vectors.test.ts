@@ -56,9 +56,9 @@ describe("search with the built-in word vectors", () => {
     // Memories carry vectors of the model; chunks none (an average blurs over a passage).
     const db = t!.engine.context.db;
     const count = async (sql: string) => ((await db.prepare(sql).get()) as { n: number }).n;
-    expect(await count(`SELECT count(*) AS n FROM memory_vectors WHERE model = '${WORD_VECTORS_MODEL}'`)).toBe(
-      await count("SELECT count(*) AS n FROM memories"),
-    );
+    expect(
+      await count(`SELECT count(*) AS n FROM memory_vectors WHERE model = '${WORD_VECTORS_MODEL}'`),
+    ).toBe(await count("SELECT count(*) AS n FROM memories"));
     expect(await count("SELECT count(*) AS n FROM chunk_vectors")).toBe(0);
   });
 

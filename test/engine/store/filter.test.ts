@@ -9,28 +9,32 @@ const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   store = await TestStore.open();
-  const ns = (await store.namespace("filters"));
-  ids.a = (await store.document(ns, ["a"], {
-    metadata: {
-      topic: "Travel",
-      "a.b": "dotted",
-      n: 5,
-      flag: true,
-      tags: ["work", "home"],
-      note: "Trip to Berlin",
-    },
-    source: "notion",
-    customId: "my-a",
-  })).id;
-  ids.b = (await store.document(ns, ["b"], {
-    metadata: { topic: "travel", n: 10.5, flag: false, tags: ["home"], note: "trip to paris" },
-    source: "api",
-    type: "webpage",
-  })).id;
+  const ns = await store.namespace("filters");
+  ids.a = (
+    await store.document(ns, ["a"], {
+      metadata: {
+        topic: "Travel",
+        "a.b": "dotted",
+        n: 5,
+        flag: true,
+        tags: ["work", "home"],
+        note: "Trip to Berlin",
+      },
+      source: "notion",
+      customId: "my-a",
+    })
+  ).id;
+  ids.b = (
+    await store.document(ns, ["b"], {
+      metadata: { topic: "travel", n: 10.5, flag: false, tags: ["home"], note: "trip to paris" },
+      source: "api",
+      type: "webpage",
+    })
+  ).id;
   // "5" is a string and 1 is a number that a boolean filter must not take for true.
   ids.c = (await store.document(ns, ["c"], { metadata: { n: "5", one: 1, tags: "work" } })).id;
 });
-afterAll(async () => (await store.close()));
+afterAll(async () => await store.close());
 
 /** The documents a (validated) filter selects, as letters. */
 /** Which of compileFilter's forms the cases below run through: all must agree. */
@@ -78,7 +82,9 @@ describe.each(FORMS)("compileFilter, %s form", (which) => {
       "a",
       "b",
     ]);
-    expect(await select({ field: "topic", operator: "neq", value: "TRAVEL", caseSensitive: false })).toEqual(["c"]);
+    expect(await select({ field: "topic", operator: "neq", value: "TRAVEL", caseSensitive: false })).toEqual([
+      "c",
+    ]);
   });
 
   it("treats neq as the exact negation of eq, so rows without the key match it", async () => {
@@ -108,14 +114,13 @@ describe.each(FORMS)("compileFilter, %s form", (which) => {
 
   it("tests substrings with contains and notContains, with the case option", async () => {
     expect(await select({ field: "note", operator: "contains", value: "trip" })).toEqual(["b"]);
-    expect(await select({ field: "note", operator: "contains", value: "TRIP", caseSensitive: false })).toEqual([
-      "a",
-      "b",
-    ]);
+    expect(
+      await select({ field: "note", operator: "contains", value: "TRIP", caseSensitive: false }),
+    ).toEqual(["a", "b"]);
     expect(await select({ field: "note", operator: "notContains", value: "Berlin" })).toEqual(["b", "c"]);
-    expect(await select({ field: "note", operator: "notContains", value: "TRIP", caseSensitive: false })).toEqual([
-      "c",
-    ]);
+    expect(
+      await select({ field: "note", operator: "notContains", value: "TRIP", caseSensitive: false }),
+    ).toEqual(["c"]);
   });
 
   it("treats % and _ in a contains value literally", async () => {

@@ -26,9 +26,12 @@ const facts = (n: number) =>
 
 async function seed(engine: TestEngine, namespace: string, n: number, batched: boolean) {
   const db = engine.engine.context.db;
-  const ns = (await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, namespace));
-  return (await transaction(db, async () => {
-    const { id: documentId } = (await addDocument(db, ns, { content: "Ana, Bo and Cy near Porto.", customId: "d" }));
+  const ns = await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, namespace);
+  return await transaction(db, async () => {
+    const { id: documentId } = await addDocument(db, ns, {
+      content: "Ana, Bo and Cy near Porto.",
+      customId: "d",
+    });
     const rows: NewMemoryRow[] = facts(n).map((f, i) => ({
       namespaceId: ns.id,
       memory: f.memory,
@@ -46,18 +49,19 @@ async function seed(engine: TestEngine, namespace: string, n: number, batched: b
       context: i % 3 === 1 ? `[2024-03-01] turn ${i}` : undefined,
       speaker: i % 3 === 2 ? "ana" : null,
     }));
-    if (batched) return (await insertMemories(db, rows));
+    if (batched) return await insertMemories(db, rows);
     const ids: string[] = [];
     for (const r of rows) ids.push((await insertMemory(db, r)).id);
     return ids;
-  }));
+  });
 }
 
 async function stored(engine: TestEngine, namespace: string) {
   const db = engine.engine.context.db;
-  const memories = (await db
-    .prepare(
-      `SELECT m.memory, m.metadata, m.is_static, m.is_inference, m.is_latest, m.is_forgotten, m.version,
+  const memories = (
+    await db
+      .prepare(
+        `SELECT m.memory, m.metadata, m.is_static, m.is_inference, m.is_latest, m.is_forgotten, m.version,
          m.parent_memory_id, m.root_memory_id, m.forget_after, m.forget_reason, m.subject, m.attribute,
          m.event_date, m.memory_key, m.context, m.speaker, m.document_id IS NULL AS no_document,
          s.start_offset, s.end_offset, v.model, v.embedding
@@ -65,9 +69,9 @@ async function stored(engine: TestEngine, namespace: string) {
        LEFT JOIN memory_sources s ON s.memory_id = m.id
        LEFT JOIN memory_vectors v ON v.memory_rowid = m.rowid
        WHERE n.name = ? ORDER BY m.memory`,
-    )
-    .all(namespace))
-    .map((r) => ({ ...r, embedding: r.embedding ? [...(r.embedding as Uint8Array)] : null }));
+      )
+      .all(namespace)
+  ).map((r) => ({ ...r, embedding: r.embedding ? [...(r.embedding as Uint8Array)] : null }));
   return memories;
 }
 
@@ -107,7 +111,7 @@ describe("insertMemories", () => {
   it("refuses a new version of a memory (insertMemory's path)", async () => {
     t = await openTestEngine();
     const db = t.engine.context.db;
-    const ns = (await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, "x"));
+    const ns = await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, "x");
     const base = {
       namespaceId: ns.id,
       memory: "Ana keeps bees.",
@@ -120,9 +124,13 @@ describe("insertMemories", () => {
       forgetAfter: null,
       documentId: null,
     };
-    const parent = (await transaction(db, async () => (await insertMemory(db, base))));
-    await expect((async () =>
-      (await transaction(db, async () => (await insertMemories(db, [{ ...base, memory: "Ana keeps goats.", parent }])))))(),
+    const parent = await transaction(db, async () => await insertMemory(db, base));
+    await expect(
+      (async () =>
+        await transaction(
+          db,
+          async () => await insertMemories(db, [{ ...base, memory: "Ana keeps goats.", parent }]),
+        ))(),
     ).rejects.toThrow(/insertMemory/);
   });
 });

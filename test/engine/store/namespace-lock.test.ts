@@ -74,7 +74,10 @@ describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on Po
       await lockNamespace(a, "ns-d");
       expect(await namespaceTransaction(b, "ns-b", () => touch(b))).toBe("written");
       for (const ns of ["ns-a", "ns-c", "ns-d"])
-        await expect(namespaceTransaction(b, ns, () => touch(b)), ns).rejects.toThrow(LOCK_TIMEOUT);
+        await expect(
+          namespaceTransaction(b, ns, () => touch(b)),
+          ns,
+        ).rejects.toThrow(LOCK_TIMEOUT);
     });
     for (const ns of ["ns-a", "ns-c", "ns-d"])
       expect(await namespaceTransaction(b, ns, () => touch(b))).toBe("written");

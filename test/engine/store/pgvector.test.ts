@@ -94,13 +94,15 @@ async function seed(db: Db): Promise<{ a: string; b: string }> {
     ...directMemory(namespaceId, `${namespaceId === a ? "a" : "b"}-${model}-${i}`),
     vector: { model, embedding: vectorOf(namespaceId === a ? i : 1000 + i) },
   });
-  (await transaction(db, async () =>
-    (await insertMemories(db, [
-      ...Array.from({ length: 300 }, (_, i) => row(a, i)),
-      ...Array.from({ length: 120 }, (_, i) => row(b, i)),
-      ...Array.from({ length: 40 }, (_, i) => row(a, 5000 + i, "other-model")),
-    ])),
-  ));
+  await transaction(
+    db,
+    async () =>
+      await insertMemories(db, [
+        ...Array.from({ length: 300 }, (_, i) => row(a, i)),
+        ...Array.from({ length: 120 }, (_, i) => row(b, i)),
+        ...Array.from({ length: 40 }, (_, i) => row(a, 5000 + i, "other-model")),
+      ]),
+  );
   return { a, b };
 }
 
@@ -111,17 +113,19 @@ const queries = [3, 17, 42, 99, 250].map((i) => vectorOf(i * 31 + 5));
 
 describe("nearestVectors", () => {
   it("is null on SQLite: search keeps the in-process scan there", async () => {
-    const db = (await open());
-    const { a } = (await seed(db));
-    expect((await nearestVectors(db, "memories", a, MODEL, queries[0]!, 10))).toBeNull();
+    const db = await open();
+    const { a } = await seed(db);
+    expect(await nearestVectors(db, "memories", a, MODEL, queries[0]!, 10)).toBeNull();
   });
 
   describe.skipIf(server === null)("on PostgreSQL with pgvector (PGlite through pglite-socket)", () => {
     it("returns the SQLite path's nearest hits, exact and through the HNSW index", async () => {
-      const lite = (await open());
-      const liteNs = (await seed(lite));
-      const pg = (await open(`postgres://postgres:postgres@127.0.0.1:${server!.port}/postgres?schema=pgvector_test`));
-      const pgNs = (await seed(pg));
+      const lite = await open();
+      const liteNs = await seed(lite);
+      const pg = await open(
+        `postgres://postgres:postgres@127.0.0.1:${server!.port}/postgres?schema=pgvector_test`,
+      );
+      const pgNs = await seed(pg);
       // The vec columns exist and hold the stored bytes' values.
       const stored = (await pg
         .prepare("SELECT vec::text AS v FROM memory_vectors ORDER BY memory_rowid LIMIT 1")
@@ -138,9 +142,11 @@ describe("nearestVectors", () => {
           })),
         );
       const viaPg = async (q: Float32Array, ns: "a" | "b", k: number) => {
-        const got = (await nearestVectors(pg, "memories", pgNs[ns], MODEL, q, k));
+        const got = await nearestVectors(pg, "memories", pgNs[ns], MODEL, q, k);
         expect(got).not.toBeNull();
-        return Promise.all(got!.map(async (c) => ({ memory: await memoryText(pg, c.rowid), cosine: c.cosine })));
+        return Promise.all(
+          got!.map(async (c) => ({ memory: await memoryText(pg, c.rowid), cosine: c.cosine })),
+        );
       };
       const same = (
         got: { memory: string; cosine: number }[],
@@ -154,17 +160,18 @@ describe("nearestVectors", () => {
       await transaction(pg, async () => {
         for (const q of queries) same(await viaPg(q, "a", 10), await reference(q, "a", 10));
       });
-      expect((await pg.prepare("SELECT count(*) AS n FROM pg_indexes WHERE indexname LIKE '%hnsw%'").get())).toEqual({
+      expect(
+        await pg.prepare("SELECT count(*) AS n FROM pg_indexes WHERE indexname LIKE '%hnsw%'").get(),
+      ).toEqual({
         n: 0,
       });
 
       // Outside one, the first search builds the HNSW index of these dimensions; force its use.
-      same((await viaPg(queries[0]!, "a", 10)), (await reference(queries[0]!, "a", 10)));
+      same(await viaPg(queries[0]!, "a", 10), await reference(queries[0]!, "a", 10));
       expect(
-        (await pg
-          .prepare("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%hnsw%'")
-          .all())
-          .map((r) => r.indexname),
+        (await pg.prepare("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%hnsw%'").all()).map(
+          (r) => r.indexname,
+        ),
       ).toEqual([`memory_vectors_hnsw_${DIMS}`]);
       // Search's vector step (vectorSearch) answers from pgvector on this connection: the same hits.
       for (const q of queries) {
@@ -175,22 +182,24 @@ describe("nearestVectors", () => {
       }
       await pg.exec("SET enable_seqscan = off");
       try {
-        const plan = (await pg
-          .prepare(
-            // nearestVectors' statement, with literals (the partial index's predicate included).
-            `EXPLAIN SELECT v.memory_rowid FROM memory_vectors v JOIN memories u ON u.rowid = v.memory_rowid
+        const plan = (
+          await pg
+            .prepare(
+              // nearestVectors' statement, with literals (the partial index's predicate included).
+              `EXPLAIN SELECT v.memory_rowid FROM memory_vectors v JOIN memories u ON u.rowid = v.memory_rowid
              WHERE memctx_vector.vector_dims(v.vec) = ${DIMS} AND u.namespace_id = '${pgNs.a}' AND v.model = '${MODEL}'
              ORDER BY (v.vec::memctx_vector.vector(${DIMS})) OPERATOR(memctx_vector.<=>) ('[${Array(DIMS).fill(1).join(",")}]'::memctx_vector.vector(${DIMS}))
              LIMIT 5`,
-          )
-          .all())
+            )
+            .all()
+        )
           .map((r) => Object.values(r)[0])
           .join("\n");
         expect(plan).toContain(`memory_vectors_hnsw_${DIMS}`);
         for (const q of queries) {
-          same((await viaPg(q, "a", 10)), (await reference(q, "a", 10)));
+          same(await viaPg(q, "a", 10), await reference(q, "a", 10));
           // Namespace b is the smaller part of the index: the scan goes on until it has k rows of b.
-          same((await viaPg(q, "b", 5)), (await reference(q, "b", 5)));
+          same(await viaPg(q, "b", 5), await reference(q, "b", 5));
         }
       } finally {
         await pg.exec("RESET enable_seqscan");
@@ -198,7 +207,7 @@ describe("nearestVectors", () => {
       // Another model's vectors are not candidates; a namespace without vectors has none.
       const other = (await nearestVectors(pg, "memories", pgNs.a, "other-model", queries[1]!, 100))!;
       expect(other).toHaveLength(40);
-      expect((await nearestVectors(pg, "memories", pgNs.a, "no-such-model", queries[1]!, 10))).toEqual([]);
+      expect(await nearestVectors(pg, "memories", pgNs.a, "no-such-model", queries[1]!, 10)).toEqual([]);
     });
   });
 });

@@ -7,6 +7,7 @@
  * SQLite has one lock for every writer (a claim there waits for the file, as it must).
  */
 import { describe, expect, it } from "vitest";
+import { transaction } from "../../../src/engine/store/db.js";
 import { claimJob, completeJob, enqueueJob } from "../../../src/engine/store/jobs.js";
 import { storeConnections, TEST_BACKEND } from "../harness.js";
 
@@ -14,20 +15,19 @@ const db = storeConnections();
 
 describe.skipIf(TEST_BACKEND !== "postgres")("job claims on PostgreSQL (queue lock)", () => {
   it("do not wait for another connection's open write transaction", { timeout: 20_000 }, async () => {
-    const writer = (await db());
-    const worker = (await db());
-    await worker.exec("SET lock_timeout = '3s'");
-    const id = (await enqueueJob(writer, { kind: "k", payload: { n: 1 } }));
+    const writer = await db();
+    const worker = await db();
+    const id = await enqueueJob(writer, { kind: "k", payload: { n: 1 } });
     // The writer holds the schema's write lock until it commits.
-    await writer.exec("BEGIN IMMEDIATE");
-    (await writer.prepare("UPDATE namespaces SET updated_at = updated_at").run());
-    const started = Date.now();
-    const job = (await claimJob(worker, ["k"], "W", 30_000));
-    expect(job?.id).toBe(id);
-    expect(Date.now() - started).toBeLessThan(5_000);
-    (await completeJob(worker, id, "W"));
-    await writer.exec("COMMIT");
-    // And the writer's own transaction still works after the claim.
-    expect((await claimJob(writer, ["k"], "W", 30_000))).toBeUndefined();
+    await transaction(writer, async () => {
+      await writer.prepare("UPDATE namespaces SET updated_at = updated_at").run();
+      const started = Date.now();
+      const job = await claimJob(worker, ["k"], "W", 30_000);
+      expect(job?.id).toBe(id);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await completeJob(worker, id, "W");
+    });
+    // And the writer's own claims still work after it.
+    expect(await claimJob(writer, ["k"], "W", 30_000)).toBeUndefined();
   });
 });

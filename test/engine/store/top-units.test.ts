@@ -30,7 +30,7 @@ async function summedHere(db: Db, space: number, terms: readonly WeightedTerm[],
   for (const { stems, idf } of terms) {
     const byUnit = new Map<number, { tf: number; tfContext: number; length: number; n: number }>();
     for (const stem of stems) {
-      for (const [unit, , tf, tfContext, length] of (await postingRows(db, space, [stem]))) {
+      for (const [unit, , tf, tfContext, length] of await postingRows(db, space, [stem])) {
         const h = byUnit.get(unit);
         if (h) {
           h.tf = Math.min(h.tf, tf);
@@ -77,7 +77,8 @@ describe("topUnits: BM25 summed by the database", () => {
     for (const d of (await ns.documents.list({ limit: 50 })).documents)
       await ns.documents.waitFor(d.id, { timeoutMs: 20_000, pollIntervalMs: 20 });
     const db = engine.context.db;
-    const nsId = ((await db.prepare("SELECT id FROM namespaces WHERE name = 'top'").get()) as { id: string }).id;
+    const nsId = ((await db.prepare("SELECT id FROM namespaces WHERE name = 'top'").get()) as { id: string })
+      .id;
     for (const corpus of ["chunks", "memories"] as const) {
       const space = (await searchSpace(db, nsId, corpus))!;
       expect(space.units).toBeGreaterThan(0);
@@ -104,8 +105,8 @@ describe("topUnits: BM25 summed by the database", () => {
           { stems: ["dog", "nowher"], idf: 4.0 },
         ],
       ] as WeightedTerm[][]) {
-        const oracle = ranked((await summedHere(db, space.id, terms, weights.averageLength)));
-        const got = (await topUnits(db, space.id, terms, weights, 100));
+        const oracle = ranked(await summedHere(db, space.id, terms, weights.averageLength));
+        const got = await topUnits(db, space.id, terms, weights, 100);
         expect(got.map((r) => r[0])).toEqual(oracle.map((r) => r[0]));
         got.forEach((r, i) => {
           expect(r[1]).toBeCloseTo(oracle[i]![1], 9);

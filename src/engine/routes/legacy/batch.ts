@@ -28,7 +28,7 @@ export function batchRoutes(app: EngineApp, ctx: EngineContext): void {
   route(app, ctx, batchAdd, async ({ principal, body }) => {
     const results: BatchResult[] = [];
     // The whole batch or nothing: over the organization's document token quota it is a 402 (spec).
-    (await withinDocumentQuota(ctx, principal.organization.id, async () => {
+    await withinDocumentQuota(ctx, principal.organization.id, async () => {
       for (const [i, raw] of body.documents.entries()) {
         const item = BatchDocument.safeParse(typeof raw === "string" ? { content: raw } : raw);
         const fail = (error: string, details?: string): void => {
@@ -59,19 +59,23 @@ export function batchRoutes(app: EngineApp, ctx: EngineContext): void {
           continue;
         }
         const metadata = body.metadata || d.metadata ? { ...body.metadata, ...d.metadata } : undefined;
-        const added = (await addDocument(ctx.db, (await ensureNamespace(ctx.db, principal.organization.id, namespace)), {
-          content: d.content,
-          customId: d.customId,
-          metadata,
-          date: d.documentDate ?? body.documentDate,
-          supportingContext: d.entityContext ?? body.entityContext,
-          filterByMetadata: d.filterByMetadata ?? body.filterByMetadata,
-          taskType: d.taskType ?? body.taskType,
-          dreaming: d.dreaming ?? body.dreaming,
-        }));
+        const added = await addDocument(
+          ctx.db,
+          await ensureNamespace(ctx.db, principal.organization.id, namespace),
+          {
+            content: d.content,
+            customId: d.customId,
+            metadata,
+            date: d.documentDate ?? body.documentDate,
+            supportingContext: d.entityContext ?? body.entityContext,
+            filterByMetadata: d.filterByMetadata ?? body.filterByMetadata,
+            taskType: d.taskType ?? body.taskType,
+            dreaming: d.dreaming ?? body.dreaming,
+          },
+        );
         results.push({ id: added.id, status: added.status });
       }
-    }));
+    });
     ctx.queue.wake();
     const failed = results.filter((r) => r.status === "error").length;
     return { results, failed, success: results.length - failed };

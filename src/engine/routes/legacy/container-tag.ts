@@ -32,7 +32,11 @@ export function containerTagOf(
 }
 
 /** An allowed namespace for reading: null when never written to (a read of it finds nothing). */
-export async function readNamespace(db: Db, principal: Principal, name: string): Promise<NamespaceRow | null> {
+export async function readNamespace(
+  db: Db,
+  principal: Principal,
+  name: string,
+): Promise<NamespaceRow | null> {
   assertNamespaceAllowed(principal, name);
   return (await findNamespace(db, principal.organization.id, name)) ?? null;
 }
@@ -40,17 +44,21 @@ export async function readNamespace(db: Db, principal: Principal, name: string):
 /** An allowed namespace for writing, created on first use: call inside the write's transaction. */
 export async function writeNamespace(db: Db, principal: Principal, name: string): Promise<NamespaceRow> {
   assertNamespaceAllowed(principal, name);
-  return (await ensureNamespace(db, principal.organization.id, name));
+  return await ensureNamespace(db, principal.organization.id, name);
 }
 
 /**
  * The existing namespaces a legacy read spans: those named (each must be allowed), or, when none
  * are named, every namespace of the organization that the key may use.
  */
-export async function readNamespaces(db: Db, principal: Principal, names?: readonly string[]): Promise<NamespaceRow[]> {
+export async function readNamespaces(
+  db: Db,
+  principal: Principal,
+  names?: readonly string[],
+): Promise<NamespaceRow[]> {
   if (names && names.length > 0) {
     for (const n of names) assertNamespaceAllowed(principal, n);
-    return (await namespacesNamed(db, principal.organization.id, names));
+    return await namespacesNamed(db, principal.organization.id, names);
   }
-  return (await namespacesNamed(db, principal.organization.id, principal.namespaces));
+  return await namespacesNamed(db, principal.organization.id, principal.namespaces);
 }

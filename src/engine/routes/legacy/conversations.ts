@@ -38,13 +38,16 @@ export function legacyConversationRoutes(app: EngineApp, ctx: EngineContext): vo
     if (lines.length === 0) {
       throw new InputError("messages", "at least one message must carry text (a string or a text part)");
     }
-    const added = (await withinDocumentQuota(ctx, principal.organization.id, async () =>
-      (await addDocument(db, (await writeNamespace(db, principal, containerTagOf(body))), {
-        content: lines.join("\n"),
-        customId: body.conversationId,
-        metadata: body.metadata,
-      })),
-    ));
+    const added = await withinDocumentQuota(
+      ctx,
+      principal.organization.id,
+      async () =>
+        await addDocument(db, await writeNamespace(db, principal, containerTagOf(body)), {
+          content: lines.join("\n"),
+          customId: body.conversationId,
+          metadata: body.metadata,
+        }),
+    );
     ctx.queue.wake();
     return { id: added.id, conversationId: body.conversationId, status: added.status };
   });

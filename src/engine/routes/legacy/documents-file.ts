@@ -17,18 +17,21 @@ const legacyAddFile = { ...endpoints.legacyAddFile, body: LegacyFileFields };
 export function documentFileRoutes(app: EngineApp, ctx: EngineContext): void {
   route(app, ctx, legacyAddFile, async ({ principal, body, upload }) => {
     const file = storedFile(upload!, body);
-    const added = (await withinDocumentQuota(ctx, principal.organization.id, async () =>
-      (await addDocument(ctx.db, (await writeNamespace(ctx.db, principal, containerTagOf(body))), {
-        content: "",
-        file,
-        title: file.name,
-        customId: body.customId,
-        metadata: body.metadata,
-        supportingContext: body.entityContext,
-        taskType: body.taskType,
-        dreaming: body.dreaming,
-      })),
-    ));
+    const added = await withinDocumentQuota(
+      ctx,
+      principal.organization.id,
+      async () =>
+        await addDocument(ctx.db, await writeNamespace(ctx.db, principal, containerTagOf(body)), {
+          content: "",
+          file,
+          title: file.name,
+          customId: body.customId,
+          metadata: body.metadata,
+          supportingContext: body.entityContext,
+          taskType: body.taskType,
+          dreaming: body.dreaming,
+        }),
+    );
     ctx.queue.wake();
     return { id: added.id, status: added.status };
   });

@@ -60,42 +60,45 @@ function documentById(
 export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
   const find = async (principal: Parameters<typeof readNamespaces>[1], id: string) => {
-    const namespaces = (await readNamespaces(db, principal));
-    const rows = (await findDocumentsIn(
+    const namespaces = await readNamespaces(db, principal);
+    const rows = await findDocumentsIn(
       db,
       namespaces.map((n) => n.id),
       id,
-    ));
+    );
     return { namespaces, rows };
   };
 
   route(app, ctx, endpoints.legacyAddDocument, async ({ principal, body }) => {
-    const added = (await withinDocumentQuota(ctx, principal.organization.id, async () =>
-      (await addDocument(db, (await writeNamespace(db, principal, containerTagOf(body))), {
-        content: body.content,
-        customId: body.customId,
-        metadata: body.metadata,
-        date: body.documentDate,
-        supportingContext: body.entityContext,
-        filterByMetadata: body.filterByMetadata,
-        taskType: body.taskType,
-        dreaming: body.dreaming,
-      })),
-    ));
+    const added = await withinDocumentQuota(
+      ctx,
+      principal.organization.id,
+      async () =>
+        await addDocument(db, await writeNamespace(db, principal, containerTagOf(body)), {
+          content: body.content,
+          customId: body.customId,
+          metadata: body.metadata,
+          date: body.documentDate,
+          supportingContext: body.entityContext,
+          filterByMetadata: body.filterByMetadata,
+          taskType: body.taskType,
+          dreaming: body.dreaming,
+        }),
+    );
     ctx.queue.wake();
     return added;
   });
 
   route(app, ctx, endpoints.legacyListDocuments, async ({ principal, body }) => {
-    const namespaces = (await readNamespaces(db, principal, body.containerTags));
+    const namespaces = await readNamespaces(db, principal, body.containerTags);
     const names = new Map(namespaces.map((n) => [n.id, n.name]));
     const page = namespaces.length
-      ? (await listDocuments(
+      ? await listDocuments(
           db,
           namespaces.map((n) => n.id),
           body,
           body.filters,
-        ))
+        )
       : { items: [], total: 0 };
     const memories = await Promise.all(
       page.items.map(async (d) => {
@@ -112,10 +115,10 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
   route(app, ctx, endpoints.legacyBulkDeleteDocuments, async ({ principal, body }) => {
     const errors: { id: string; error: string }[] = [];
     let deletedCount = 0;
-    (await transaction(db, async () => {
+    await transaction(db, async () => {
       const allowed = (await readNamespaces(db, principal)).map((n) => n.id);
       for (const id of new Set(body.ids)) {
-        const rows = (await findDocumentsIn(db, allowed, id));
+        const rows = await findDocumentsIn(db, allowed, id);
         if (rows.length !== 1) {
           errors.push({
             id,
@@ -125,7 +128,7 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
         }
         deletedCount += (await deleteDocuments(db, rows[0]!.namespace_id, [rows[0]!.id])).count;
       }
-    }));
+    });
     return { success: errors.length === 0, deletedCount, ...(errors.length ? { errors } : {}) };
   });
 
@@ -152,7 +155,7 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
   route(app, ctx, endpoints.legacyDeleteDocument, async ({ principal, params }) => {
     const { namespaces, rows } = await find(principal, params.id);
     const { row } = documentById(namespaces, rows, params.id);
-    (await deleteDocuments(db, row.namespace_id, [row.id]));
+    await deleteDocuments(db, row.namespace_id, [row.id]);
     return { id: row.id, deleted: true as const };
   });
 }

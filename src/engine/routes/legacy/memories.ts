@@ -11,8 +11,8 @@ import {
   getMemoryRowIn,
   isForgotten,
   listMemories,
-  memoryMetadata,
   type MemoryRow,
+  memoryMetadata,
   memoryRelationRows,
   memorySourceDocumentIds,
 } from "../../store/memories.js";
@@ -39,7 +39,7 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
   route(app, ctx, endpoints.legacyAddMemories, async ({ principal, body, signal }) => {
     const rows = await writeMemories(
       deps,
-      async () => (await writeNamespace(db, principal, body.containerTag)),
+      async () => await writeNamespace(db, principal, body.containerTag),
       body.memories.map((m) => ({ ...m, eventDate: m.temporalContext?.eventDate })),
       signal,
     );
@@ -58,24 +58,24 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
   });
 
   route(app, ctx, endpoints.legacyUpdateMemory, async ({ principal, body, signal }) => {
-    const ns = (await readNamespace(db, principal, body.containerTag));
-    return (await updateMemory(deps, ns?.id ?? null, selectorOf(body), body, signal));
+    const ns = await readNamespace(db, principal, body.containerTag);
+    return await updateMemory(deps, ns?.id ?? null, selectorOf(body), body, signal);
   });
 
   route(app, ctx, endpoints.legacyForgetMemory, async ({ principal, body }) => {
-    const ns = (await readNamespace(db, principal, body.containerTag));
-    return (await transaction(db, async () => {
-      const row = (await selectMemory(db, ns?.id ?? null, selectorOf(body)));
+    const ns = await readNamespace(db, principal, body.containerTag);
+    return await transaction(db, async () => {
+      const row = await selectMemory(db, ns?.id ?? null, selectorOf(body));
       if (isForgotten(row)) {
         throw new ConflictError("Memory already forgotten", `memory ${row.id} is already forgotten`);
       }
-      (await forgetByIds(db, row.namespace_id, [row.id], body.reason ?? "forgotten by id"));
+      await forgetByIds(db, row.namespace_id, [row.id], body.reason ?? "forgotten by id");
       return { id: row.id, forgotten: true as const };
-    }));
+    });
   });
 
   route(app, ctx, endpoints.legacyForgetMatching, async ({ principal, body, signal }) => {
-    const ns = (await readNamespace(db, principal, body.containerTag));
+    const ns = await readNamespace(db, principal, body.containerTag);
     const batchId = newId("fgb");
     const reason = body.reason ?? `forget-matching ${batchId}`;
     let candidates: MemoryRef[];
@@ -105,12 +105,12 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
         ...(body.dryRun ? { candidates } : { forgotten: [] }),
       };
     }
-    const done = (await forgetByIds(
+    const done = await forgetByIds(
       db,
       ns.id,
       candidates.map((c) => c.id),
       reason,
-    ));
+    );
     return {
       dryRun: false,
       count: done.count,
@@ -121,18 +121,22 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
   });
 
   route(app, ctx, endpoints.legacyListMemories, async ({ principal, body }) => {
-    const namespaces = (await readNamespaces(db, principal, body.containerTags));
+    const namespaces = await readNamespaces(db, principal, body.containerTags);
     if (namespaces.length === 0)
       return { memoryEntries: [], pagination: pagination(body.page, body.limit, 0) };
     const ids = namespaces.map((n) => n.id);
-    const page = (await listMemories(db, ids, body, body.filters, false));
+    const page = await listMemories(db, ids, body, body.filters, false);
     const at = new Date().toISOString();
     const memoryEntries = await Promise.all(
       page.items.map(async (m) => {
         const row = (await getMemoryRowIn(db, ids, m.id))!;
         const history =
-          (await readMemory(db, row.namespace_id, row.id, { include: ["related"], relatedLimit: HISTORY_LIMIT }))
-            ?.included?.related?.parents ?? [];
+          (
+            await readMemory(db, row.namespace_id, row.id, {
+              include: ["related"],
+              relatedLimit: HISTORY_LIMIT,
+            })
+          )?.included?.related?.parents ?? [];
         const memoryRelations: { id: string; memory: string; relation: string }[] = [];
         for (const r of await memoryRelationRows(db, row.id)) {
           const other = await getMemoryRow(db, row.namespace_id, r.id);

@@ -17,11 +17,11 @@ export function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
   route(app, ctx, endpoints.legacyProfile, async ({ principal, organization, body, signal }) => {
-    const ns = (await readNamespace(db, principal, body.containerTag));
-    const profile = (await buildProfile(db, organization.id, ns?.id ?? null, {
+    const ns = await readNamespace(db, principal, body.containerTag);
+    const profile = await buildProfile(db, organization.id, ns?.id ?? null, {
       filter: body.filters,
       buckets: body.buckets,
-    }));
+    });
     const withBuckets = body.buckets !== undefined || body.include?.buckets === true;
     const searchResults =
       body.q === undefined
@@ -45,7 +45,7 @@ export function legacyProfileRoutes(app: EngineApp, ctx: EngineContext): void {
   });
 
   route(app, ctx, endpoints.legacyBuckets, async ({ principal, organization, body }) => {
-    const ns = (await readNamespace(db, principal, body.containerTag));
+    const ns = await readNamespace(db, principal, body.containerTag);
     return {
       buckets: (await effectiveBuckets(db, organization.id, ns?.id ?? null)).map((b) => ({
         key: b.name,

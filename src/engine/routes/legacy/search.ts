@@ -45,7 +45,16 @@ export async function legacySearch(
 
 /** POST /v4/search: one namespace (containerTag, or the legacy default) with the legacy defaults. */
 export function legacySearchRoutes(app: EngineApp, ctx: EngineContext): void {
-  route(app, ctx, endpoints.legacySearch, async ({ principal, body, signal }) =>
-    (await legacySearch(ctx, (await readNamespace(ctx.db, principal, containerTagOf(body)))?.id ?? null, body, signal)),
+  route(
+    app,
+    ctx,
+    endpoints.legacySearch,
+    async ({ principal, body, signal }) =>
+      await legacySearch(
+        ctx,
+        (await readNamespace(ctx.db, principal, containerTagOf(body)))?.id ?? null,
+        body,
+        signal,
+      ),
   );
 }

@@ -101,6 +101,29 @@ function unavailable(err: unknown): StoreUnavailableError | undefined {
   return new StoreUnavailableError(`PostgreSQL: ${what}; try again shortly`, 5, { cause: err });
 }
 
+/**
+ * node-postgres's Client, whose connection runs `sessionSql` before the pool hands it out: the
+ * schema first on its search_path, SQLite's look-alikes next. pgvector 0.8+: an HNSW scan filtered
+ * by namespace goes on until it has k rows (refused by older versions: left as it is).
+ */
+function sessionClient(sessionSql: string): typeof pg.Client {
+  class SessionClient extends pg.Client {
+    start(callback?: (err?: Error) => void): Promise<void> | undefined {
+      const ready = super
+        .connect()
+        .then(() => this.query(sessionSql))
+        .then(() => this.query("SET hnsw.iterative_scan = strict_order").catch(() => {}))
+        .then(() => undefined);
+      if (!callback) return ready;
+      ready.then(() => callback(), callback);
+      return undefined;
+    }
+  }
+  // The pool calls connect(callback); a caller may await connect().
+  Object.defineProperty(SessionClient.prototype, "connect", { value: SessionClient.prototype.start });
+  return SessionClient as unknown as typeof pg.Client;
+}
+
 /** A transaction's connection and the namespaces whose locks it holds (null: the schema's lock, or none). */
 interface PgTransaction extends OpenTransaction {
   client: pg.PoolClient;
@@ -164,14 +187,7 @@ export class PostgresDatabase implements Db {
       // The server's own timeout may never come (a network gone silent): the driver gives up too.
       query_timeout: statementTimeout + 5_000,
     };
-    this.pool = new pg.Pool(this.config);
-    // Every connection starts with the schema first on its search_path, SQLite's look-alikes next
-    // (queued before any caller's statement). pgvector 0.8+: an HNSW scan filtered by namespace
-    // goes on until it has k rows (older versions, or none, keep the setting as a placeholder).
-    this.pool.on("connect", (client) => {
-      client.query(this.sessionSql).catch(() => {});
-      client.query("SET hnsw.iterative_scan = strict_order").catch(() => {});
-    });
+    this.pool = new pg.Pool({ ...this.config, Client: sessionClient(this.sessionSql) });
     // An idle connection that breaks (PostgreSQL restarted) is dropped by the pool; unheard, its
     // error would stop the process.
     this.pool.on("error", () => {});
@@ -191,7 +207,8 @@ export class PostgresDatabase implements Db {
     try {
       return await on.query(config);
     } catch (err) {
-      if (process.env.MEMCTX_PG_DEBUG) process.stderr.write(`pg: ${(err as Error).message}\n${config.text}\n`);
+      if (process.env.MEMCTX_PG_DEBUG)
+        process.stderr.write(`pg: ${(err as Error).message}\n${config.text}\n`);
       throw unavailable(err) ?? err;
     } finally {
       const took = performance.now() - started;
@@ -416,6 +433,7 @@ export class PostgresDatabase implements Db {
    * within half a second whether the database answers.
    */
   async schemaVersion(): Promise<number> {
+    if (this.closed) throw new Error("database is not open");
     const client = new pg.Client({
       ...this.config,
       statement_timeout: HEALTH_TIMEOUT_MS,

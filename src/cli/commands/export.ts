@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
-import { parseArgs } from "node:util";
 import { Namespace } from "../../api/index.js";
+import { type FlagOptions, parseFlags } from "../args.js";
 import { setting } from "../backend.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
@@ -47,8 +47,17 @@ async function openForWriting(file: string) {
   return stream;
 }
 
+/** The flags of `memctx export`, each one listed in its usage (a test holds them to it). */
+const options = {
+  namespace: { type: "string" },
+  out: { type: "string" },
+  "data-dir": { type: "string" },
+  "database-url": { type: "string" },
+} as const satisfies FlagOptions;
+
 export const exportCommand: Command = {
   name: "export",
+  options,
   summary: "Write the embedded engine's memory to a JSON Lines file (documents, memories, profile)",
   usage: `
 Usage: memctx export [--namespace NS] [--out FILE] [--data-dir DIR] [--database-url URL]
@@ -67,15 +76,7 @@ Options:
                   directory's SQLite file (default: MEMCTX_DATABASE_URL)
   -h, --help      show this help`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        namespace: { type: "string" },
-        out: { type: "string" },
-        "data-dir": { type: "string" },
-        "database-url": { type: "string" },
-      },
-    });
+    const { values } = parseFlags("export", { args: argv, options });
     if (values.namespace !== undefined) {
       const ok = Namespace.safeParse(values.namespace);
       if (!ok.success) throw new CliError(`--namespace: ${ok.error.issues[0]?.message}`);

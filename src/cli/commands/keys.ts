@@ -1,10 +1,23 @@
-import { parseArgs } from "node:util";
 import { defaultDataDir } from "../../engine/data-dir.js";
+import { didYouMean, type FlagOptions, parseFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
 
+const ACTIONS = ["create", "list", "revoke"] as const;
+const isAction = (a: string | undefined): a is (typeof ACTIONS)[number] =>
+  (ACTIONS as readonly (string | undefined)[]).includes(a);
+
+/** The flags of `memctx keys`, each one listed in its usage (a test holds them to it). */
+const options = {
+  org: { type: "string" },
+  namespace: { type: "string", multiple: true },
+  "data-dir": { type: "string" },
+  "database-url": { type: "string" },
+} as const satisfies FlagOptions;
+
 export const keys: Command = {
   name: "keys",
+  options,
   summary: "Create, list and revoke API keys of the embedded engine",
   usage: `
 Usage: memctx keys create [--org NAME] [--namespace NS]... [--data-dir DIR] [--database-url URL]
@@ -23,17 +36,16 @@ Options:
                     MEMCTX_DATABASE_URL)
   -h, --help        show this help`,
   async run(argv) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        org: { type: "string" },
-        namespace: { type: "string", multiple: true },
-        "data-dir": { type: "string" },
-        "database-url": { type: "string" },
-      },
-    });
+    const { values, positionals } = parseFlags("keys", { args: argv, options, allowPositionals: true });
     const [action, target, ...extra] = positionals;
+    // A mistyped action is told before the database is opened (and so before one is created).
+    if (!isAction(action)) {
+      throw new CliError(
+        action
+          ? `keys: unknown action '${action}'${didYouMean(action, ACTIONS)} (keys takes create, list or revoke)`
+          : "keys needs an action: create, list or revoke",
+      );
+    }
     // Loaded here, not at the top: `memctx --help` must not load node:sqlite (older Node lacks it).
     const { openDatabase } = await import("../../engine/store/db.js");
     const { createKey, LOCAL_ORGANIZATION, listKeys, revokeKey } = await import(
@@ -75,10 +87,6 @@ Options:
           }
           return 0;
         }
-        default:
-          throw new CliError(
-            `keys needs an action: create, list or revoke${action ? ` (got '${action}')` : ""}`,
-          );
       }
     } finally {
       db.close();

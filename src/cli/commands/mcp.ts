@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { Namespace } from "../../api/index.js";
 import { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER } from "../../mcp/http-settings.js";
 import { DEFAULT_NAMESPACE } from "../../mcp/roots.js";
 import { VERSION } from "../../version.js";
+import { type FlagOptions, parseFlags } from "../args.js";
 import { type Backend, describeBackend, LOCAL_KEY_FILE, openBackend, setting } from "../backend.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
@@ -153,25 +153,26 @@ function keyHint(backend: Backend): string {
   return `${own}, or one from \`memctx keys create\``;
 }
 
+/** The flags of `memctx mcp`, each one listed in its usage (a test holds them to it). */
+const options = {
+  namespace: { type: "string" },
+  "data-dir": { type: "string" },
+  "read-only": { type: "boolean", default: false },
+  http: { type: "boolean", default: false },
+  port: { type: "string" },
+  host: { type: "string", default: "127.0.0.1" },
+  "idle-timeout": { type: "string" },
+  "allowed-origin": { type: "string", multiple: true, default: [] },
+  "allowed-host": { type: "string", multiple: true, default: [] },
+} as const satisfies FlagOptions;
+
 export const mcp: Command = {
   name: "mcp",
+  options,
   summary: "Run the MCP server (stdio by default, --http for Streamable HTTP)",
   usage,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        namespace: { type: "string" },
-        "data-dir": { type: "string" },
-        "read-only": { type: "boolean", default: false },
-        http: { type: "boolean", default: false },
-        port: { type: "string" },
-        host: { type: "string", default: "127.0.0.1" },
-        "idle-timeout": { type: "string" },
-        "allowed-origin": { type: "string", multiple: true, default: [] },
-        "allowed-host": { type: "string", multiple: true, default: [] },
-      },
-    });
+    const { values } = parseFlags("mcp", { args: argv, options });
     const namespace =
       namespaceOption(values.namespace, "--namespace") ??
       namespaceOption(setting(process.env, "MEMCTX_NAMESPACE"), "MEMCTX_NAMESPACE");

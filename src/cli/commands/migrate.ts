@@ -1,6 +1,6 @@
-import { parseArgs } from "node:util";
 import { Namespace } from "../../api/index.js";
 import type { MemoryClient } from "../../client/index.js";
+import { type FlagOptions, parseFlags } from "../args.js";
 import { type Backend, openBackend, setting } from "../backend.js";
 import { CliError } from "../cli-error.js";
 import type { MigrationCounts, MigrationSource, Progress } from "../migrate.js";
@@ -42,8 +42,22 @@ function keyFor(p: Place, flag: string | undefined, envName: string, option: str
 const counted = (c: MigrationCounts) =>
   `copied ${c.copied}, skipped ${c.skipped} (already there), failed ${c.failed}`;
 
+/** The flags of `memctx migrate`, each one listed in its usage (a test holds them to it). */
+const options = {
+  from: { type: "string" },
+  to: { type: "string" },
+  "from-key": { type: "string" },
+  "to-key": { type: "string" },
+  "from-api": { type: "string", default: "v5" },
+  namespace: { type: "string", multiple: true },
+  "to-namespace": { type: "string" },
+  "dry-run": { type: "boolean", default: false },
+  concurrency: { type: "string", default: "4" },
+} as const satisfies FlagOptions;
+
 export const migrateCommand: Command = {
   name: "migrate",
+  options,
   summary: "Copy namespaces from one memory service to another (hosted, memctx serve, v3/v4-era, embedded)",
   usage: `
 Usage: memctx migrate --from SOURCE --to TARGET [--namespace NS]... [--to-namespace NS]
@@ -81,20 +95,7 @@ is waited for (its Retry-After); one that answers 402 (its document token limit)
 
 Keys on the command line are visible to other users of this machine: prefer the environment.`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        from: { type: "string" },
-        to: { type: "string" },
-        "from-key": { type: "string" },
-        "to-key": { type: "string" },
-        "from-api": { type: "string", default: "v5" },
-        namespace: { type: "string", multiple: true },
-        "to-namespace": { type: "string" },
-        "dry-run": { type: "boolean", default: false },
-        concurrency: { type: "string", default: "4" },
-      },
-    });
+    const { values } = parseFlags("migrate", { args: argv, options });
     const from = place(values.from, "--from");
     const to = place(values.to, "--to");
     const api = values["from-api"];

@@ -98,7 +98,10 @@ describe("what a newcomer meets on the command line", () => {
     expect(res.stdout).toMatch(/documents:\s+1\n/);
     expect(res.stdout).toMatch(/memories:\s+[1-9]\d*\n/);
     expect(res.stdout).toMatch(/pending jobs:\s+0/);
-    expect(res.stdout).toContain("work: 1 documents");
+    // One document is "1 document", not "1 documents".
+    expect(res.stdout).toMatch(/\n {2}work: 1 document, [1-9]\d* memor(y|ies)\n/);
+    const memories = Number(/work: 1 document, (\d+)/.exec(res.stdout)?.[1]);
+    expect(res.stdout).toContain(`work: 1 document, ${memories} ${memories === 1 ? "memory" : "memories"}`);
   });
 
   it("status on a data directory that does not exist says so and creates nothing", () => {

@@ -1,5 +1,6 @@
 import { Namespace } from "../../api/index.js";
 import type { MemoryClient } from "../../client/index.js";
+import { plural } from "../../plural.js";
 import { type FlagOptions, parseFlags } from "../args.js";
 import { type Backend, openBackend, setting } from "../backend.js";
 import { CliError } from "../cli-error.js";
@@ -156,7 +157,7 @@ Keys on the command line are visible to other users of this machine: prefer the 
       });
       const verb = dryRun ? "would copy" : "done";
       process.stderr.write(
-        `memctx migrate: ${verb}: ${counts.namespaces} namespace${counts.namespaces === 1 ? "" : "s"}, ${
+        `memctx migrate: ${verb}: ${plural(counts.namespaces, "namespace")}, ${
           dryRun ? counted(counts).replace("copied", "to copy") : counted(counts)
         }\n`,
       );
@@ -220,8 +221,8 @@ async function clientFor(
 function progress(dryRun: boolean) {
   let printed = 0;
   return (p: Progress) => {
-    const of = p.total === undefined ? `${p.done}` : `${p.done}/${p.total}`;
-    const line = `memctx migrate: ${p.namespace} ${of} documents; ${counted(p.counts)}${dryRun ? " (dry run)" : ""}`;
+    const of = p.total === undefined ? plural(p.done, "document") : `${p.done}/${p.total} documents`;
+    const line = `memctx migrate: ${p.namespace} ${of}; ${counted(p.counts)}${dryRun ? " (dry run)" : ""}`;
     if (process.stderr.isTTY) {
       process.stderr.write(`\r\x1b[K${line}${p.finished ? "\n" : ""}`);
     } else if (p.finished || Math.floor(p.done / PROGRESS_EVERY) > Math.floor(printed / PROGRESS_EVERY)) {

@@ -1,3 +1,4 @@
+import { UI_PATH } from "../../ui/static-files.js";
 import { VERSION } from "../../version.js";
 import { type FlagOptions, parseFlags } from "../args.js";
 import { describeModels } from "../backend.js";
@@ -101,6 +102,10 @@ Environment:
       ];
       process.stdout.write(`memctx serve: limits: ${said.filter(Boolean).join(", ")}\n`);
     }
+    // The page is served by every `serve`; without this line nobody learns it is there.
+    process.stdout.write(
+      `memctx serve: memory browser at ${server.url}${UI_PATH} (sign in with an API key of this server)\n`,
+    );
     process.stdout.write(`memctx serve: listening on ${server.url}\n`);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { LIST_LIMIT_MAX, type NamespaceSummary } from "../../api/index.js";
 import { DEFAULT_NAMESPACE } from "../../mcp/roots.js";
+import { plural } from "../../plural.js";
 import { VERSION } from "../../version.js";
 import { type FlagOptions, parseFlags } from "../args.js";
 import { type Backend, describeBackend, openBackend, setting } from "../backend.js";
@@ -79,7 +80,7 @@ Options:
       }
       for (const ns of namespaces.slice(0, NAMESPACES_SHOWN)) {
         process.stdout.write(
-          `  ${ns.namespace}: ${ns.documentCount} documents, ${ns.memoryCount} memories\n`,
+          `  ${ns.namespace}: ${plural(ns.documentCount, "document")}, ${plural(ns.memoryCount, "memory", "memories")}\n`,
         );
       }
       if (namespaces.length > NAMESPACES_SHOWN) {

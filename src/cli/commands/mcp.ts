@@ -87,6 +87,13 @@ async function runStdio(backend: Backend, namespace: string | undefined, readOnl
     log: (m) => process.stderr.write(`memctx: ${m}\n`),
   });
   if (namespace === undefined) namespaceSource = namespaceFromRoots(server.server);
+  // Once the client is connected (initialize answered), the tables a search reads load in the
+  // background: an agent's first search then finds them read. Chained: roots may listen too.
+  const initialized = server.server.oninitialized;
+  server.server.oninitialized = () => {
+    initialized?.();
+    backend.preloadSearch();
+  };
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     const previous = server.server.onclose;

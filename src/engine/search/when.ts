@@ -13,7 +13,7 @@ let parser: Promise<typeof Chrono> | undefined;
  * chrono-node's English parser, loaded when a question first names a date, not at start. English
  * only: the package root loads its 15 other languages too (~250 ms), and its parse is this one's.
  */
-const dateParser = () => {
+export const dateParser = () => {
   parser ??= import("chrono-node/en");
   return parser;
 };

@@ -10,5 +10,7 @@ import { writeFileSync } from "node:fs";
 import { STEM_RANKS, stemRanksOf, tableWords } from "../src/engine/text/background.js";
 
 const ranks = stemRanksOf(tableWords());
-writeFileSync(STEM_RANKS, `${[...ranks].map(([stem, rank]) => `${stem}\t${rank}`).join("\n")}\n`);
+// In order of the stems, as JavaScript compares strings: looked up by binary search.
+const lines = [...ranks].sort(([a], [b]) => (a < b ? -1 : 1)).map(([stem, rank]) => `${stem}\t${rank}`);
+writeFileSync(STEM_RANKS, `${lines.join("\n")}\n`);
 console.log(`${ranks.size} stems written to ${STEM_RANKS.pathname}`);

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
+import { lookUp, type SortedLines, sortedLines } from "../text/sorted-lines.js";
 import { type QueryTerm, stemTexts } from "../text/terms.js";
 
 /**
@@ -26,78 +27,11 @@ export interface WeightedTerm {
 /** Most expansions one query gets, best weights first. */
 export const MAX_EXPANSIONS = 80;
 
-/**
- * The table as read: its text, one line a head ("head<TAB>term:weight,..."), with the lines in
- * ascending order of their heads (as JavaScript compares strings: the shipped file is), and where
- * each line starts. A head is found by binary search: a Map of its 33k heads held about
- * 8 MiB more of the process's memory and took longer to build.
- */
-interface Table {
-  text: string;
-  starts: Int32Array;
-}
+let table: SortedLines | null = null;
 
-let table: Table | null = null;
-
-/** Reads the table once, on the first expansion (~1 MB gzip, 3.3 MB of text). */
-function load(path: URL | string): Table {
-  const text = gunzipSync(readFileSync(path)).toString("utf8");
-  const t = indexLines(text);
-  if (inOrder(t)) return t;
-  // A table written in another order (the shipped one is in order): put in order once.
-  const head = (line: string) => line.slice(0, line.indexOf("\t") >>> 0);
-  const lines = text.split("\n").filter((l) => l !== "");
-  return indexLines(lines.sort((a, b) => (head(a) < head(b) ? -1 : head(a) > head(b) ? 1 : 0)).join("\n"));
-}
-
-function indexLines(text: string): Table {
-  const starts: number[] = [];
-  for (let at = 0; at < text.length; ) {
-    starts.push(at);
-    const end = text.indexOf("\n", at);
-    if (end < 0) break;
-    at = end + 1;
-  }
-  return { text, starts: Int32Array.from(starts) };
-}
-
-const headAt = (t: Table, i: number): string => {
-  const start = t.starts[i]!;
-  const newline = t.text.indexOf("\n", start);
-  const end = newline < 0 ? t.text.length : newline;
-  const tab = t.text.indexOf("\t", start);
-  return t.text.slice(start, tab < 0 || tab > end ? end : tab);
-};
-
-/** Whether each head comes after the one before (a binary search finds every head then). */
-function inOrder(t: Table): boolean {
-  let previous = "";
-  for (let i = 0; i < t.starts.length; i++) {
-    const head = headAt(t, i);
-    if (i > 0 && !(previous < head)) return false;
-    previous = head;
-  }
-  return true;
-}
-
-/** The raw "term:weight,..." list of `head`, or undefined when the table has no such head. */
-function listOf(t: Table, head: string): string | undefined {
-  let lo = 0;
-  let hi = t.starts.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const key = headAt(t, mid);
-    if (key < head) lo = mid + 1;
-    else if (key > head) hi = mid - 1;
-    else {
-      const start = t.starts[mid]! + key.length;
-      const newline = t.text.indexOf("\n", start);
-      return t.text[start] === "\t"
-        ? t.text.slice(start + 1, newline < 0 ? t.text.length : newline)
-        : undefined;
-    }
-  }
-  return undefined;
+/** Head -> its raw "term:weight,..." list; read once, on the first expansion (~1 MB gzip, 3.3 MB of text). */
+function load(path: URL | string): SortedLines {
+  return sortedLines(gunzipSync(readFileSync(path)).toString("utf8"));
 }
 
 /** The forms a (plural, inflected) word may have as a WordNet head: as is, then without its ending. */
@@ -109,9 +43,9 @@ function heads(word: string): string[] {
   return out;
 }
 
-function lookup(t: Table, word: string, prefix = ""): { head: string; list: string } | null {
+function lookup(t: SortedLines, word: string, prefix = ""): { head: string; list: string } | null {
   for (const h of heads(word)) {
-    const list = listOf(t, prefix + h);
+    const list = lookUp(t, prefix + h);
     if (list !== undefined) return { head: prefix + h, list };
   }
   return null;

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { lookUp, type SortedLines, sortedLines } from "./sorted-lines.js";
 import { stemTexts } from "./terms.js";
 
 /**
@@ -18,7 +19,7 @@ export const WORD_TABLE = new URL("../../../assets/word-vectors.bin", import.met
 
 /**
  * The stems of that table's words with their ranks, as `stemRanksOf` makes them, built by
- * scripts/build-stem-ranks.ts: lines "stem<TAB>rank". Stemming the 50k words at start cost the first
+ * scripts/build-stem-ranks.ts: lines "stem<TAB>rank" in order of the stems (binary search). Stemming the 50k words at start cost the first
  * search about 0.8 s and the process's heap about 40 MiB; reading this file costs a few ms.
  */
 export const STEM_RANKS = new URL("../../../assets/stem-ranks.tsv", import.meta.url);
@@ -32,7 +33,7 @@ const UNKNOWN_RANK = 100_000;
 /** Words stemmed per call while building the ranks. */
 const STEM_SLICE = 2_000;
 
-let ranks: Map<string, number> | null = null;
+let ranks: SortedLines | null = null;
 
 /** The words of the word-vector table, in frequency order (its header: magic, version, count, dimensions). */
 export function tableWords(path: URL | string = WORD_TABLE): string[] {
@@ -58,25 +59,21 @@ export function stemRanksOf(words: readonly string[]): Map<string, number> {
   return map;
 }
 
-/** Stem -> rank, read once per process from the built file. */
-function stemRanks(): Map<string, number> {
+/** Stem -> rank, read once per process from the built file; an empty table when it cannot be read. */
+function stemRanks(): SortedLines {
   if (ranks) return ranks;
-  const map = new Map<string, number>();
   try {
-    for (const line of readFileSync(STEM_RANKS, "utf8").split("\n")) {
-      const tab = line.indexOf("\t");
-      if (tab > 0) map.set(line.slice(0, tab), Number(line.slice(tab + 1)));
-    }
+    ranks = sortedLines(readFileSync(STEM_RANKS, "utf8"));
   } catch {
     // Without the table every stem counts as rare: statistics rest on the namespace alone.
+    ranks = sortedLines("");
   }
-  ranks = map;
-  return map;
+  return ranks;
 }
 
 /** The chance that a unit of ordinary English text holds the stem. */
 export function backgroundUnitShare(stem: string): number {
-  const rank = stemRanks().get(stem) ?? UNKNOWN_RANK;
+  const rank = Number(lookUp(stemRanks(), stem) ?? UNKNOWN_RANK);
   const perToken = Math.min(0.5, 0.1 / rank);
   return 1 - (1 - perToken) ** UNIT_TOKENS;
 }

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { openEngine } from "../src/engine/index.js";
 import { API_KEY, type McpChild, NODE, ROOT, rssMiB, startMcp } from "./suite/common.js";
 import { Corpus, seedDocuments, TURNS_PER_DOCUMENT } from "./suite/corpus.js";
-import { loadEntities, serverMemoryEntry, startServerMemory } from "./suite/server-memory.js";
+import { seedServerMemory, serverMemoryEntry, startServerMemory } from "./suite/server-memory.js";
 
 const runs = Number(process.argv[2] ?? 9);
 const sizes = (process.argv[3] ?? "1000,10000").split(",").map(Number);
@@ -52,23 +52,6 @@ async function seedMemctx(dir: string, corpus: Corpus, size: number): Promise<vo
   }
 }
 
-/** server-memory's file with `size` observations (one entity per speaker), through its own tools. */
-async function seedReference(entry: string, file: string, corpus: Corpus, size: number): Promise<void> {
-  const entities = new Map<string, string[]>();
-  for (let i = 0; i < size; i++) {
-    const o = corpus.observation();
-    const list = entities.get(o.who) ?? [];
-    list.push(o.text);
-    entities.set(o.who, list);
-  }
-  const loader = await startServerMemory(entry, file);
-  try {
-    if (entities.size) await loadEntities(loader, entities);
-  } finally {
-    await loader.close();
-  }
-}
-
 type Figures = { ms: number[]; rss: number[]; rssLater: number[] };
 const reference = await serverMemoryEntry();
 const mains = (process.env.BENCH_MEMCTX_MAINS ?? join(ROOT, "dist/cli/main.js")).split(",");
@@ -80,7 +63,7 @@ for (const size of sizes) {
     const dataDirs = new Map(mains.map((main, i) => [main, join(dir, `memctx-${i}`)]));
     for (const dataDir of dataDirs.values()) await seedMemctx(dataDir, corpus, size);
     const file = join(dir, "memory.jsonl");
-    if ("entry" in reference) await seedReference(reference.entry, file, corpus, size);
+    if ("entry" in reference) await seedServerMemory(reference.entry, file, corpus, size);
 
     const servers: { name: string; run: () => Promise<Awaited<ReturnType<typeof measure>>> }[] = [];
     for (const main of mains) {

@@ -35,7 +35,7 @@ const deepArray = (depth: number) => `${"[".repeat(depth)}"x"${"]".repeat(depth)
 /** The legacy routes that take `filters`, each with the rest of a valid body. */
 const LEGACY_FILTER_ROUTES: [string, string][] = [
   ["/v3/documents/list", "{}"],
-  ["/v4/memories/list", '{"containerTag":"deep"}'],
+  ["/v4/memories/list", '{"containerTags":["deep"]}'],
   ["/v4/search", '{"q":"release"}'],
   ["/v4/profile", '{"containerTag":"deep"}'],
 ];

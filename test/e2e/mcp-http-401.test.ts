@@ -3,52 +3,21 @@
  * valid key learns how to get one, never a path of the server's machine (the audit found the key
  * file's absolute path in the 401); the operator's own startup line still names the file.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, tempDir } from "../engine/harness.js";
+import { type McpHttpChild, spawnMcpHttp, tempDir } from "../engine/harness.js";
 
 const dir = tempDir("memctx-http-401-");
-let child: ChildProcess;
+let mcp: McpHttpChild;
 let url: string;
-let stderr = "";
 
 beforeAll(async () => {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir.path };
-  child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      join(ROOT, "src/cli/main.ts"),
-      "mcp",
-      "--http",
-      "--port",
-      "0",
-      "--data-dir",
-      dir.path,
-    ],
-    { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] },
-  );
-  url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no address within 20 s: ${stderr}`)), 20_000);
-    child.stderr!.on("data", (d: Buffer) => {
-      stderr += d.toString();
-      const m = /MCP server on (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-  });
+  // No MEMCTX_API_KEY: the server's own key file is the key, as a fresh install has it.
+  mcp = await spawnMcpHttp({ HOME: dir.path }, ["--data-dir", dir.path]);
+  url = mcp.url;
 });
 afterAll(async () => {
-  if (child.exitCode === null) {
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
-  }
+  await mcp.stop();
   dir.remove();
 });
 
@@ -90,6 +59,6 @@ describe("memctx mcp --http's 401 names no path of the server's machine", () => 
   });
 
   it("the operator's startup line on stderr still says where the key file is", () => {
-    expect(stderr).toContain(join(dir.path, "mcp-local.key"));
+    expect(mcp.stderr()).toContain(join(dir.path, "mcp-local.key"));
   });
 });

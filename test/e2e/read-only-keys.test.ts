@@ -15,7 +15,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Endpoint, endpoints, fillPath, writes } from "../../src/api/endpoints.js";
 import { READ_ONLY_KEY } from "../../src/api/errors.js";
 import { MemoryClient } from "../../src/client/index.js";
-import { ROOT, type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../engine/harness.js";
+import {
+  ROOT,
+  type ServeChild,
+  spawnMcpHttp,
+  spawnServe,
+  stopChild,
+  TEST_KEY,
+  tempDir,
+} from "../engine/harness.js";
 
 const run = promisify(execFile);
 const memctx = (...args: string[]) =>
@@ -204,33 +212,11 @@ describe("MCP write tools refuse a read-only key", () => {
   });
 
   it("over streamable HTTP, the read-only key as the session's bearer key", async () => {
-    const { spawn } = await import("node:child_process");
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "mcp", "--http", "--port", "0"],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "", HOME: dir.path, MEMCTX_API_URL: serve.url },
-        stdio: ["ignore", "ignore", "pipe"],
-      },
-    );
-    let stderr = "";
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no address within 20 s: ${stderr}`)), 20_000);
-      child.stderr!.on("data", (d: Buffer) => {
-        stderr += d.toString();
-        const m = /MCP server on (http:\/\/\S+\/mcp)/.exec(stderr);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    });
+    const mcp = await spawnMcpHttp({ HOME: dir.path, MEMCTX_API_URL: serve.url });
     const client = new Client({ name: "read-only-http", version: "1" });
     try {
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
+        new StreamableHTTPClientTransport(new URL(mcp.url), {
           requestInit: { headers: { authorization: `Bearer ${readOnlyKey}`, "x-memctx-namespace": "ro" } },
         }),
       );
@@ -239,9 +225,7 @@ describe("MCP write tools refuse a read-only key", () => {
       expect(await state()).toEqual(before);
     } finally {
       await client.close().catch(() => {});
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await exited;
+      await mcp.stop();
     }
   });
 });

@@ -63,15 +63,18 @@ export function trimHeap(): boolean {
 export function trimAfterBusySpells(opts: { windowMs?: number; onTrim?: () => void } = {}): { stop(): void } {
   let last = performance.eventLoopUtilization();
   let busy = false;
+  let justTrimmed = false;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const { utilization } = performance.eventLoopUtilization(now, last);
     last = now;
-    if (utilization >= BUSY_UTILIZATION) busy = true;
+    // The trim and the work it leaves behind (finalizers) are no busy spell of their own.
+    if (justTrimmed) justTrimmed = false;
+    else if (utilization >= BUSY_UTILIZATION) busy = true;
     else if (busy && utilization <= QUIET_UTILIZATION) {
       busy = false;
       if (trimHeap()) opts.onTrim?.();
-      // The trim's own pause is not a busy spell (it would trim again next window).
+      justTrimmed = true;
       last = performance.eventLoopUtilization();
     }
   }, opts.windowMs ?? TRIM_WINDOW_MS);

@@ -8,7 +8,10 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "./harness.js";
+import { trimConnection } from "../../src/engine/store/db.js";
+import { ROOT, storeConnections } from "./harness.js";
+
+const connect = storeConnections();
 
 const run = promisify(execFile);
 
@@ -65,5 +68,17 @@ describe("trimming a thread's heap after a busy spell", () => {
       (trimmed.peak - trimmed.base) / 2,
     );
     expect(trimmed.trims).toBe(1);
+  });
+});
+
+describe("trimming a store connection's worker (PostgreSQL; nothing on SQLite)", () => {
+  it("leaves the connection answering each statement with its own answer", () => {
+    const db = connect();
+    const value = (n: number) => (db.prepare("SELECT CAST(? AS INTEGER) AS n").get(n) as { n: number }).n;
+    expect(value(1)).toBe(1);
+    // The trim is a message without an answer: the next statements must not read one of its.
+    trimConnection(db);
+    trimConnection(db);
+    expect([value(2), value(3), value(4)]).toEqual([2, 3, 4]);
   });
 });

@@ -4,7 +4,7 @@ import { extractorFromEnv } from "../memory/extract/index.js";
 import { trimAfterBusySpells } from "../memory-trim.js";
 import { embedderFromEnv } from "../models/embedder-from-env.js";
 import { installProcessing } from "../processing.js";
-import { openDatabase } from "../store/db.js";
+import { openDatabase, trimConnection } from "../store/db.js";
 import { noDreaming } from "./dreamer.js";
 import { JobQueue } from "./queue.js";
 import type { FromThread, ThreadConfig, ToThread } from "./threads.js";
@@ -48,7 +48,7 @@ const ctx: EngineContext = {
 installProcessing(ctx);
 workers.start();
 // This thread's heap, grown by a backlog of documents, is given back once the backlog is done.
-const trimmer = trimAfterBusySpells();
+const trimmer = trimAfterBusySpells({ onTrim: () => trimConnection(db) });
 
 port.on("message", (m: ToThread) => {
   if (m.type === "wake") queue.wake(false);

@@ -11,6 +11,7 @@ const isAction = (a: string | undefined): a is (typeof ACTIONS)[number] =>
 const options = {
   org: { type: "string" },
   namespace: { type: "string", multiple: true },
+  "read-only": { type: "boolean", default: false },
   "data-dir": { type: "string" },
   "database-url": { type: "string" },
 } as const satisfies FlagOptions;
@@ -20,7 +21,8 @@ export const keys: Command = {
   options,
   summary: "Create, list and revoke API keys of the embedded engine",
   usage: `
-Usage: memctx keys create [--org NAME] [--namespace NS]... [--data-dir DIR] [--database-url URL]
+Usage: memctx keys create [--org NAME] [--namespace NS]... [--read-only] [--data-dir DIR]
+                          [--database-url URL]
        memctx keys list [--data-dir DIR] [--database-url URL]
        memctx keys revoke <prefix-or-key> [--data-dir DIR] [--database-url URL]
 
@@ -30,6 +32,9 @@ own namespaces. Only a hash of each key is stored: a created key is printed once
 Options:
   --org NAME        organization of the new key (default: local, the one memctx serve uses)
   --namespace NS    restrict the new key to this namespace (repeatable)
+  --read-only       the new key may search, list and read, never write: every route that
+                    adds, changes or forgets (and the MCP tools add_memory, forget,
+                    connect_source connect / sync) answers it 403
   --data-dir DIR    data directory (default: MEMCTX_DATA_DIR or the user data directory)
   --database-url URL
                     the PostgreSQL database of memctx serve --database-url (default:
@@ -59,7 +64,7 @@ Options:
         case "create": {
           if (target !== undefined) throw new CliError(`keys create takes no argument (got '${target}')`);
           process.stdout.write(
-            `${createKey(db, values.org ?? LOCAL_ORGANIZATION, values.namespace ?? null)}\n`,
+            `${createKey(db, values.org ?? LOCAL_ORGANIZATION, values.namespace ?? null, { readOnly: values["read-only"] })}\n`,
           );
           return 0;
         }
@@ -72,8 +77,9 @@ Options:
               : "";
             const state = k.revoked_at ? `revoked ${k.revoked_at}` : "active";
             const used = k.last_used_at ? `last used ${k.last_used_at}` : "never used";
+            const access = Number(k.read_only) === 1 ? "read-only" : "read-write";
             process.stdout.write(
-              `${k.prefix}…  org=${k.organization}  created ${k.created_at}  ${used}  ${state}${scope}\n`,
+              `${k.prefix}…  org=${k.organization}  ${access}  created ${k.created_at}  ${used}  ${state}${scope}\n`,
             );
           }
           return 0;

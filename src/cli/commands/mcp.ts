@@ -137,22 +137,31 @@ async function runHttp(
     idleTimeoutMs: flags.idleMinutes * 60_000,
     allowedOrigins: flags.origins,
     allowedHosts: flags.hosts,
-    keyHint: keyHint(backend),
+    keyHint: callerKeyHint(backend),
     readOnly: flags.readOnly,
     log,
   });
   process.stderr.write(
     `memctx ${VERSION}: MCP server on ${http.url}, ${describeBackend(backend)}, namespace per session (${NAMESPACE_HEADER} header or ?namespace=, else ${flags.namespace ?? DEFAULT_NAMESPACE})\n`,
   );
-  log(`each request needs Authorization: Bearer <key>: ${keyHint(backend)}`);
+  log(`each request needs Authorization: Bearer <key>: ${operatorKeyHint(backend)}`);
   await untilStopped();
   await http.close();
   await backend.close();
   return 0;
 }
 
-/** Where a caller finds a key the server accepts. */
-function keyHint(backend: Backend): string {
+/**
+ * Where a remote caller is told to find a key (the 401, the OAuth resource metadata): it names no
+ * path of this machine, which anyone who can reach the port would otherwise learn.
+ */
+function callerKeyHint(backend: Backend): string {
+  if (backend.mode === "remote") return `a key of ${backend.apiUrl}`;
+  return "ask whoever runs this server for a key (`memctx keys create` makes one)";
+}
+
+/** Where the operator finds a key, printed at start on this machine's own stderr: the file's path. */
+function operatorKeyHint(backend: Backend): string {
   if (backend.mode === "remote") return `a key of ${backend.apiUrl}`;
   const own = setting(process.env, "MEMCTX_API_KEY")
     ? "MEMCTX_API_KEY"

@@ -30,7 +30,7 @@ try {
   const t0 = performance.now();
   const docs = Math.ceil(Number(values.memories) / TURNS_PER_DOCUMENT);
   await seedDocuments(engine, corpus, "big", 1, 1 + docs);
-  engine.context.db.exec("PRAGMA optimize");
+  await engine.context.db.exec("PRAGMA optimize");
   const seeded = (performance.now() - t0) / 1000;
   const beside = await measure("small");
   const big = await measure("big");

@@ -33,7 +33,7 @@ class TestEmbedder implements Embedder {
   gate: Promise<void> | null = null;
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     this.calls.push(texts);
-    if (this.gate) {
+    if (this.gate !== null) {
       const aborted = new Promise<void>((r) => signal?.addEventListener("abort", () => r(), { once: true }));
       await Promise.race([this.gate, aborted]);
       signal?.throwIfAborted();

@@ -1,6 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { EngineContext } from "../context.js";
 import { extractorFromEnv } from "../memory/extract/index.js";
+import { trimAfterBusySpells } from "../memory-trim.js";
 import { embedderFromEnv } from "../models/embedder-from-env.js";
 import { installProcessing } from "../processing.js";
 import { openDatabase } from "../store/db.js";
@@ -46,10 +47,13 @@ const ctx: EngineContext = {
 };
 installProcessing(ctx);
 workers.start();
+// This thread's heap, grown by a backlog of documents, is given back once the backlog is done.
+const trimmer = trimAfterBusySpells();
 
 port.on("message", (m: ToThread) => {
   if (m.type === "wake") queue.wake(false);
   else if (m.type === "stop") {
+    trimmer.stop();
     void workers.stop().then(async () => {
       await db.close();
       send({ type: "stopped" });

@@ -120,7 +120,12 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const allowPrivateNetwork = opts.allowPrivateNetwork ?? allowPrivateNetworkFromEnv();
   const threaded = (opts.threads ?? process.env.MEMCTX_THREADS !== "0") && !custom && loops > 0;
   // Processing in this thread writes the search index here: its connection is sized for that.
-  const db = openDatabase(opts.dataDir, { databaseUrl, cache: threaded || loops === 0 ? "reads" : "writes" });
+  const db = openDatabase(opts.dataDir, {
+    databaseUrl,
+    cache: threaded || loops === 0 ? "reads" : "writes",
+    // The threads checkpoint (thread.ts): a request's large commit does not copy the WAL.
+    checkpoints: !threaded,
+  });
   if (opts.apiKey) registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
   // Connectors written by a memctx that stored their secrets in plain text: sealed now.
   transaction(db, () => {

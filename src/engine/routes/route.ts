@@ -54,7 +54,7 @@ export function route<E extends Endpoint>(
   path: string = endpoint.path,
 ): void {
   app.on(endpoint.method, honoPath(path), async (c) => {
-    const input = await parseRequest(c, endpoint);
+    const input = await parseRequest(c, endpoint, ctx.dataDir);
     const request = scoped(c, input, (org, name) => findNamespace(ctx.db, org, name) ?? null);
     return send(c, endpoint, await handler(request as RouteRequest<E, NamespaceRow | null>));
   });
@@ -72,7 +72,7 @@ export function creatingRoute<E extends Endpoint>(
   handler: (request: RouteRequest<E, NamespaceRow>) => unknown,
 ): void {
   app.on(endpoint.method, honoPath(endpoint.path), async (c) => {
-    const input = await parseRequest(c, endpoint);
+    const input = await parseRequest(c, endpoint, ctx.dataDir);
     // A namespace that exists is written under its own lock (other namespaces' writes go on
     // meanwhile on PostgreSQL); creating one takes the schema-wide lock, and so does every write
     // under a document quota, which reads the whole organization's documents (quota.ts).
@@ -128,7 +128,11 @@ export function assertNamespaceAllowed(principal: Principal, namespace: string):
 }
 
 /** Parses params, query and body of a request with the endpoint's schemas; throws a 400 naming each issue. */
-export async function parseRequest<E extends Endpoint>(c: Context, endpoint: E): Promise<Input<E>> {
+export async function parseRequest<E extends Endpoint>(
+  c: Context,
+  endpoint: E,
+  dataDir: string,
+): Promise<Input<E>> {
   const issues: string[] = [];
   const parse = (where: string, schema: z.ZodType | undefined, value: unknown) => {
     if (!schema) return undefined;
@@ -144,7 +148,7 @@ export async function parseRequest<E extends Endpoint>(c: Context, endpoint: E):
   if (endpoint.body && endpoint.bodyType === "multipart") {
     // Parsed only once params and query are known good: an upload is large.
     if (issues.length) throw new InputError(undefined, issues.join("; "));
-    const form = await readUpload(c.req.raw);
+    const form = await readUpload(c.req.raw, dataDir);
     body = parse("body", endpoint.body, form.fields);
     upload = form.file;
     if (!upload) issues.push(`${FILE_PART}: required: send the file in a part named '${FILE_PART}'`);

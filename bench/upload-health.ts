@@ -1,0 +1,129 @@
+/**
+ * How responsive a `memctx serve` child stays, and how much memory it takes, while large files are
+ * uploaded to it and processed:
+ *   npx tsx bench/upload-health.ts [--mb 40] [--mb 50 --mb 40 ...]
+ * One text file per --mb, all uploaded at once (multipart, to /ns/{ns}/document/file), each by a
+ * child process of its own: a 40 MB form sent from this process delayed its own /health probes by
+ * 500 ms. /health is polled one request after another (every 10 ms) from the first upload until
+ * every document is done; prints its max and p99, the server's peak RSS (every 50 ms) and how long
+ * each stage took.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs, promisify } from "node:util";
+import { API_KEY, memctxCommand, NODE, percentiles, rssMiB, startServe } from "./suite/common.js";
+
+const { values } = parseArgs({ options: { mb: { type: "string", multiple: true, default: ["40"] } } });
+const sizes = values.mb.map(Number);
+
+/** Lines of varied words (a seeded generator), `bytes` long: text that chunks and indexes as prose does. */
+function text(bytes: number, seed: number): Buffer {
+  const words = [
+    "harbour",
+    "bicycle",
+    "garden",
+    "map",
+    "bakery",
+    "violin",
+    "roof",
+    "Lisbon",
+    "Porto",
+    "March",
+  ];
+  const out = Buffer.alloc(bytes, 0x20);
+  let at = 0;
+  let s = seed;
+  while (at < bytes - 16) {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    const w = `${words[s % words.length]}${s % 1000}${s % 13 === 0 ? ".\n" : " "}`;
+    at += out.write(w, at, "latin1");
+  }
+  return out;
+}
+
+/** A child's upload: the file streamed from disk as the form's part (fs.openAsBlob). */
+const UPLOAD = `
+import { openAsBlob } from "node:fs";
+const [path, url, key] = process.argv.slice(1);
+const form = new FormData();
+form.append("file", await openAsBlob(path, { type: "text/plain" }), path.split("/").pop());
+const res = await fetch(url, { method: "POST", headers: { authorization: "Bearer " + key }, body: form });
+const body = await res.json();
+console.log(JSON.stringify({ id: body.id, status: res.status }));
+`;
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const { args, how } = await memctxCommand(log);
+const dir = mkdtempSync(join(tmpdir(), "memctx-upload-health-"));
+const serve = await startServe(args, dir, 2);
+const auth = { authorization: `Bearer ${API_KEY}` };
+try {
+  const files = sizes.map((mb, i) => {
+    const path = join(dir, `big-${i}.txt`);
+    writeFileSync(path, text(mb * 1024 * 1024, i + 1));
+    return path;
+  });
+  const idle = rssMiB(serve.pid) ?? 0;
+  let peak = idle;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMiB(serve.pid) ?? 0);
+  }, 50);
+  const health: number[] = [];
+  let running = true;
+  const poll = (async () => {
+    while (running) {
+      const t = performance.now();
+      await fetch(`${serve.url}/health`).then((r) => r.arrayBuffer());
+      health.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  const started = performance.now();
+  const uploads = await Promise.all(
+    files.map(async (path) => {
+      const { stdout } = await promisify(execFile)(
+        NODE,
+        ["--input-type=module", "-e", UPLOAD, path, `${serve.url}/ns/big/document/file`, API_KEY],
+        { maxBuffer: 1 << 20 },
+      );
+      const { id, status } = JSON.parse(stdout) as { id: string; status: number };
+      return { id, status, ms: performance.now() - started };
+    }),
+  );
+  const uploaded = performance.now() - started;
+  const healthDuringUpload = [...health];
+  let statuses: string[] = [];
+  while (performance.now() - started < 900_000) {
+    statuses = await Promise.all(
+      uploads.map(async (u) => {
+        const doc = (await (
+          await fetch(`${serve.url}/ns/big/document/${u.id}`, { headers: auth })
+        ).json()) as {
+          system: { status: string };
+        };
+        return doc.system.status;
+      }),
+    );
+    if (statuses.every((s) => s === "done" || s === "failed")) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const processed = performance.now() - started;
+  running = false;
+  await poll;
+  clearInterval(sampler);
+  const all = percentiles(health);
+  const up = percentiles(healthDuringUpload);
+  console.log(
+    `${sizes.map((s) => `${s} MB`).join(" + ")} text uploaded at once to memctx serve (${how}):\n` +
+      `  uploads answered ${uploads.map((u) => `${u.status} in ${(u.ms / 1000).toFixed(1)} s`).join(", ")}; ` +
+      `all ${statuses.join("/")} ${(processed / 1000).toFixed(1)} s after the first byte\n` +
+      `  /health while uploading: max ${Math.max(...healthDuringUpload).toFixed(0)} ms, p99 ${up.p99.toFixed(0)} ms (${healthDuringUpload.length} probes in ${(uploaded / 1000).toFixed(1)} s)\n` +
+      `  /health until processed: max ${Math.max(...health).toFixed(0)} ms, p99 ${all.p99.toFixed(0)} ms (${health.length} probes)\n` +
+      `  RSS: ${idle} MiB idle, peak ${peak} MiB`,
+  );
+} finally {
+  await serve.close();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
+import type { EngineLimits } from "../../src/engine/context.js";
 import { type RunningServer, startServer } from "../../src/engine/server.js";
 import { type Db, openDatabase } from "../../src/engine/store/db.js";
 import type { NewMemoryRow } from "../../src/engine/store/memories.js";
@@ -78,7 +79,10 @@ export interface TestServer extends RunningServer {
 }
 
 /** The engine on 127.0.0.1, port 0, in this process. */
-export async function startTestServer(dataDir: string, opts: { workers?: number } = {}): Promise<TestServer> {
+export async function startTestServer(
+  dataDir: string,
+  opts: { workers?: number; limits?: Partial<EngineLimits> } = {},
+): Promise<TestServer> {
   const server = await startServer({
     dataDir,
     port: 0,

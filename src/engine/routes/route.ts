@@ -4,6 +4,7 @@ import type { Endpoint } from "../../api/endpoints.js";
 import { describeIssues } from "../../api/errors.js";
 import { REQUEST_BODY_MAX_BYTES } from "../../api/limits.js";
 import type { EngineContext } from "../context.js";
+import { growsStore } from "../disk-reserve.js";
 import { ForbiddenError, InputError, TooLargeError } from "../errors.js";
 import { lockNamespace, namespaceTransaction, transaction } from "../store/db.js";
 import { ensureNamespace, findNamespace, type NamespaceRow } from "../store/namespaces.js";
@@ -53,7 +54,10 @@ export function route<E extends Endpoint>(
   handler: (request: RouteRequest<E, NamespaceRow | null>) => unknown,
   path: string = endpoint.path,
 ): void {
+  const grows = growsStore(endpoint);
   app.on(endpoint.method, honoPath(path), async (c) => {
+    // Before the body is read: an upload refused for want of space is not written to disk first.
+    if (grows) await ctx.disk?.assertRoom();
     const input = await parseRequest(c, endpoint, ctx.dataDir);
     const request = scoped(c, input, (org, name) => findNamespace(ctx.db, org, name) ?? null);
     return send(c, endpoint, await handler(request as RouteRequest<E, NamespaceRow | null>));
@@ -71,7 +75,9 @@ export function creatingRoute<E extends Endpoint>(
   endpoint: E,
   handler: (request: RouteRequest<E, NamespaceRow>) => unknown,
 ): void {
+  const grows = growsStore(endpoint);
   app.on(endpoint.method, honoPath(endpoint.path), async (c) => {
+    if (grows) await ctx.disk?.assertRoom();
     const input = await parseRequest(c, endpoint, ctx.dataDir);
     // A namespace that exists is written under its own lock (other namespaces' writes go on
     // meanwhile on PostgreSQL); creating one takes the schema-wide lock, and so does every write

@@ -4,7 +4,7 @@ import { detectFormat } from "../text/conversation.js";
 import { type ResolvedContent, textTitle } from "./content.js";
 import { htmlToText } from "./html.js";
 import { pdfToText } from "./pdf.js";
-import { ArchiveLimitError, type InflateLimits, inflateLimits, openZip } from "./zip.js";
+import { ArchiveLimitError, type InflateLimits, inflateLimits, openZip, readDirectory } from "./zip.js";
 
 /**
  * What an uploaded file is, as far as memctx reads it: `kind` says how its text is made, `type` is
@@ -166,6 +166,20 @@ export function detectFile(
 
 /** A Word document's parts that are read for its text: its XML (pictures are not inflated). */
 export const isDocxXml = (name: string) => /\.(xml|rels)$/i.test(name);
+
+/**
+ * Refuses, as it arrives, a file whose declared content is past the limits that its conversion
+ * would stop at (a Word document's archive: ArchiveLimitError). A damaged archive passes: its
+ * conversion says what is wrong with it; one whose directory lies is stopped while it inflates.
+ */
+export function checkFileLimits(bytes: Uint8Array, kind: FileKindName): void {
+  if (kind !== "docx") return;
+  try {
+    readDirectory(bytes, inflateLimits(), isDocxXml);
+  } catch (err) {
+    if (err instanceof ArchiveLimitError) throw err;
+  }
+}
 
 /** A stored file to the text that is chunked and searched; media get a short description instead. */
 export async function resolveFile(

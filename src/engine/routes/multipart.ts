@@ -2,7 +2,8 @@ import { once } from "node:events";
 import { Busboy } from "@fastify/busboy";
 import { FILE_MAX_BYTES, UPLOAD_BODY_MAX_BYTES, UPLOAD_FIELDS_MAX_BYTES } from "../../api/limits.js";
 import { DomainError, InputError, TooLargeError } from "../errors.js";
-import { detectFile, UnsupportedFileError } from "../ingest/file.js";
+import { checkFileLimits, detectFile, UnsupportedFileError } from "../ingest/file.js";
+import { ArchiveLimitError } from "../ingest/zip.js";
 import type { StoredFile } from "../store/document-files.js";
 import { Spool } from "./spool.js";
 
@@ -157,7 +158,7 @@ export async function readUpload(req: Request, dataDir: string): Promise<UploadF
 /**
  * The uploaded file as a document's file: its kind from its bytes, then from what was declared
  * (`fileType`, `mimeType`, the part's Content-Type, the name's extension); 400 for a type memctx
- * neither reads nor keeps.
+ * neither reads nor keeps, 413 for a Word document whose archive declares more than it may inflate to.
  */
 export function storedFile(
   upload: UploadedFile,
@@ -169,6 +170,7 @@ export function storedFile(
       mimeType: declared.mimeType ?? upload.mimeType ?? undefined,
       name: upload.name,
     });
+    checkFileLimits(upload.bytes, kind.kind);
     return {
       bytes: upload.bytes,
       name: upload.name,
@@ -178,6 +180,8 @@ export function storedFile(
     };
   } catch (err) {
     if (err instanceof UnsupportedFileError) throw new InputError(FILE_PART, err.message, "Unsupported file");
+    if (err instanceof ArchiveLimitError)
+      throw new TooLargeError("File inflates too far", `${FILE_PART}: ${err.message}`);
     throw err;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * How responsive a `memctx serve` child stays, and how much memory it takes, while large files are
  * uploaded to it and processed:
- *   npx tsx bench/upload-health.ts [--mb 40] [--mb 50 --mb 40 ...]
+ *   npx tsx bench/upload-health.ts [--mb 40] [--mb 50 --mb 40 ...] [--cli other/dist/cli/main.js]
+ * (--cli: another build's memctx, to compare with on the same machine in the same session.)
  * One text file per --mb, all uploaded at once (multipart, to /ns/{ns}/document/file), each by a
  * child process of its own: a 40 MB form sent from this process delayed its own /health probes by
  * 500 ms. /health is polled one request after another (every 10 ms) from the first upload until
@@ -15,7 +16,9 @@ import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { API_KEY, memctxCommand, NODE, percentiles, rssMiB, startServe } from "./suite/common.js";
 
-const { values } = parseArgs({ options: { mb: { type: "string", multiple: true, default: ["40"] } } });
+const { values } = parseArgs({
+  options: { mb: { type: "string", multiple: true, default: ["40"] }, cli: { type: "string" } },
+});
 const sizes = values.mb.map(Number);
 
 /** Lines of varied words (a seeded generator), `bytes` long: text that chunks and indexes as prose does. */
@@ -55,7 +58,7 @@ console.log(JSON.stringify({ id: body.id, status: res.status }));
 `;
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
-const { args, how } = await memctxCommand(log);
+const { args, how } = values.cli ? { args: [values.cli], how: values.cli } : await memctxCommand(log);
 const dir = mkdtempSync(join(tmpdir(), "memctx-upload-health-"));
 const serve = await startServe(args, dir, 2);
 const auth = { authorization: `Bearer ${API_KEY}` };

@@ -169,7 +169,7 @@ describe("file uploads", () => {
     const bomb = makeDocxBomb(150 * 1024 * 1024);
     for (const path of ["/ns/bomb/document/file", "/v3/documents/file"]) {
       const form = new FormData();
-      form.append("file", new File([bomb], "bomb.docx"));
+      form.append("file", new File([new Uint8Array(bomb)], "bomb.docx"));
       form.append("containerTag", "bomb");
       const res = await upload(path, path.startsWith("/v3") ? form : withoutTag(form));
       expect(res.status).toBe(413);

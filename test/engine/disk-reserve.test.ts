@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseDiskReserve } from "../../src/engine/disk-reserve.js";
 import { type Engine, openEngine } from "../../src/engine/index.js";
 import { UPLOADS_DIR } from "../../src/engine/routes/spool.js";
-import { startTestServer, TEST_BACKEND, type TestServer, tempDir } from "./harness.js";
+import { startTestServer, TEST_BACKEND, type TestServer, tempDir, until } from "./harness.js";
 
 const MiB = 1024 * 1024;
 /** How far below the free space the reserve sits, and how much more than that the ballast takes. */
@@ -29,16 +29,6 @@ function ballast(path: string, bytes: number): void {
   for (let left = bytes; left > 0; left -= piece.length)
     writeSync(fd, piece, 0, Math.min(left, piece.length));
   closeSync(fd);
-}
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out; last value ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 let dir: ReturnType<typeof tempDir>;

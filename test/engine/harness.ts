@@ -51,6 +51,17 @@ export function storeConnections(): () => Db {
   };
 }
 
+/** Reads until `ok` holds of what is read; fails after `ms` with the last value read. */
+export async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out; last value ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 export const TEST_KEY = "mk_test_local_organization_key";
 
 /** A memory as written straight to the store: no document, no subject, nothing but its text. */

@@ -8,7 +8,7 @@ import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UPLOADS_DIR } from "../../src/engine/routes/spool.js";
-import { startTestServer, TEST_KEY, type TestServer, tempDir } from "./harness.js";
+import { startTestServer, TEST_KEY, type TestServer, tempDir, until } from "./harness.js";
 
 const dir = tempDir("memctx-spool-");
 let server: TestServer;
@@ -31,16 +31,6 @@ const spooled = () => {
     return [];
   }
 };
-
-async function until<T>(read: () => T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out; last value ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** An upload of `size` bytes of text over a raw socket, its head and first half sent now. */
 function startUpload(size: number) {

@@ -1,19 +1,28 @@
 /**
- * Cold start and idle memory beside the reference memory server, in one run on one machine:
- * spawn to the first tool result (initialize, tools/list, one search on an empty store) and the
- * resident memory after it. Alternates the two servers so that machine noise falls on both.
+ * Cold start and idle memory beside the reference memory server, in one run on one machine: spawn
+ * to the first search result (initialize, tools/list, one search) on a store that holds something
+ * (by default 1k and 10k memories; 0 is an empty store), and the resident memory after it. Both
+ * servers get the same data: memctx's store seeded as bench/suite/speed.ts seeds it (LoCoMo-like
+ * turns, one memory each), server-memory as many observations in its JSONL file, loaded through
+ * its own tools. The runs alternate memctx / server-memory so that machine noise falls on both;
+ * each server is started once unmeasured per size first (Node's compile cache, SQLite's first
+ * open), as a client that started it before sees it.
  *
- *   npm run build && npx tsx bench/cold-start.ts [runs=9]
+ *   npm run build && npx tsx bench/cold-start.ts [runs=9] [sizes=1000,10000]
  *
  * BENCH_MEMCTX_MAINS=a/main.js,b/main.js compares several builds (each beside node_modules).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type McpChild, NODE, ROOT, rssMiB, startMcp } from "./suite/common.js";
-import { serverMemoryEntry, startServerMemory } from "./suite/server-memory.js";
+import { openEngine } from "../src/engine/index.js";
+import { API_KEY, type McpChild, NODE, ROOT, rssMiB, startMcp } from "./suite/common.js";
+import { Corpus, seedDocuments, TURNS_PER_DOCUMENT } from "./suite/corpus.js";
+import { seedServerMemory, serverMemoryEntry, startServerMemory } from "./suite/server-memory.js";
 
 const runs = Number(process.argv[2] ?? 9);
+const sizes = (process.argv[3] ?? "1000,10000").split(",").map(Number);
+const NAMESPACE = "bench";
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function measure(start: () => Promise<McpChild>, first: (c: McpChild) => Promise<unknown>) {
@@ -23,7 +32,7 @@ async function measure(start: () => Promise<McpChild>, first: (c: McpChild) => P
   await first(child);
   const ms = performance.now() - t0;
   // Idle: a moment after the first answer, as a client holding the server between turns sees it;
-  // and 3 s later (memctx loads its processing pipeline only once there is work: none here).
+  // and 3 s later (memctx starts its processing threads only once there is work: none here).
   await new Promise((r) => setTimeout(r, 500));
   const rss = rssMiB(child.pid);
   await new Promise((r) => setTimeout(r, 2500));
@@ -32,46 +41,84 @@ async function measure(start: () => Promise<McpChild>, first: (c: McpChild) => P
   return { ms, rss, rssLater };
 }
 
+/** memctx's data directory holding `size` memories (and as many chunks), seeded in process. */
+async function seedMemctx(dir: string, corpus: Corpus, size: number): Promise<void> {
+  const engine = await openEngine({ dataDir: dir, apiKey: API_KEY, workers: 0, log: () => {} });
+  try {
+    if (size > 0) await seedDocuments(engine, corpus, NAMESPACE, 0, Math.ceil(size / TURNS_PER_DOCUMENT));
+    engine.context.db.exec("PRAGMA optimize");
+  } finally {
+    await engine.close();
+  }
+}
+
+type Figures = { ms: number[]; rss: number[]; rssLater: number[] };
 const reference = await serverMemoryEntry();
 const mains = (process.env.BENCH_MEMCTX_MAINS ?? join(ROOT, "dist/cli/main.js")).split(",");
-const results: Record<string, { ms: number[]; rss: number[]; rssLater: number[] }> = {};
-for (const main of mains) results[main] = { ms: [], rss: [], rssLater: [] };
-if ("entry" in reference) results.reference = { ms: [], rss: [], rssLater: [] };
-for (let i = 0; i < runs; i++) {
+const corpus = new Corpus();
+const lines: string[] = [];
+for (const size of sizes) {
   const dir = mkdtempSync(join(tmpdir(), "memctx-cold-"));
   try {
+    const dataDirs = new Map(mains.map((main, i) => [main, join(dir, `memctx-${i}`)]));
+    for (const dataDir of dataDirs.values()) await seedMemctx(dataDir, corpus, size);
+    const file = join(dir, "memory.jsonl");
+    if ("entry" in reference) await seedServerMemory(reference.entry, file, corpus, size);
+
+    const servers: { name: string; run: () => Promise<Awaited<ReturnType<typeof measure>>> }[] = [];
     for (const main of mains) {
-      const m = await measure(
-        () =>
-          startMcp(NODE, [main, "mcp", "--namespace", "bench"], {
-            HOME: dir,
-            MEMCTX_DATA_DIR: join(dir, main.replace(/\W/g, "_")),
-          }),
-        (c) => c.call("search", { query: "what does Ana like?" }),
-      );
-      results[main]!.ms.push(m.ms);
-      results[main]!.rss.push(m.rss ?? Number.NaN);
-      results[main]!.rssLater.push(m.rssLater ?? Number.NaN);
+      const dataDir = dataDirs.get(main)!;
+      let q = 0;
+      servers.push({
+        name: mains.length > 1 ? main : "memctx",
+        run: () =>
+          measure(
+            () =>
+              startMcp(NODE, [main, "mcp", "--namespace", NAMESPACE], {
+                HOME: dir,
+                MEMCTX_DATA_DIR: dataDir,
+              }),
+            (c) => c.call("search", { query: corpus.questions[q++ % corpus.questions.length]! }),
+          ),
+      });
     }
     if ("entry" in reference) {
-      const r = await measure(
-        () => startServerMemory(reference.entry, join(dir, "memory.jsonl")),
-        (c) => c.call("search_nodes", { query: "Ana" }),
+      let q = 0;
+      servers.push({
+        name: "server-memory",
+        run: () =>
+          measure(
+            () => startServerMemory(reference.entry, file),
+            (c) => c.call("search_nodes", { query: corpus.questions[q++ % corpus.questions.length]! }),
+          ),
+      });
+    }
+    const results = new Map<string, Figures>(servers.map((s) => [s.name, { ms: [], rss: [], rssLater: [] }]));
+    for (const s of servers) await s.run(); // unmeasured: the compile cache, the store's first open
+    for (let i = 0; i < runs; i++) {
+      for (const s of servers) {
+        const m = await s.run();
+        const r = results.get(s.name)!;
+        r.ms.push(m.ms);
+        r.rss.push(m.rss ?? Number.NaN);
+        r.rssLater.push(m.rssLater ?? Number.NaN);
+      }
+    }
+    const base = results.get("server-memory");
+    for (const [name, r] of results) {
+      const ratio =
+        base && name !== "server-memory" ? ` (${(median(r.ms) / median(base.ms)).toFixed(2)}x)` : "";
+      lines.push(
+        `${size} memories, ${name}: first search result median ${median(r.ms).toFixed(0)} ms${ratio} (min ${Math.min(...r.ms).toFixed(0)}, max ${Math.max(...r.ms).toFixed(0)}); idle RSS median ${median(r.rss).toFixed(1)} MiB, 3 s later ${median(r.rssLater).toFixed(1)} MiB`,
       );
-      results.reference!.ms.push(r.ms);
-      results.reference!.rss.push(r.rss ?? Number.NaN);
-      results.reference!.rssLater.push(r.rssLater ?? Number.NaN);
+      console.error(lines.at(-1));
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 console.log(
-  `node ${process.version}, ${runs} runs each, spawn to first tool result (initialize + tools/list + one call)`,
+  `node ${process.version}, ${runs} runs each, alternated; spawn to the first search result (initialize + tools/list + one search)`,
 );
-for (const [name, r] of Object.entries(results)) {
-  console.log(
-    `${name} cold start median ${median(r.ms).toFixed(0)} ms (min ${Math.min(...r.ms).toFixed(0)}, max ${Math.max(...r.ms).toFixed(0)}); idle RSS median ${median(r.rss).toFixed(1)} MiB, 3 s later ${median(r.rssLater).toFixed(1)} MiB`,
-  );
-}
+for (const line of lines) console.log(line);
 if (!("entry" in reference)) console.log(`reference server skipped: ${reference.skipped}`);

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type McpChild, NODE, startMcp } from "./common.js";
+import type { Corpus } from "./corpus.js";
 
 export const SERVER_MEMORY = "@modelcontextprotocol/server-memory";
 export const SERVER_MEMORY_VERSION = "2026.8.31";
@@ -89,4 +90,29 @@ export function searchNodesTexts(r: CallToolResult): string[] {
     entities = text ? ((JSON.parse(text) as { entities?: { observations: string[] }[] }).entities ?? []) : [];
   }
   return entities.flatMap((e) => e.observations);
+}
+
+/**
+ * server-memory's file holding `count` of the corpus's observations, one entity per speaker (as
+ * many observations as memctx's store holds memories), loaded through the server's own tools.
+ */
+export async function seedServerMemory(
+  entry: string,
+  file: string,
+  corpus: Corpus,
+  count: number,
+): Promise<void> {
+  const entities = new Map<string, string[]>();
+  for (let i = 0; i < count; i++) {
+    const o = corpus.observation();
+    const list = entities.get(o.who) ?? [];
+    list.push(o.text);
+    entities.set(o.who, list);
+  }
+  const loader = await startServerMemory(entry, file);
+  try {
+    if (entities.size) await loadEntities(loader, entities);
+  } finally {
+    await loader.close();
+  }
 }

@@ -26,7 +26,7 @@ import {
   timeQueries,
 } from "./common.js";
 import { Corpus, seedDocuments, TURNS_PER_DOCUMENT } from "./corpus.js";
-import { loadEntities, searchNodesTexts, serverMemoryEntry, startServerMemory } from "./server-memory.js";
+import { searchNodesTexts, seedServerMemory, serverMemoryEntry, startServerMemory } from "./server-memory.js";
 
 export const PATHS = ["in-process", "HTTP", "MCP stdio", "server-memory (MCP stdio)"] as const;
 export type PathName = (typeof PATHS)[number];
@@ -192,16 +192,7 @@ export async function benchSpeed(
       // file whatever memctx's backend: measured on the SQLite run only).
       if (!("skipped" in fetched) && backendName() === "sqlite" && !budget.spent()) {
         const file = join(tmp, `memory-${size}.jsonl`);
-        const entities = new Map<string, string[]>();
-        for (let i = 0; i < memories; i++) {
-          const o = corpus.observation();
-          const list = entities.get(o.who) ?? [];
-          list.push(o.text);
-          entities.set(o.who, list);
-        }
-        const loader = await startServerMemory(fetched.entry, file);
-        await loadEntities(loader, entities);
-        await loader.close();
+        await seedServerMemory(fetched.entry, file, corpus, memories);
         const colds: number[] = [];
         let ref: McpChild | null = null;
         for (let i = 0; i < coldStarts && !budget.spent(); i++) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   DOCUMENT_ID_MAX_LENGTH,
+  JSON_VALUE_MAX_DEPTH,
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_MAX,
   LIST_PAGE_DEFAULT,
@@ -28,6 +29,31 @@ export const Metadata = z.record(z.string(), MetadataValue, {
   error: "metadata must be a flat object of string, number, boolean or string-array values",
 });
 export type Metadata = z.infer<typeof Metadata>;
+
+/** Whether `value` nests arrays and objects more than `max` levels (itself one), walked without recursion. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 0 }];
+  while (stack.length) {
+    const { node, depth } = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(node)) stack.push({ node: child, depth: depth + 1 });
+  }
+  return false;
+}
+
+/**
+ * A free-form JSON object (a connector's settings), at most JSON_VALUE_MAX_DEPTH levels deep:
+ * zod does not look inside its values, but storing it writes it out recursively, and a body
+ * nested 10,000 deep overflowed the stack there (a 500 instead of a 400).
+ */
+export const JsonObject = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+  if (nestsDeeperThan(value, JSON_VALUE_MAX_DEPTH))
+    ctx.addIssue({
+      code: "custom",
+      message: `nests at most ${JSON_VALUE_MAX_DEPTH} levels of objects and arrays`,
+    });
+});
 
 /** `YYYY-MM-DD` or a full ISO 8601 timestamp. */
 export const DateString = z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })], {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { includeList, queryBool, Timestamps } from "./common.js";
+import { includeList, JsonObject, queryBool, Timestamps } from "./common.js";
 import { CONNECTOR_DOCUMENT_LIMIT_MAX, CONNECTOR_SYNC_INTERVAL_MAX_SECONDS } from "./limits.js";
 
 export const OAUTH_PROVIDERS = ["notion", "google-drive", "onedrive", "gmail", "github"] as const;
@@ -30,9 +30,9 @@ const SyncIntervalSeconds = z
   );
 
 /** Provider configuration; each provider validates its own keys (web-crawler needs `startUrl`). */
-export const ConnectorConfig = z.record(z.string(), z.unknown());
+export const ConnectorConfig = JsonObject;
 /** What the connector syncs; provider-specific (for example github repositories). */
-export const Selection = z.record(z.string(), z.unknown());
+export const Selection = JsonObject;
 
 export const CreateConnectorBody = z.strictObject({
   provider: Provider,

@@ -36,6 +36,8 @@ export type DreamingStatus = z.infer<typeof DreamingStatus>;
 export const DocumentType = z.enum([
   "text",
   "pdf",
+  // A Word (.docx) file: the hosted service's name for it.
+  "docx",
   "tweet",
   "google_doc",
   "google_slide",

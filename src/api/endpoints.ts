@@ -118,7 +118,15 @@ export interface Endpoint<
   status?: 200 | 201 | 202;
   /** Safe to retry after a failure that may have reached the server. */
   idempotent: boolean;
+  /**
+   * A POST that only reads (a search, a list, a profile): a read-only key may call it. Every
+   * other POST, and every PUT, PATCH and DELETE, writes (see `writes`).
+   */
+  readsOnly?: true;
 }
+
+/** Whether an endpoint changes what is stored: a read-only key may not call it (403). */
+export const writes = (e: Endpoint): boolean => e.method !== "GET" && e.readsOnly !== true;
 
 const NsParams = z.strictObject({ namespace: Namespace });
 const NsIdParams = z.strictObject({ namespace: Namespace, id: DocumentId });
@@ -186,6 +194,7 @@ export const endpoints = {
     body: ListBody,
     response: ListResponse,
     idempotent: true,
+    readsOnly: true,
   }),
   batchAdd: define({
     method: "POST",
@@ -219,6 +228,7 @@ export const endpoints = {
     body: SearchBody,
     response: SearchResponse,
     idempotent: true,
+    readsOnly: true,
   }),
   // memories
   getMemory: define({
@@ -261,6 +271,7 @@ export const endpoints = {
     body: ProfileBody,
     response: ProfileResponse,
     idempotent: true,
+    readsOnly: true,
   }),
   getBuckets: define({
     method: "GET",
@@ -441,6 +452,7 @@ export const endpoints = {
     body: LegacyListDocumentsBody,
     response: LegacyListDocumentsResponse,
     idempotent: true,
+    readsOnly: true,
   }),
   legacyBulkDeleteDocuments: define({
     method: "DELETE",
@@ -539,6 +551,7 @@ export const endpoints = {
     body: LegacyListMemoriesBody,
     response: LegacyListMemoriesResponse,
     idempotent: true,
+    readsOnly: true,
   }),
   legacySearch: define({
     method: "POST",
@@ -549,6 +562,7 @@ export const endpoints = {
     body: LegacySearchBody,
     response: LegacySearchResponse,
     idempotent: true,
+    readsOnly: true,
   }),
   legacyProfile: define({
     method: "POST",
@@ -559,6 +573,7 @@ export const endpoints = {
     body: LegacyProfileBody,
     response: LegacyProfileResponse,
     idempotent: true,
+    readsOnly: true,
   }),
   legacyBuckets: define({
     method: "POST",
@@ -569,6 +584,7 @@ export const endpoints = {
     body: LegacyBucketsBody,
     response: LegacyBucketsResponse,
     idempotent: true,
+    readsOnly: true,
   }),
 } as const;
 

@@ -9,6 +9,12 @@ type Issue = z.core.$ZodIssue;
 export const SERVER_SETTING_MISSING = "Server setting missing";
 
 /**
+ * The `error` of a 403 to a read-only key (`memctx keys create --read-only`) on an endpoint that
+ * writes; `details` names the endpoint. Retrying with the same key cannot help.
+ */
+export const READ_ONLY_KEY = "Read-only API key";
+
+/**
  * Turns zod issues into the `details` of a 400: each names the field and the rule,
  * for example `limit: limit must be at most 100`.
  */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  FILTER_FIELD_MAX_LENGTH,
   FILTER_FIELD_PATTERN,
   FILTER_LEAVES_MAX,
   FILTER_MAX_DEPTH,
@@ -10,6 +11,7 @@ import {
 const Field = z
   .string()
   .min(1)
+  .max(FILTER_FIELD_MAX_LENGTH, `field must be at most ${FILTER_FIELD_MAX_LENGTH} characters`)
   .regex(
     FILTER_FIELD_PATTERN,
     "field must match ^[a-zA-Z0-9_.-]+$ (a metadata key, or source, type, documentId)",
@@ -60,18 +62,27 @@ export function filterDepth(f: Filter): number {
   return "operands" in f ? 1 + Math.max(0, ...f.operands.map(filterDepth)) : 0;
 }
 
+/** A filter form's groups: the operand lists a node holds (none for a leaf). */
+export type OperandLists = (node: object) => unknown[][];
+
+const typedOperands: OperandLists = (node) => {
+  const operands = (node as { operands?: unknown }).operands;
+  return Array.isArray(operands) ? [operands] : [];
+};
+
 /**
  * Depth and size before the recursive parse: a body nests as deep as it likes, and walking it
  * recursively (zod, then the SQL compiler) would overflow the stack. An explicit stack stops at
- * the first level or leaf over the limit.
+ * the first level or leaf over the limit. Shared by the v5 form and the legacy one (whose
+ * `AND` / `OR` lists are its operands), so that both keep the same limits.
  */
-function checkSize(value: unknown, ctx: z.RefinementCtx): void {
+export function checkFilterSize(value: unknown, ctx: z.RefinementCtx, operandLists: OperandLists): void {
   const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 0 }];
   let leaves = 0;
   while (stack.length) {
     const { node, depth } = stack.pop()!;
-    const operands = (node as { operands?: unknown } | null)?.operands;
-    if (typeof node !== "object" || node === null || !Array.isArray(operands)) {
+    const lists = typeof node === "object" && node !== null ? operandLists(node) : [];
+    if (lists.length === 0) {
       if (++leaves > FILTER_LEAVES_MAX) {
         ctx.addIssue({ code: "custom", message: `a filter holds at most ${FILTER_LEAVES_MAX} leaves` });
         return;
@@ -82,7 +93,7 @@ function checkSize(value: unknown, ctx: z.RefinementCtx): void {
       ctx.addIssue({ code: "custom", message: `filter groups nest at most ${FILTER_MAX_DEPTH} levels` });
       return;
     }
-    for (const o of operands) stack.push({ node: o, depth: depth + 1 });
+    for (const list of lists) for (const o of list) stack.push({ node: o, depth: depth + 1 });
   }
 }
 
@@ -93,6 +104,6 @@ function checkSize(value: unknown, ctx: z.RefinementCtx): void {
  * union as one definition that groups refer back to).
  */
 export const Filter: z.ZodType<Filter> = z.preprocess((value, ctx) => {
-  checkSize(value, ctx);
+  checkFilterSize(value, ctx, typedOperands);
   return value;
 }, FilterNode.clone());

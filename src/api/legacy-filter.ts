@@ -5,8 +5,13 @@
  * checked by the v5 rules (depth, size), and a bad condition is a 400 naming its path and rule.
  */
 import { z } from "zod";
-import { Filter, type FilterLeaf } from "./filter.js";
-import { FILTER_FIELD_PATTERN, FILTER_OPERANDS_MAX, FILTER_OPERANDS_MIN } from "./limits.js";
+import { checkFilterSize, Filter, type FilterLeaf, type OperandLists } from "./filter.js";
+import {
+  FILTER_FIELD_MAX_LENGTH,
+  FILTER_FIELD_PATTERN,
+  FILTER_OPERANDS_MAX,
+  FILTER_OPERANDS_MIN,
+} from "./limits.js";
 
 export const LegacyFilterType = z.enum(["metadata", "numeric", "array_contains", "string_contains"], {
   error: "filterType must be metadata, numeric, array_contains or string_contains",
@@ -19,6 +24,7 @@ export const LegacyCondition = z.strictObject({
   key: z
     .string()
     .min(1, "key must not be empty")
+    .max(FILTER_FIELD_MAX_LENGTH, `key must be at most ${FILTER_FIELD_MAX_LENGTH} characters`)
     .regex(
       FILTER_FIELD_PATTERN,
       "key must match ^[a-zA-Z0-9_.-]+$ (a metadata key, or source, type, documentId)",
@@ -132,19 +138,31 @@ export function toTypedFilter(node: LegacyNode, issues: Issue[] = [], at: (strin
   return leaf ?? { field: node.key, operator: "eq", value: "" };
 }
 
+/** A legacy group's operands: its `AND` and `OR` lists (a node holding both is refused by the parse). */
+const legacyOperands: OperandLists = (node) =>
+  [(node as { AND?: unknown }).AND, (node as { OR?: unknown }).OR].filter((l): l is unknown[] =>
+    Array.isArray(l),
+  );
+
 /**
- * A legacy `filters` body field: parsed in its own form, then translated once into the typed
- * filter (with the typed filter's own limits). Routes read the typed filter.
+ * A legacy `filters` body field: its depth and size checked first, by the typed filter's limits
+ * and without recursion (the recursive parse of a group nested 1,000 deep overflowed the stack),
+ * then parsed in its own form and translated once into the typed filter. Routes read the typed filter.
  */
-export const LegacyFilter = LegacyGroupSchema.transform((group, ctx): Filter => {
-  const issues: Issue[] = [];
-  const typed = toTypedFilter(group, issues);
-  for (const i of issues) ctx.addIssue({ code: "custom", message: i.message, path: i.path });
-  if (issues.length) return z.NEVER;
-  const checked = Filter.safeParse(typed);
-  if (!checked.success) {
-    for (const i of checked.error.issues) ctx.addIssue({ code: "custom", message: i.message, path: [] });
-    return z.NEVER;
-  }
-  return checked.data;
-});
+export const LegacyFilter = z
+  .preprocess((value, ctx) => {
+    checkFilterSize(value, ctx, legacyOperands);
+    return value;
+  }, LegacyGroupSchema)
+  .transform((group, ctx): Filter => {
+    const issues: Issue[] = [];
+    const typed = toTypedFilter(group, issues);
+    for (const i of issues) ctx.addIssue({ code: "custom", message: i.message, path: i.path });
+    if (issues.length) return z.NEVER;
+    const checked = Filter.safeParse(typed);
+    if (!checked.success) {
+      for (const i of checked.error.issues) ctx.addIssue({ code: "custom", message: i.message, path: [] });
+      return z.NEVER;
+    }
+    return checked.data;
+  });

@@ -49,6 +49,17 @@ export const FILTER_OPERANDS_MAX = 200;
  */
 export const FILTER_LEAVES_MAX = 12_000;
 export const FILTER_FIELD_PATTERN = /^[a-zA-Z0-9_.-]+$/;
+/**
+ * Characters in a filter's field name (a legacy filter's `key`). Not published; ours: a metadata
+ * key is a short name, and each field is matched in SQL for every memory a search reads.
+ */
+export const FILTER_FIELD_MAX_LENGTH = 256;
+/**
+ * Levels of arrays and objects in a free-form JSON value (a connector's `config` and `selection`).
+ * Not published; ours: a provider's settings nest a level or two, and storing a value means
+ * writing it out recursively (JSON.stringify overflows the stack some thousands of levels down).
+ */
+export const JSON_VALUE_MAX_DEPTH = 32;
 
 /** Files and fetched URLs. */
 export const FILE_MAX_BYTES = 50 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ErrorResponse } from "./common.js";
-import { type Endpoint, endpoints } from "./endpoints.js";
+import { type Endpoint, endpoints, writes } from "./endpoints.js";
 
 type Json = Record<string, unknown>;
 
@@ -126,6 +126,11 @@ export function openApiDocument(serverUrl?: string) {
               ),
             }
           : {}),
+        "403": errorResponse(
+          writes(e)
+            ? "This API key may not use this namespace, or is read-only (this endpoint writes)"
+            : "This API key may not use this namespace",
+        ),
         "404": errorResponse("Not found in this namespace"),
         "413": errorResponse("Request body too large"),
         "429": errorResponse("Rate limited; see Retry-After"),

@@ -25,6 +25,8 @@ export interface Backend {
   readonly client: MemoryClient;
   /** A client that acts with a caller's key (HTTP sessions); close it when the session ends. */
   clientFor(apiKey: string): MemoryClient;
+  /** The embedded engine reads what a search reads, in the background; nothing for a remote API. */
+  preloadSearch(): void;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,7 @@ export async function openBackend(env: NodeJS.ProcessEnv, flags: BackendFlags = 
         return own;
       },
       clientFor: (key) => new MemoryClient({ baseUrl: apiUrl, apiKey: key }),
+      preloadSearch: () => {},
       close: async () => {
         await own?.close();
       },
@@ -116,6 +119,9 @@ export async function openBackend(env: NodeJS.ProcessEnv, flags: BackendFlags = 
     jobCounts: () => jobCounts(engine.context.db),
     client: own,
     clientFor: (callerKey) => new MemoryClient({ apiKey: callerKey, fetch: engine.fetch }),
+    preloadSearch: () => {
+      engine.preloadSearch().catch(() => {}); // a table that fails to read fails the search that needs it, with its message
+    },
     close: () => engine.close(),
   };
 }

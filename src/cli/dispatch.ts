@@ -1,4 +1,5 @@
 import { VERSION } from "../version.js";
+import { didYouMean } from "./args.js";
 import { CliError } from "./cli-error.js";
 /**
  * The memctx command. Each subcommand lives in its own file under commands/ and exports
@@ -37,15 +38,21 @@ function help(): string {
   ].join("\n");
 }
 
+/** One line, not the whole help: the mistake, the nearest command, and where the list is. */
+const unknownCommand = (name: string, what: string) =>
+  new CliError(
+    `${what} '${name}'${didYouMean(
+      name,
+      commands.map((c) => c.name),
+    )} (memctx --help lists the commands)`,
+  );
+
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === "--help" || first === "-h" || first === "help") {
     // `memctx help mcp` is `memctx mcp --help`.
     const about = first === "help" && rest[0] !== undefined ? findCommand(rest[0]) : undefined;
-    if (first === "help" && rest[0] !== undefined && !about) {
-      process.stderr.write(`memctx: no command '${rest[0]}'.\n\n${help()}`);
-      return 2;
-    }
+    if (first === "help" && rest[0] !== undefined && !about) throw unknownCommand(rest[0], "no command");
     process.stdout.write(about ? `${about.usage.trim()}\n` : help());
     return 0;
   }
@@ -54,10 +61,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = findCommand(first === undefined || first.startsWith("-") ? "mcp" : first);
-  if (!command) {
-    process.stderr.write(`memctx: unknown command '${first}'.\n\n${help()}`);
-    return 2;
-  }
+  if (!command) throw unknownCommand(first!, "unknown command");
   const args = first === undefined || first.startsWith("-") ? argv : rest;
   if (args.includes("--help") || args.includes("-h")) {
     process.stdout.write(`${command.usage.trim()}\n`);

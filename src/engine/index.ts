@@ -10,6 +10,7 @@ import { type Dreamer, noDreaming } from "./pipeline/dreamer.js";
 import { JobQueue } from "./pipeline/queue.js";
 import { ProcessingThreads } from "./pipeline/threads.js";
 import { WorkerPool } from "./pipeline/worker.js";
+import { preloadSearch } from "./search/preload.js";
 import { hasScheduledConnectors, sealPlaintextSecrets } from "./store/connectors.js";
 import { type DatabaseState, databaseState, openDatabase, transaction } from "./store/db.js";
 import { namespacesAwaitingDreams } from "./store/documents.js";
@@ -89,6 +90,8 @@ export interface Engine {
    * `context.extractor`). The API answers before: no request waits for it.
    */
   ready(): Promise<void>;
+  /** Reads the tables a search reads now, in the background, so that the first search need not. */
+  preloadSearch(): Promise<void>;
   /** Whether processing has started (see PIPELINE_LOAD_DELAY_MS: it waits for work). */
   readonly processingStarted: boolean;
   /** What the engine runs, for startup lines: known from the settings, before the pipeline loads. */
@@ -233,6 +236,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
       return closed;
     },
     ready: start,
+    preloadSearch: () => preloadSearch(ctx.embedder),
     get processingStarted() {
       return processing !== undefined;
     },

@@ -1,6 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { type Engine, type EngineOptions, openEngine } from "./index.js";
+import { trimAfterBusySpells } from "./memory-trim.js";
+import { trimConnection } from "./store/db.js";
 
 export interface ServeOptions extends EngineOptions {
   port: number;
@@ -37,6 +39,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     throw err;
   }
   const { port } = server.address() as AddressInfo;
+  // The serving thread's heap, grown under a load, is given back once the load is over.
+  const trimmer = trimAfterBusySpells({ onTrim: () => trimConnection(engine.context.db) });
   const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   let closing: Promise<void> | undefined;
   return {
@@ -44,6 +48,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     url: `http://${host}:${port}`,
     close: () => {
       closing ??= (async () => {
+        trimmer.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           if ("closeAllConnections" in server) server.closeAllConnections();

@@ -3,7 +3,7 @@
  * next; anything else is a bug and stays one (rethrown).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SERVER_SETTING_MISSING } from "../api/index.js";
+import { READ_ONLY_KEY, SERVER_SETTING_MISSING } from "../api/index.js";
 import {
   APIConnectionError,
   APITimeoutError,
@@ -54,6 +54,9 @@ export function describeClientError(err: unknown, ctx: ErrorContext): string | u
     return ctx.apiUrl
       ? `The API key was rejected (401) by ${ctx.apiUrl}. Check that MEMCTX_API_KEY is set to a valid key for that server; the user has to fix the configuration, retrying will not help.`
       : "The API key was rejected (401) by the embedded engine. Check MEMCTX_API_KEY; the user has to fix the configuration, retrying will not help.";
+  }
+  if (err instanceof PermissionDeniedError && err.body?.error === READ_ONLY_KEY) {
+    return `Not allowed (403): this API key is read-only, so this tool cannot add, change or forget anything (${err.body.details ?? err.message}). Searching, listing and the profile still work; writing needs a key made without --read-only, which the user has to configure. Do not retry.`;
   }
   if (err instanceof PermissionDeniedError) {
     return `Not allowed (403): ${reason(err)}. This key or namespace may not do that; do not retry the same call.`;

@@ -1,5 +1,7 @@
 /** How results read to a model: ages in words and a token budget. */
 
+import { plural } from "../plural.js";
+
 const UNITS: [name: string, ms: number][] = [
   ["year", 365 * 24 * 3600_000],
   ["month", 30 * 24 * 3600_000],
@@ -19,7 +21,7 @@ export function age(iso: string | null | undefined, now = Date.now()): string | 
   for (const [name, ms] of UNITS) {
     const n = Math.floor(abs / ms);
     if (n >= 1) {
-      const span = `${n} ${name}${n === 1 ? "" : "s"}`;
+      const span = plural(n, name);
       return diff >= 0 ? `${span} ago` : `in ${span}`;
     }
   }

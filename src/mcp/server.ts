@@ -12,6 +12,7 @@ import {
 import type { MemoryClient, NamespaceClient } from "../client/index.js";
 import { VERSION } from "../version.js";
 import { describeClientError, type ErrorContext, toolErrorFrom } from "./errors.js";
+import { sendPlainErrors } from "./protocol-errors.js";
 import { assertOwnProfile, profileUri, registerProfileResource } from "./resources/profile.js";
 import { serveLeanToolList } from "./tool-list.js";
 import { isCallToolResult, type ToolContext, type ToolDefinition } from "./tools/define.js";
@@ -57,6 +58,7 @@ export function createMcpServer(opts: CreateMcpServerOptions): McpServer {
       instructions: SERVER_INSTRUCTIONS,
     },
   );
+  sendPlainErrors(server.server);
   const errors: ErrorContext = { apiUrl: opts.apiUrl };
   const closed = new AbortController();
   const subscriptions = new Set<string>();

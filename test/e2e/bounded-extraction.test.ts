@@ -14,10 +14,12 @@ const dir = tempDir("memctx-bombs-");
 let serve: ServeChild;
 let client: MemoryClient;
 beforeAll(async () => {
-  // The inflation limits raised past the bomb, the memory cap lowered: the cap is what stops it.
+  // The inflation limits raised past a 24 MB bomb, the memory cap lowered: the cap is what stops
+  // it. (The cap stops a heap that grows; one allocation past it, a 150 MB string, would take the
+  // process down with it: the inflation limits keep every allocation small.)
   serve = await spawnServe(dir.path, {
-    MEMCTX_MAX_INFLATED_ENTRY_BYTES: String(200 * MB),
-    MEMCTX_MAX_INFLATED_BYTES: String(200 * MB),
+    MEMCTX_MAX_INFLATED_ENTRY_BYTES: String(32 * MB),
+    MEMCTX_MAX_INFLATED_BYTES: String(32 * MB),
     MEMCTX_FILE_MEMORY_MB: "64",
   });
   client = new MemoryClient({ baseUrl: serve.url, apiKey: TEST_KEY, maxRetries: 0 });
@@ -55,7 +57,7 @@ describe("a Word document that inflates past its limits", () => {
     const started = performance.now();
     const bomb = await client
       .ns("bombs")
-      .documents.addFile({ file: makeDocxBomb(150 * MB), filename: "b.docx" });
+      .documents.addFile({ file: makeDocxBomb(24 * MB), filename: "b.docx" });
     expect(await failure("bombs", bomb.id)).toMatch(
       /needed more than 64 MB of memory, the limit per file \(MEMCTX_FILE_MEMORY_MB\)/,
     );

@@ -105,7 +105,8 @@ describe("memctx over stdio (a real child process)", () => {
       const docs = (await call(c.client, "list")).documents as { title: string; type: string }[];
       expect(docs.map((d) => [d.title, d.type]).sort()).toEqual([
         ["Notes", "text"],
-        ["Runbook", "pdf"],
+        // The file's own name, not the PDF's internal Title ("Runbook").
+        ["runbook.pdf", "pdf"],
       ]);
       const found = await call(c.client, "search", { query: "database credentials ninety days" });
       expect(JSON.stringify(found)).toContain("Rotate the database credentials");

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { commands } from "../../src/cli/commands/index.js";
 import { VERSION } from "../../src/version.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -101,7 +102,10 @@ describe("what a newcomer meets on the command line", () => {
     expect(res.stdout).toMatch(
       /disk:\s+\S+ [GM]B free of \S+ [GM]B; memctx serve refuses new content \(507\) below \S+ [GM]B \(reserve 5%, --disk-reserve \/ MEMCTX_DISK_RESERVE\)/,
     );
-    expect(res.stdout).toContain("work: 1 documents");
+    // One document is "1 document", not "1 documents".
+    expect(res.stdout).toMatch(/\n {2}work: 1 document, [1-9]\d* memor(y|ies)\n/);
+    const memories = Number(/work: 1 document, (\d+)/.exec(res.stdout)?.[1]);
+    expect(res.stdout).toContain(`work: 1 document, ${memories} ${memories === 1 ? "memory" : "memories"}`);
   });
 
   it("status on a data directory that does not exist says so and creates nothing", () => {
@@ -129,6 +133,93 @@ describe("what a newcomer meets on the command line", () => {
       );
     } finally {
       child.kill("SIGTERM");
+    }
+  });
+});
+
+describe("a mistake on the command line", () => {
+  const memctx = (...args: string[]) =>
+    spawnSync(NODE, [MAIN, ...args], {
+      // A data directory that is never made: every mistake is answered before anything is opened.
+      env: { PATH: process.env.PATH ?? "", MEMCTX_DATA_DIR: join(tmpdir(), "memctx-never-made") },
+      encoding: "utf8",
+    });
+
+  /** Exit 2 and one line on stderr, no stack and not the help; the line is returned. */
+  const usageMistake = (args: string[]): string => {
+    const res = memctx(...args);
+    expect(res.status, `${args.join(" ")}: ${res.stderr}`).toBe(2);
+    expect(res.stdout, args.join(" ")).toBe("");
+    const lines = res.stderr.trimEnd().split("\n");
+    expect(lines, args.join(" ")).toHaveLength(1);
+    expect(res.stderr).not.toMatch(/\bat .*:\d+:\d+|TypeError|ERR_PARSE_ARGS|Usage:/);
+    return lines[0]!;
+  };
+
+  /** `--port` -> `--prot`: two different neighbouring letters swapped, the commonest slip. */
+  const slip = (flag: string) => {
+    let i = Math.min(3, flag.length - 2);
+    while (flag[i] === flag[i + 1]) i++;
+    return `${flag.slice(0, i)}${flag[i + 1]}${flag[i]}${flag.slice(i + 2)}`;
+  };
+
+  it("a mistyped flag, on every command, is named with the nearest valid one", () => {
+    for (const command of commands) {
+      for (const name of Object.keys(command.options)) {
+        const typed = slip(`--${name}`);
+        const line = usageMistake([command.name, typed, "x"]);
+        expect(line).toBe(
+          `memctx: ${command.name}: unknown option ${typed}; did you mean --${name}? (memctx ${command.name} --help lists every option)`,
+        );
+      }
+    }
+    // With no command, the flags are `mcp`'s.
+    expect(usageMistake(["--prot", "9000"])).toContain("mcp: unknown option --prot; did you mean --port?");
+    expect(usageMistake(["serve", "--port=1", "--prot=9000"])).toContain(
+      "unknown option --prot; did you mean --port?",
+    );
+  });
+
+  it("a flag far from every valid one is named, with where the list is and no guess", () => {
+    expect(usageMistake(["serve", "--verbose"])).toBe(
+      "memctx: serve: unknown option --verbose (memctx serve --help lists every option)",
+    );
+  });
+
+  it("a mistyped command or subcommand names the nearest", () => {
+    expect(usageMistake(["servee"])).toBe(
+      "memctx: unknown command 'servee'; did you mean serve? (memctx --help lists the commands)",
+    );
+    expect(usageMistake(["sttaus"])).toContain("did you mean status?");
+    expect(usageMistake(["help", "imprt"])).toContain("no command 'imprt'; did you mean import?");
+    expect(usageMistake(["frobnicate"])).toBe(
+      "memctx: unknown command 'frobnicate' (memctx --help lists the commands)",
+    );
+    expect(usageMistake(["keys", "craete"])).toContain("unknown action 'craete'; did you mean create?");
+    expect(usageMistake(["install", "cursr"])).toContain("unknown client 'cursr'; did you mean cursor?");
+  });
+
+  it("a flag without its value, a switch with one and a stray argument are one line each", () => {
+    expect(usageMistake(["serve", "--port"])).toBe(
+      "memctx: serve: --port needs a value (memctx serve --help lists every option)",
+    );
+    expect(usageMistake(["serve", "--port", "--host", "0.0.0.0"])).toContain(
+      "--port needs a value (a value that begins with a dash goes as --port=VALUE)",
+    );
+    expect(usageMistake(["install", "--print=yes", "cursor"])).toContain(
+      "--print is a switch and takes no value",
+    );
+    expect(usageMistake(["status", "extra"])).toContain("status takes no argument 'extra'");
+  });
+
+  it("--help of every command lists every flag it takes", () => {
+    for (const command of commands) {
+      const res = memctx(command.name, "--help");
+      expect(res.status).toBe(0);
+      for (const name of Object.keys(command.options)) {
+        // Listed under "Options:", at the start of a line: not only in the usage line.
+        expect(res.stdout, `${command.name} --${name}`).toMatch(new RegExp(`\\n\\s+--${name}\\b`));
+      }
     }
   });
 });

@@ -46,6 +46,19 @@ describe("memctx serve and memctx keys", () => {
     expect((await get(s.url, TEST_KEY)).status).toBe(200);
   });
 
+  it("says at start where the memory browser is, and the page is there", async () => {
+    dir = tempDir();
+    const s = await spawnServe(dir.path);
+    children.push(s);
+    const said = /^memctx serve: memory browser at (\S+) \(sign in with an API key of this server\)$/m.exec(
+      s.stdout(),
+    );
+    expect(said?.[1]).toBe(`${s.url}/ui`);
+    const page = await fetch(said![1]!);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+  });
+
   it("creates, lists and revokes keys; a revoked key gets 401", async () => {
     dir = tempDir();
     const s = await spawnServe(dir.path);

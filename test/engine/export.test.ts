@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
@@ -182,6 +182,26 @@ describe(`memctx export and import (${TEST_BACKEND})`, () => {
     const again = memctx("import", file, "--data-dir", to.path);
     expect(again.status).toBe(1);
     expect(again.stderr).toMatch(/namespace home already has content.*nothing was imported/);
+  });
+
+  it("export of a namespace that does not exist says so and leaves no file, partial or other", () => {
+    const dir = tempDir("memctx-export-none-");
+    try {
+      const out = join(dir.path, "nope.jsonl");
+      const res = memctx("export", "--data-dir", from.path, "--namespace", "nope", "--out", out);
+      expect(res.status).toBe(1);
+      expect(res.stderr).toBe(
+        `memctx: namespace nope does not exist in ${from.path}; nothing was exported (\`memctx status\` lists the namespaces)\n`,
+      );
+      expect(readdirSync(dir.path)).toEqual([]);
+      // An earlier file of that name is kept as it was.
+      writeFileSync(out, "earlier\n");
+      expect(memctx("export", "--data-dir", from.path, "--namespace", "nope", "--out", out).status).toBe(1);
+      expect(readdirSync(dir.path)).toEqual(["nope.jsonl"]);
+      expect(readFileSync(out, "utf8")).toBe("earlier\n");
+    } finally {
+      dir.remove();
+    }
   });
 
   it("exports one namespace with --namespace and refuses a file that is not an export", async () => {

@@ -200,3 +200,45 @@ export async function stopChild(c: ServeChild): Promise<void> {
   await c.exited;
   clearTimeout(timer);
 }
+
+export interface McpHttpChild {
+  /** e.g. http://127.0.0.1:PORT/mcp */
+  url: string;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `memctx mcp --http --port 0` as a child process (the pinned node running the TypeScript sources
+ * through tsx) with only `env` (and PATH) for its environment; resolves once it says where it listens.
+ */
+export async function spawnMcpHttp(env: Record<string, string>, args: string[] = []): Promise<McpHttpChild> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "mcp", "--http", "--port", "0", ...args],
+    { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no address within 20 s: ${stderr}`)), 20_000);
+    child.stderr!.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      const m = /MCP server on (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    stderr: () => stderr,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}

@@ -50,7 +50,8 @@ describe("file uploads", () => {
     expect(added.status).toBe("queued");
     const doc = await client.ns("pdfs").documents.waitFor(added.id, { timeoutMs: 30_000 });
     expect(doc.type).toBe("pdf");
-    expect(doc.title).toBe("Atlas quarterly");
+    // The uploaded name is the user's; the PDF's own Title ("Atlas quarterly") does not replace it.
+    expect(doc.title).toBe("atlas.pdf");
     expect(doc.content).toContain("turbine prototype passed its endurance test");
     expect(doc.metadata).toEqual({ project: "atlas" });
     const hit = await chunkHit("pdfs", "turbine endurance");
@@ -91,7 +92,7 @@ describe("file uploads", () => {
     const docx = makeDocx(["Minutes of the board meeting", "The board approved the new warehouse in Porto."]);
     const added = await client.ns("office").documents.addFile({ file: docx, filename: "minutes.docx" });
     const doc = await client.ns("office").documents.waitFor(added.id, { timeoutMs: 30_000 });
-    expect(doc.type).toBe("text");
+    expect(doc.type).toBe("docx");
     expect(doc.content).toContain("The board approved the new warehouse in Porto.");
     expect((await chunkHit("office", "warehouse Porto"))?.documentId).toBe(added.id);
   });

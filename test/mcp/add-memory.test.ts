@@ -166,7 +166,7 @@ describe("add_memory with a local file", () => {
       expect(out).toMatchObject({ status: "done", memoriesReady: true });
       expect(text(res)).toContain("File handbook.pdf stored as document");
       const doc = await t.client.ns("files").documents.get(out.id);
-      expect(doc).toMatchObject({ type: "pdf", title: "Team handbook" });
+      expect(doc).toMatchObject({ type: "pdf", title: "handbook.pdf" });
       expect(doc.content).toContain("Deploys happen on Tuesdays");
       const again = structured<{ id: string }>(await call(s.mcp, "add_memory", { file: path }));
       expect(again.id).toBe(out.id);

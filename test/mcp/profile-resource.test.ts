@@ -46,6 +46,24 @@ describe("the profile resource", () => {
     );
   });
 
+  it("says a refusal once, not 'MCP error -32602: MCP error -32602: ...'", async () => {
+    const messageOf = (p: Promise<unknown>) =>
+      p.then(
+        () => "read",
+        (err: Error) => err.message,
+      );
+    expect(await messageOf(s.mcp.readResource({ uri: "memctx://profile/bob" }))).toBe(
+      "MCP error -32602: memctx://profile/bob is not readable in this session: it is bound to namespace alice, whose profile is memctx://profile/alice.",
+    );
+    // The SDK's own errors too.
+    expect(await messageOf(s.mcp.readResource({ uri: "memctx://nothing" }))).toBe(
+      "MCP error -32602: Resource memctx://nothing not found",
+    );
+    expect(await messageOf(s.mcp.subscribeResource({ uri: "memctx://profile/bob" }))).toMatch(
+      /^MCP error -32602: memctx:\/\/profile\/bob is not readable/,
+    );
+  });
+
   it("reads the session's profile", async () => {
     const res = await s.mcp.readResource({ uri: "memctx://profile/alice" });
     const body = JSON.parse((res.contents[0] as { text: string }).text);

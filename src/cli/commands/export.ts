@@ -1,7 +1,7 @@
 import { once } from "node:events";
-import { createWriteStream } from "node:fs";
-import { parseArgs } from "node:util";
+import { createWriteStream, renameSync, rmSync } from "node:fs";
 import { Namespace } from "../../api/index.js";
+import { type FlagOptions, parseFlags } from "../args.js";
 import { setting } from "../backend.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
@@ -36,19 +36,50 @@ export async function embeddedDataDir(flag: string | undefined, command: string)
 export const databaseUrlOf = (flag: string | undefined): string | undefined =>
   flag ?? (setting(process.env, "MEMCTX_DATABASE_URL") || undefined);
 
-/** The output file, opened before anything is read: a wrong path is one line, not a stack. */
+/**
+ * The output file, written under a temporary name beside it and renamed only once the export is
+ * whole: a failed export (a namespace that does not exist, a read error, Ctrl-C) leaves no partial
+ * file, and an earlier FILE stays as it was. Opened before anything is read: a wrong path is one
+ * line, not a stack.
+ */
 async function openForWriting(file: string) {
-  const stream = createWriteStream(file);
+  const partial = `${file}.${process.pid}.partial`;
+  const stream = createWriteStream(partial);
   try {
     await once(stream, "open");
   } catch (err) {
-    throw new CliError(`cannot write ${file}: ${(err as Error).message}`, 1);
+    throw new CliError(`cannot write ${file}: ${(err as Error).message.replace(partial, file)}`, 1);
   }
-  return stream;
+  const closed = () =>
+    new Promise<void>((resolve, reject) =>
+      stream.end((err?: Error | null) => (err ? reject(err) : resolve())),
+    );
+  return {
+    stream,
+    /** Closes the file and gives it its name. */
+    commit: async () => {
+      await closed();
+      renameSync(partial, file);
+    },
+    /** Closes and removes the file. */
+    discard: async () => {
+      await closed().catch(() => {});
+      rmSync(partial, { force: true });
+    },
+  };
 }
+
+/** The flags of `memctx export`, each one listed in its usage (a test holds them to it). */
+const options = {
+  namespace: { type: "string" },
+  out: { type: "string" },
+  "data-dir": { type: "string" },
+  "database-url": { type: "string" },
+} as const satisfies FlagOptions;
 
 export const exportCommand: Command = {
   name: "export",
+  options,
   summary: "Write the embedded engine's memory to a JSON Lines file (documents, memories, profile)",
   usage: `
 Usage: memctx export [--namespace NS] [--out FILE] [--data-dir DIR] [--database-url URL]
@@ -67,15 +98,7 @@ Options:
                   directory's SQLite file (default: MEMCTX_DATABASE_URL)
   -h, --help      show this help`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        namespace: { type: "string" },
-        out: { type: "string" },
-        "data-dir": { type: "string" },
-        "database-url": { type: "string" },
-      },
-    });
+    const { values } = parseFlags("export", { args: argv, options });
     if (values.namespace !== undefined) {
       const ok = Namespace.safeParse(values.namespace);
       if (!ok.success) throw new CliError(`--namespace: ${ok.error.issues[0]?.message}`);
@@ -90,20 +113,32 @@ Options:
     }
     const { exportData } = await import("../../engine/export.js");
     const { LOCAL_ORGANIZATION } = await import("../../engine/store/organizations.js");
-    const out = values.out ? await openForWriting(values.out) : process.stdout;
+    const file = values.out ? await openForWriting(values.out) : undefined;
     const db = openDatabase(dataDir, { databaseUrl });
+    let whole = false;
+    const progress = progressLine("exported");
+    let last: Readonly<Record<string, number>> = {};
     try {
-      const counts = await exportData(db, out, {
+      const counts = await exportData(db, file?.stream ?? process.stdout, {
         organization: LOCAL_ORGANIZATION,
         ...(values.namespace ? { namespace: values.namespace } : {}),
-        progress: progressLine("exported"),
+        // The last line waits for the namespace check: "exported …" then "nothing was exported" contradicts.
+        progress: (counts, done) => {
+          if (done) last = counts;
+          else progress(counts, false);
+        },
       });
       if (values.namespace && !counts.namespace) {
-        throw new CliError(`no namespace ${values.namespace} in ${dataDir}`, 1);
+        throw new CliError(
+          `namespace ${values.namespace} does not exist in ${databaseUrl ? "that database" : dataDir}; nothing was exported (\`memctx status\` lists the namespaces)`,
+          1,
+        );
       }
+      progress(last, true);
+      whole = true;
     } finally {
       db.close();
-      if (out !== process.stdout) await new Promise<void>((resolve) => out.end(resolve));
+      if (file) await (whole ? file.commit() : file.discard());
     }
     return 0;
   },

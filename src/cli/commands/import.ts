@@ -1,11 +1,18 @@
 import { createReadStream, existsSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { type FlagOptions, parseFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
 import { databaseUrlOf, embeddedDataDir, progressLine } from "./export.js";
 
+/** The flags of `memctx import`, each one listed in its usage (a test holds them to it). */
+const options = {
+  "data-dir": { type: "string" },
+  "database-url": { type: "string" },
+} as const satisfies FlagOptions;
+
 export const importCommand: Command = {
   name: "import",
+  options,
   summary: "Read a memctx export into the embedded engine's data directory",
   usage: `
 Usage: memctx import FILE [--data-dir DIR] [--database-url URL]
@@ -21,11 +28,7 @@ Options:
                   directory's SQLite file (default: MEMCTX_DATABASE_URL)
   -h, --help      show this help`,
   async run(argv) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { "data-dir": { type: "string" }, "database-url": { type: "string" } },
-    });
+    const { values, positionals } = parseFlags("import", { args: argv, options, allowPositionals: true });
     const [file, ...extra] = positionals;
     if (!file || extra.length) throw new CliError("import takes one file (or - for standard input)");
     if (file !== "-" && !existsSync(file)) throw new CliError(`no such file: ${file}`);

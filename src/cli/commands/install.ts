@@ -2,9 +2,9 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFil
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { Namespace } from "../../api/index.js";
 import { VERSION } from "../../version.js";
+import { didYouMean, type FlagOptions, parseFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
 
@@ -160,8 +160,15 @@ export function installInto(
   return { file, backup, config };
 }
 
+/** The flags of `memctx install`, each one listed in its usage (a test holds them to it). */
+const options = {
+  namespace: { type: "string" },
+  print: { type: "boolean", default: false },
+} as const satisfies FlagOptions;
+
 export const install: Command = {
   name: "install",
+  options,
   summary: "Add memctx to an MCP client's configuration (claude-desktop, claude-code, cursor, vscode)",
   usage: `
 Usage: memctx install <claude-desktop|claude-code|cursor|vscode> [--namespace NS] [--print]
@@ -177,15 +184,14 @@ Options:
   --print          print the entry and the file it belongs in; change nothing
   -h, --help       show this help`,
   async run(argv) {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { namespace: { type: "string" }, print: { type: "boolean", default: false } },
-    });
+    const { values, positionals } = parseFlags("install", { args: argv, options, allowPositionals: true });
     const [client, ...extra] = positionals;
-    if (!client || !(CLIENTS as readonly string[]).includes(client) || extra.length) {
-      throw new CliError(`install takes one client: ${CLIENTS.join(", ")}`);
+    if (client && !(CLIENTS as readonly string[]).includes(client)) {
+      throw new CliError(
+        `install: unknown client '${client}'${didYouMean(client, CLIENTS)} (one of ${CLIENTS.join(", ")})`,
+      );
     }
+    if (!client || extra.length) throw new CliError(`install takes one client: ${CLIENTS.join(", ")}`);
     const name = client as McpClientName;
     if (values.namespace !== undefined) {
       const ok = Namespace.safeParse(values.namespace);

@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { Namespace } from "../../api/index.js";
 import { IDLE_TIMEOUT_DEFAULT_MS, MCP_PATH, NAMESPACE_HEADER } from "../../mcp/http-settings.js";
 import { DEFAULT_NAMESPACE } from "../../mcp/roots.js";
 import { VERSION } from "../../version.js";
+import { type FlagOptions, parseFlags } from "../args.js";
 import { type Backend, describeBackend, LOCAL_KEY_FILE, openBackend, setting } from "../backend.js";
 import { CliError } from "../cli-error.js";
 import type { Command } from "./command.js";
@@ -87,6 +87,13 @@ async function runStdio(backend: Backend, namespace: string | undefined, readOnl
     log: (m) => process.stderr.write(`memctx: ${m}\n`),
   });
   if (namespace === undefined) namespaceSource = namespaceFromRoots(server.server);
+  // Once the client is connected (initialize answered), the tables a search reads load in the
+  // background: an agent's first search then finds them read. Chained: roots may listen too.
+  const initialized = server.server.oninitialized;
+  server.server.oninitialized = () => {
+    initialized?.();
+    backend.preloadSearch();
+  };
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     const previous = server.server.onclose;
@@ -130,22 +137,31 @@ async function runHttp(
     idleTimeoutMs: flags.idleMinutes * 60_000,
     allowedOrigins: flags.origins,
     allowedHosts: flags.hosts,
-    keyHint: keyHint(backend),
+    keyHint: callerKeyHint(backend),
     readOnly: flags.readOnly,
     log,
   });
   process.stderr.write(
     `memctx ${VERSION}: MCP server on ${http.url}, ${describeBackend(backend)}, namespace per session (${NAMESPACE_HEADER} header or ?namespace=, else ${flags.namespace ?? DEFAULT_NAMESPACE})\n`,
   );
-  log(`each request needs Authorization: Bearer <key>: ${keyHint(backend)}`);
+  log(`each request needs Authorization: Bearer <key>: ${operatorKeyHint(backend)}`);
   await untilStopped();
   await http.close();
   await backend.close();
   return 0;
 }
 
-/** Where a caller finds a key the server accepts. */
-function keyHint(backend: Backend): string {
+/**
+ * Where a remote caller is told to find a key (the 401, the OAuth resource metadata): it names no
+ * path of this machine, which anyone who can reach the port would otherwise learn.
+ */
+function callerKeyHint(backend: Backend): string {
+  if (backend.mode === "remote") return `a key of ${backend.apiUrl}`;
+  return "ask whoever runs this server for a key (`memctx keys create` makes one)";
+}
+
+/** Where the operator finds a key, printed at start on this machine's own stderr: the file's path. */
+function operatorKeyHint(backend: Backend): string {
   if (backend.mode === "remote") return `a key of ${backend.apiUrl}`;
   const own = setting(process.env, "MEMCTX_API_KEY")
     ? "MEMCTX_API_KEY"
@@ -153,25 +169,26 @@ function keyHint(backend: Backend): string {
   return `${own}, or one from \`memctx keys create\``;
 }
 
+/** The flags of `memctx mcp`, each one listed in its usage (a test holds them to it). */
+const options = {
+  namespace: { type: "string" },
+  "data-dir": { type: "string" },
+  "read-only": { type: "boolean", default: false },
+  http: { type: "boolean", default: false },
+  port: { type: "string" },
+  host: { type: "string", default: "127.0.0.1" },
+  "idle-timeout": { type: "string" },
+  "allowed-origin": { type: "string", multiple: true, default: [] },
+  "allowed-host": { type: "string", multiple: true, default: [] },
+} as const satisfies FlagOptions;
+
 export const mcp: Command = {
   name: "mcp",
+  options,
   summary: "Run the MCP server (stdio by default, --http for Streamable HTTP)",
   usage,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        namespace: { type: "string" },
-        "data-dir": { type: "string" },
-        "read-only": { type: "boolean", default: false },
-        http: { type: "boolean", default: false },
-        port: { type: "string" },
-        host: { type: "string", default: "127.0.0.1" },
-        "idle-timeout": { type: "string" },
-        "allowed-origin": { type: "string", multiple: true, default: [] },
-        "allowed-host": { type: "string", multiple: true, default: [] },
-      },
-    });
+    const { values } = parseFlags("mcp", { args: argv, options });
     const namespace =
       namespaceOption(values.namespace, "--namespace") ??
       namespaceOption(setting(process.env, "MEMCTX_NAMESPACE"), "MEMCTX_NAMESPACE");

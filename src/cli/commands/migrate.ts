@@ -1,6 +1,7 @@
-import { parseArgs } from "node:util";
 import { Namespace } from "../../api/index.js";
 import type { MemoryClient } from "../../client/index.js";
+import { plural } from "../../plural.js";
+import { type FlagOptions, parseFlags } from "../args.js";
 import { type Backend, openBackend, setting } from "../backend.js";
 import { CliError } from "../cli-error.js";
 import type { MigrationCounts, MigrationSource, Progress } from "../migrate.js";
@@ -42,8 +43,22 @@ function keyFor(p: Place, flag: string | undefined, envName: string, option: str
 const counted = (c: MigrationCounts) =>
   `copied ${c.copied}, skipped ${c.skipped} (already there), failed ${c.failed}`;
 
+/** The flags of `memctx migrate`, each one listed in its usage (a test holds them to it). */
+const options = {
+  from: { type: "string" },
+  to: { type: "string" },
+  "from-key": { type: "string" },
+  "to-key": { type: "string" },
+  "from-api": { type: "string", default: "v5" },
+  namespace: { type: "string", multiple: true },
+  "to-namespace": { type: "string" },
+  "dry-run": { type: "boolean", default: false },
+  concurrency: { type: "string", default: "4" },
+} as const satisfies FlagOptions;
+
 export const migrateCommand: Command = {
   name: "migrate",
+  options,
   summary: "Copy namespaces from one memory service to another (hosted, memctx serve, v3/v4-era, embedded)",
   usage: `
 Usage: memctx migrate --from SOURCE --to TARGET [--namespace NS]... [--to-namespace NS]
@@ -81,20 +96,7 @@ is waited for (its Retry-After); one that answers 402 (its document token limit)
 
 Keys on the command line are visible to other users of this machine: prefer the environment.`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        from: { type: "string" },
-        to: { type: "string" },
-        "from-key": { type: "string" },
-        "to-key": { type: "string" },
-        "from-api": { type: "string", default: "v5" },
-        namespace: { type: "string", multiple: true },
-        "to-namespace": { type: "string" },
-        "dry-run": { type: "boolean", default: false },
-        concurrency: { type: "string", default: "4" },
-      },
-    });
+    const { values } = parseFlags("migrate", { args: argv, options });
     const from = place(values.from, "--from");
     const to = place(values.to, "--to");
     const api = values["from-api"];
@@ -155,7 +157,7 @@ Keys on the command line are visible to other users of this machine: prefer the 
       });
       const verb = dryRun ? "would copy" : "done";
       process.stderr.write(
-        `memctx migrate: ${verb}: ${counts.namespaces} namespace${counts.namespaces === 1 ? "" : "s"}, ${
+        `memctx migrate: ${verb}: ${plural(counts.namespaces, "namespace")}, ${
           dryRun ? counted(counts).replace("copied", "to copy") : counted(counts)
         }\n`,
       );
@@ -219,8 +221,8 @@ async function clientFor(
 function progress(dryRun: boolean) {
   let printed = 0;
   return (p: Progress) => {
-    const of = p.total === undefined ? `${p.done}` : `${p.done}/${p.total}`;
-    const line = `memctx migrate: ${p.namespace} ${of} documents; ${counted(p.counts)}${dryRun ? " (dry run)" : ""}`;
+    const of = p.total === undefined ? plural(p.done, "document") : `${p.done}/${p.total} documents`;
+    const line = `memctx migrate: ${p.namespace} ${of}; ${counted(p.counts)}${dryRun ? " (dry run)" : ""}`;
     if (process.stderr.isTTY) {
       process.stderr.write(`\r\x1b[K${line}${p.finished ? "\n" : ""}`);
     } else if (p.finished || Math.floor(p.done / PROGRESS_EVERY) > Math.floor(printed / PROGRESS_EVERY)) {

@@ -1,13 +1,27 @@
-import { parseArgs } from "node:util";
 import { describeSetting, formatBytes } from "../../engine/disk-reserve.js";
+import { UI_PATH } from "../../ui/static-files.js";
 import { VERSION } from "../../version.js";
+import { type FlagOptions, parseFlags } from "../args.js";
 import { describeModels } from "../backend.js";
 import { CliError } from "../cli-error.js";
 import { limitOptions, serverOptions } from "../server-options.js";
 import type { Command } from "./command.js";
 
+/** The flags of `memctx serve`, each one listed in its usage (a test holds them to it). */
+const options = {
+  port: { type: "string", default: "8787" },
+  host: { type: "string", default: "127.0.0.1" },
+  "data-dir": { type: "string" },
+  workers: { type: "string" },
+  "rate-limit": { type: "string" },
+  "document-token-quota": { type: "string" },
+  "disk-reserve": { type: "string" },
+  "database-url": { type: "string" },
+} as const satisfies FlagOptions;
+
 export const serve: Command = {
   name: "serve",
+  options,
   summary: "Serve the embedded engine's v5 API over HTTP",
   usage: `
 Usage: memctx serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--workers N]
@@ -33,6 +47,10 @@ Options:
                   free space kept on the data directory's file system (5%, 2GB, 512MiB; 0: none):
                   below it new documents, uploads, memories and syncs are answered 507, so that
                   queued work can finish; taken again once space is back (default: 5%; SQLite only)
+  --database-url URL
+                  keep the data in PostgreSQL (postgres://user:pass@host:5432/db) instead of the
+                  data directory's SQLite file, so several replicas share it (default:
+                  MEMCTX_DATABASE_URL)
   -h, --help      show this help
 
 Environment:
@@ -53,19 +71,7 @@ Environment:
   MEMCTX_EXTRACT_MAX_CHARS        memories come from a document's first N characters (200000)
   MEMCTX_DOCUMENT_MAX_MEMORIES    most memories one document gives (1000)`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: "string", default: "8787" },
-        host: { type: "string", default: "127.0.0.1" },
-        "data-dir": { type: "string" },
-        workers: { type: "string" },
-        "rate-limit": { type: "string" },
-        "document-token-quota": { type: "string" },
-        "disk-reserve": { type: "string" },
-        "database-url": { type: "string" },
-      },
-    });
+    const { values } = parseFlags("serve", { args: argv, options });
     const { port, workers, dataDir, apiKey } = serverOptions(values);
     const limits = limitOptions(values);
     // Loaded here, not at the top: `memctx --help` must not load node:sqlite (older Node lacks it).
@@ -115,6 +121,10 @@ Environment:
           `new content is refused (507) while less is free; ${formatBytes(disk.free)} free now\n`,
       );
     }
+    // The page is served by every `serve`; without this line nobody learns it is there.
+    process.stdout.write(
+      `memctx serve: memory browser at ${server.url}${UI_PATH} (sign in with an API key of this server)\n`,
+    );
     process.stdout.write(`memctx serve: listening on ${server.url}\n`);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {

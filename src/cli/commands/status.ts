@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { LIST_LIMIT_MAX, type NamespaceSummary } from "../../api/index.js";
 import { DEFAULT_NAMESPACE } from "../../mcp/roots.js";
+import { plural } from "../../plural.js";
 import { VERSION } from "../../version.js";
+import { type FlagOptions, parseFlags } from "../args.js";
 import { type Backend, describeBackend, openBackend, setting } from "../backend.js";
 import { diskReserveOption } from "../server-options.js";
 import type { Command } from "./command.js";
@@ -33,8 +34,12 @@ async function diskLine(dir: string): Promise<string> {
   );
 }
 
+/** The flags of `memctx status`, each one listed in its usage (a test holds them to it). */
+const options = { "data-dir": { type: "string" } } as const satisfies FlagOptions;
+
 export const status: Command = {
   name: "status",
+  options,
   summary: "Say which version, data and models memctx uses, and what is stored",
   usage: `
 Usage: memctx status [--data-dir DIR]
@@ -49,7 +54,7 @@ Options:
   --data-dir DIR  data directory (default: MEMCTX_DATA_DIR or the user data directory)
   -h, --help      show this help`,
   async run(argv) {
-    const { values } = parseArgs({ args: argv, options: { "data-dir": { type: "string" } } });
+    const { values } = parseFlags("status", { args: argv, options });
     const dataDir = values["data-dir"]?.trim() || undefined;
     const namespace = setting(process.env, "MEMCTX_NAMESPACE");
     const line = (label: string, value: string | number) =>
@@ -92,7 +97,7 @@ Options:
       if (dir && !setting(process.env, "MEMCTX_DATABASE_URL")) line("disk", await diskLine(dir));
       for (const ns of namespaces.slice(0, NAMESPACES_SHOWN)) {
         process.stdout.write(
-          `  ${ns.namespace}: ${ns.documentCount} documents, ${ns.memoryCount} memories\n`,
+          `  ${ns.namespace}: ${plural(ns.documentCount, "document")}, ${plural(ns.memoryCount, "memory", "memories")}\n`,
         );
       }
       if (namespaces.length > NAMESPACES_SHOWN) {

@@ -1,12 +1,21 @@
 import { spawn } from "node:child_process";
-import { parseArgs } from "node:util";
 import type { UiLaunch } from "../../ui/launch.js";
+import { type FlagOptions, parseFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
 import { serverOptions } from "../server-options.js";
 import type { Command } from "./command.js";
 
+/** The flags of `memctx ui`, each one listed in its usage (a test holds them to it). */
+const options = {
+  port: { type: "string", default: "0" },
+  "data-dir": { type: "string" },
+  workers: { type: "string" },
+  "no-browser": { type: "boolean", default: false },
+} as const satisfies FlagOptions;
+
 export const ui: Command = {
   name: "ui",
+  options,
   summary: "Browse, search, correct and forget memories in a web page (local engine)",
   usage: `
 Usage: memctx ui [--port 0] [--data-dir DIR] [--workers N] [--no-browser]
@@ -36,15 +45,7 @@ Examples:
   memctx ui                                  the default data directory, a free port
   memctx ui --data-dir ./memory --port 8788 --no-browser`,
   async run(argv) {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: "string", default: "0" },
-        "data-dir": { type: "string" },
-        workers: { type: "string" },
-        "no-browser": { type: "boolean", default: false },
-      },
-    });
+    const { values } = parseFlags("ui", { args: argv, options });
     const { port, workers, dataDir, apiKey } = serverOptions(values);
 
     // Loaded here, not at the top: `memctx --help` must work on a Node without node:sqlite.

@@ -92,7 +92,7 @@ const FILE_TYPES: Record<string, string> = {
 
 const TYPE_OF_KIND: Record<FileKindName, DocumentType> = {
   pdf: "pdf",
-  docx: "text",
+  docx: "docx",
   html: "webpage",
   markdown: "text",
   text: "text",
@@ -190,7 +190,10 @@ export async function resolveFile(
   switch (file.kind) {
     case "pdf": {
       const pdf = await pdfToText(file.bytes);
-      return { text: pdf.text, type: "pdf", format: "plain", title: pdf.title ?? name, url: null };
+      // The name the file was uploaded under is the user's; a PDF's own Title is what its
+      // software wrote there (often "Microsoft Word - draft3.docx" or a template's), used only
+      // when the upload came without a name.
+      return { text: pdf.text, type: "pdf", format: "plain", title: name ?? pdf.title, url: null };
     }
     case "docx": {
       const mammoth = (await import("mammoth")).default;
@@ -210,7 +213,7 @@ export async function resolveFile(
           );
         });
       const text = out.value.replace(/\n{3,}/g, "\n\n").trim();
-      return { text, type: "text", format: "plain", title: textTitle(text, "plain") ?? name, url: null };
+      return { text, type: "docx", format: "plain", title: textTitle(text, "plain") ?? name, url: null };
     }
     case "html": {
       const page = htmlToText(new TextDecoder().decode(file.bytes));

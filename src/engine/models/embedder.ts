@@ -18,6 +18,8 @@ export interface Embedder {
    * embedder whose vectors blur over a passage (an average of word vectors).
    */
   readonly units?: "all" | "memories";
+  /** Reads what embedding needs (a table) now, not at the first text; absent when nothing is to read. */
+  preload?(): void;
 }
 
 /** Whether `embedder` embeds chunks (not only memories). */

@@ -1,9 +1,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { EngineContext } from "../context.js";
 import { extractorFromEnv } from "../memory/extract/index.js";
+import { trimAfterBusySpells } from "../memory-trim.js";
 import { embedderFromEnv } from "../models/embedder-from-env.js";
 import { installProcessing } from "../processing.js";
-import { checkpoint, openDatabase } from "../store/db.js";
+import { checkpoint, openDatabase, trimConnection } from "../store/db.js";
 import { noDreaming } from "./dreamer.js";
 import { JobQueue } from "./queue.js";
 import type { FromThread, ThreadConfig, ToThread } from "./threads.js";
@@ -50,10 +51,13 @@ installProcessing(ctx);
 // one's commits checkpoint past the threshold, and an idle thread still copies what requests wrote.
 workers.every(CHECKPOINT_MS, () => checkpoint(db));
 workers.start();
+// This thread's heap, grown by a backlog of documents, is given back once the backlog is done.
+const trimmer = trimAfterBusySpells({ onTrim: () => trimConnection(db) });
 
 port.on("message", (m: ToThread) => {
   if (m.type === "wake") queue.wake(false);
   else if (m.type === "stop") {
+    trimmer.stop();
     void workers.stop().then(() => {
       db.close();
       send({ type: "stopped" });

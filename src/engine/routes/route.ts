@@ -1,7 +1,7 @@
 import type { Context, Hono } from "hono";
 import type { z } from "zod";
-import type { Endpoint } from "../../api/endpoints.js";
-import { describeIssues } from "../../api/errors.js";
+import { type Endpoint, writes } from "../../api/endpoints.js";
+import { describeIssues, READ_ONLY_KEY } from "../../api/errors.js";
 import { REQUEST_BODY_MAX_BYTES } from "../../api/limits.js";
 import type { EngineContext } from "../context.js";
 import { growsStore } from "../disk-reserve.js";
@@ -55,7 +55,7 @@ export function route<E extends Endpoint>(
   path: string = endpoint.path,
 ): void {
   const grows = growsStore(endpoint);
-  app.on(endpoint.method, honoPath(path), async (c) => {
+  on(app, endpoint, path, async (c) => {
     // Before the body is read: an upload refused for want of space is not written to disk first.
     if (grows) await ctx.disk?.assertRoom();
     const input = await parseRequest(c, endpoint, ctx.dataDir);
@@ -76,7 +76,7 @@ export function creatingRoute<E extends Endpoint>(
   handler: (request: RouteRequest<E, NamespaceRow>) => unknown,
 ): void {
   const grows = growsStore(endpoint);
-  app.on(endpoint.method, honoPath(endpoint.path), async (c) => {
+  on(app, endpoint, endpoint.path, async (c) => {
     if (grows) await ctx.disk?.assertRoom();
     const input = await parseRequest(c, endpoint, ctx.dataDir);
     // A namespace that exists is written under its own lock (other namespaces' writes go on
@@ -103,6 +103,29 @@ export function creatingRoute<E extends Endpoint>(
     const out = known ? namespaceTransaction(ctx.db, known.id, write) : transaction(ctx.db, write);
     ctx.queue.wake();
     return send(c, endpoint, out);
+  });
+}
+
+/**
+ * Registers an endpoint's handler behind the one check every route shares: a read-only key may
+ * call only endpoints that do not write (the contract says which: `writes`), refused before the
+ * body is read, so a refused request changes nothing.
+ */
+function on(
+  app: EngineApp,
+  endpoint: Endpoint,
+  path: string,
+  handler: (c: Context<EngineEnv>) => Promise<Response>,
+): void {
+  const writing = writes(endpoint);
+  app.on(endpoint.method, honoPath(path), (c) => {
+    if (writing && c.get("principal").readOnly) {
+      throw new ForbiddenError(
+        READ_ONLY_KEY,
+        `this API key may only read, and ${endpoint.method} ${endpoint.path} writes: use a key made without --read-only`,
+      );
+    }
+    return handler(c);
   });
 }
 

@@ -191,6 +191,14 @@ export interface DatabaseState {
 }
 
 /** Which backend a connection is, without asking the database. */
+/**
+ * After its owner thread trimmed its own heap (engine/memory-trim.ts): a PostgreSQL connection's
+ * worker thread, which carried the same busy spell's rows, trims its heap too. SQLite has no thread.
+ */
+export function trimConnection(db: Db): void {
+  if (db instanceof PostgresDatabase) db.trimWorker();
+}
+
 export function databaseBackend(db: Db): DatabaseState["backend"] {
   return db instanceof PostgresDatabase ? "postgres" : "sqlite";
 }

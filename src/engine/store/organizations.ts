@@ -23,16 +23,24 @@ export interface ApiKeyRow {
   organization: string;
   prefix: string;
   namespaces: string | null;
+  /** 1: the key may only read. */
+  read_only: number;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
 }
 
-/** What a valid key grants: its organization, and the namespaces it may use (null: all). */
+/** What a valid key grants: its organization, the namespaces it may use (null: all), and whether it may write. */
 export interface Principal {
   keyId: string;
   organization: OrganizationRow;
   namespaces: string[] | null;
+  readOnly: boolean;
+}
+
+/** A new key's restriction beyond its organization and namespaces: it may only read. */
+export interface KeyScope {
+  readOnly?: boolean;
 }
 
 export function getOrganization(db: Db, id: string): OrganizationRow | undefined {
@@ -109,9 +117,14 @@ export function countNamespaces(db: Db, organizationId: string, allowed: string[
 }
 
 /** A fresh bearer key for `organization`; only its hash is stored. */
-export function createKey(db: Db, organization: string, namespaces: string[] | null = null): string {
+export function createKey(
+  db: Db,
+  organization: string,
+  namespaces: string[] | null = null,
+  scope: KeyScope = {},
+): string {
   const key = `mk_${randomBytes(24).toString("base64url")}`;
-  registerKey(db, key, organization, namespaces);
+  registerKey(db, key, organization, namespaces, scope);
   return key;
 }
 
@@ -120,13 +133,19 @@ export function createKey(db: Db, organization: string, namespaces: string[] | n
  * organization, its namespace restriction and its revocation (a restart with MEMCTX_API_KEY must
  * not undo `memctx keys revoke`, nor widen a restricted key).
  */
-export function registerKey(db: Db, key: string, organization: string, namespaces: string[] | null = null) {
+export function registerKey(
+  db: Db,
+  key: string,
+  organization: string,
+  namespaces: string[] | null = null,
+  scope: KeyScope = {},
+) {
   if (key.length < 8) throw new Error("an API key must be at least 8 characters");
   const org = ensureOrganization(db, organization);
   statement(
     db,
-    `INSERT INTO api_keys (id, organization_id, key_hash, prefix, namespaces, created_at)
-     VALUES (?, ?, ?, ?, ?, ?)
+    `INSERT INTO api_keys (id, organization_id, key_hash, prefix, namespaces, read_only, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(key_hash) DO NOTHING`,
   ).run(
     newId("key"),
@@ -134,6 +153,7 @@ export function registerKey(db: Db, key: string, organization: string, namespace
     sha256(key),
     keyPrefix(key),
     namespaces ? JSON.stringify(namespaces) : null,
+    scope.readOnly ? 1 : 0,
     now(),
   );
 }
@@ -171,26 +191,36 @@ function recordUse(db: Db, keyId: string, at: string): void {
 export function authenticate(db: Db, key: string): Principal | undefined {
   const row = statement(
     db,
-    `SELECT k.id AS key_id, k.namespaces, k.last_used_at, o.* FROM api_keys k
+    `SELECT k.id AS key_id, k.namespaces, k.read_only AS key_read_only, k.last_used_at, o.* FROM api_keys k
        JOIN organizations o ON o.id = k.organization_id
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
   ).get(sha256(key)) as
-    | (OrganizationRow & { key_id: string; namespaces: string | null; last_used_at: string | null })
+    | (OrganizationRow & {
+        key_id: string;
+        namespaces: string | null;
+        key_read_only: number;
+        last_used_at: string | null;
+      })
     | undefined;
   if (!row) return undefined;
-  const { key_id, namespaces, last_used_at, ...organization } = row;
+  const { key_id, namespaces, key_read_only, last_used_at, ...organization } = row;
   const at = now();
   if (!last_used_at || Date.parse(at) - Date.parse(last_used_at) >= LAST_USED_RESOLUTION_MS) {
     recordUse(db, key_id, at);
   }
-  return { keyId: key_id, organization, namespaces: parseJson<string[] | null>(namespaces, null) };
+  return {
+    keyId: key_id,
+    organization,
+    namespaces: parseJson<string[] | null>(namespaces, null),
+    readOnly: Number(key_read_only) === 1,
+  };
 }
 
 export function listKeys(db: Db): ApiKeyRow[] {
   return statement(
     db,
-    `SELECT k.id, k.organization_id, o.name AS organization, k.prefix, k.namespaces, k.created_at,
-              k.last_used_at, k.revoked_at
+    `SELECT k.id, k.organization_id, o.name AS organization, k.prefix, k.namespaces, k.read_only,
+              k.created_at, k.last_used_at, k.revoked_at
        FROM api_keys k JOIN organizations o ON o.id = k.organization_id ORDER BY k.created_at`,
   ).all() as unknown as ApiKeyRow[];
 }

@@ -483,6 +483,11 @@ export const migrations: readonly string[] = [
   CREATE INDEX memories_profile ON memories(namespace_id, is_static, created_at)
     WHERE is_latest = 1 AND is_forgotten = 0;
   `,
+  // 10: a read-only key (`memctx keys create --read-only`) reads but may not write: every write
+  // route and MCP write tool refuses it (403). Keys made before stay read-write.
+  `
+  ALTER TABLE api_keys ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /**

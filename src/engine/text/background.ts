@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { lookUp, type SortedLines, sortedLines } from "./sorted-lines.js";
 import { stemTexts } from "./terms.js";
 
 /**
@@ -13,8 +14,15 @@ import { stemTexts } from "./terms.js";
  * as rarer than all of them.
  */
 
-/** The table shipped with the package (the same relative path from src/ and dist/). */
-const ASSET = new URL("../../../assets/word-vectors.bin", import.meta.url);
+/** The word-vector table shipped with the package (the same relative path from src/ and dist/). */
+export const WORD_TABLE = new URL("../../../assets/word-vectors.bin", import.meta.url);
+
+/**
+ * The stems of that table's words with their ranks, as `stemRanksOf` makes them, built by
+ * scripts/build-stem-ranks.ts: lines "stem<TAB>rank" in order of the stems (binary search). Stemming the 50k words at start cost the first
+ * search about 0.8 s and the process's heap about 40 MiB; reading this file costs a few ms.
+ */
+export const STEM_RANKS = new URL("../../../assets/stem-ranks.tsv", import.meta.url);
 
 /** Typical tokens in a unit (a turn or a memory), for the chance that a unit holds a word. */
 const UNIT_TOKENS = 20;
@@ -22,13 +30,13 @@ const UNIT_TOKENS = 20;
 /** The rank given to stems outside the table: past its 50k words. */
 const UNKNOWN_RANK = 100_000;
 
-/** Words stemmed per call while reading the table. */
+/** Words stemmed per call while building the ranks. */
 const STEM_SLICE = 2_000;
 
-let ranks: Map<string, number> | null = null;
+let ranks: SortedLines | null = null;
 
-/** The words of the table, in frequency order (its header: magic, version, count, dimensions). */
-function tableWords(path: URL | string): string[] {
+/** The words of the word-vector table, in frequency order (its header: magic, version, count, dimensions). */
+export function tableWords(path: URL | string = WORD_TABLE): string[] {
   const buf = readFileSync(path);
   const header = new Uint32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + 16));
   const count = header[2] ?? 0;
@@ -37,30 +45,35 @@ function tableWords(path: URL | string): string[] {
   return buf.subarray(at).toString("utf8").split("\n");
 }
 
-/** Stem -> rank of its most frequent word (1-based), read once per process (~0.2 s). */
-function stemRanks(): Map<string, number> {
-  if (ranks) return ranks;
+/** Stem -> rank of its most frequent word (1-based), by the index's own tokenizer. */
+export function stemRanksOf(words: readonly string[]): Map<string, number> {
   const map = new Map<string, number>();
+  // A slice at a time: stemming all 50k words at once made V8 grow its heap by about 40 MiB for the
+  // moment, and keep it (the process's RSS).
+  for (let from = 0; from < words.length; from += STEM_SLICE) {
+    stemTexts(words.slice(from, from + STEM_SLICE)).forEach((s, i) => {
+      const stem = s[0];
+      if (stem && !map.has(stem)) map.set(stem, from + i + 1);
+    });
+  }
+  return map;
+}
+
+/** Stem -> rank, read once per process from the built file; an empty table when it cannot be read. */
+function stemRanks(): SortedLines {
+  if (ranks) return ranks;
   try {
-    const words = tableWords(ASSET);
-    // A slice at a time: stemming all 50k words at once made V8 grow its heap by about 40 MiB for the
-    // moment, and keep it (the process's RSS).
-    for (let from = 0; from < words.length; from += STEM_SLICE) {
-      stemTexts(words.slice(from, from + STEM_SLICE)).forEach((s, i) => {
-        const stem = s[0];
-        if (stem && !map.has(stem)) map.set(stem, from + i + 1);
-      });
-    }
+    ranks = sortedLines(readFileSync(STEM_RANKS, "utf8"));
   } catch {
     // Without the table every stem counts as rare: statistics rest on the namespace alone.
+    ranks = sortedLines("");
   }
-  ranks = map;
-  return map;
+  return ranks;
 }
 
 /** The chance that a unit of ordinary English text holds the stem. */
 export function backgroundUnitShare(stem: string): number {
-  const rank = stemRanks().get(stem) ?? UNKNOWN_RANK;
+  const rank = Number(lookUp(stemRanks(), stem) ?? UNKNOWN_RANK);
   const perToken = Math.min(0.5, 0.1 / rank);
   return 1 - (1 - perToken) ** UNIT_TOKENS;
 }

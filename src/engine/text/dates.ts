@@ -1,4 +1,6 @@
-import * as chrono from "chrono-node";
+// English only: the package root loads its 15 other languages too (~200 ms at start), and its
+// parse is this casual English parser.
+import * as chrono from "chrono-node/en";
 import { HOLIDAY, holidayIn } from "./holidays.js";
 
 /** A document date as a calendar day (UTC), the reference for relative dates in its content. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DELETE_DOCUMENT_IDS_MAX, FORGET_MEMORY_IDS_MAX, ItemError, MemoryRef } from "../../api/index.js";
+import { plural } from "../../plural.js";
 import { defineTool, type ToolContext } from "./define.js";
 
 const inputSchema = z.strictObject({
@@ -39,7 +40,7 @@ export const CONFIRM_TIMEOUT_MS = 10 * 60_000;
  */
 async function confirmWithUser(ctx: ToolContext, query: string, matches: { id: string; memory: string }[]) {
   if (!ctx.server.server.getClientCapabilities()?.elicitation) return undefined;
-  const count = `${matches.length} memor${matches.length === 1 ? "y" : "ies"}`;
+  const count = plural(matches.length, "memory", "memories");
   try {
     const res = await ctx.server.server.elicitInput(
       {
@@ -103,7 +104,7 @@ export const forget = defineTool({
       return {
         structured: { forgotten: res.count, matches: [], errors: res.errors, needsConfirmation: false },
         text: [
-          `Deleted ${res.count} document${res.count === 1 ? "" : "s"} and the memories drawn only from them.`,
+          `Deleted ${plural(res.count, "document")} and the memories drawn only from them.`,
           ...(res.errors.length ? ["Not deleted:", ...res.errors.map((e) => `- ${e.id}: ${e.error}`)] : []),
         ].join("\n"),
       };
@@ -120,7 +121,7 @@ export const forget = defineTool({
           needsConfirmation: false,
         },
         text: [
-          `Forgot ${res.count} memor${res.count === 1 ? "y" : "ies"}.`,
+          `Forgot ${plural(res.count, "memory", "memories")}.`,
           ...list(res.matches),
           ...(errors.length ? ["Not forgotten:", ...errors] : []),
         ].join("\n"),
@@ -139,7 +140,7 @@ export const forget = defineTool({
       return {
         structured: { forgotten: 0, matches: dry.matches, errors: dry.errors, needsConfirmation: true },
         text: [
-          `Nothing was forgotten yet. ${dry.matches.length} memor${dry.matches.length === 1 ? "y matches" : "ies match"} "${query}":`,
+          `Nothing was forgotten yet. ${plural(dry.matches.length, "memory matches", "memories match")} "${query}":`,
           ...list(dry.matches),
           `Show these to the user. Once they confirm, call forget with ids: ${JSON.stringify(dry.matches.map((m) => m.id))}.`,
         ].join("\n"),
@@ -165,7 +166,7 @@ export const forget = defineTool({
         needsConfirmation: false,
       },
       text: [
-        `The user confirmed; forgot ${res.count} memor${res.count === 1 ? "y" : "ies"}.`,
+        `The user confirmed; forgot ${plural(res.count, "memory", "memories")}.`,
         ...list(dry.matches),
       ].join("\n"),
     };

@@ -7,6 +7,7 @@ import {
   type SearchHit,
   SearchMode,
 } from "../../api/index.js";
+import { plural } from "../../plural.js";
 import { age, estimateTokens, fitToBudget, truncate } from "../format.js";
 import { defineTool } from "./define.js";
 
@@ -145,7 +146,7 @@ export const search = defineTool({
     const header = (n: number, cut: boolean) => {
       if (n === 0)
         return `Nothing found for "${args.query}". Try other words${args.mode === "hybrid" ? "" : ', mode "hybrid"'}${lowest ? "" : ", or a lower threshold"}.`;
-      const count = `${n} result${n === 1 ? "" : "s"}${cut ? ` (of ${all.length}; cut to fit ${args.maxTokens} tokens)` : ""}`;
+      const count = `${plural(n, "result")}${cut ? ` (of ${all.length}; cut to fit ${args.maxTokens} tokens)` : ""}`;
       return nearest
         ? `Nothing reached similarity ${SEARCH_THRESHOLD_DEFAULT}; the nearest ${count}, weaker matches (check that they answer it):`
         : `${count}:`;

@@ -36,7 +36,7 @@ describe("detectFile", () => {
       kind: "video",
       type: "video",
     });
-    expect(detectFile(makeDocx(["Hello"]), declared)).toMatchObject({ kind: "docx", type: "text" });
+    expect(detectFile(makeDocx(["Hello"]), declared)).toMatchObject({ kind: "docx", type: "docx" });
   });
 
   it("takes the declared type for text, which has no signature: fileType, then mimeType, then the extension", () => {
@@ -74,6 +74,24 @@ describe("resolveFile", () => {
     const out = await resolveFile({ bytes: png, name: "cat.png", mimeType: "image/png", kind: "image" });
     expect(out).toMatchObject({ type: "image", title: "cat.png" });
     expect(out.text).toBe(`Image file: cat.png\nContent type: image/png\nSize: ${png.byteLength} bytes`);
+  });
+
+  it("stores a Word document as type docx, as a PDF is pdf", async () => {
+    const out = await resolveFile({
+      bytes: makeDocx(["Minutes"]),
+      name: "m.docx",
+      mimeType: "x",
+      kind: "docx",
+    });
+    expect(out).toMatchObject({ type: "docx", text: "Minutes" });
+  });
+
+  it("titles a PDF by the name it was uploaded under; its own Title only when it came without one", async () => {
+    const pdf = makePdf([["Turbine test results"]], "Microsoft Word - draft3.docx");
+    const named = await resolveFile({ bytes: pdf, name: "turbine-report.pdf", mimeType: "x", kind: "pdf" });
+    expect(named).toMatchObject({ type: "pdf", title: "turbine-report.pdf" });
+    const nameless = await resolveFile({ bytes: pdf, name: null, mimeType: "x", kind: "pdf" });
+    expect(nameless.title).toBe("Microsoft Word - draft3.docx");
   });
 
   it("fails clearly on a damaged Word document", async () => {

@@ -78,7 +78,19 @@ function failure(e) {
   return { ok: false, error: { message: String(e && e.message || e), code: e && e.code, table: e && e.table,
     constraint: e && e.constraint, detail: e && e.detail } };
 }
+// Asked by its owner thread once that thread's busy spell is over (engine/memory-trim.ts, which
+// this eval'd script cannot import): the same memory-reducing GC, here; no answer is sent, so
+// the owner's request/answer pairs are untouched.
+function trim() {
+  const v8 = require("node:v8");
+  try {
+    v8.setFlagsFromString("--expose-gc");
+    require("node:vm").runInNewContext("gc")({ type: "major", execution: "sync", flavor: "last-resort" });
+  } catch {}
+  v8.setFlagsFromString("--no-expose-gc");
+}
 port.on("message", async (m) => {
+  if (m.op === "trim") return trim();
   try {
     await ready;
     if (broken) throw broken;
@@ -336,6 +348,11 @@ export class PostgresDatabase implements Db {
 
   get isTransaction(): boolean {
     return this.inTransaction;
+  }
+
+  /** Has the connection's worker give its heap back (it answers nothing: no call waits on it). */
+  trimWorker(): void {
+    if (!this.closed) this.port.postMessage({ op: "trim" });
   }
 
   close(): void {

@@ -436,6 +436,10 @@ export const pgMigrations: readonly string[] = [
   ALTER TABLE search_postings ADD CONSTRAINT search_postings_pkey
     PRIMARY KEY (space, term, unit) INCLUDE (tf, tf_context, length);
   `,
+  // 4: SQLite's migration 10, read-only keys.
+  `
+  ALTER TABLE api_keys ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = pgMigrations.length;

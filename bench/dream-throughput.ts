@@ -97,7 +97,7 @@ async function ingest(documents: number): Promise<void> {
         `done in ${round(toDone ?? Number.NaN)} s = ${round(accepted / (toDone ?? Number.NaN), 1)} docs/s; ` +
         `memories ready in ${round(toMemories ?? Number.NaN)} s = ${round(accepted / (toMemories ?? Number.NaN), 1)} docs/s ` +
         `(first document dreamed at ${round(firstDreamed ?? Number.NaN)} s); ` +
-        `${extractions} extractions, ${rows("memories")} memories, ${rows("memory_sources")} sources, ${rows("memory_relations")} relations`,
+        `${extractions} extractions, ${await rows("memories")} memories, ${await rows("memory_sources")} sources, ${await rows("memory_relations")} relations`,
     );
   } finally {
     await client.close();

@@ -105,7 +105,7 @@ async function once(
       speedup: null,
     };
   } finally {
-    db.current?.close();
+    await db.current?.close();
     await Promise.all(servers.map((s) => s.close()));
     await storage.drop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });

@@ -1,4 +1,11 @@
 import { defaultDataDir } from "../engine/data-dir.js";
+import {
+  DISK_RESERVE_DEFAULT,
+  DISK_RESERVE_ENV,
+  DISK_RESERVE_FLAG,
+  type DiskReserveSetting,
+  parseDiskReserve,
+} from "../engine/disk-reserve.js";
 import { CliError } from "./cli-error.js";
 
 /** What `memctx serve` and `memctx ui` both take: where to listen, how many processing threads, which data. */
@@ -32,11 +39,19 @@ export function serverOptions(values: {
 export interface LimitOptions {
   requestsPerMinute: number | null;
   documentTokenQuota: number | null;
+  diskReserve: DiskReserveSetting | null;
 }
 
-/** `--rate-limit` (MEMCTX_RATE_LIMIT) and `--document-token-quota` (MEMCTX_DOCUMENT_TOKEN_QUOTA); 0 turns either off. */
+/**
+ * `--rate-limit` (MEMCTX_RATE_LIMIT) and `--document-token-quota` (MEMCTX_DOCUMENT_TOKEN_QUOTA); 0
+ * turns either off. `--disk-reserve`: see diskReserveOption.
+ */
 export function limitOptions(
-  values: { "rate-limit"?: string | undefined; "document-token-quota"?: string | undefined },
+  values: {
+    "rate-limit"?: string | undefined;
+    "document-token-quota"?: string | undefined;
+    "disk-reserve"?: string | undefined;
+  },
   env: NodeJS.ProcessEnv = process.env,
 ): LimitOptions {
   const read = (flag: string, variable: string, given: string | undefined): number | null => {
@@ -57,5 +72,21 @@ export function limitOptions(
       "MEMCTX_DOCUMENT_TOKEN_QUOTA",
       values["document-token-quota"],
     ),
+    diskReserve: diskReserveOption(values["disk-reserve"], env),
   };
+}
+
+/** `--disk-reserve` (MEMCTX_DISK_RESERVE), else 5% of the data directory's file system; 0 turns it off. */
+export function diskReserveOption(
+  given: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): DiskReserveSetting | null {
+  const raw = given ?? (env[DISK_RESERVE_ENV]?.trim() || DISK_RESERVE_DEFAULT);
+  try {
+    return parseDiskReserve(raw);
+  } catch (err) {
+    throw new CliError(
+      `${given === undefined ? DISK_RESERVE_ENV : DISK_RESERVE_FLAG} ${(err as Error).message}`,
+    );
+  }
 }

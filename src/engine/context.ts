@@ -1,3 +1,4 @@
+import type { DiskReserve, DiskReserveSetting } from "./disk-reserve.js";
 import type { Extractor } from "./memory/extract/types.js";
 import type { Embedder } from "./models/embedder.js";
 import type { Dreamer } from "./pipeline/dreamer.js";
@@ -11,9 +12,15 @@ export interface EngineLimits {
   requestsPerMinute: number | null;
   /** Document tokens (4 characters of content each) that one organization may hold. */
   documentTokenQuota: number | null;
+  /** Free space kept on the data directory's file system: new content is refused below it (SQLite only). */
+  diskReserve: DiskReserveSetting | null;
 }
 
-export const NO_LIMITS: EngineLimits = { requestsPerMinute: null, documentTokenQuota: null };
+export const NO_LIMITS: EngineLimits = {
+  requestsPerMinute: null,
+  documentTokenQuota: null,
+  diskReserve: null,
+};
 
 /** What routes, services and pipeline stages share within one open engine. */
 export interface EngineContext {
@@ -28,4 +35,6 @@ export interface EngineContext {
   log: (message: string) => void;
   /** Absent: no limits (processing threads, which serve no requests). */
   limits?: EngineLimits;
+  /** The reserve of limits.diskReserve on the data directory; absent without one, or on PostgreSQL. */
+  disk?: DiskReserve;
 }

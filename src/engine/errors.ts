@@ -65,11 +65,11 @@ export class ConfigurationError extends DomainError {
 
 /** The disk (or the database's page limit) is full: nothing was written; retryable once space is freed. */
 export class StorageFullError extends DomainError {
-  constructor() {
-    super(
-      "Disk full",
-      "the engine's disk is full, so nothing was written; free space on it and send the request again",
-    );
+  constructor(
+    title = "Disk full",
+    details = "the engine's disk is full, so nothing was written; free space on it and send the request again",
+  ) {
+    super(title, details);
   }
 }
 

@@ -1,5 +1,6 @@
 import { createApp } from "./app.js";
 import { type EngineContext, type EngineLimits, NO_LIMITS } from "./context.js";
+import { DiskReserve, type DiskReserveSetting, type DiskState } from "./disk-reserve.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
 import type { Extractor } from "./memory/extract/types.js";
 import { chatModelFromEnv } from "./models/chat.js";
@@ -97,6 +98,8 @@ export interface Engine {
   readonly models: { embedder: string; extractor: string };
   /** The storage backend and its schema version (read from the database). */
   database(): Promise<DatabaseState>;
+  /** The data directory's free space and the reserve kept on it; null without a reserve (or on PostgreSQL). */
+  diskState(): Promise<(DiskState & { setting: DiskReserveSetting }) | null>;
 }
 
 /**
@@ -126,6 +129,8 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const db = await openDatabase(opts.dataDir, {
     databaseUrl,
     cache: threaded || loops === 0 ? "reads" : "writes",
+    // The threads checkpoint (thread.ts): a request's large commit does not copy the WAL.
+    checkpoints: !threaded,
   });
   if (opts.apiKey) await registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
   // Connectors written by a memctx that stored their secrets in plain text: sealed now.
@@ -168,6 +173,9 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     log,
     limits: { ...NO_LIMITS, ...opts.limits },
   };
+  // PostgreSQL keeps its data on its own server's disk: the data directory's is not the one that fills.
+  const reserve = ctx.limits?.diskReserve;
+  if (reserve && !databaseUrl) ctx.disk = new DiskReserve(opts.dataDir, reserve);
   // A wrong model setting fails the start, as before; the extractor itself is made with the pipeline.
   const chat = opts.extractor ? null : chatModelFromEnv();
   const models = {
@@ -236,7 +244,8 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     },
     models,
     database: () => databaseState(db),
-    createKey: async (organization = LOCAL_ORGANIZATION) => await createKey(db, organization),
+    diskState: async () => (ctx.disk ? { ...(await ctx.disk.state()), setting: ctx.disk.setting } : null),
+    createKey: (organization = LOCAL_ORGANIZATION) => createKey(db, organization),
     createFirstKey: async () =>
       (await countKeys(db, LOCAL_ORGANIZATION)) === 0 ? await createKey(db, LOCAL_ORGANIZATION) : null,
     dataDir: opts.dataDir,

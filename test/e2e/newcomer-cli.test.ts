@@ -98,6 +98,10 @@ describe("what a newcomer meets on the command line", () => {
     expect(res.stdout).toMatch(/documents:\s+1\n/);
     expect(res.stdout).toMatch(/memories:\s+[1-9]\d*\n/);
     expect(res.stdout).toMatch(/pending jobs:\s+0/);
+    // The data directory's free space against the reserve memctx serve keeps (MEMCTX_DISK_RESERVE).
+    expect(res.stdout).toMatch(
+      /disk:\s+\S+ [GM]B free of \S+ [GM]B; memctx serve refuses new content \(507\) below \S+ [GM]B \(reserve 5%, --disk-reserve \/ MEMCTX_DISK_RESERVE\)/,
+    );
     // One document is "1 document", not "1 documents".
     expect(res.stdout).toMatch(/\n {2}work: 1 document, [1-9]\d* memor(y|ies)\n/);
     const memories = Number(/work: 1 document, (\d+)/.exec(res.stdout)?.[1]);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Engine, openEngine } from "../../src/engine/index.js";
 import type { Db } from "../../src/engine/store/db.js";
-import { startTestServer, TEST_BACKEND, type TestServer, tempDir } from "./harness.js";
+import { startTestServer, TEST_BACKEND, type TestServer, tempDir, until } from "./harness.js";
 
 /**
  * A full disk, made real by SQLite itself: `PRAGMA max_page_count` at the file's current size on
@@ -26,16 +26,6 @@ afterEach(async () => {
   for (const o of open.splice(0)) await o.close();
   dir?.remove();
 });
-
-async function until<T>(read: () => T, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out; last value ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 // SQLite's own full disk (max_page_count); PostgreSQL's (SQLSTATE 53100) cannot be made here.
 describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
+import type { EngineLimits } from "../../src/engine/context.js";
 import { type RunningServer, startServer } from "../../src/engine/server.js";
 import { type Db, openDatabase } from "../../src/engine/store/db.js";
 import type { NewMemoryRow } from "../../src/engine/store/memories.js";
@@ -50,6 +51,17 @@ export function storeConnections(): () => Promise<Db> {
   };
 }
 
+/** Reads until `ok` holds of what is read; fails after `ms` with the last value read. */
+export async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out; last value ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 export const TEST_KEY = "mk_test_local_organization_key";
 
 /** A memory as written straight to the store: no document, no subject, nothing but its text. */
@@ -78,7 +90,10 @@ export interface TestServer extends RunningServer {
 }
 
 /** The engine on 127.0.0.1, port 0, in this process. */
-export async function startTestServer(dataDir: string, opts: { workers?: number } = {}): Promise<TestServer> {
+export async function startTestServer(
+  dataDir: string,
+  opts: { workers?: number; limits?: Partial<EngineLimits> } = {},
+): Promise<TestServer> {
   const server = await startServer({
     dataDir,
     port: 0,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FILE_MAX_BYTES } from "../../src/api/index.js";
 import type { MemoryClient } from "../../src/client/index.js";
 import { startTestServer, TEST_BACKEND, type TestServer, tempDir } from "./harness.js";
-import { makeDocx, makePng, makeWav } from "./ingest/file-fixtures.js";
+import { makeDocx, makeDocxBomb, makePng, makeWav } from "./ingest/file-fixtures.js";
 import { makePdf } from "./ingest/pdf-fixture.js";
 
 /** Uploads over real HTTP to the engine on 127.0.0.1, with files made byte by byte here. */
@@ -24,6 +24,11 @@ describe("file uploads", () => {
   const chunkHit = async (ns: string, query: string) => {
     const res = await client.ns(ns).search({ query, searchMode: "chunks", threshold: 0 });
     return res.results.find((r) => r.chunk !== undefined);
+  };
+
+  const withoutTag = (form: FormData) => {
+    form.delete("containerTag");
+    return form;
   };
 
   /** A raw multipart request, for what the client refuses to send. */
@@ -159,6 +164,24 @@ describe("file uploads", () => {
     exact.append("file", new File([big.subarray(0, FILE_MAX_BYTES)], "exact.txt", { type: "text/plain" }));
     const ok = await upload("/ns/big/document/file", exact);
     expect(ok.status).toBe(200);
+  }, 60_000);
+
+  it("refuses a Word document whose archive declares more than it may inflate to with 413 naming the limit, storing nothing", async () => {
+    const bomb = makeDocxBomb(150 * 1024 * 1024);
+    for (const path of ["/ns/bomb/document/file", "/v3/documents/file"]) {
+      const form = new FormData();
+      form.append("file", new File([new Uint8Array(bomb)], "bomb.docx"));
+      form.append("containerTag", "bomb");
+      const res = await upload(path, path.startsWith("/v3") ? form : withoutTag(form));
+      expect(res.status).toBe(413);
+      const body = (await res.json()) as { error: string; details: string };
+      expect(body.error).toBe("File inflates too far");
+      expect(body.details).toMatch(
+        /^file: word\/document\.xml inflates to more than 8388608 bytes, the limit per archive entry \(MEMCTX_MAX_INFLATED_ENTRY_BYTES\)/,
+      );
+    }
+    const namespaces = await client.namespaces.list({ limit: 100 });
+    expect(namespaces.namespaces.map((n) => n.namespace)).not.toContain("bomb");
   }, 60_000);
 
   it("refuses a file over 50 MB sent without a Content-Length (chunked), counting the stream", async () => {

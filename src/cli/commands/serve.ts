@@ -1,3 +1,4 @@
+import { describeSetting, formatBytes } from "../../engine/disk-reserve.js";
 import { UI_PATH } from "../../ui/static-files.js";
 import { VERSION } from "../../version.js";
 import { type FlagOptions, parseFlags } from "../args.js";
@@ -14,6 +15,7 @@ const options = {
   workers: { type: "string" },
   "rate-limit": { type: "string" },
   "document-token-quota": { type: "string" },
+  "disk-reserve": { type: "string" },
   "database-url": { type: "string" },
 } as const satisfies FlagOptions;
 
@@ -23,7 +25,8 @@ export const serve: Command = {
   summary: "Serve the embedded engine's v5 API over HTTP",
   usage: `
 Usage: memctx serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--workers N]
-                    [--rate-limit N] [--document-token-quota N] [--database-url URL]
+                    [--rate-limit N] [--document-token-quota N] [--disk-reserve SIZE]
+                    [--database-url URL]
 
 Serves the Memory and Context Service API v5 of the embedded engine over HTTP. Every request
 needs a bearer API key. On the first start a key for the local organization is created and
@@ -40,6 +43,10 @@ Options:
   --document-token-quota N
                   document tokens (4 characters of content each) one organization may hold; an
                   add or batch add that would pass it is answered 402 and adds nothing (default: none)
+  --disk-reserve SIZE
+                  free space kept on the data directory's file system (5%, 2GB, 512MiB; 0: none):
+                  below it new documents, uploads, memories and syncs are answered 507, so that
+                  queued work can finish; taken again once space is back (default: 5%; SQLite only)
   --database-url URL
                   keep the data in PostgreSQL (postgres://user:pass@host:5432/db) instead of the
                   data directory's SQLite file, so several replicas share it (default:
@@ -51,6 +58,11 @@ Environment:
   MEMCTX_DATABASE_URL             --database-url when the flag is not given
   MEMCTX_RATE_LIMIT               --rate-limit when the flag is not given (0: no limit)
   MEMCTX_DOCUMENT_TOKEN_QUOTA     --document-token-quota when the flag is not given (0: none)
+  MEMCTX_DISK_RESERVE             --disk-reserve when the flag is not given (5%)
+  MEMCTX_MAX_INFLATED_BYTES       bytes a Word document's archive may inflate to, in all (33554432)
+  MEMCTX_MAX_INFLATED_ENTRY_BYTES bytes one part of it may inflate to (8388608)
+  MEMCTX_FILE_MEMORY_MB           heap one PDF, Word or HTML file's conversion may use (512)
+  MEMCTX_FILE_TIMEOUT_MS          how long one file's conversion may take (120000)
   MEMCTX_ALLOW_PRIVATE_NETWORK=1  let URL content reach private and loopback addresses
   MEMCTX_JOB_LEASE_MS             how long a crashed process's job waits before another takes it (30000)
   MEMCTX_SECRET_KEY               key sealing connector secrets at rest (base64 of 32 bytes, or any
@@ -101,6 +113,13 @@ Environment:
           : null,
       ];
       process.stdout.write(`memctx serve: limits: ${said.filter(Boolean).join(", ")}\n`);
+    }
+    const disk = await server.engine.diskState();
+    if (disk) {
+      process.stdout.write(
+        `memctx serve: disk reserve ${formatBytes(disk.reserve)} (${describeSetting(disk.setting)}): ` +
+          `new content is refused (507) while less is free; ${formatBytes(disk.free)} free now\n`,
+      );
     }
     // The page is served by every `serve`; without this line nobody learns it is there.
     process.stdout.write(

@@ -6,6 +6,7 @@ import { plural } from "../../plural.js";
 import { VERSION } from "../../version.js";
 import { type FlagOptions, parseFlags } from "../args.js";
 import { type Backend, describeBackend, openBackend, setting } from "../backend.js";
+import { diskReserveOption } from "../server-options.js";
 import type { Command } from "./command.js";
 
 /** Namespaces listed one by one; more are counted only. */
@@ -20,6 +21,19 @@ async function allNamespaces(backend: Backend): Promise<NamespaceSummary[]> {
   }
 }
 
+/** The data directory's free space and the reserve `memctx serve` keeps there (MEMCTX_DISK_RESERVE). */
+async function diskLine(dir: string): Promise<string> {
+  const { DiskReserve, describeSetting, formatBytes } = await import("../../engine/disk-reserve.js");
+  const reserve = diskReserveOption(undefined);
+  if (!reserve) return `memctx serve keeps no reserve (MEMCTX_DISK_RESERVE=0)`;
+  const { free, size, reserve: bytes } = await new DiskReserve(dir, reserve).state();
+  return (
+    `${formatBytes(free)} free of ${formatBytes(size)}; memctx serve refuses new content (507) below ` +
+    `${formatBytes(bytes)} (reserve ${describeSetting(reserve)}, --disk-reserve / MEMCTX_DISK_RESERVE)` +
+    (free < bytes ? ": below it now, free space" : "")
+  );
+}
+
 /** The flags of `memctx status`, each one listed in its usage (a test holds them to it). */
 const options = { "data-dir": { type: "string" } } as const satisfies FlagOptions;
 
@@ -32,7 +46,8 @@ Usage: memctx status [--data-dir DIR]
 
 Prints the version, where the API lives (the embedded engine's data directory, or MEMCTX_API_URL),
 the embedder and extractor in use, the namespace an MCP session gets, and the counts of
-namespaces, documents and memories, with the embedded engine's pending background jobs.
+namespaces, documents and memories, with the embedded engine's pending background jobs and its
+data directory's free space against the disk reserve of memctx serve (MEMCTX_DISK_RESERVE).
 It reads only: no job runs while it looks.
 
 Options:
@@ -46,11 +61,12 @@ Options:
       process.stdout.write(`${`${label}:`.padEnd(14)}${value}\n`);
     process.stdout.write(`memctx ${VERSION} (Node ${process.versions.node})\n`);
 
+    let dir: string | undefined;
     if (!setting(process.env, "MEMCTX_API_URL")) {
       // Looking must not create a data directory where there is none.
       const { defaultDataDir } = await import("../../engine/data-dir.js");
       const { DATABASE_FILE } = await import("../../engine/store/db.js");
-      const dir =
+      dir =
         dataDir ??
         defaultDataDir({ ...process.env, MEMCTX_DATA_DIR: setting(process.env, "MEMCTX_DATA_DIR") });
       if (!existsSync(join(dir, DATABASE_FILE))) {
@@ -78,6 +94,7 @@ Options:
           .join(", ");
         line("pending jobs", `${pending}${detail ? ` (${detail})` : ""}`);
       }
+      if (dir && !setting(process.env, "MEMCTX_DATABASE_URL")) line("disk", await diskLine(dir));
       for (const ns of namespaces.slice(0, NAMESPACES_SHOWN)) {
         process.stdout.write(
           `  ${ns.namespace}: ${plural(ns.documentCount, "document")}, ${plural(ns.memoryCount, "memory", "memories")}\n`,

@@ -4,6 +4,7 @@ import { detectFormat } from "../text/conversation.js";
 import { type ResolvedContent, textTitle } from "./content.js";
 import { htmlToText } from "./html.js";
 import { pdfToText } from "./pdf.js";
+import { ArchiveLimitError, type InflateLimits, inflateLimits, openZip, readDirectory } from "./zip.js";
 
 /**
  * What an uploaded file is, as far as memctx reads it: `kind` says how its text is made, `type` is
@@ -163,8 +164,28 @@ export function detectFile(
   );
 }
 
+/** A Word document's parts that are read for its text: its XML (pictures are not inflated). */
+export const isDocxXml = (name: string) => /\.(xml|rels)$/i.test(name);
+
+/**
+ * Refuses, as it arrives, a file whose declared content is past the limits that its conversion
+ * would stop at (a Word document's archive: ArchiveLimitError). A damaged archive passes: its
+ * conversion says what is wrong with it; one whose directory lies is stopped while it inflates.
+ */
+export function checkFileLimits(bytes: Uint8Array, kind: FileKindName): void {
+  if (kind !== "docx") return;
+  try {
+    readDirectory(bytes, inflateLimits(), isDocxXml);
+  } catch (err) {
+    if (err instanceof ArchiveLimitError) throw err;
+  }
+}
+
 /** A stored file to the text that is chunked and searched; media get a short description instead. */
-export async function resolveFile(file: StoredFile): Promise<ResolvedContent> {
+export async function resolveFile(
+  file: StoredFile,
+  limits: InflateLimits = inflateLimits(),
+): Promise<ResolvedContent> {
   const name = file.name;
   switch (file.kind) {
     case "pdf": {
@@ -176,11 +197,17 @@ export async function resolveFile(file: StoredFile): Promise<ResolvedContent> {
     }
     case "docx": {
       const mammoth = (await import("mammoth")).default;
-      const out = await mammoth
-        .extractRawText({
-          buffer: Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength),
-        })
+      // mammoth reads an archive it is handed (`file`) instead of opening the bytes with JSZip,
+      // which would inflate any entry whole, whatever its directory says.
+      const out = await Promise.resolve()
+        .then(() =>
+          mammoth.extractRawText({ file: openZip(file.bytes, limits, isDocxXml) } as unknown as {
+            buffer: Buffer;
+          }),
+        )
         .catch((error: unknown) => {
+          // A limit's message names the limit: it is not a damaged file.
+          if (error instanceof ArchiveLimitError) throw error;
           throw new Error(
             `not a readable Word document: ${error instanceof Error ? error.message : String(error)}`,
           );

@@ -3,7 +3,6 @@ import type { EngineContext } from "../context.js";
 import { chunkText } from "../ingest/chunk.js";
 import { isUrlContent, resolveContent } from "../ingest/content.js";
 import { FetchFailedError, FetchRefusedError } from "../ingest/fetch.js";
-import { resolveFile } from "../ingest/file.js";
 import { dayLabel } from "../ingest/label.js";
 import { embedsChunks } from "../models/embedder.js";
 import { parseJson } from "../store/db.js";
@@ -16,6 +15,7 @@ import {
   setDocumentStatus,
 } from "../store/documents.js";
 import type { JobRow } from "../store/jobs.js";
+import { extractFile } from "./extraction.js";
 import { PermanentJobError } from "./worker.js";
 
 /** Texts per embedder call: large documents are embedded in slices. */
@@ -46,9 +46,11 @@ export function documentJobHandler(ctx: EngineContext) {
     let resolved: Awaited<ReturnType<typeof resolveContent>>;
     if (file) {
       try {
-        resolved = await resolveFile(file);
+        resolved = await extractFile(file, signal);
       } catch (err) {
-        // The same bytes will not read better on a retry (a damaged PDF or Word file).
+        // The same bytes will not read better on a retry (a damaged PDF or Word file, one past a
+        // limit); stopping (an abort) hands the job back instead.
+        signal.throwIfAborted();
         throw new PermanentJobError(err instanceof Error ? err.message : String(err));
       }
     } else

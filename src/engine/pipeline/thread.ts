@@ -4,7 +4,7 @@ import { extractorFromEnv } from "../memory/extract/index.js";
 import { trimAfterBusySpells } from "../memory-trim.js";
 import { embedderFromEnv } from "../models/embedder-from-env.js";
 import { installProcessing } from "../processing.js";
-import { openDatabase } from "../store/db.js";
+import { checkpoint, openDatabase } from "../store/db.js";
 import { noDreaming } from "./dreamer.js";
 import { JobQueue } from "./queue.js";
 import type { FromThread, ThreadConfig, ToThread } from "./threads.js";
@@ -15,6 +15,7 @@ import { WorkerPool } from "./worker.js";
  * loops, with the engine's default extractor, embedder and dreaming.
  */
 const config = workerData as ThreadConfig;
+const CHECKPOINT_MS = 10_000;
 const port = parentPort!;
 const send = (m: FromThread) => port.postMessage(m);
 const log = (message: string) => send({ type: "log", message });
@@ -46,6 +47,9 @@ const ctx: EngineContext = {
   log,
 };
 installProcessing(ctx);
+// The engine's own connection leaves checkpoints to its threads (store/db.ts OpenOptions): this
+// one's commits checkpoint past the threshold, and an idle thread still copies what requests wrote.
+workers.every(CHECKPOINT_MS, () => checkpoint(db));
 workers.start();
 // This thread's heap, grown by a backlog of documents, is given back once the backlog is done.
 const trimmer = trimAfterBusySpells();

@@ -82,7 +82,7 @@ export class ProcessingThreads {
   }
 
   private spawn(): void {
-    const { url, execArgv } = threadEntry();
+    const { url, execArgv } = threadEntry("thread");
     const workerData: ThreadConfig = { ...this.config, loops: this.loopsPerThread };
     const thread = new Worker(url, { workerData, execArgv });
     this.threads.add(thread);
@@ -104,12 +104,12 @@ export class ProcessingThreads {
 }
 
 /**
- * The thread's entry file: the compiled thread.js beside this one, or, when memctx runs from its
- * TypeScript sources (tests, tsx), thread.ts with tsx's loader.
+ * A thread's entry file (`name` in this folder): the compiled .js beside this one, or, when memctx
+ * runs from its TypeScript sources (tests, tsx), the .ts with tsx's loader.
  */
-function threadEntry(): { url: URL; execArgv: string[] } {
+export function threadEntry(name: string): { url: URL; execArgv: string[] } {
   const fromSource = import.meta.url.endsWith(".ts");
   return fromSource
-    ? { url: new URL("./thread.ts", import.meta.url), execArgv: ["--import", "tsx"] }
-    : { url: new URL("./thread.js", import.meta.url), execArgv: [] };
+    ? { url: new URL(`./${name}.ts`, import.meta.url), execArgv: ["--import", "tsx"] }
+    : { url: new URL(`./${name}.js`, import.meta.url), execArgv: [] };
 }

@@ -4,6 +4,7 @@ import { type Endpoint, writes } from "../../api/endpoints.js";
 import { describeIssues, READ_ONLY_KEY } from "../../api/errors.js";
 import { REQUEST_BODY_MAX_BYTES } from "../../api/limits.js";
 import type { EngineContext } from "../context.js";
+import { growsStore } from "../disk-reserve.js";
 import { ForbiddenError, InputError, TooLargeError } from "../errors.js";
 import { lockNamespace, namespaceTransaction, transaction } from "../store/db.js";
 import { ensureNamespace, findNamespace, type NamespaceRow } from "../store/namespaces.js";
@@ -53,8 +54,11 @@ export function route<E extends Endpoint>(
   handler: (request: RouteRequest<E, NamespaceRow | null>) => unknown,
   path: string = endpoint.path,
 ): void {
+  const grows = growsStore(endpoint);
   on(app, endpoint, path, async (c) => {
-    const input = await parseRequest(c, endpoint);
+    // Before the body is read: an upload refused for want of space is not written to disk first.
+    if (grows) await ctx.disk?.assertRoom();
+    const input = await parseRequest(c, endpoint, ctx.dataDir);
     const request = await scoped(
       c,
       input,
@@ -76,8 +80,10 @@ export function creatingRoute<E extends Endpoint>(
   endpoint: E,
   handler: (request: RouteRequest<E, NamespaceRow>) => unknown,
 ): void {
+  const grows = growsStore(endpoint);
   on(app, endpoint, endpoint.path, async (c) => {
-    const input = await parseRequest(c, endpoint);
+    if (grows) await ctx.disk?.assertRoom();
+    const input = await parseRequest(c, endpoint, ctx.dataDir);
     // A namespace that exists is written under its own lock (other namespaces' writes go on
     // meanwhile on PostgreSQL); creating one takes the schema-wide lock, and so does every write
     // under a document quota, which reads the whole organization's documents (quota.ts).
@@ -155,7 +161,11 @@ export function assertNamespaceAllowed(principal: Principal, namespace: string):
 }
 
 /** Parses params, query and body of a request with the endpoint's schemas; throws a 400 naming each issue. */
-export async function parseRequest<E extends Endpoint>(c: Context, endpoint: E): Promise<Input<E>> {
+export async function parseRequest<E extends Endpoint>(
+  c: Context,
+  endpoint: E,
+  dataDir: string,
+): Promise<Input<E>> {
   const issues: string[] = [];
   const parse = (where: string, schema: z.ZodType | undefined, value: unknown) => {
     if (!schema) return undefined;
@@ -171,7 +181,7 @@ export async function parseRequest<E extends Endpoint>(c: Context, endpoint: E):
   if (endpoint.body && endpoint.bodyType === "multipart") {
     // Parsed only once params and query are known good: an upload is large.
     if (issues.length) throw new InputError(undefined, issues.join("; "));
-    const form = await readUpload(c.req.raw);
+    const form = await readUpload(c.req.raw, dataDir);
     body = parse("body", endpoint.body, form.fields);
     upload = form.file;
     if (!upload) issues.push(`${FILE_PART}: required: send the file in a part named '${FILE_PART}'`);

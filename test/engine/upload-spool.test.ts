@@ -1,0 +1,85 @@
+/**
+ * An upload's file part is written to a file of the data directory as it arrives (0600), never held
+ * whole in memory while it streams in, and the file is gone once the request is answered: stored,
+ * refused or broken off.
+ */
+import { readdirSync, statSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UPLOADS_DIR } from "../../src/engine/routes/spool.js";
+import { startTestServer, TEST_KEY, type TestServer, tempDir, until } from "./harness.js";
+
+const dir = tempDir("memctx-spool-");
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer(dir.path, { workers: 0 });
+});
+afterAll(async () => {
+  await server.close();
+  dir.remove();
+});
+
+const spooled = () => {
+  const d = join(dir.path, UPLOADS_DIR);
+  try {
+    return readdirSync(d).map((f) => ({
+      mode: statSync(join(d, f)).mode & 0o777,
+      size: statSync(join(d, f)).size,
+    }));
+  } catch {
+    return [];
+  }
+};
+
+/** An upload of `size` bytes of text over a raw socket, its head and first half sent now. */
+function startUpload(size: number) {
+  const { hostname, port } = new URL(server.url);
+  const head = Buffer.from(
+    `--B\r\nContent-Disposition: form-data; name="file"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\n`,
+  );
+  const tail = Buffer.from("\r\n--B--\r\n");
+  const body = Buffer.alloc(size, "spooled words ");
+  const socket: Socket = connect({ host: hostname, port: Number(port) });
+  let answer = "";
+  const answered = new Promise<string>((resolve) => {
+    socket.on("data", (d) => {
+      answer += d.toString();
+      if (/\r\n\r\n[\s\S]*\}/.test(answer)) resolve(answer);
+    });
+    socket.on("close", () => resolve(answer));
+  });
+  socket.on("error", () => {});
+  socket.write(
+    `POST /ns/spool/document/file HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_KEY}\r\n` +
+      `Content-Type: multipart/form-data; boundary=B\r\nContent-Length: ${head.length + size + tail.length}\r\n\r\n`,
+  );
+  socket.write(Buffer.concat([head, body.subarray(0, size / 2)]));
+  return {
+    finish: () => socket.write(Buffer.concat([body.subarray(size / 2), tail])),
+    abort: () => socket.destroy(),
+    answered,
+  };
+}
+
+describe("an upload on its way in", () => {
+  it("is written to a 0600 file of the data directory as it arrives, removed once the document is stored", async () => {
+    const upload = startUpload(8 * 1024 * 1024);
+    const [file] = await until(spooled, (f) => f.length === 1 && f[0]!.size >= 4 * 1024 * 1024);
+    expect(file!.mode).toBe(0o600);
+    upload.finish();
+    expect(await upload.answered).toMatch(/^HTTP\/1\.1 200[\s\S]*"status":"queued"/);
+    expect(spooled()).toEqual([]);
+    const docs = await server.client().ns("spool").documents.list();
+    expect(docs.documents).toHaveLength(1);
+  });
+
+  it("is removed when the caller goes away mid-upload, and nothing is stored", async () => {
+    const upload = startUpload(4 * 1024 * 1024);
+    await until(spooled, (f) => f.length === 1);
+    upload.abort();
+    await until(spooled, (f) => f.length === 0);
+    const docs = await server.client().ns("spool").documents.list();
+    expect(docs.documents).toHaveLength(1);
+  });
+});

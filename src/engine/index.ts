@@ -215,9 +215,11 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     }
   };
   void (async () => {
+    // A wake: a job was committed here (even while the store was being asked), so work waits.
+    const woken = () => queue.wakes > 0;
     await queue.idle(PIPELINE_LOAD_DELAY_MS, closing.signal);
     let atOpen = true;
-    while (!closing.signal.aborted && processing === undefined && !(await workWaits(atOpen))) {
+    while (!closing.signal.aborted && processing === undefined && !woken() && !(await workWaits(atOpen))) {
       atOpen = false;
       await queue.idle(WORK_POLL_MS, closing.signal);
     }

@@ -191,7 +191,7 @@ describe(`memctx export and import (${TEST_BACKEND})`, () => {
       const res = memctx("export", "--data-dir", from.path, "--namespace", "nope", "--out", out);
       expect(res.status).toBe(1);
       expect(res.stderr).toBe(
-        `memctx: namespace nope does not exist in ${from.path}; nothing was exported (\`memctx status\` lists the namespaces)\n`,
+        `memctx: namespace nope does not exist in ${TEST_BACKEND === "postgres" ? "that database" : from.path}; nothing was exported (\`memctx status\` lists the namespaces)\n`,
       );
       expect(readdirSync(dir.path)).toEqual([]);
       // An earlier file of that name is kept as it was.

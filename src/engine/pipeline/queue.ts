@@ -6,7 +6,9 @@ import { enqueueJob, type NewJob } from "../store/jobs.js";
  * (workers of other processes notice new jobs on their next poll).
  */
 export class JobQueue {
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Set<(woken: boolean) => void>();
+  /** How many times wake() was called: a caller that was busy meanwhile still sees it. */
+  wakes = 0;
 
   /** `onWake` also tells the workers of other threads (see threads.ts). */
   constructor(
@@ -25,22 +27,24 @@ export class JobQueue {
    * false: the wake came from another thread, which told the rest itself.
    */
   wake(tellOthers = true): void {
-    for (const w of this.waiters) w();
+    this.wakes++;
+    for (const w of this.waiters) w(true);
     this.waiters.clear();
     if (tellOthers) this.onWake?.();
   }
 
-  /** Resolves on wake() or after `ms`, whichever comes first. */
-  idle(ms: number, signal: AbortSignal): Promise<void> {
+  /** Resolves on wake() (true) or after `ms` (false), whichever comes first. */
+  idle(ms: number, signal: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
-      const done = () => {
+      const done = (woken = false) => {
         clearTimeout(timer);
-        signal.removeEventListener("abort", done);
+        signal.removeEventListener("abort", aborted);
         this.waiters.delete(done);
-        resolve();
+        resolve(woken);
       };
+      const aborted = () => done();
       const timer = setTimeout(done, ms);
-      signal.addEventListener("abort", done, { once: true });
+      signal.addEventListener("abort", aborted, { once: true });
       this.waiters.add(done);
     });
   }

@@ -94,14 +94,14 @@ try {
   log(
     `started: /health 200 after ${healthyAfter} ms; then add ${after.status} (${after.ms} ms), search ${found.status} (${found.ms} ms)`,
   );
-  const list = await fetch(`${serve.url}/ns/outage/documents/list`, {
+  const list = await fetch(`${serve.url}/ns/outage/list/documents?limit=100`, {
     method: "POST",
     headers,
-    body: JSON.stringify({ limit: 100 }),
+    body: "{}",
   });
-  const { total } = (await list.json()) as { total: number };
+  const { pagination } = (await list.json()) as { pagination: { totalItems?: number } };
   log(
-    `documents stored: ${total} (acknowledged before the stop: ${acknowledged}, and the adds answered 200 since)`,
+    `documents stored: ${pagination.totalItems} (acknowledged: ${acknowledged} before the stop, 1 after it)`,
   );
 
   // 2. A lock held by another session.

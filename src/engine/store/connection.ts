@@ -54,22 +54,33 @@ export type TransactionLock = "write" | "queue" | "read" | { namespaceId: string
 export interface OpenTransaction {
   db: Db;
   outer: OpenTransaction | undefined;
+  /**
+   * Cleared when it ends: a timer or task started inside a transaction keeps its async context
+   * after the commit, and must not take a finished transaction (or its released connection) for
+   * its own.
+   */
+  open: boolean;
 }
 
 const current = new AsyncLocalStorage<OpenTransaction>();
 
 /** The calling context's open transaction of `db`, if any. */
 export function transactionOf<T extends OpenTransaction>(db: Db): T | undefined {
-  for (let t = current.getStore(); t; t = t.outer) if (t.db === db) return t as T;
+  for (let t = current.getStore(); t; t = t.outer) if (t.db === db && t.open) return t as T;
   return undefined;
 }
 
-/** Runs `fn` with `tx` as its context's open transaction of `tx.db`. */
-export function inTransaction<T, X extends Omit<OpenTransaction, "outer">>(
+/** Runs `fn` with `tx` as its context's open transaction of `tx.db`, until `fn` settles. */
+export async function inTransaction<T, X extends Omit<OpenTransaction, "outer" | "open">>(
   tx: X,
   fn: () => Promise<T>,
 ): Promise<T> {
-  return current.run(Object.assign(tx, { outer: current.getStore() }), fn);
+  const open = Object.assign(tx, { outer: current.getStore(), open: true });
+  try {
+    return await current.run(open, fn);
+  } finally {
+    open.open = false;
+  }
 }
 
 /** The SQL dialect a connection speaks: the few statements that differ pick their text by it. */

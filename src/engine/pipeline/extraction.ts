@@ -1,9 +1,10 @@
-import { Worker } from "node:worker_threads";
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import type { ResolvedContent } from "../ingest/content.js";
 import { resolveFile } from "../ingest/file.js";
 import { inflateLimits } from "../ingest/zip.js";
 import type { StoredFile } from "../store/document-files.js";
-import type { ExtractReply } from "./extract-thread.js";
+import type { ExtractReply } from "./extract-process.js";
 import { threadEntry } from "./threads.js";
 
 /** Heap (MB) one file's conversion may use before it fails. */
@@ -27,7 +28,7 @@ const positive = (name: string, fallback: number) => {
 };
 
 /**
- * A document's file to text. PDF, Word and HTML are converted in a thread of their own with a
+ * A document's file to text. PDF, Word and HTML are converted in a child process of their own with a
  * capped heap and a deadline: a file that needs more (a zip bomb past the inflation limits, a
  * pathological PDF) fails its document, and the processing thread, with the other documents' jobs,
  * goes on. Text is only decoded, here.
@@ -36,13 +37,18 @@ export async function extractFile(file: StoredFile, signal: AbortSignal): Promis
   if (!CONVERTED.has(file.kind)) return resolveFile(file);
   const memoryMb = positive(FILE_MEMORY_ENV, FILE_MEMORY_DEFAULT_MB);
   const timeoutMs = positive(FILE_TIMEOUT_ENV, FILE_TIMEOUT_DEFAULT_MS);
-  const { url, execArgv } = threadEntry("extract-thread");
-  const worker = new Worker(url, {
-    // The limits as this thread reads them: a thread's environment is a copy made as it started.
-    workerData: { file, limits: inflateLimits() },
-    execArgv,
-    resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+  const { url, execArgv } = threadEntry("extract-process");
+  const child = fork(fileURLToPath(url), [], {
+    execArgv: [...execArgv, `--max-old-space-size=${memoryMb}`],
+    serialization: "advanced",
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
   });
+  // V8's own words when the heap cap is reached ("JavaScript heap out of memory", "Allocation failed").
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    if (stderr.length < 4096) stderr += d.toString();
+  });
+  child.send({ file, limits: inflateLimits() });
   return new Promise<ResolvedContent>((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
@@ -50,7 +56,7 @@ export async function extractFile(file: StoredFile, signal: AbortSignal): Promis
       settled = true;
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
-      void worker.terminate();
+      child.kill("SIGKILL");
       fn();
     };
     const timer = setTimeout(
@@ -66,22 +72,20 @@ export async function extractFile(file: StoredFile, signal: AbortSignal): Promis
     );
     const onAbort = () => settle(() => reject(signal.reason));
     signal.addEventListener("abort", onAbort, { once: true });
-    worker.once("message", (m: ExtractReply) =>
+    child.once("message", (m: ExtractReply) =>
       settle(() => (m.ok ? resolve(m.value) : reject(new Error(m.message)))),
     );
-    worker.once("error", (err: Error & { code?: string }) =>
+    child.once("error", (err: Error) => settle(() => reject(err)));
+    child.once("exit", (code, signal) =>
       settle(() =>
         reject(
-          err.code === "ERR_WORKER_OUT_OF_MEMORY"
+          /out of memory|Allocation failed|heap limit/i.test(stderr) || signal === "SIGABRT" || code === 134
             ? new ExtractionLimitError(
                 `converting the ${file.kind} file needed more than ${memoryMb} MB of memory, the limit per file (${FILE_MEMORY_ENV})`,
               )
-            : err,
+            : new Error(`the process converting the file stopped (${signal ?? `exit code ${code}`})`),
         ),
       ),
-    );
-    worker.once("exit", (code) =>
-      settle(() => reject(new Error(`the thread converting the file stopped (exit code ${code})`))),
     );
   });
 }

@@ -85,26 +85,30 @@ export function creatingRoute<E extends Endpoint>(
     if (grows) await ctx.disk?.assertRoom();
     const input = await parseRequest(c, endpoint, ctx.dataDir);
     // A namespace that exists is written under its own lock (other namespaces' writes go on
-    // meanwhile on PostgreSQL); creating one takes the schema-wide lock, and so does every write
-    // under a document quota, which reads the whole organization's documents (quota.ts).
+    // meanwhile on PostgreSQL), one to be made under a lock of its name; every write under a
+    // document quota takes the schema-wide lock: it reads the whole organization's documents (quota.ts).
     const name = (input.params as { namespace?: string } | undefined)?.namespace;
     const quota = ctx.limits?.documentTokenQuota ?? null;
+    const organizationId = c.get("principal").organization.id;
     const known =
-      name === undefined || quota !== null
-        ? undefined
-        : await findNamespace(ctx.db, c.get("principal").organization.id, name);
+      name === undefined || quota !== null ? undefined : await findNamespace(ctx.db, organizationId, name);
     const write = async () => {
       const request = await scoped(c, input, async (org, name) => {
         const ns = await ensureNamespace(ctx.db, org, name);
-        // Deleted and made again since it was looked up: a new id, and its lock too.
-        if (known && ns.id !== known.id) await lockNamespace(ctx.db, ns.id);
+        // Made here, or deleted and made again since it was looked up: its own lock too.
+        await lockNamespace(ctx.db, ns.id);
         return ns;
       });
       return handler(request as RouteRequest<E, NamespaceRow>);
     };
+    // A namespace about to be made is locked by its name (two writers making it take turns), not
+    // with the schema-wide lock, which would wait for every other namespace's writers (a large
+    // document's index commit): only a write under a quota reads across namespaces.
     const out = known
       ? await namespaceTransaction(ctx.db, known.id, write)
-      : await transaction(ctx.db, write);
+      : name !== undefined && quota === null
+        ? await namespaceTransaction(ctx.db, `new:${organizationId}:${name}`, write)
+        : await transaction(ctx.db, write);
     ctx.queue.wake();
     return send(c, endpoint, out);
   });

@@ -7,8 +7,7 @@
  * stayed there; the main thread's heapUsed after a GC was back at its start (nothing retained).
  *
  * So each thread that serves or processes watches its own event-loop utilization: after a window
- * that was busy, the first quiet one runs that GC once (a PostgreSQL connection's worker thread is
- * asked to do the same: store/db.ts trimConnection). It pauses the thread once per busy spell, and
+ * that was busy, the first quiet one runs that GC once. It pauses the thread once per busy spell, and
  * only when it has gone quiet: about 150 ms with 40 MB live in a micro test, and /health's slowest
  * answer after the bench's load was 220-625 ms on a 2-core machine shared with other jobs (60 ms
  * without trimming), the serving thread's heap then 150-270 MiB.

@@ -241,7 +241,7 @@ describe("file uploads", () => {
     expect(small.status).toBe(200);
     const { id } = (await small.json()) as { id: string };
     // It waits behind the 50 MB file of the test before: 0.7 s of processing on SQLite, 33 s on
-    // PostgreSQL (each big row crosses the wire and the worker thread; issue 12's note).
+    // PostgreSQL (each big row crosses the wire; issue 12's note).
     const wait = TEST_BACKEND === "postgres" ? 120_000 : 30_000;
     const doc = await client.ns("chunked").documents.waitFor(id, { timeoutMs: wait });
     expect(doc.content).toBe("The ferry leaves at noon. Bring the tickets.");

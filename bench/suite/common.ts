@@ -3,7 +3,16 @@
  * process, the power-law fit, and the memctx CLI as child processes (serve over HTTP, mcp over stdio).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -263,6 +272,10 @@ export async function startServe(
     child.stderr!.on("data", (d: Buffer) => {
       out += d.toString();
     });
+    // BENCH_SERVE_LOG=FILE: what the servers print, for a benchmark that goes wrong.
+    const log = process.env.BENCH_SERVE_LOG;
+    if (log)
+      for (const s of [child.stdout!, child.stderr!]) s.on("data", (d: Buffer) => appendFileSync(log, d));
     child.once("exit", () => reject(new Error(`memctx serve exited: ${out}`)));
   });
   return { url, pid: child.pid!, close: async () => await stop(child) };

@@ -1,6 +1,6 @@
 import type { EngineContext } from "./context.js";
 import { QuotaExceededError } from "./errors.js";
-import { namespaceTransaction, transaction } from "./store/db.js";
+import { documentTransaction, transaction } from "./store/db.js";
 import { organizationDocumentTokens } from "./store/namespaces.js";
 
 /**
@@ -17,10 +17,10 @@ export async function withinDocumentQuota<T>(
   write: () => Promise<T>,
 ): Promise<T> {
   const quota = ctx.limits?.documentTokenQuota ?? null;
-  // Without a quota nothing is read across namespaces: the write takes the locks of the
-  // namespaces it writes (its own transactions join this one), under one lock of the
-  // organization's unquoted writes, not the schema-wide lock that waits for every other writer.
-  if (quota === null) return namespaceTransaction(ctx.db, `writes:${organizationId}`, write);
+  // Without a quota nothing is read across namespaces: the write's own store operations take the
+  // locks they need (store/db.ts documentTransaction), not the schema-wide lock that waits for
+  // every other writer.
+  if (quota === null) return documentTransaction(ctx.db, "", write);
   return await transaction(ctx.db, async () => {
     const before = await organizationDocumentTokens(ctx.db, organizationId);
     const out = await write();

@@ -4,7 +4,7 @@ import { CONTEXT_TURNS, chunkText } from "../ingest/chunk.js";
 import { MEDIA_TYPES } from "../ingest/file.js";
 import { dayLabel } from "../ingest/label.js";
 import type { DreamContext, Dreamer, IndexingDocument } from "../pipeline/dreamer.js";
-import { type Db, namespaceTransaction, parseJson } from "../store/db.js";
+import { type Db, documentTransaction, namespaceTransaction, parseJson } from "../store/db.js";
 import {
   countAwaitingDreams,
   DocumentMovedError,
@@ -464,7 +464,12 @@ export async function scheduleDream(
   o: DreamingOptions,
   immediate = false,
 ): Promise<void> {
-  await namespaceTransaction(db, namespaceId, async () => {
+  // Not the namespace's lock: it is called at the end of the transaction that indexes a document,
+  // which must not wait for the namespace's memories being committed (nor take a lock after the
+  // rows it wrote: a deadlock). Two documents indexed at once on PostgreSQL may each queue the
+  // namespace's batch: the second job waits while the first runs (store/jobs.ts claimJob) and
+  // then dreams what is left, or nothing.
+  await documentTransaction(db, namespaceId, async () => {
     const t = Date.now();
     const waiting = await countAwaitingDreams(db, namespaceId);
     const existing = await queuedJobOf(db, DREAM_JOB, namespaceId);

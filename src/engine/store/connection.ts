@@ -47,8 +47,13 @@ export interface Db {
  * never waits behind another replica's index or dream commit (rows being claimed are passed over
  * with SKIP LOCKED; claims still take turns among themselves, so a one-per-namespace kind is never
  * claimed twice); SQLite has one lock: `write`. `read`: a consistent snapshot, no lock (export).
+ * `{ documentsOf }`: writes of documents of that namespace (adds, upserts, a document's chunks),
+ * which conflict only row by row: on PostgreSQL no lock of the namespace (the rows the write touches
+ * are locked as it touches them, and the search index's spaces when it indexes at the commit), so
+ * adds go on while a document of the same namespace is indexed or its memories committed; `write`
+ * on SQLite.
  */
-export type TransactionLock = "write" | "queue" | "read" | { namespaceId: string };
+export type TransactionLock = "write" | "queue" | "read" | { namespaceId: string } | { documentsOf: string };
 
 /** The transaction an async context is in, per connection (a transaction of one database may open one of another). */
 export interface OpenTransaction {
@@ -95,6 +100,14 @@ export function setDialect(db: Db, dialect: Dialect): void {
 
 export function dialectOf(db: Db): Dialect {
   return dialects.get(db) ?? "sqlite";
+}
+
+/**
+ * The clause that locks the rows a SELECT reads until the transaction ends: PostgreSQL's writers of
+ * one namespace run side by side and meet on rows; SQLite's transaction excludes every other writer.
+ */
+export function forUpdate(db: Db): string {
+  return dialectOf(db) === "postgres" ? " FOR UPDATE" : "";
 }
 
 /**

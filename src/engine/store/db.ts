@@ -149,6 +149,26 @@ export async function namespaceTransaction<T>(db: Db, namespaceId: string, fn: (
 }
 
 /**
+ * A write transaction of a namespace's documents (an add or upsert, a document's chunks), which
+ * conflicts with other writers only on the rows both touch: on PostgreSQL it takes no lock of the
+ * namespace, so adds and the indexing of other documents of the namespace go on while its memories
+ * are committed (row locks order writers of one document; lockName writers of one caller id; the
+ * search index locks its spaces at the commit). Everything nested that needs the namespace alone
+ * (namespaceTransaction, a store-wide `transaction`) takes its lock then. SQLite: `transaction`.
+ */
+export async function documentTransaction<T>(db: Db, namespaceId: string, fn: () => Promise<T>): Promise<T> {
+  return await run(db, fn, { documentsOf: namespaceId });
+}
+
+/**
+ * Inside a transaction, serializes its writers of `name` (rows that may not exist yet: a caller id
+ * about to be written) until it ends. SQLite's transactions exclude every other writer already.
+ */
+export async function lockName(db: Db, name: string): Promise<void> {
+  if (db instanceof PostgresDatabase && db.isTransaction) await db.lockName(name);
+}
+
+/**
  * Inside a namespace's transaction, also takes the lock of `namespaceId` (one the transaction
  * created) until it ends, and indexes its units at the commit. SQLite's transactions, and
  * schema-wide ones, exclude every other writer already: nothing to do there.

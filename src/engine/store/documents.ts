@@ -2,12 +2,22 @@ import type { Metadata } from "../../api/common.js";
 import type { Chunk, Document, DocumentStatus } from "../../api/documents.js";
 import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
-import { dialectOf } from "./connection.js";
-import { type Db, namespaceTransaction, newId, now, parseJson, sha256 } from "./db.js";
+import { dialectOf, forUpdate } from "./connection.js";
+import {
+  type Db,
+  documentTransaction,
+  lockName,
+  namespaceTransaction,
+  newId,
+  now,
+  parseJson,
+  sha256,
+} from "./db.js";
 import { dropDocumentFile, putDocumentFile, type StoredFile } from "./document-files.js";
 import { compileFilter, filterFormFor } from "./filter.js";
 import { enqueueDocumentJob } from "./jobs.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
+import { lockSearchSpace } from "./search-index.js";
 import { statement } from "./statements.js";
 
 export interface DocumentRow {
@@ -140,7 +150,9 @@ export async function addDocument(
     taskType: doc.taskType ?? "memory",
     dreaming: doc.dreaming ?? "dynamic",
   };
-  return await namespaceTransaction(db, ns.id, async () => {
+  return await documentTransaction(db, ns.id, async () => {
+    // Two writers of one caller id take turns (its row may not exist yet).
+    if (doc.customId) await lockName(db, `document:${ns.id}:${doc.customId}`);
     const existing = doc.customId
       ? ((await statement(db, "SELECT * FROM documents WHERE namespace_id = ? AND custom_id = ?").get(
           ns.id,
@@ -444,7 +456,8 @@ export async function dreamingState(
 ): Promise<{ generation: number; dreaming_status: string; namespace_id: string } | undefined> {
   return (await statement(
     db,
-    "SELECT generation, dreaming_status, namespace_id FROM documents WHERE id = ?",
+    // Locked in the caller's transaction: an upsert of the document waits for its commit of memories.
+    `SELECT generation, dreaming_status, namespace_id FROM documents WHERE id = ?${forUpdate(db)}`,
   ).get(id)) as { generation: number; dreaming_status: string; namespace_id: string } | undefined;
 }
 
@@ -596,14 +609,19 @@ export async function indexDocument(
   ix: IndexedDocument,
 ): Promise<boolean> {
   const { id } = ref;
-  return await namespaceTransaction(db, ref.namespaceId, async () => {
-    const doc = (await statement(db, "SELECT namespace_id, generation FROM documents WHERE id = ?").get(
-      id,
-    )) as { namespace_id: string; generation: number } | undefined;
+  return await documentTransaction(db, ref.namespaceId, async () => {
+    // Its row locked: an upsert of the document waits for this commit, or this one sees its generation.
+    const doc = (await statement(
+      db,
+      `SELECT namespace_id, generation FROM documents WHERE id = ?${forUpdate(db)}`,
+    ).get(id)) as { namespace_id: string; generation: number } | undefined;
     if (!doc || doc.generation !== generation) return false;
     // Moved to another namespace (its namespace deleted with moveTo) since the job read it: not under
     // that namespace's lock. The job is tried again, and reads where the document is now.
     if (doc.namespace_id !== ref.namespaceId) throw new DocumentMovedError(id);
+    // The namespace's chunk index before any chunk is written: indexers of one namespace take turns
+    // (its statistics take one writer at a time) and every writer locks the index rows in one order.
+    await lockSearchSpace(db, doc.namespace_id, "chunks");
     const stored = await storedChunks(db, id, ix.vectors?.model ?? null);
     const label = ix.label ?? null;
     const kept = new Map<number, StoredChunk>();
@@ -747,7 +765,8 @@ export async function appendToDocument(
   ns: { id: string },
   doc: NewDocument & { customId: string },
 ): Promise<{ id: string; status: DocumentStatus; lines: number }> {
-  return await namespaceTransaction(db, ns.id, async () => {
+  return await documentTransaction(db, ns.id, async () => {
+    await lockName(db, `document:${ns.id}:${doc.customId}`);
     const existing = (await statement(
       db,
       `SELECT content, length(content) - length(replace(content, char(10), '')) + 1 AS lines

@@ -1,4 +1,5 @@
 import type { NamespaceRecord, NamespaceSummary } from "../../api/namespaces.js";
+import { dialectOf } from "./connection.js";
 import { type Db, newId, now, transaction } from "./db.js";
 import { deleteDocuments } from "./documents.js";
 import { statement } from "./statements.js";
@@ -190,6 +191,8 @@ export async function namespacesNamed(
  * triggers, migration 6), so that a quota check reads one row per namespace, never the documents.
  */
 export async function organizationDocumentTokens(db: Db, organizationId: string): Promise<number> {
+  // PostgreSQL updates the counters at the commit (its migration 5): fire what this transaction wrote.
+  if (dialectOf(db) === "postgres" && db.isTransaction) await db.exec("SET CONSTRAINTS ALL IMMEDIATE");
   const row = (await statement(
     db,
     "SELECT coalesce(sum(document_tokens), 0) AS n FROM namespaces WHERE organization_id = ?",

@@ -279,6 +279,26 @@ export async function postingsIn(
 }
 
 /**
+ * Inside a transaction, locks a namespace's space of `corpus` (if it has one yet) until the end: a
+ * writer that will index units of it takes this first, before it writes them (their triggers
+ * update the space's statistics), so writers of one space take turns and never hold its rows in
+ * different orders. PostgreSQL only: a SQLite transaction excludes every other writer.
+ */
+export async function lockSearchSpace(db: Db, namespaceId: string, corpus: Corpus): Promise<void> {
+  if (dialectOf(db) !== "postgres" || !db.isTransaction) return;
+  // Made here if it is not yet, as its units' triggers would make it: the first writers of a
+  // namespace take turns too (the second waits for the first's insert, then finds the row).
+  await statement(
+    db,
+    "INSERT INTO search_spaces (namespace_id, corpus) VALUES (?, ?) ON CONFLICT (namespace_id, corpus) DO NOTHING",
+  ).run(namespaceId, corpus);
+  await statement(db, "SELECT id FROM search_spaces WHERE namespace_id = ? AND corpus = ? FOR UPDATE").all(
+    namespaceId,
+    corpus,
+  );
+}
+
+/**
  * Indexes what is queued (of `space`, or all) in a write transaction of its own, when anything is
  * and no transaction is open: for units written outside a transaction (and left by a migration),
  * which no commit has indexed. Says whether it indexed anything. (Its own BEGIN, not store/db.ts's
@@ -305,13 +325,31 @@ const INDEX_PASS_UNITS = 2_000;
  * the number of units holding it.
  */
 export async function indexPending(db: Db, space?: number, namespaceIds?: readonly string[]): Promise<void> {
+  // On PostgreSQL writers of one namespace's documents commit side by side (store/db.ts
+  // documentTransaction): the spaces with units to index are locked first, in one order, so that
+  // their statistics (terms, units, length) take one writer at a time, and only their units are read.
+  const spaces =
+    namespaceIds && dialectOf(db) === "postgres"
+      ? JSON.stringify(
+          (
+            (await statement(
+              db,
+              `SELECT s.id FROM search_spaces s
+               WHERE s.namespace_id IN (SELECT value FROM json_each(?)) AND EXISTS (SELECT 1 FROM search_pending p WHERE p.space = s.id)
+               ORDER BY s.id FOR UPDATE`,
+            ).all(JSON.stringify(namespaceIds))) as { id: number }[]
+          ).map((r) => r.id),
+        )
+      : null;
+  if (spaces === "[]") return;
   for (;;) {
     const pending = (await statement(
       db,
       `SELECT p.space, p.unit, s.corpus FROM search_pending p JOIN search_spaces s ON s.id = p.space
        WHERE (?1 IS NULL OR p.space = ?1) AND (?2 IS NULL OR s.namespace_id IN (SELECT value FROM json_each(?2)))
+         AND (?3 IS NULL OR p.space IN (SELECT value FROM json_each(?3)))
        ORDER BY p.space, p.unit LIMIT ${INDEX_PASS_UNITS}`,
-    ).all(space ?? null, namespaceIds ? JSON.stringify(namespaceIds) : null)) as {
+    ).all(space ?? null, namespaceIds ? JSON.stringify(namespaceIds) : null, spaces)) as {
       space: number;
       unit: number;
       corpus: Corpus;

@@ -111,6 +111,59 @@ describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on Po
   });
 });
 
+describe.skipIf(TEST_BACKEND !== "postgres")("document write transactions on PostgreSQL", () => {
+  const chunked = (text: string) => ({
+    text,
+    format: "plain" as const,
+    title: null,
+    type: "text",
+    url: null,
+    chunks: [{ content: text, position: 0, start: 0, end: text.length }],
+  });
+
+  it("add documents while the namespace's memories are being committed", { timeout: 20_000 }, async () => {
+    const [a, b] = await twoConnections();
+    const org = await ensureOrganization(a, "org");
+    const ns = await ensureNamespace(a, org.id, "team");
+    await namespaceTransaction(a, ns.id, async () => {
+      // A dream's commit: memories written (the namespace's counters, its memory index).
+      await insertMemory(a, directMemory(ns.id, "The team ships on Fridays."));
+      const added = await addDocument(b, ns, { content: "Standup moved to 10:00.", customId: "standup" });
+      expect(added.status).toBe("queued");
+      // ... and the document is indexed meanwhile.
+      const generation = (await getDocumentRow(b, added.id))!.generation;
+      expect(
+        await indexDocument(b, { id: added.id, namespaceId: ns.id }, generation, chunked("Standup moved.")),
+      ).toBe(true);
+      // A namespace-wide writer still waits for the namespace's lock.
+      await expect(namespaceTransaction(b, ns.id, () => touch(b))).rejects.toThrow(LOCK_TIMEOUT);
+    });
+    // Both committed, and the counters add up (they are brought up to date at each commit).
+    const row = (await findNamespace(a, org.id, "team"))!;
+    expect([row.document_count, row.memory_count]).toEqual([1, 1]);
+  });
+
+  it("take turns on one caller id, and on one document's indexing", { timeout: 20_000 }, async () => {
+    const [a, b] = await twoConnections();
+    const org = await ensureOrganization(a, "org");
+    const ns = await ensureNamespace(a, org.id, "team");
+    const { id } = await addDocument(a, ns, { content: "v1", customId: "notes" });
+    const generation = (await getDocumentRow(a, id))!.generation;
+    await indexDocument(a, { id, namespaceId: ns.id }, generation, {
+      ...chunked("v1"),
+      alsoInTransaction: async () => {
+        // The same caller id written again waits for this document's indexing (its row is locked)...
+        await expect(addDocument(b, ns, { content: "v2", customId: "notes" })).rejects.toThrow(LOCK_TIMEOUT);
+        // ...another document of the namespace does not.
+        expect((await addDocument(b, ns, { content: "other", customId: "other" })).status).toBe("queued");
+      },
+    });
+    // Once committed, the upsert goes through as a new generation, queued again.
+    expect(await addDocument(b, ns, { content: "v2", customId: "notes" })).toEqual({ id, status: "queued" });
+    expect((await getDocumentRow(b, id))!.generation).toBe(generation + 1);
+  });
+});
+
 describe("a document moved to another namespace while it was processed", () => {
   it("is not indexed under its old namespace: the job fails to be tried again", async () => {
     const db = await connect();

@@ -124,10 +124,14 @@ function sessionClient(sessionSql: string): typeof pg.Client {
   return SessionClient as unknown as typeof pg.Client;
 }
 
-/** A transaction's connection and the namespaces whose locks it holds (null: the schema's lock, or none). */
+/**
+ * A transaction's connection, the namespaces whose locks it holds and those whose search units it
+ * indexes at its commit (null: the schema's lock, or none; every namespace's units).
+ */
 interface PgTransaction extends OpenTransaction {
   client: pg.PoolClient;
   namespaces: Set<string> | null;
+  indexed: Set<string> | null;
 }
 
 export interface PostgresOptions {
@@ -278,8 +282,14 @@ export class PostgresDatabase implements Db {
     fn: () => Promise<T>,
     beforeCommit?: (locked: readonly string[] | null) => Promise<void>,
   ): Promise<T> {
-    if (this.tx()) {
-      if (typeof lock === "object") await this.lockNamespace(lock.namespaceId);
+    const open = this.tx();
+    if (open) {
+      if (typeof lock === "object" && "namespaceId" in lock) await this.lockNamespace(lock.namespaceId);
+      else if (typeof lock === "object") open.indexed?.add(lock.documentsOf);
+      // A store-wide write inside a namespace's: it was written for one writer at a time, which the
+      // locks of the namespaces this transaction writes give it (PostgreSQL cannot turn the
+      // schema's lock, held shared, into an exclusive one without risking a deadlock).
+      else if (lock === "write") for (const id of open.indexed ?? []) await this.lockNamespace(id);
       return fn();
     }
     if (this.closed) throw new Error("database is not open");
@@ -299,11 +309,23 @@ export class PostgresDatabase implements Db {
             ? `; SELECT pg_advisory_xact_lock(${WRITE_LOCK_CLASS}, ${this.lockKey})`
             : lock === "queue"
               ? `; SELECT pg_advisory_xact_lock(${QUEUE_LOCK_CLASS}, ${this.lockKey})`
-              : `; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_CLASS}, ${this.lockKey}), pg_advisory_xact_lock(${this.namespaceKey(lock.namespaceId)})`;
-      const tx = {
+              : "documentsOf" in lock
+                ? `; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_CLASS}, ${this.lockKey})`
+                : `; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_CLASS}, ${this.lockKey}), pg_advisory_xact_lock(${this.namespaceKey(lock.namespaceId)})`;
+      const namespaces =
+        typeof lock !== "object"
+          ? null
+          : "documentsOf" in lock
+            ? new Set<string>()
+            : new Set([lock.namespaceId]);
+      const tx: Omit<PgTransaction, "outer" | "open"> = {
         db: this as Db,
         client,
-        namespaces: typeof lock === "object" ? new Set([lock.namespaceId]) : null,
+        namespaces,
+        indexed:
+          typeof lock !== "object"
+            ? null
+            : new Set(["documentsOf" in lock ? lock.documentsOf : lock.namespaceId]),
       };
       return await inTransaction(tx, async () => {
         try {
@@ -316,7 +338,7 @@ export class PostgresDatabase implements Db {
             profile.set(key, p);
           }
           const out = await fn();
-          if (beforeCommit) await beforeCommit(tx.namespaces ? [...tx.namespaces] : null);
+          if (beforeCommit) await beforeCommit(tx.indexed ? [...tx.indexed] : null);
           await this.query({ text: "COMMIT" });
           return out;
         } catch (err) {
@@ -345,6 +367,18 @@ export class PostgresDatabase implements Db {
     if (!tx?.namespaces || tx.namespaces.has(id)) return;
     await this.query({ text: `SELECT pg_advisory_xact_lock(${this.namespaceKey(id)})` });
     tx.namespaces.add(id);
+    tx.indexed?.add(id);
+  }
+
+  /**
+   * Inside a transaction, takes a lock of `name` (writers of the same caller id, say) until it ends:
+   * the rows it guards do not exist yet, so no row lock can serialize their writers. Nothing under
+   * the schema's write lock, which excludes every other writer already.
+   */
+  async lockName(name: string): Promise<void> {
+    const tx = this.tx();
+    if (!tx?.namespaces) return;
+    await this.query({ text: `SELECT pg_advisory_xact_lock(${this.namespaceKey(`name:${name}`)})` });
   }
 
   /**

@@ -440,6 +440,25 @@ export const pgMigrations: readonly string[] = [
   `
   ALTER TABLE api_keys ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
   `,
+  // 5: a namespace's counters are brought up to date when a transaction commits, not at each row it
+  // writes. Every add of a document and every commit of memories wrote the namespace's row: its lock,
+  // held to the commit, made writers of one namespace take turns (an add waited ~0.5 s behind the
+  // memories being committed, bench replicas). Deferred, the row is held only while committing. A
+  // quota check reads the counters after its write: it fires them first (store/namespaces.ts).
+  `
+  DROP TRIGGER documents_counters_insert ON documents;
+  DROP TRIGGER documents_counters_update ON documents;
+  DROP TRIGGER memories_counters_insert ON memories;
+  DROP TRIGGER memories_counters_update ON memories;
+  CREATE CONSTRAINT TRIGGER documents_counters_insert AFTER INSERT OR DELETE ON documents
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION documents_counters();
+  CREATE CONSTRAINT TRIGGER documents_counters_update AFTER UPDATE OF content, namespace_id ON documents
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION documents_counters();
+  CREATE CONSTRAINT TRIGGER memories_counters_insert AFTER INSERT OR DELETE ON memories
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION memories_counters();
+  CREATE CONSTRAINT TRIGGER memories_counters_update AFTER UPDATE OF namespace_id, is_latest, is_forgotten ON memories
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION memories_counters();
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = pgMigrations.length;

@@ -129,7 +129,52 @@ function sqlOutsideStore(): string[] {
   return found;
 }
 
+/** Files outside store/ allowed to name a database backend in code, each with its reason. */
+const BACKEND_ALLOWED: Record<string, string> = {
+  // SQLite's porter tokenizer (an in-memory FTS5 table) is the index's stemmer, never the database.
+  "src/engine/text/terms.ts": "node:sqlite as the tokenizer",
+};
+
+// Code that knows which database it runs on: the backends' classes, the dialect, their modules.
+const BACKEND_PATTERNS: [RegExp, string][] = [
+  [/\bdialectOf\b/, "dialectOf"],
+  [/\b(PostgresDatabase|SqliteDatabase|DatabaseSync)\b/, "a backend's class"],
+  [/["']node:sqlite["']|["']pg["']|store\/postgres\//, "a backend's module"],
+  [/===?\s*["'](postgres|sqlite)["']|["'](postgres|sqlite)["']\s*===?/, "a branch on the backend's name"],
+];
+
+function codeLinesMatching(
+  patterns: [RegExp, string][],
+  allowed: Record<string, string>,
+  under: string,
+): string[] {
+  const found: string[] = [];
+  for (const file of files) {
+    const name = rel(file);
+    if (!name.startsWith(under) || inside(file, STORE) || name in allowed) continue;
+    readFileSync(file, "utf8")
+      .split("\n")
+      .forEach((line, i) => {
+        if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
+        for (const [pattern, what] of patterns) {
+          if (pattern.test(line)) found.push(`${name}:${i + 1}: ${what}: ${line.trim()}`);
+        }
+      });
+  }
+  return found;
+}
+
 describe("the source tree's structure", () => {
+  it("keeps the database backends inside src/engine/store/ (nothing above it branches on one)", () => {
+    const found = codeLinesMatching(BACKEND_PATTERNS, BACKEND_ALLOWED, "src/");
+    expect(found, found.join("\n")).toEqual([]);
+    // The patterns find the store's own backend code.
+    const storeText = readFileSync(join(STORE, "db.ts"), "utf8").split("\n");
+    expect(BACKEND_PATTERNS.filter(([p]) => storeText.some((l) => p.test(l))).length).toBeGreaterThanOrEqual(
+      2,
+    );
+  });
+
   it("store/ imports nothing from the layers above it (only src/api/, src/engine/text/ and itself)", () => {
     const upward: string[] = [];
     for (const file of files.filter((f) => inside(f, STORE))) {

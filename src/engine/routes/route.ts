@@ -6,7 +6,7 @@ import { REQUEST_BODY_MAX_BYTES } from "../../api/limits.js";
 import type { EngineContext } from "../context.js";
 import { growsStore } from "../disk-reserve.js";
 import { ForbiddenError, InputError, TooLargeError } from "../errors.js";
-import { documentTransaction, lockName, transaction } from "../store/db.js";
+import { documentTransaction, transaction } from "../store/db.js";
 import { ensureNamespace, findNamespace, type NamespaceRow } from "../store/namespaces.js";
 import type { OrganizationRow, Principal } from "../store/organizations.js";
 import { FILE_PART, readUpload, type UploadedFile } from "./multipart.js";
@@ -86,28 +86,21 @@ export function creatingRoute<E extends Endpoint>(
     const input = await parseRequest(c, endpoint, ctx.dataDir);
     // The write's own store operations take the locks they need (store/db.ts): on PostgreSQL an
     // add of a document takes none of its namespace, so adds go on while the namespace's documents
-    // are indexed and its memories committed. A namespace about to be made is locked by its name
-    // (two writers making it take turns). Every write under a document quota takes the schema-wide
-    // lock: it reads the whole organization's documents (quota.ts).
+    // are indexed and its memories committed (two writers making one namespace meet on its name's
+    // unique key). Every write under a document quota takes the schema-wide lock: it reads the
+    // whole organization's documents (quota.ts).
     const name = (input.params as { namespace?: string } | undefined)?.namespace;
     const quota = ctx.limits?.documentTokenQuota ?? null;
-    const organizationId = c.get("principal").organization.id;
-    const known =
-      name === undefined || quota !== null ? undefined : await findNamespace(ctx.db, organizationId, name);
     const write = async () => {
-      if (!known && name !== undefined) await lockName(ctx.db, `namespace:${organizationId}:${name}`);
       const request = await scoped(c, input, async (org, name) => await ensureNamespace(ctx.db, org, name));
       const ns = request.namespace as NamespaceRow | undefined;
-      // Made here, or deleted and made again since it was looked up: its units are indexed at the commit.
-      return ns
-        ? await documentTransaction(ctx.db, ns.id, async () =>
-            handler(request as RouteRequest<E, NamespaceRow>),
-          )
-        : handler(request as RouteRequest<E, NamespaceRow>);
+      const handle = async () => handler(request as RouteRequest<E, NamespaceRow>);
+      // Its search units are indexed at the commit.
+      return ns ? await documentTransaction(ctx.db, ns.id, handle) : await handle();
     };
     const out =
       quota === null && name !== undefined
-        ? await documentTransaction(ctx.db, known?.id ?? "", write)
+        ? await documentTransaction(ctx.db, "", write)
         : await transaction(ctx.db, write);
     ctx.queue.wake();
     return send(c, endpoint, out);

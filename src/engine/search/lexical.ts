@@ -1,7 +1,8 @@
-import { type Db, dialectOf } from "../store/connection.js";
+import type { Db } from "../store/connection.js";
 import {
   type Posting,
   postingRows,
+  postingsAreRemote,
   postingsIn,
   type SearchSpace,
   searchSpace,
@@ -248,10 +249,11 @@ export async function lexicalSearch(
 type Scored = LexicalCandidate & { length: number };
 
 /**
- * The best visible rows for the given terms alone, up to `count`, by their partial BM25: on SQLite
- * every posting of the terms is read and summed here, on PostgreSQL the database sums them.
- * In process, summing here is faster (at 100k memories, search p50 9.2 against 10.1-10.7 ms with
- * the sums in SQLite, bench/.prof search-rss, 300 questions); over PostgreSQL's wire, rows cost.
+ * The best visible rows for the given terms alone, up to `count`, by their partial BM25: with the
+ * store in process every posting of the terms is read and summed here; over a wire
+ * (store/search-index.ts postingsAreRemote) the database sums them. In process, summing here is
+ * faster (at 100k memories, search p50 9.2 against 10.1-10.7 ms with the sums in SQLite,
+ * bench/.prof search-rss, 300 questions); over a wire, rows cost.
  */
 async function topVisible(
   db: Db,
@@ -260,7 +262,7 @@ async function topVisible(
   terms: readonly { term: QueryTerm; idf: number }[],
   at: { scope: Scope; count: number; averageLength: number },
 ): Promise<Scored[]> {
-  return dialectOf(db) === "postgres"
+  return postingsAreRemote(db)
     ? await topVisibleSummed(db, corpus, space, terms, at)
     : await topVisibleHere(db, corpus, space, terms, at);
 }
@@ -380,10 +382,11 @@ async function addLeftOutTerms(
   holding: ReadonlyMap<string, number>,
 ): Promise<void> {
   const stems = [...new Set(leftOut.flatMap((l) => l.term.stems))];
-  // On PostgreSQL the candidates' postings are read unit by unit (store/search-index.ts
-  // postingsIn), whatever the number of stems: no list is worth reading whole.
-  const pg = dialectOf(db) === "postgres";
-  const short = (stem: string) => !pg && (holding.get(stem) ?? 0) <= LOOKUPS_PER_ROW_READ * candidates.length;
+  // Over a wire the candidates' postings are read unit by unit (store/search-index.ts postingsIn),
+  // whatever the number of stems: no list is worth reading whole.
+  const remote = postingsAreRemote(db);
+  const short = (stem: string) =>
+    !remote && (holding.get(stem) ?? 0) <= LOOKUPS_PER_ROW_READ * candidates.length;
   const units = new Set(candidates.map((c) => c.rowid));
   const read = (await postingRows(db, space, stems.filter(short)))
     .filter(([unit]) => units.has(unit))

@@ -15,7 +15,7 @@ import {
 } from "./db.js";
 import { dropDocumentFile, putDocumentFile, type StoredFile } from "./document-files.js";
 import { compileFilter, filterFormFor } from "./filter.js";
-import { enqueueDocumentJob } from "./jobs.js";
+import { enqueueDocumentJob, enqueueJob } from "./jobs.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
 import { lockSearchSpace } from "./search-index.js";
 import { statement } from "./statements.js";
@@ -236,7 +236,10 @@ export async function addDocument(
     }
     if (doc.file) await putDocumentFile(db, id, doc.file);
     else if (existing) await dropDocumentFile(db, id);
-    await enqueueDocumentJob(db, id, ns.id, { generation } satisfies DocumentJobPayload);
+    const payload = { generation } satisfies DocumentJobPayload;
+    // A new document has no job to take the payload over: one statement, not three.
+    if (existing) await enqueueDocumentJob(db, id, ns.id, payload);
+    else await enqueueJob(db, { kind: "document", documentId: id, namespaceId: ns.id, payload });
     return { id, status: "queued" as const };
   });
 }

@@ -62,19 +62,27 @@ export function registerSearchFunctions(db: DatabaseSync): void {
   });
 }
 
+/**
+ * Whether the postings live across a wire (a database server), where each row read costs a trip
+ * through the driver: search then asks the store for sums (topUnits) and for a few units' postings
+ * (postingsIn) rather than reading whole lists, which in process is the faster way.
+ */
+export function postingsAreRemote(db: Db): boolean {
+  return dialectOf(db) === "postgres";
+}
+
+/**
+ * A namespace's space of `corpus`, as committed: a search only reads, and never takes a write lock
+ * to index. Every write of the store runs in a transaction, which indexes its units before it
+ * commits (store/db.ts); what a write outside one left queued is indexed by the next write
+ * transaction's commit, or when the store is opened.
+ */
 export async function searchSpace(db: Db, namespaceId: string, corpus: Corpus): Promise<SearchSpace | null> {
-  // Whether units wait to be indexed comes with the space (one statement: a round trip on PostgreSQL).
-  const find = statement(
+  const row = (await statement(
     db,
-    `SELECT id, units, length, EXISTS (SELECT 1 FROM search_pending q WHERE q.space = s.id) AS pending
-     FROM search_spaces s WHERE namespace_id = ? AND corpus = ?`,
-  );
-  type Row = SearchSpace & { pending: number | boolean };
-  let row = (await find.get(namespaceId, corpus)) as Row | undefined;
+    "SELECT id, units, length FROM search_spaces WHERE namespace_id = ? AND corpus = ?",
+  ).get(namespaceId, corpus)) as SearchSpace | undefined;
   if (!row) return null;
-  // A unit written outside a transaction waits for the next one: index it now rather than miss it.
-  if (row.pending && (await indexQueued(db, row.id)))
-    row = (await find.get(namespaceId, corpus)) as unknown as Row;
   return { id: row.id, units: row.units, length: row.length };
 }
 
@@ -287,15 +295,13 @@ export async function postingsIn(
 export async function lockSearchSpace(db: Db, namespaceId: string, corpus: Corpus): Promise<void> {
   if (dialectOf(db) !== "postgres" || !db.isTransaction) return;
   // Made here if it is not yet, as its units' triggers would make it: the first writers of a
-  // namespace take turns too (the second waits for the first's insert, then finds the row).
+  // namespace take turns too (the second waits for the first's insert). An update that changes
+  // nothing locks the row in the same round trip (a heap-only tuple: no index written).
   await statement(
     db,
-    "INSERT INTO search_spaces (namespace_id, corpus) VALUES (?, ?) ON CONFLICT (namespace_id, corpus) DO NOTHING",
+    `INSERT INTO search_spaces (namespace_id, corpus) VALUES (?, ?)
+     ON CONFLICT (namespace_id, corpus) DO UPDATE SET units = search_spaces.units`,
   ).run(namespaceId, corpus);
-  await statement(db, "SELECT id FROM search_spaces WHERE namespace_id = ? AND corpus = ? FOR UPDATE").all(
-    namespaceId,
-    corpus,
-  );
 }
 
 /**
@@ -367,6 +373,8 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
       `DELETE FROM search_pending WHERE (space, unit) IN
          (SELECT ${int("j.value ->> 0")}, ${int("j.value ->> 1")} FROM json_each(?) j)`,
     ).run(JSON.stringify(pending.map((p) => [p.space, p.unit])));
+    // A pass short of full read every unit queued (indexing queues none): no need to ask again.
+    if (pending.length < INDEX_PASS_UNITS) return;
   }
 }
 

@@ -5,9 +5,10 @@
  * deleted. After all of them it must equal the index built from the rows as they are.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { openDatabase, transaction } from "../../../src/engine/store/db.js";
 import { insertMemory } from "../../../src/engine/store/memories.js";
 import { stemTexts } from "../../../src/engine/text/terms.js";
-import { directMemory } from "../harness.js";
+import { directMemory, testDatabase } from "../harness.js";
 import { openTestEngine, type TestEngine } from "../memory/harness.js";
 
 let t: TestEngine | undefined;
@@ -149,21 +150,33 @@ describe("the search index", () => {
     ).toEqual([{ n: 0 }]);
   });
 
-  it("indexes a unit written outside a transaction before a search reads its namespace", async () => {
+  it("searches without writing: a unit written outside a transaction waits for the next write's commit", async () => {
     t = await openTestEngine({ workers: 0 });
     expect((await t.call("POST", "/ns/solo/document", { content: "warm up" })).status).toBe(200);
     const db = t.engine.context.db;
     const ns = (await db.prepare("SELECT id FROM namespaces WHERE name = 'solo'").get()) as { id: string };
-    // One statement, autocommitted: nothing indexes it at commit.
+    // One statement, autocommitted: nothing indexes it at commit (the store's own writes all run in
+    // transactions, whose commits index what they wrote).
+    const other = await openDatabase(t.dataDir, testDatabase());
     await insertMemory(db, directMemory(ns.id, "Priya repairs antique clocks."));
     expect(await db.prepare("SELECT count(*) AS n FROM search_pending").get()).toEqual({ n: 1 });
-    const found = await t.call("POST", "/ns/solo/search", {
-      query: "antique clocks",
-      searchMode: "memories",
-    });
-    expect(found.body.results.map((r: { memory?: string }) => r.memory)).toContain(
-      "Priya repairs antique clocks.",
-    );
-    expect(await db.prepare("SELECT count(*) AS n FROM search_pending").get()).toEqual({ n: 0 });
+    const search = async () =>
+      (
+        await t!.call("POST", "/ns/solo/search", { query: "antique clocks", searchMode: "memories" })
+      ).body.results.map((r: { memory?: string }) => r.memory);
+    const pending = async () => await db.prepare("SELECT count(*) AS n FROM search_pending").get();
+    try {
+      // A search answers while another connection holds the store's write lock: it takes none, and
+      // indexes nothing.
+      await transaction(other, async () => {
+        expect(await search()).toEqual([]);
+        expect(await pending()).toEqual({ n: 1 });
+      });
+    } finally {
+      await other.close();
+    }
+    // The next write transaction's commit (that one) indexed it.
+    expect(await pending()).toEqual({ n: 0 });
+    expect(await search()).toContain("Priya repairs antique clocks.");
   });
 });

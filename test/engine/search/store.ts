@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Metadata } from "../../../src/api/common.js";
 import type { Embedder } from "../../../src/engine/models/embedder.js";
-import { type Db, newId, openDatabase } from "../../../src/engine/store/db.js";
+import { type Db, newId, openDatabase, transaction } from "../../../src/engine/store/db.js";
 import { ensureNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../../src/engine/store/organizations.js";
 import { testDatabase } from "../harness.js";
@@ -26,8 +26,15 @@ export class TestStore {
     return (await ensureNamespace(this.db, this.organizationId, name)).id;
   }
 
-  /** A document with one chunk per text; `status` other than done hides its chunks from search. */
-  async document(
+  /**
+   * A document with one chunk per text; `status` other than done hides its chunks from search. In a
+   * transaction, as the store writes: its commit indexes the chunks (a search only reads).
+   */
+  async document(...args: Parameters<TestStore["writeDocument"]>): ReturnType<TestStore["writeDocument"]> {
+    return await transaction(this.db, () => this.writeDocument(...args));
+  }
+
+  private async writeDocument(
     namespaceId: string,
     chunks: string[],
     opts: {
@@ -107,7 +114,12 @@ export class TestStore {
     return { id, chunkIds };
   }
 
-  async memory(
+  /** A memory, in a transaction as the store writes (its commit indexes it). */
+  async memory(...args: Parameters<TestStore["writeMemory"]>): ReturnType<TestStore["writeMemory"]> {
+    return await transaction(this.db, () => this.writeMemory(...args));
+  }
+
+  private async writeMemory(
     namespaceId: string,
     memory: string,
     opts: {

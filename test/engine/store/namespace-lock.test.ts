@@ -8,7 +8,13 @@
  * A document whose namespace changed while it was processed (the last test) is refused on both.
  */
 import { describe, expect, it } from "vitest";
-import { type Db, lockNamespace, namespaceTransaction, transaction } from "../../../src/engine/store/db.js";
+import {
+  type Db,
+  documentTransaction,
+  lockNamespace,
+  namespaceTransaction,
+  transaction,
+} from "../../../src/engine/store/db.js";
 import {
   addDocument,
   DocumentMovedError,
@@ -161,6 +167,46 @@ describe.skipIf(TEST_BACKEND !== "postgres")("document write transactions on Pos
     // Once committed, the upsert goes through as a new generation, queued again.
     expect(await addDocument(b, ns, { content: "v2", customId: "notes" })).toEqual({ id, status: "queued" });
     expect((await getDocumentRow(b, id))!.generation).toBe(generation + 1);
+  });
+});
+
+describe.skipIf(TEST_BACKEND !== "postgres")("a transaction PostgreSQL ends to break a deadlock", () => {
+  it("is run again from the start, and both writers' work is kept", { timeout: 30_000 }, async () => {
+    const a = await connect();
+    const b = await connect();
+    const org = await ensureOrganization(a, "org");
+    const [x, y] = [await ensureNamespace(a, org.id, "x"), await ensureNamespace(a, org.id, "y")];
+    const bump = (db: Db, id: string) =>
+      db.prepare("UPDATE namespaces SET document_count = document_count + 1 WHERE id = ?").run(id);
+    let runsOfA = 0;
+    let runsOfB = 0;
+    let bHolds!: () => void;
+    const bHeld = new Promise<void>((r) => {
+      bHolds = r;
+    });
+    // a takes x then y; b takes y then x: one of them waits for the other for good until
+    // PostgreSQL ends one (after deadlock_timeout, 1 s by default).
+    const first = documentTransaction(a, x.id, async () => {
+      runsOfA++;
+      await bump(a, x.id);
+      await bHeld;
+      await bump(a, y.id);
+      return "a";
+    });
+    const second = documentTransaction(b, y.id, async () => {
+      runsOfB++;
+      await bump(b, y.id);
+      bHolds();
+      await bump(b, x.id);
+      return "b";
+    });
+    expect(await Promise.all([first, second])).toEqual(["a", "b"]);
+    const counts = (await a
+      .prepare("SELECT document_count AS n FROM namespaces WHERE id IN (?, ?) ORDER BY name")
+      .all(x.id, y.id)) as { n: number }[];
+    expect(counts.map((c) => c.n)).toEqual([2, 2]);
+    // One of them was ended and run again: both committed once in the end.
+    expect(runsOfA + runsOfB).toBe(3);
   });
 });
 

@@ -53,6 +53,8 @@ const MIGRATION_LOCK_CLASS = 0x6d6967; // "mig"
 export const POOL_SIZE_DEFAULT = 10;
 const STATEMENT_TIMEOUT_MS_DEFAULT = 10_000;
 const ACQUIRE_TIMEOUT_MS_DEFAULT = 5_000;
+/** Runs of a transaction that PostgreSQL ends to break a deadlock, before its error is the caller's. */
+const DEADLOCK_ATTEMPTS = 3;
 /** /health's own statement: a load balancer must hear back within half a second. */
 const HEALTH_TIMEOUT_MS = 400;
 
@@ -278,6 +280,24 @@ export class PostgresDatabase implements Db {
    * own, exclusive; `queue`, the schema's queue lock; `read`, a repeatable-read snapshot.
    */
   async transact<T>(
+    lock: TransactionLock,
+    fn: () => Promise<T>,
+    beforeCommit?: (locked: readonly string[] | null) => Promise<void>,
+  ): Promise<T> {
+    if (this.tx()) return await this.transactOnce(lock, fn, beforeCommit);
+    // Writers of one namespace meet on rows (documentTransaction), and two can wait for each other
+    // (PostgreSQL then ends one with deadlock_detected): the one ended is run again from the start,
+    // as PostgreSQL's documentation advises; its statements were all rolled back.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transactOnce(lock, fn, beforeCommit);
+      } catch (err) {
+        if ((err as { code?: string }).code !== "40P01" || attempt >= DEADLOCK_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  private async transactOnce<T>(
     lock: TransactionLock,
     fn: () => Promise<T>,
     beforeCommit?: (locked: readonly string[] | null) => Promise<void>,

@@ -1,15 +1,148 @@
 import type { ForgetResponse } from "../../api/memories.js";
-import type { Embedder } from "../models/embedder.js";
+import { type Embedder, embedsChunks } from "../models/embedder.js";
 import { search } from "../search/search.js";
-import { type Db, transaction } from "../store/db.js";
+import { type Db, namespaceTransaction, transaction } from "../store/db.js";
+import {
+  addForgottenSentence,
+  chunkContents,
+  chunksForRedaction,
+  deleteChunk,
+  documentText,
+  expiredUnrecorded,
+  forgottenSentences,
+  memoryContextsOfDocument,
+  memoryNamespace,
+  memorySourceTexts,
+  putChunkVector,
+  rewriteChunk,
+  setMemoryContext,
+} from "../store/forgotten.js";
 import { getMemoryRow, markForgotten } from "../store/memories.js";
+import { redactPassage, saysNothing, sentenceSpans, withoutSentences } from "../text/redact.js";
 import { queryTerms, stemTexts } from "../text/terms.js";
 
 /**
- * Forgetting a memory hides it from lists, search and the profile; a direct read still answers it
- * with `isForgotten: true`. A memory past its `forget_after` counts as forgotten the same way
- * without being written (see LIVE_MEMORY_SQL).
+ * Forget means gone from recall. Forgetting a memory (by id, by meaning, v4 DELETE or
+ * forget-matching, or its `forget_after` passing) hides it from lists, search and the profile; a
+ * direct read still answers it with `isForgotten: true`. Its source sentences are recorded against
+ * their documents (forgotten_sentences), and every chunk of those documents loses them: the chunk
+ * is re-indexed and embedded again without them, and shown without them; a chunk left with nothing
+ * to say goes. The contexts around chunks and memories (indexed at a lower weight) lose them too.
+ * The rest of each chunk stays findable, and the document's own text stays as stored: deleting it
+ * is the document's delete. A document processed again (re-sent with the same id) keeps its
+ * forgotten sentences out of its new chunks: what the user forgot stays forgotten (and relation
+ * detection keeps the memory itself forgotten when the same fact is extracted again).
+ * A memory without a known source span (one an LLM extracted, one written directly) has no
+ * sentence to take out: only the memory leaves recall.
  */
+
+export interface ForgetDeps {
+  db: Db;
+  /** Embeds the chunks that lost a sentence again (when it embeds chunks). */
+  embedder?: Embedder | null | undefined;
+  log?: ((message: string) => void) | undefined;
+}
+
+/**
+ * Records the source sentences of `memoryIds` and takes them out of their documents' chunks and
+ * contexts; the rowids of chunks rewritten (their vectors dropped, to embed again). Call inside a
+ * write transaction.
+ */
+export async function forgetSentences(db: Db, memoryIds: readonly string[]): Promise<number[]> {
+  const documents = new Set<string>();
+  for (const id of memoryIds) {
+    for (const src of await memorySourceTexts(db, id)) {
+      if (src.start === null || src.end === null) continue;
+      const sentence = src.text.slice(src.start, src.end).trim();
+      if (!/[\p{L}\p{N}]/u.test(sentence)) continue;
+      await addForgottenSentence(db, src.documentId, id, sentence);
+      documents.add(src.documentId);
+    }
+  }
+  const rewritten: number[] = [];
+  for (const documentId of documents) rewritten.push(...(await redactDocument(db, documentId)));
+  return rewritten;
+}
+
+/**
+ * Brings a document's stored chunks and contexts in line with its forgotten sentences: each
+ * chunk is its span of the document's text without them. The rowids of chunks rewritten.
+ */
+export async function redactDocument(db: Db, documentId: string): Promise<number[]> {
+  const sentences = await forgottenSentences(db, documentId);
+  const text = await documentText(db, documentId);
+  if (sentences.length === 0 || text === undefined) return [];
+  const spans = sentenceSpans(text, sentences);
+  const rewritten: number[] = [];
+  for (const c of await chunksForRedaction(db, documentId)) {
+    // From the document's text, not the stored content: a chunk already redacted loses the new
+    // sentence too, also where a chunk boundary cuts it.
+    const whole = c.end_offset <= text.length ? text.slice(c.start_offset, c.end_offset) : c.content;
+    const content = redactPassage(
+      text,
+      { start: c.start_offset, end: c.end_offset, content: whole },
+      spans,
+      sentences,
+    );
+    const context = withoutSentences(c.context, sentences);
+    if (saysNothing(content, c.speaker)) await deleteChunk(db, c.rowid);
+    else if (content !== c.content || context !== c.context) {
+      await rewriteChunk(db, c.rowid, content, context);
+      rewritten.push(c.rowid);
+    }
+  }
+  for (const m of await memoryContextsOfDocument(db, documentId)) {
+    const context = withoutSentences(m.context, sentences);
+    if (context !== m.context) await setMemoryContext(db, m.rowid, context);
+  }
+  return rewritten;
+}
+
+/**
+ * Embeds rewritten chunks again, after the forget committed (a model call never holds the write
+ * lock). Without a chunk embedder, or when it fails, they stay without a vector: found lexically.
+ */
+export async function reembedChunks(deps: ForgetDeps, rowids: readonly number[]): Promise<void> {
+  const embedder = deps.embedder;
+  if (!embedsChunks(embedder) || rowids.length === 0) return;
+  try {
+    const chunks = await chunkContents(deps.db, rowids);
+    const vectors = await embedder.embed(chunks.map((c) => c.content));
+    await transaction(deps.db, async () => {
+      for (const [i, c] of chunks.entries()) {
+        const v = vectors[i];
+        if (v) await putChunkVector(deps.db, c.rowid, embedder.model, v);
+      }
+    });
+  } catch (err) {
+    deps.log?.(`embedding chunks after a forget failed, they are found lexically: ${String(err)}`);
+  }
+}
+
+/** Memories whose expiry the sweep records per run. */
+export const EXPIRY_SWEEP_BATCH = 100;
+
+/**
+ * A memory past its `forget_after` is forgotten at that moment, without a write: this sweep (run
+ * by the processing workers every EXPIRY_SWEEP_MS) records its sentences and takes them out of
+ * the chunks, as an explicit forget does. How many memories it recorded.
+ */
+export async function sweepExpired(deps: ForgetDeps, at = new Date().toISOString()): Promise<number> {
+  const ids = await expiredUnrecorded(deps.db, at, EXPIRY_SWEEP_BATCH);
+  const rewritten: number[] = [];
+  for (const id of ids) {
+    const namespaceId = await memoryNamespace(deps.db, id);
+    if (!namespaceId) continue;
+    rewritten.push(
+      ...(await namespaceTransaction(deps.db, namespaceId, () => forgetSentences(deps.db, [id]))),
+    );
+  }
+  await reembedChunks(deps, rewritten);
+  return ids.length;
+}
+
+/** How often the workers record expired memories' sentences (see sweepExpired). */
+export const EXPIRY_SWEEP_MS = 30_000;
 
 /** Most memories one forget-by-meaning matches. */
 export const FORGET_SEMANTIC_LIMIT = 100;
@@ -35,28 +168,49 @@ export function matchesOwnText(query: string, memory: string): boolean {
   return held > 0 && held / terms.length >= FORGET_OWN_TEXT_SHARE;
 }
 
-/** Forgets memories of one namespace by exact id; unknown ids (or another namespace's) are reported. */
-export async function forgetByIds(
+/**
+ * Forgets memories of one namespace by exact id, inside the caller's write transaction: marks
+ * them and takes their sentences out of the chunks (see the top of this file). Unknown ids (or
+ * another namespace's) are reported. The rewritten chunks' rowids come back to embed again.
+ */
+export async function forgetByIdsInTransaction(
   db: Db,
   namespaceId: string | null,
   ids: readonly string[],
   reason = "forgotten by id",
-): Promise<ForgetResponse> {
-  return await transaction(db, async () => {
-    const matches: ForgetResponse["matches"] = [];
-    const errors: ForgetResponse["errors"] = [];
-    for (const id of new Set(ids)) {
-      const row = namespaceId ? await getMemoryRow(db, namespaceId, id) : undefined;
-      if (!row) {
-        errors.push({ id, error: "memory not found" });
-        continue;
-      }
-      // Forgetting a forgotten memory is a success: it stays forgotten.
-      await markForgotten(db, row.id, reason);
-      matches.push({ id: row.id, memory: row.memory });
+): Promise<{ response: ForgetResponse; rewritten: number[] }> {
+  const matches: ForgetResponse["matches"] = [];
+  const errors: ForgetResponse["errors"] = [];
+  for (const id of new Set(ids)) {
+    const row = namespaceId ? await getMemoryRow(db, namespaceId, id) : undefined;
+    if (!row) {
+      errors.push({ id, error: "memory not found" });
+      continue;
     }
-    return { count: matches.length, matches, errors };
-  });
+    // Forgetting a forgotten memory is a success: it stays forgotten.
+    await markForgotten(db, row.id, reason);
+    matches.push({ id: row.id, memory: row.memory });
+  }
+  const rewritten = await forgetSentences(
+    db,
+    matches.map((m) => m.id),
+  );
+  return { response: { count: matches.length, matches, errors }, rewritten };
+}
+
+/** Forgets memories of one namespace by exact id (see forgetByIdsInTransaction), then re-embeds. */
+export async function forgetByIds(
+  deps: ForgetDeps,
+  namespaceId: string | null,
+  ids: readonly string[],
+  reason = "forgotten by id",
+): Promise<ForgetResponse> {
+  const run = () => forgetByIdsInTransaction(deps.db, namespaceId, ids, reason);
+  const { response, rewritten } = namespaceId
+    ? await namespaceTransaction(deps.db, namespaceId, run)
+    : await transaction(deps.db, run);
+  await reembedChunks(deps, rewritten);
+  return response;
 }
 
 /** How a forget by meaning may be tuned (legacy forget-matching sets them; v5 uses the defaults). */
@@ -75,7 +229,7 @@ export interface ForgetByMeaningOptions {
  * FORGET_SEMANTIC_THRESHOLD. A dry run returns the matches, forgets nothing and counts 0.
  */
 export async function forgetByMeaning(
-  deps: { db: Db; embedder?: Embedder | null; log?: (m: string) => void },
+  deps: ForgetDeps,
   namespaceId: string | null,
   query: string,
   dryRun: boolean,
@@ -100,7 +254,7 @@ export async function forgetByMeaning(
     .map((h) => ({ id: h.id, memory: h.memory }));
   if (dryRun || !namespaceId || matches.length === 0) return { count: 0, matches, errors: [] };
   return await forgetByIds(
-    deps.db,
+    deps,
     namespaceId,
     matches.map((m) => m.id),
     opts.reason ?? `forgotten by meaning: ${query}`,

@@ -440,6 +440,17 @@ export const pgMigrations: readonly string[] = [
   `
   ALTER TABLE api_keys ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
   `,
+  // 5: SQLite's migration 11, a forgotten memory's source sentences (memory/forget.ts).
+  `
+  CREATE TABLE forgotten_sentences (
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    memory_id   TEXT NOT NULL,
+    sentence    TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    PRIMARY KEY (document_id, memory_id, sentence)
+  );
+  CREATE INDEX forgotten_sentences_memory ON forgotten_sentences(memory_id);
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = pgMigrations.length;

@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sweepExpired } from "../../../src/engine/memory/forget.js";
+import { type Db, openDatabase } from "../../../src/engine/store/db.js";
+import { startTestServer, type TestServer, tempDir, testDatabase, until } from "../harness.js";
+
+/**
+ * Forget means gone from recall: after a memory is forgotten, in whichever way, no search path
+ * (v5 hybrid, memories and chunks, legacy v4 search, document titles) shows the sentence it came
+ * from, while the rest of its document stays findable and the document itself stays as stored.
+ * A real server on 127.0.0.1 with the offline extractor; runs on PostgreSQL too.
+ */
+
+let dir: ReturnType<typeof tempDir>;
+let server: TestServer;
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
+async function api(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await server.call(method, path, body === undefined ? {} : { body });
+  const text = await res.text();
+  expect(res.status, `${method} ${path}: ${text}`).toBe(200);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** Adds a document (instant dreaming) and waits until its memories are extracted. */
+async function addDocument(ns: string, id: string, content: string): Promise<void> {
+  await api("POST", `/ns/${ns}/document`, { id, content, dreaming: "instant" });
+  await until(
+    () => api("GET", `/ns/${ns}/document/${id}`),
+    (d) => d.system.status === "done" && d.system.dreamingStatus === "done",
+  );
+}
+
+async function memories(
+  ns: string,
+  forgotten = false,
+): Promise<{ id: string; memory: string; isForgotten: boolean }[]> {
+  return (await api("POST", `/ns/${ns}/list/memories?limit=100`, { include: { forgotten } })).memories;
+}
+
+/** The live memory mentioning `word` (the extractor's wording aside). */
+async function memoryAbout(ns: string, word: RegExp): Promise<{ id: string; memory: string }> {
+  const found = (await memories(ns)).filter((m) => word.test(m.memory));
+  expect(found.length, `a memory matching ${word}`).toBeGreaterThan(0);
+  return found[0]!;
+}
+
+interface Hit {
+  text: string;
+  similarity: number;
+  title: string | null;
+}
+
+/** Every text a v5 search shows: memories, chunks and their documents' titles. */
+async function search(ns: string, query: string, searchMode: string, threshold = 0): Promise<Hit[]> {
+  const { results } = await api("POST", `/ns/${ns}/search`, {
+    query,
+    searchMode,
+    threshold,
+    limit: 50,
+    include: { documents: true, related: true },
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: a hit read field by field
+  return results.map((h: any) => ({
+    text: [
+      h.memory ?? h.chunk,
+      ...(h.included?.related
+        ? Object.values(h.included.related)
+            .flat()
+            .map((r) => (r as { memory: string }).memory)
+        : []),
+    ].join(" | "),
+    similarity: h.similarity,
+    title: h.included?.document?.title ?? null,
+  }));
+}
+
+/** The same through legacy v4 search. */
+async function searchV4(ns: string, q: string, searchMode: string): Promise<Hit[]> {
+  const { results } = await api("POST", "/v4/search", {
+    q,
+    containerTag: ns,
+    searchMode,
+    threshold: 0,
+    limit: 50,
+    include: { documents: true, relatedMemories: true },
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: a hit read field by field
+  return results.map((h: any) => ({
+    text: h.memory ?? h.chunk,
+    similarity: h.similarity,
+    title: h.included?.document?.title ?? null,
+  }));
+}
+
+/** Every search path, each mode, v5 and v4: what they show, and whether they matched anything. */
+async function recall(ns: string, query: string): Promise<Hit[]> {
+  const out: Hit[] = [];
+  for (const mode of ["hybrid", "memories", "chunks"]) {
+    out.push(...(await search(ns, query, mode)), ...(await searchV4(ns, query, mode)));
+  }
+  return out;
+}
+
+/** Nothing recalled says `word`: no hit's text, no title. */
+function saysNothingOf(hits: Hit[], word: RegExp): void {
+  for (const h of hits) {
+    expect(h.text, "a hit shows the forgotten sentence").not.toMatch(word);
+    expect(h.title ?? "", "a title shows the forgotten sentence").not.toMatch(word);
+  }
+}
+
+const matched = (hits: Hit[]) => hits.filter((h) => h.similarity > 0);
+
+beforeAll(async () => {
+  dir = tempDir("memctx-forget-recall-");
+  server = await startTestServer(dir.path, { workers: 1 });
+});
+afterAll(async () => {
+  await server.close();
+  dir.remove();
+});
+
+describe("forget means gone from recall", () => {
+  it("forgotten by id (v5): its sentence leaves every search path, the rest of the passage stays, the document stays", async () => {
+    const content = [
+      "Kitchen notes for the week.",
+      "I prefer dark roast coffee and my sister Maya lives in Lisbon. The build server runs on Fridays.",
+      "The boiler was serviced in March.",
+    ].join("\n");
+    await addDocument("kitchen", "kitchen-notes", content);
+    const coffee = await memoryAbout("kitchen", /coffee/);
+    expect(saysAnything(await recall("kitchen", "dark roast coffee"), /roast/)).toBe(true);
+
+    const res = await api("DELETE", "/ns/kitchen/memories", { ids: [coffee.id] });
+    expect(res.count).toBe(1);
+
+    const after = await recall("kitchen", "dark roast coffee");
+    saysNothingOf(after, /roast|coffee/i);
+    // The chunk's other sentences still match, shown without the forgotten one.
+    const build = matched(await search("kitchen", "build server Fridays", "chunks"));
+    expect(build.length).toBeGreaterThan(0);
+    expect(build[0]!.text).toMatch(/build server runs on Fridays/);
+    expect(build[0]!.text).toMatch(/boiler/);
+    saysNothingOf(build, /coffee/);
+    // The document is the user's: its content is as sent.
+    expect((await api("GET", "/ns/kitchen/document/kitchen-notes")).content).toBe(content);
+    // The memory is still readable as forgotten.
+    const forgotten = (await memories("kitchen", true)).find((m) => m.id === coffee.id);
+    expect(forgotten?.isForgotten).toBe(true);
+  });
+
+  it("forgotten through v4 DELETE: a title made from the sentence no longer shows it", async () => {
+    await addDocument(
+      "release",
+      "release-plan",
+      "Owner: Tomasz.\nThe quarterly release ships on Monday after the code freeze.\nRollback drills happen every sprint.",
+    );
+    const owner = await memoryAbout("release", /Tomasz/);
+    const before = await search("release", "quarterly release Monday", "chunks");
+    expect(before[0]?.title).toMatch(/Tomasz/);
+
+    await api("DELETE", "/v4/memories", { containerTag: "release", id: owner.id });
+
+    saysNothingOf(await recall("release", "Tomasz"), /Tomasz/);
+    const release = matched(await search("release", "quarterly release Monday", "hybrid"));
+    expect(release.some((h) => /quarterly release ships on Monday/.test(h.text))).toBe(true);
+    saysNothingOf(release, /Tomasz/);
+  });
+
+  it("forgotten by meaning in a conversation: the turn goes, and the turns around it no longer match it", async () => {
+    await addDocument(
+      "chat",
+      "chat-1",
+      [
+        "Priya: I am allergic to shellfish, so no paella for me.",
+        "Sam: Good to know, I will cook something else.",
+        "Priya: My dentist appointment moved to Thursday afternoon.",
+        "Sam: Then dinner on Friday works better.",
+      ].join("\n"),
+    );
+    expect(matched(await search("chat", "shellfish", "chunks")).length).toBeGreaterThan(1);
+
+    const res = await api("DELETE", "/ns/chat/memories/semantic", { query: "allergic to shellfish" });
+    expect(res.count).toBeGreaterThan(0);
+
+    saysNothingOf(await recall("chat", "allergic to shellfish paella"), /shellfish|paella/);
+    // Neighbouring turns indexed the turn as their context: they no longer match its words.
+    expect(matched(await search("chat", "shellfish paella", "chunks"))).toEqual([]);
+    const dentist = matched(await search("chat", "dentist appointment", "chunks"));
+    expect(dentist[0]?.text).toMatch(/dentist appointment moved to Thursday/);
+  });
+
+  it("forgotten through v4 forget-matching, and kept forgotten when the same document is sent again", async () => {
+    const content = [
+      "Garden log.",
+      "The spare house key is under the blue flowerpot.",
+      "The tomatoes need water twice a week in July.",
+    ].join("\n");
+    await addDocument("garden", "garden-log", content);
+    const res = await api("POST", "/v4/memories/forget-matching", {
+      containerTag: "garden",
+      query: "spare house key flowerpot",
+      threshold: 0.3,
+    });
+    expect(res.count).toBeGreaterThan(0);
+    saysNothingOf(await recall("garden", "spare house key"), /flowerpot|house key/);
+
+    // Sent again with one more line: the new line is found, the forgotten sentence stays out.
+    await addDocument("garden", "garden-log", `${content}\nThe compost bin is emptied in October.`);
+    saysNothingOf(await recall("garden", "spare house key under the flowerpot"), /flowerpot|house key/);
+    expect((await memories("garden")).some((m) => /flowerpot/.test(m.memory))).toBe(false);
+    const compost = matched(await search("garden", "compost bin October", "chunks"));
+    expect(compost[0]?.text).toMatch(/compost bin is emptied in October/);
+    expect((await api("GET", "/ns/garden/document/garden-log")).content).toMatch(/blue flowerpot/);
+  });
+
+  it("past its forget_after: the expiry sweep takes the sentence out too", async () => {
+    await addDocument(
+      "trip",
+      "trip-notes",
+      "The hotel door code is 4471 until the end of the stay.\nBreakfast is served from seven.",
+    );
+    const code = await memoryAbout("trip", /4471/);
+    // An expiry that has passed (as the extractor or a v4 write sets one): the moment forgets it.
+    const db: Db = await openDatabase(dir.path, testDatabase());
+    try {
+      await db
+        .prepare("UPDATE memories SET forget_after = ? WHERE id = ?")
+        .run("2020-01-01T00:00:00.000Z", code.id);
+      expect((await memories("trip")).some((m) => m.id === code.id)).toBe(false);
+      expect(await sweepExpired({ db })).toBeGreaterThan(0);
+    } finally {
+      await db.close();
+    }
+    saysNothingOf(await recall("trip", "hotel door code"), /4471|door code/);
+    expect(matched(await search("trip", "breakfast", "chunks"))[0]?.text).toMatch(/Breakfast is served/);
+  });
+});
+
+function saysAnything(hits: Hit[], word: RegExp): boolean {
+  return hits.some((h) => word.test(h.text));
+}

@@ -43,17 +43,34 @@ function tidy(text: string): string {
     .trim();
 }
 
+/**
+ * text[from, to) without what `spans` cover, tidied. A span that is a whole line takes its line
+ * break along: a forgotten turn leaves no blank line.
+ */
+function cut(
+  text: string,
+  from: number,
+  to: number,
+  spans: readonly { start: number; end: number }[],
+): string {
+  let out = "";
+  let at = from;
+  for (const s of spans) {
+    if (s.end <= from || s.start >= to) continue;
+    const start = Math.max(at, s.start);
+    let end = Math.max(at, Math.min(to, s.end));
+    const lineStart = start === from || text[start - 1] === "\n";
+    if (lineStart && text[end] === "\n" && end < to) end += 1;
+    out += text.slice(at, start);
+    at = end;
+  }
+  return tidy(out + text.slice(at, to));
+}
+
 /** Each occurrence of `sentences` in `text` removed (for texts not addressed by offsets: contexts). */
 export function withoutSentences(text: string, sentences: readonly string[]): string {
   const spans = sentenceSpans(text, sentences);
-  if (spans.length === 0) return text;
-  let out = "";
-  let at = 0;
-  for (const s of spans) {
-    out += text.slice(at, s.start);
-    at = s.end;
-  }
-  return tidy(out + text.slice(at));
+  return spans.length === 0 ? text : cut(text, 0, text.length, spans);
 }
 
 /**
@@ -68,15 +85,8 @@ export function redactPassage(
   sentences: readonly string[],
 ): string {
   if (text.slice(p.start, p.end) !== p.content) return withoutSentences(p.content, sentences);
-  const inside = spans.filter((s) => s.start < p.end && s.end > p.start);
-  if (inside.length === 0) return p.content;
-  let out = "";
-  let at = p.start;
-  for (const s of inside) {
-    out += text.slice(at, Math.max(at, s.start));
-    at = Math.max(at, Math.min(p.end, s.end));
-  }
-  return tidy(out + text.slice(at, p.end));
+  if (!spans.some((s) => s.start < p.end && s.end > p.start)) return p.content;
+  return cut(text, p.start, p.end, spans);
 }
 
 /** Whether a redacted passage has nothing left to say (no word, or a turn's role alone). */

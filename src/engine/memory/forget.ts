@@ -13,12 +13,19 @@ import {
   memoryContextsOfDocument,
   memoryNamespace,
   memorySourceTexts,
+  memoryText,
   putChunkVector,
   rewriteChunk,
   setMemoryContext,
 } from "../store/forgotten.js";
 import { getMemoryRow, markForgotten } from "../store/memories.js";
-import { redactPassage, saysNothing, sentenceSpans, withoutSentences } from "../text/redact.js";
+import {
+  redactPassage,
+  saysNothing,
+  sentenceSaying,
+  sentenceSpans,
+  withoutSentences,
+} from "../text/redact.js";
 import { queryTerms, stemTexts } from "../text/terms.js";
 
 /**
@@ -32,8 +39,8 @@ import { queryTerms, stemTexts } from "../text/terms.js";
  * is the document's delete. A document processed again (re-sent with the same id) keeps its
  * forgotten sentences out of its new chunks: what the user forgot stays forgotten (and relation
  * detection keeps the memory itself forgotten when the same fact is extracted again).
- * A memory without a known source span (one an LLM extracted, one written directly) has no
- * sentence to take out: only the memory leaves recall.
+ * A memory without a known source span (a model extracted it) loses the sentence that clearly says
+ * it (text/redact.ts sentenceSaying), if one does; one written directly has no source to take out.
  */
 
 export interface ForgetDeps {
@@ -51,10 +58,14 @@ export interface ForgetDeps {
 export async function forgetSentences(db: Db, memoryIds: readonly string[]): Promise<number[]> {
   const documents = new Set<string>();
   for (const id of memoryIds) {
+    const memory = (await memoryText(db, id)) ?? "";
     for (const src of await memorySourceTexts(db, id)) {
-      if (src.start === null || src.end === null) continue;
-      const sentence = src.text.slice(src.start, src.end).trim();
-      if (!/[\p{L}\p{N}]/u.test(sentence)) continue;
+      // Without a span (a model's memory), the sentence that says it, when one clearly does.
+      const sentence =
+        src.start === null || src.end === null
+          ? sentenceSaying(src.text, memory)
+          : src.text.slice(src.start, src.end).trim();
+      if (sentence === null || !/[\p{L}\p{N}]/u.test(sentence)) continue;
       await addForgottenSentence(db, src.documentId, id, sentence);
       documents.add(src.documentId);
     }

@@ -179,3 +179,12 @@ export async function documentText(db: Db, documentId: string): Promise<string |
   )) as { text: string | null } | undefined;
   return row ? (row.text ?? "") : undefined;
 }
+
+/** A memory's text by id (the caller has already scoped the id to its namespace). */
+export async function memoryText(db: Db, memoryId: string): Promise<string | undefined> {
+  return (
+    (await statement(db, "SELECT memory FROM memories WHERE id = ?").get(memoryId)) as
+      | { memory: string }
+      | undefined
+  )?.memory;
+}

@@ -1,3 +1,5 @@
+import { STOP_WORDS, stemTexts } from "./terms.js";
+
 /**
  * Taking forgotten sentences out of the passages search matches and shows (see memory/forget.ts).
  * A forgotten memory's source sentence is recorded as text; wherever the document says it, the
@@ -128,3 +130,36 @@ export function redactTitle(title: string, sentences: readonly string[]): string
 
 /** Characters a title's end must share with a sentence's start to count as cut from it. */
 const MIN_TITLE_OVERLAP = 12;
+
+/** Share of a memory's informative stems a sentence must hold to be taken as its source. */
+export const SOURCE_SENTENCE_SHARE = 0.6;
+
+/** A text's informative stems (stop words left out). */
+function informativeStems(text: string): Set<string> {
+  const words = (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP_WORDS.has(w));
+  return new Set(stemTexts([words.join(" ")])[0] ?? []);
+}
+
+/**
+ * The sentence of `text` a memory says, for a memory whose source span is unknown (a model
+ * extracted it): the memory's own words where the text holds them verbatim, else the one
+ * sentence (or line) holding the largest share of its informative stems, at least
+ * SOURCE_SENTENCE_SHARE of them and two. Null when none does: nothing is taken on a guess.
+ */
+export function sentenceSaying(text: string, memory: string): string | null {
+  const own = memory.trim();
+  if (own.length > 0 && text.includes(own)) return own;
+  const wanted = informativeStems(memory);
+  if (wanted.size < 2) return null;
+  let best: string | null = null;
+  let bestHeld = 0;
+  for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
+    const has = informativeStems(sentence);
+    const held = [...wanted].filter((s) => has.has(s)).length;
+    if (held > bestHeld) {
+      best = sentence.trim();
+      bestHeld = held;
+    }
+  }
+  return best && bestHeld >= 2 && bestHeld / wanted.size >= SOURCE_SENTENCE_SHARE ? best : null;
+}

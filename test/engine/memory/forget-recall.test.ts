@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Extractor } from "../../../src/engine/memory/extract/types.js";
 import { sweepExpired } from "../../../src/engine/memory/forget.js";
 import { type Db, openDatabase } from "../../../src/engine/store/db.js";
 import { startTestServer, type TestServer, tempDir, testDatabase, until } from "../harness.js";
+import { openTestEngine } from "./harness.js";
 
 /**
  * Forget means gone from recall: after a memory is forgotten, in whichever way, no search path
@@ -240,3 +242,55 @@ describe("forget means gone from recall", () => {
 function saysAnything(hits: Hit[], word: RegExp): boolean {
   return hits.some((h) => word.test(h.text));
 }
+
+describe("forget means gone from recall, for memories a model extracted (no source span)", () => {
+  /** A stand-in for an LLM extractor: one fact per sentence, in its own words, with no span. */
+  const modelLike: Extractor = {
+    name: "model-like",
+    async extract(input) {
+      return input.text
+        .split(/(?<=[.!?])\s+|\n+/)
+        .filter((s) => /\w/.test(s))
+        .map((s) => ({
+          memory: s
+            .replace(/^I /, "The user ")
+            .replace(/\bmy\b/g, "their")
+            .replace(/\bam\b/, "is"),
+          isStatic: true,
+          subject: "user",
+          attribute: null,
+          eventDate: null,
+        }));
+    },
+  };
+
+  it("takes out the sentence that clearly says the memory, and nothing else", async () => {
+    const t = await openTestEngine({ extractor: modelLike, workers: 1 });
+    try {
+      const content =
+        "I am training for the Porto half marathon in October. My bike needs new brakes before winter.";
+      const added = await t.call("POST", "/ns/model/document", { content, dreaming: "instant" });
+      await until(
+        async () => (await t.call("GET", `/ns/model/document/${added.body.id}`)).body.system,
+        (s) => s.status === "done" && s.dreamingStatus === "done",
+      );
+      const listed = (await t.call("POST", "/ns/model/list/memories?limit=100", {})).body.memories as {
+        id: string;
+        memory: string;
+      }[];
+      const marathon = listed.find((m) => /marathon/.test(m.memory));
+      expect(marathon?.memory).toMatch(/^The user is training/);
+      await t.call("DELETE", "/ns/model/memories", { ids: [marathon!.id] });
+
+      const chunks = async (query: string) =>
+        (
+          await t.call("POST", "/ns/model/search", { query, searchMode: "chunks", threshold: 0 })
+        ).body.results.filter((h: { similarity: number }) => h.similarity > 0) as { chunk: string }[];
+      expect(await chunks("Porto half marathon October")).toEqual([]);
+      const brakes = await chunks("bike brakes");
+      expect(brakes[0]?.chunk).toBe("My bike needs new brakes before winter.");
+    } finally {
+      await t.close();
+    }
+  });
+});

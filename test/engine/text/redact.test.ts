@@ -4,6 +4,7 @@ import {
   redactPassage,
   redactTitle,
   saysNothing,
+  sentenceSaying,
   sentenceSpans,
   withoutSentences,
 } from "../../../src/engine/text/redact.js";
@@ -59,5 +60,19 @@ describe("taking forgotten sentences out of passages", () => {
       ]),
     ).toBe("Weekly sync.");
     expect(redactTitle("Project notes", ["Owner: Tomasz."])).toBe("Project notes");
+  });
+
+  it("finds the sentence a model's memory came from: verbatim, or clearly holding its words, else none", () => {
+    const text =
+      "Weekly sync notes.\nI prefer dark roast coffee and my sister Maya lives in Lisbon. The build server runs on Fridays.";
+    expect(sentenceSaying(text, "The build server runs on Fridays.")).toBe(
+      "The build server runs on Fridays.",
+    );
+    expect(sentenceSaying(text, "The user prefers dark roast coffee.")).toBe(
+      "I prefer dark roast coffee and my sister Maya lives in Lisbon.",
+    );
+    // Words spread over the text, or too few, point at no sentence: nothing is taken on a guess.
+    expect(sentenceSaying(text, "The user's sister works at the build server company in Porto.")).toBeNull();
+    expect(sentenceSaying(text, "Coffee.")).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Extractor } from "../../../src/engine/memory/extract/types.js";
 import { sweepExpired } from "../../../src/engine/memory/forget.js";
+import type { Embedder } from "../../../src/engine/models/embedder.js";
 import { type Db, openDatabase } from "../../../src/engine/store/db.js";
 import { startTestServer, type TestServer, tempDir, testDatabase, until } from "../harness.js";
 import { openTestEngine } from "./harness.js";
@@ -289,6 +290,74 @@ describe("forget means gone from recall, for memories a model extracted (no sour
       expect(await chunks("Porto half marathon October")).toEqual([]);
       const brakes = await chunks("bike brakes");
       expect(brakes[0]?.chunk).toBe("My bike needs new brakes before winter.");
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("forget means gone from recall, with vectors", () => {
+  /** A deterministic embedder of chunks and memories (words hashed into 64 dimensions), recording what it embeds. */
+  class WordsEmbedder implements Embedder {
+    readonly model = "words-64";
+    readonly dimensions = 64;
+    texts: string[] = [];
+    async embed(texts: string[]): Promise<Float32Array[]> {
+      this.texts.push(...texts);
+      return texts.map((t) => {
+        const v = new Float32Array(64);
+        for (const w of t.toLowerCase().match(/[a-z]+/g) ?? []) {
+          let h = 0;
+          for (const ch of w) h = (h * 31 + ch.charCodeAt(0)) % 64;
+          v[h]! += 1;
+        }
+        const norm = Math.hypot(...v) || 1;
+        return v.map((x) => x / norm);
+      });
+    }
+  }
+
+  it("embeds the passage again without the sentence: every chunk keeps a vector, made from what it now says", async () => {
+    const embedder = new WordsEmbedder();
+    const t = await openTestEngine({ workers: 1, embedder });
+    try {
+      const content = "My locker code is 4417 at the climbing gym. We climb on Saturday mornings with Dana.";
+      const added = await t.call("POST", "/ns/vec/document", { content, dreaming: "instant" });
+      await until(
+        async () => (await t.call("GET", `/ns/vec/document/${added.body.id}`)).body.system,
+        (s) => s.status === "done" && s.dreamingStatus === "done",
+      );
+      const listed = (await t.call("POST", "/ns/vec/list/memories?limit=100", {})).body.memories as {
+        id: string;
+        memory: string;
+      }[];
+      const locker = listed.find((m) => /4417/.test(m.memory));
+      expect(locker).toBeDefined();
+      embedder.texts = [];
+      await t.call("DELETE", "/ns/vec/memories", { ids: [locker!.id] });
+
+      expect(embedder.texts).toEqual(["We climb on Saturday mornings with Dana."]);
+      const db = await openDatabase(t.dataDir, testDatabase());
+      try {
+        const rows = (await db
+          .prepare(
+            `SELECT c.content, v.model FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_rowid = c.rowid
+              WHERE c.document_id = ?`,
+          )
+          .all(added.body.id)) as { content: string; model: string | null }[];
+        expect(rows).toEqual([{ content: "We climb on Saturday mornings with Dana.", model: "words-64" }]);
+      } finally {
+        await db.close();
+      }
+      // Vector and lexical candidates alike: nothing recalls the code.
+      const hits = (
+        await t.call("POST", "/ns/vec/search", {
+          query: "locker code climbing gym",
+          searchMode: "hybrid",
+          threshold: 0,
+        })
+      ).body.results as { memory?: string; chunk?: string }[];
+      for (const h of hits) expect(h.memory ?? h.chunk).not.toMatch(/4417|locker/);
     } finally {
       await t.close();
     }

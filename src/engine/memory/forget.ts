@@ -9,6 +9,7 @@ import {
   deleteChunk,
   documentText,
   expiredUnrecorded,
+  forgottenMemoryIds,
   forgottenSentences,
   memoryContextsOfDocument,
   memoryNamespace,
@@ -107,6 +108,30 @@ export async function redactDocument(db: Db, documentId: string): Promise<number
     if (context !== m.context) await setMemoryContext(db, m.rowid, context);
   }
   return rewritten;
+}
+
+/** A document's forgotten sentences as its memories are stored again (see commitFacts). */
+export interface ForgottenInDocument {
+  /** Whether a fact drawn from `source` would say a forgotten sentence again. */
+  holds(source: { start: number; end: number } | undefined): boolean;
+  /** The forgotten memories drawn from it: they keep it as their source (and stay forgotten). */
+  memoryIds: string[];
+  any: boolean;
+}
+
+/**
+ * What a document processed again must not remember anew: its forgotten sentences, where its
+ * current text says them. Call inside the transaction that stores its memories.
+ */
+export async function forgottenInDocument(db: Db, documentId: string): Promise<ForgottenInDocument> {
+  const sentences = await forgottenSentences(db, documentId);
+  if (sentences.length === 0) return { holds: () => false, memoryIds: [], any: false };
+  const spans = sentenceSpans((await documentText(db, documentId)) ?? "", sentences);
+  return {
+    holds: (src) => src !== undefined && spans.some((s) => src.start < s.end && src.end > s.start),
+    memoryIds: await forgottenMemoryIds(db, documentId),
+    any: true,
+  };
 }
 
 /**

@@ -4,9 +4,8 @@ import { chunkText, type TextChunk } from "../ingest/chunk.js";
 import { isUrlContent, resolveContent } from "../ingest/content.js";
 import { FetchFailedError, FetchRefusedError } from "../ingest/fetch.js";
 import { dayLabel } from "../ingest/label.js";
-import { redactDocument } from "../memory/forget.js";
 import { embedsChunks } from "../models/embedder.js";
-import { namespaceTransaction, parseJson } from "../store/db.js";
+import { parseJson } from "../store/db.js";
 import { getDocumentFile } from "../store/document-files.js";
 import {
   chunksToEmbed,
@@ -128,7 +127,6 @@ export function documentJobHandler(ctx: EngineContext) {
     if (!indexed) return;
     // beforeIndexed's work committed with the index: the dreamer has dealt with the document.
     if (alsoInTransaction) {
-      if (forgotten.length > 0) await redactContexts(ctx, id);
       ctx.queue.wake();
       return;
     }
@@ -139,7 +137,6 @@ export function documentJobHandler(ctx: EngineContext) {
       // The document is indexed and searchable; memory generation retries on its own terms.
       ctx.log(`dreaming failed for ${id}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    if (forgotten.length > 0) await redactContexts(ctx, id);
   };
 }
 
@@ -153,13 +150,6 @@ function withoutForgotten(text: string, chunks: TextChunk[], forgotten: readonly
     const context = c.context === undefined ? undefined : withoutSentences(c.context, forgotten);
     return [{ ...c, content, ...(context === undefined ? {} : { context }) }];
   });
-}
-
-/** The contexts of memories drawn again from a document lose its forgotten sentences too. */
-async function redactContexts(ctx: EngineContext, id: string): Promise<void> {
-  const doc = await getDocumentRow(ctx.db, id);
-  if (!doc) return;
-  await namespaceTransaction(ctx.db, doc.namespace_id, () => redactDocument(ctx.db, id));
 }
 
 /** A document whose job failed for good shows `failed` with the message. */

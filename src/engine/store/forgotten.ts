@@ -188,3 +188,12 @@ export async function memoryText(db: Db, memoryId: string): Promise<string | und
       | undefined
   )?.memory;
 }
+
+/** The memories whose sentences were forgotten from a document. */
+export async function forgottenMemoryIds(db: Db, documentId: string): Promise<string[]> {
+  return (
+    (await statement(db, "SELECT DISTINCT memory_id FROM forgotten_sentences WHERE document_id = ?").all(
+      documentId,
+    )) as { memory_id: string }[]
+  ).map((r) => r.memory_id);
+}

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OfflineExtractor } from "../../../src/engine/memory/extract/offline.js";
 import type { Extractor } from "../../../src/engine/memory/extract/types.js";
 import { sweepExpired } from "../../../src/engine/memory/forget.js";
 import type { Embedder } from "../../../src/engine/models/embedder.js";
@@ -358,6 +359,58 @@ describe("forget means gone from recall, with vectors", () => {
         })
       ).body.results as { memory?: string; chunk?: string }[];
       for (const h of hits) expect(h.memory ?? h.chunk).not.toMatch(/4417|locker/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("a document sent again after a forget", () => {
+  it("draws no new memory from the forgotten sentence, however the extractor words it now, and keeps the forgotten one", async () => {
+    // The offline extractor, wording its facts differently on each pass (as a changed extractor would).
+    let pass = 0;
+    const inner = new OfflineExtractor();
+    const rewording: Extractor = {
+      name: "rewording",
+      async extract(input, signal) {
+        pass += 1;
+        const facts = await inner.extract(input, signal);
+        return facts.map((f) => ({ ...f, memory: pass === 1 ? f.memory : `Noted again: ${f.memory}` }));
+      },
+    };
+    const t = await openTestEngine({ extractor: rewording, workers: 1 });
+    const send = async (content: string) => {
+      await t.call("POST", "/ns/again/document", { id: "diary", content, dreaming: "instant" });
+      await until(
+        async () => (await t.call("GET", "/ns/again/document/diary")).body.system,
+        (s) => s.status === "done" && s.dreamingStatus === "done",
+      );
+    };
+    const list = async (forgotten = false) =>
+      (await t.call("POST", "/ns/again/list/memories?limit=100", { include: { forgotten } })).body
+        .memories as {
+        id: string;
+        memory: string;
+        isForgotten: boolean;
+      }[];
+    try {
+      const content = "My passport number is X1234567. I water the ferns every Sunday.";
+      await send(content);
+      const passport = (await list()).find((m) => /passport/.test(m.memory));
+      expect(passport).toBeDefined();
+      await t.call("DELETE", "/ns/again/memories", { ids: [passport!.id] });
+
+      await send(`${content} The balcony door sticks in winter.`);
+      const live = await list();
+      expect(live.some((m) => /passport|X1234567/.test(m.memory))).toBe(false);
+      // The rest of the document is remembered (in the new wording), the new sentence too.
+      expect(live.some((m) => /ferns/.test(m.memory))).toBe(true);
+      expect(live.some((m) => /balcony/.test(m.memory))).toBe(true);
+      // The forgotten memory is still there, forgotten, with the document as its source.
+      const kept = (await list(true)).find((m) => m.id === passport!.id);
+      expect(kept?.isForgotten).toBe(true);
+      const read = await t.call("GET", `/ns/again/memories/${passport!.id}?include=documents`);
+      expect(read.body.included?.document?.customId).toBe("diary");
     } finally {
       await t.close();
     }

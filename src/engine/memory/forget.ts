@@ -11,7 +11,7 @@ import {
   expiredUnrecorded,
   forgottenMemoryIds,
   forgottenSentences,
-  memoryContextsOfDocument,
+  memoryContextsSaying,
   memoryNamespace,
   memorySourceTexts,
   memoryText,
@@ -86,7 +86,7 @@ export async function redactDocument(db: Db, documentId: string): Promise<number
   if (sentences.length === 0 || text === undefined) return [];
   const spans = sentenceSpans(text, sentences);
   const rewritten: number[] = [];
-  for (const c of await chunksForRedaction(db, documentId)) {
+  for (const c of await chunksForRedaction(db, documentId, spans, sentences)) {
     // From the document's text, not the stored content: a chunk already redacted loses the new
     // sentence too, also where a chunk boundary cuts it.
     const whole = c.end_offset <= text.length ? text.slice(c.start_offset, c.end_offset) : c.content;
@@ -103,9 +103,12 @@ export async function redactDocument(db: Db, documentId: string): Promise<number
       rewritten.push(c.rowid);
     }
   }
-  for (const m of await memoryContextsOfDocument(db, documentId)) {
-    const context = withoutSentences(m.context, sentences);
-    if (context !== m.context) await setMemoryContext(db, m.rowid, context);
+  const contexts = new Map<number, string>();
+  for (const sentence of sentences)
+    for (const m of await memoryContextsSaying(db, documentId, sentence)) contexts.set(m.rowid, m.context);
+  for (const [rowid, old] of contexts) {
+    const context = withoutSentences(old, sentences);
+    if (context !== old) await setMemoryContext(db, rowid, context);
   }
   return rewritten;
 }

@@ -81,12 +81,39 @@ export interface ChunkForRedaction {
   speaker: string | null;
 }
 
-export async function chunksForRedaction(db: Db, documentId: string): Promise<ChunkForRedaction[]> {
-  return (await statement(
+/** `%text%` for LIKE with ESCAPE '\\': the text's own % and _ match themselves. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * A document's chunks that hold a forgotten sentence: those over one of `spans` (offsets in the
+ * document's text) or whose context says one of `sentences`. Read by span and by sentence, not the
+ * whole document: a forget in a document of tens of thousands of chunks reads a few.
+ */
+export async function chunksForRedaction(
+  db: Db,
+  documentId: string,
+  spans: readonly { start: number; end: number }[],
+  sentences: readonly string[],
+): Promise<ChunkForRedaction[]> {
+  const columns = "rowid, start_offset, end_offset, content, context, speaker";
+  const found = new Map<number, ChunkForRedaction>();
+  const over = statement(
     db,
-    `SELECT rowid, start_offset, end_offset, content, context, speaker FROM chunks
-      WHERE document_id = ? ORDER BY position`,
-  ).all(documentId)) as unknown as ChunkForRedaction[];
+    `SELECT ${columns} FROM chunks WHERE document_id = ? AND start_offset < ? AND end_offset > ?`,
+  );
+  for (const s of spans) {
+    for (const r of (await over.all(documentId, s.end, s.start)) as unknown as ChunkForRedaction[])
+      found.set(r.rowid, r);
+  }
+  const around = statement(
+    db,
+    `SELECT ${columns} FROM chunks WHERE document_id = ? AND context LIKE ? ESCAPE '\\'`,
+  );
+  for (const sentence of sentences) {
+    for (const r of (await around.all(documentId, containing(sentence))) as unknown as ChunkForRedaction[])
+      found.set(r.rowid, r);
+  }
+  return [...found.values()];
 }
 
 /**
@@ -106,17 +133,18 @@ export async function deleteChunk(db: Db, rowid: number): Promise<void> {
   await statement(db, "DELETE FROM chunks WHERE rowid = ?").run(rowid);
 }
 
-/** The contexts (turns around the source) of the memories a document is a source of. */
-export async function memoryContextsOfDocument(
+/** The memories a document is a source of whose context (the text around their source) says `sentence`. */
+export async function memoryContextsSaying(
   db: Db,
   documentId: string,
+  sentence: string,
 ): Promise<{ rowid: number; context: string }[]> {
   return (await statement(
     db,
     `SELECT m.rowid, m.context FROM memories m
-      WHERE m.context != '' AND (m.document_id = ?
+      WHERE m.context LIKE ? ESCAPE '\\' AND (m.document_id = ?
         OR m.id IN (SELECT memory_id FROM memory_sources WHERE document_id = ?))`,
-  ).all(documentId, documentId)) as { rowid: number; context: string }[];
+  ).all(containing(sentence), documentId, documentId)) as { rowid: number; context: string }[];
 }
 
 export async function setMemoryContext(db: Db, rowid: number, context: string): Promise<void> {

@@ -194,6 +194,25 @@ describe("forget means gone from recall", () => {
     expect(dentist[0]?.text).toMatch(/dentist appointment moved to Thursday/);
   });
 
+  it("a sentence with LIKE's wildcards (% and _) leaves the turns around it too", async () => {
+    await addDocument(
+      "shop",
+      "shop-chat",
+      [
+        "Lena: My voucher code is SAVE_20% at the bakery.",
+        "Omar: Nice one.",
+        "Lena: The bakery opens at eight on weekdays.",
+      ].join("\n"),
+    );
+    const voucher = await memoryAbout("shop", /voucher/);
+    await api("DELETE", "/ns/shop/memories", { ids: [voucher.id] });
+    saysNothingOf(await recall("shop", "voucher code SAVE_20"), /voucher|SAVE_20/);
+    expect(matched(await search("shop", "voucher", "chunks"))).toEqual([]);
+    expect(matched(await search("shop", "bakery opens weekdays", "chunks"))[0]?.text).toMatch(
+      /opens at eight/,
+    );
+  });
+
   it("forgotten through v4 forget-matching, and kept forgotten when the same document is sent again", async () => {
     const content = [
       "Garden log.",

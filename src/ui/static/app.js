@@ -70,12 +70,13 @@ async function attempt(fn) {
 // ---------- confirmation ----------
 
 /** A modal question; resolves true when the user confirms. */
-function confirmAction({ title, text, items = [], ok }) {
+function confirmAction({ title, text, items = [], ok, destructive = true }) {
   const dialog = byId("confirm");
   byId("confirm-title").textContent = title;
   byId("confirm-text").textContent = text;
   replace(byId("confirm-list"), ...items.map((item) => h("li", { text: item })));
   byId("confirm-ok").textContent = ok;
+  byId("confirm-ok").classList.toggle("danger", destructive);
   dialog.returnValue = "";
   return new Promise((resolve) => {
     dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true });
@@ -492,6 +493,7 @@ async function restoreOne(m) {
       "list of forgotten memories, and the sentence it came from stays out of its document's passages in search.",
     items: [m.memory],
     ok: "Restore as a new memory",
+    destructive: false,
   });
   if (!ok) return;
   await attempt(async () => {

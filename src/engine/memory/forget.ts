@@ -13,7 +13,7 @@ import {
   forgottenSentences,
   memoryContextsSaying,
   memoryNamespace,
-  memorySourceTexts,
+  memorySourceSpans,
   memoryText,
   putChunkVector,
   rewriteChunk,
@@ -57,22 +57,31 @@ export interface ForgetDeps {
  * write transaction.
  */
 export async function forgetSentences(db: Db, memoryIds: readonly string[]): Promise<number[]> {
-  const documents = new Set<string>();
+  // Each document's text is read once, however many of its memories are forgotten.
+  const texts = new Map<string, string>();
+  const textOf = async (documentId: string) => {
+    let text = texts.get(documentId);
+    if (text === undefined) {
+      text = (await documentText(db, documentId)) ?? "";
+      texts.set(documentId, text);
+    }
+    return text;
+  };
   for (const id of memoryIds) {
     const memory = (await memoryText(db, id)) ?? "";
-    for (const src of await memorySourceTexts(db, id)) {
+    for (const src of await memorySourceSpans(db, id)) {
+      const text = await textOf(src.documentId);
       // Without a span (a model's memory), the sentence that says it, when one clearly does.
       const sentence =
         src.start === null || src.end === null
-          ? sentenceSaying(src.text, memory)
-          : src.text.slice(src.start, src.end).trim();
+          ? sentenceSaying(text, memory)
+          : text.slice(src.start, src.end).trim();
       if (sentence === null || !/[\p{L}\p{N}]/u.test(sentence)) continue;
       await addForgottenSentence(db, src.documentId, id, sentence);
-      documents.add(src.documentId);
     }
   }
   const rewritten: number[] = [];
-  for (const documentId of documents) rewritten.push(...(await redactDocument(db, documentId)));
+  for (const [documentId, text] of texts) rewritten.push(...(await redactDocument(db, documentId, text)));
   return rewritten;
 }
 
@@ -80,10 +89,11 @@ export async function forgetSentences(db: Db, memoryIds: readonly string[]): Pro
  * Brings a document's stored chunks and contexts in line with its forgotten sentences: each
  * chunk is its span of the document's text without them. The rowids of chunks rewritten.
  */
-export async function redactDocument(db: Db, documentId: string): Promise<number[]> {
+export async function redactDocument(db: Db, documentId: string, known?: string): Promise<number[]> {
   const sentences = await forgottenSentences(db, documentId);
-  const text = await documentText(db, documentId);
-  if (sentences.length === 0 || text === undefined) return [];
+  if (sentences.length === 0) return [];
+  const text = known ?? (await documentText(db, documentId));
+  if (text === undefined) return [];
   const spans = sentenceSpans(text, sentences);
   const rewritten: number[] = [];
   for (const c of await chunksForRedaction(db, documentId, spans, sentences)) {

@@ -9,35 +9,20 @@ import { statement } from "./statements.js";
  * caller's transaction when they write.
  */
 
-/** Where a memory came from: its source documents' texts and the span its sentence is. */
-export interface MemorySourceText {
-  memoryId: string;
+/** Where a memory came from: its source documents and the span its sentence is (null: unknown). */
+export interface MemorySourceSpan {
   documentId: string;
   start: number | null;
   end: number | null;
-  /** The document's resolved text (after fetching or conversion), else its content. */
-  text: string;
 }
 
-export async function memorySourceTexts(db: Db, memoryId: string): Promise<MemorySourceText[]> {
+export async function memorySourceSpans(db: Db, memoryId: string): Promise<MemorySourceSpan[]> {
   const rows = (await statement(
     db,
-    `SELECT s.document_id, s.start_offset, s.end_offset, COALESCE(d.text, d.content) AS text
-       FROM memory_sources s JOIN documents d ON d.id = s.document_id
-      WHERE s.memory_id = ? ORDER BY s.created_at, s.document_id`,
-  ).all(memoryId)) as {
-    document_id: string;
-    start_offset: number | null;
-    end_offset: number | null;
-    text: string | null;
-  }[];
-  return rows.map((r) => ({
-    memoryId,
-    documentId: r.document_id,
-    start: r.start_offset,
-    end: r.end_offset,
-    text: r.text ?? "",
-  }));
+    `SELECT document_id, start_offset, end_offset FROM memory_sources
+      WHERE memory_id = ? ORDER BY created_at, document_id`,
+  ).all(memoryId)) as { document_id: string; start_offset: number | null; end_offset: number | null }[];
+  return rows.map((r) => ({ documentId: r.document_id, start: r.start_offset, end: r.end_offset }));
 }
 
 export async function addForgottenSentence(

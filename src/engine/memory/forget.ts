@@ -38,8 +38,9 @@ import { queryTerms, stemTexts } from "../text/terms.js";
  * to say goes. The contexts around chunks and memories (indexed at a lower weight) lose them too.
  * The rest of each chunk stays findable, and the document's own text stays as stored: deleting it
  * is the document's delete. A document processed again (re-sent with the same id) keeps its
- * forgotten sentences out of its new chunks: what the user forgot stays forgotten (and relation
- * detection keeps the memory itself forgotten when the same fact is extracted again).
+ * forgotten sentences out of its new chunks and contexts, and no new memory is drawn from them
+ * (dreamer.ts commitFacts): what the user forgot stays forgotten, whatever the extractor now makes
+ * of the sentence; the forgotten memory keeps the document as its source.
  * A memory without a known source span (a model extracted it) loses the sentence that clearly says
  * it (text/redact.ts sentenceSaying), if one does; one written directly has no source to take out.
  */

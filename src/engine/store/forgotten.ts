@@ -160,15 +160,16 @@ export async function putChunkVector(db: Db, rowid: number, model: string, embed
 }
 
 /**
- * Live-looking memories whose forget_after has passed and whose sentences are not recorded yet,
- * oldest expiry first: an expiry forgets without a write, so a sweep records them (memory/forget.ts).
+ * Latest memories whose forget_after has passed and whose sentences are not recorded yet, oldest
+ * expiry first: an expiry forgets without a write, so a sweep records them (memory/forget.ts).
+ * Read through the partial index memories_live_forget_after: only memories with an expiry.
  */
 export async function expiredUnrecorded(db: Db, at: string, limit: number): Promise<string[]> {
   return (
     (await statement(
       db,
       `SELECT m.id FROM memories m
-        WHERE m.forget_after IS NOT NULL AND m.forget_after <= ? AND m.is_forgotten = 0
+        WHERE m.forget_after IS NOT NULL AND m.forget_after <= ? AND m.is_forgotten = 0 AND m.is_latest = 1
           AND EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = m.id AND s.start_offset IS NOT NULL)
           AND NOT EXISTS (SELECT 1 FROM forgotten_sentences f WHERE f.memory_id = m.id)
         ORDER BY m.forget_after LIMIT ?`,

@@ -14,7 +14,8 @@
  * - `memory`: `id`, `memory`, `metadata`, `version`, `isLatest`, `isForgotten`, `forgetAfter`,
  *   `forgetReason`, `parentMemoryId`, `rootMemoryId`, `documentId`, …, and `vector`;
  * - `memorySource`: which documents a memory came from; `relation`: `fromId` updates | extends |
- *   derives `toId`.
+ *   derives `toId`; `forgottenSentence`: `documentId`, `memoryId`, `sentence` a forgotten memory
+ *   came from (kept out of that document's chunks). A file without them imports as before.
  * Times are ISO strings, as stored. Ids are kept, so an import goes into namespaces that are empty.
  */
 import { once } from "node:events";

@@ -72,8 +72,19 @@ async function api(url: string, method: string, path: string, body?: unknown, ke
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-async function addAndWait(url: string, ns: string, content: string, date: string): Promise<string> {
-  const added = await api(url, "POST", `/ns/${ns}/document`, { content, date, dreaming: "instant" });
+async function addAndWait(
+  url: string,
+  ns: string,
+  content: string,
+  date: string,
+  metadata?: Record<string, string>,
+): Promise<string> {
+  const added = await api(url, "POST", `/ns/${ns}/document`, {
+    content,
+    date,
+    dreaming: "instant",
+    ...(metadata ? { metadata } : {}),
+  });
   expect(added.status).toBe(200);
   const id = added.body.id as string;
   for (let i = 0; i < 200; i++) {
@@ -164,7 +175,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the memory browser in chromium", () =
     ]);
     await page.getByLabel("Namespace").selectOption("alice");
     await until(() => page.locator("#memory-list .memory-text").count()).toBe(3);
-    const namespaces = await page.getByRole("option").allTextContents();
+    const namespaces = await page.getByLabel("Namespace").getByRole("option").allTextContents();
     // Counts are of current memories: the superseded Paris version is not one.
     expect(namespaces).toEqual(["alice (3 memories)", "work (1 memory)"]);
     await until(() => page.locator("#namespace-list").textContent()).toContain("4 documents · 3 memories");
@@ -194,13 +205,15 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the memory browser in chromium", () =
   it("shows a memory's version history: earlier and newer versions", async () => {
     const { page } = await signedIn();
     const berlin = page.getByRole("listitem").filter({ hasText: "Alice lives in Berlin." });
-    await berlin.getByRole("button", { name: "History" }).click();
+    await berlin.getByRole("button", { name: "Details and history" }).click();
     const parents = berlin.getByRole("region", { name: "Earlier versions (parents)" });
     await until(() => parents.textContent()).toContain("Alice lives in Paris.");
     expect(await berlin.getByRole("region", { name: "Newer versions (children)" }).textContent()).toContain(
       "No newer version",
     );
-    expect(await berlin.getByRole("button", { name: "History" }).getAttribute("aria-expanded")).toBe("true");
+    expect(
+      await berlin.getByRole("button", { name: "Details and history" }).getAttribute("aria-expanded"),
+    ).toBe("true");
     await shot(page, "3-version-history");
     await page.context().close();
   });
@@ -331,6 +344,169 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the memory browser in chromium", () =
     ).toMatch(/Sync of web-crawler started|already running/i);
     await until(() => connector.textContent()).toMatch(/Last sync: \w+/);
     await shot(page, "10-connectors");
+    await page.context().close();
+  });
+
+  /** Signed in, with `ns` open on the memories view. */
+  async function openedAt(ns: string): Promise<Page> {
+    const { page } = await signedIn();
+    await page.getByLabel("Namespace").selectOption(ns);
+    await until(() => page.locator("#memory-count").textContent()).toMatch(/memor(y|ies)/);
+    return page;
+  }
+
+  const shown = (page: Page) => page.locator("#memory-list .memory-text").allTextContents();
+
+  it("filters the memory list by document, by text and by date", async () => {
+    await addAndWait(serve.url, "bob-filter", "Bob drinks black tea every morning.", "2024-07-01");
+    const chessDoc = await addAndWait(
+      serve.url,
+      "bob-filter",
+      "Bob plays chess on Wednesdays.",
+      "2024-07-02",
+    );
+    await addAndWait(serve.url, "bob-filter", "Bob's tea kettle is copper.", "2024-07-03");
+    const page = await openedAt("bob-filter");
+    await until(() => shown(page)).toHaveLength(3);
+
+    // By document: the API's own filter.
+    await page.getByLabel("Document", { exact: true }).selectOption(chessDoc);
+    await until(() => shown(page)).toEqual(["Bob plays chess on Wednesdays."]);
+    expect(await page.locator("#memory-count").textContent()).toBe(
+      "1 memory from this document, newest first.",
+    );
+    await page.getByRole("button", { name: "Clear filter" }).click();
+    await until(() => shown(page)).toHaveLength(3);
+
+    // By text, any case.
+    await page.getByLabel("Text contains").fill("TEA");
+    await page.getByRole("button", { name: "Filter", exact: true }).click();
+    await until(() => shown(page)).toEqual([
+      "Bob's tea kettle is copper.",
+      "Bob drinks black tea every morning.",
+    ]);
+    expect(await page.locator("#memory-count").textContent()).toBe("2 memories match the filter.");
+
+    // By the day they were remembered (today, UTC): a range after today or before it holds none.
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel("Text contains").fill("");
+    await page.getByLabel("Remembered from").fill(day(1));
+    await page.getByRole("button", { name: "Filter", exact: true }).click();
+    await until(() => page.locator("#memory-count").textContent()).toBe("0 memories match the filter.");
+    await page.getByLabel("Remembered from").fill(day(-1));
+    await page.getByLabel("Remembered until").fill(day(0));
+    await page.getByRole("button", { name: "Filter", exact: true }).click();
+    await until(() => shown(page)).toHaveLength(3);
+    await page.getByLabel("Remembered until").fill(day(-1));
+    await page.getByRole("button", { name: "Filter", exact: true }).click();
+    await until(() => page.locator("#memory-count").textContent()).toBe("0 memories match the filter.");
+    await shot(page, "11-filter");
+    // Another namespace starts unfiltered.
+    await page.getByLabel("Namespace").selectOption("work");
+    await until(() => shown(page)).toEqual(["The team ships on Thursdays."]);
+    expect(await page.getByLabel("Remembered until").inputValue()).toBe("");
+    await page.context().close();
+  });
+
+  it("edits a memory into a new version, and shows a memory's metadata and source", async () => {
+    await addAndWait(serve.url, "bob-edit", "Bob drinks black tea every morning.", "2024-07-01", {
+      project: "breakfast",
+    });
+    await addAndWait(serve.url, "bob-edit", "Bob's bike is a blue Brompton.", "2024-07-02", {
+      project: "commute",
+    });
+    const oldId = await memoryIdOf(serve.url, "bob-edit", "Bob drinks black tea every morning.");
+    const page = await openedAt("bob-edit");
+
+    // Details: metadata, the source document and the passage the memory came from.
+    const bike = page.locator("#memory-list > li").filter({ hasText: "Bob's bike is a blue Brompton." });
+    await bike.getByRole("button", { name: "Details and history" }).click();
+    const details = bike.getByRole("region", { name: "Details" });
+    await until(() => details.textContent()).toContain("commute");
+    expect(await details.textContent()).toMatch(
+      /Document Bob's bike is a blue Brompton\. \(text, id \S+, dated 2024-07-02\)/,
+    );
+    expect(await details.locator(".passage").textContent()).toBe("Bob's bike is a blue Brompton.");
+
+    const tea = page.locator("#memory-list > li").filter({ hasText: "Bob drinks black tea every morning." });
+    await tea.getByRole("button", { name: "Edit" }).click();
+    await tea.getByLabel("Corrected text").fill("Bob drinks green tea every morning.");
+    await shot(page, "12-edit");
+    await tea.getByRole("button", { name: "Save new version" }).click();
+    await until(() => page.locator("#status").textContent()).toBe(
+      "Saved as version 2: Bob drinks green tea every morning.",
+    );
+    await until(() => shown(page)).toContain("Bob drinks green tea every morning.");
+    expect(await shown(page)).not.toContain("Bob drinks black tea every morning.");
+    // The API, asked on its own: the old text is the new version's parent, no longer latest.
+    const newId = await memoryIdOf(serve.url, "bob-edit", "Bob drinks green tea every morning.");
+    const read = await api(serve.url, "GET", `/ns/bob-edit/memories/${newId}?include=related`);
+    expect(read.body).toMatchObject({
+      version: 2,
+      isLatest: true,
+      parentMemoryId: oldId,
+      metadata: { project: "breakfast" },
+    });
+    expect(read.body.included.related.parents.map((m: { memory: string }) => m.memory)).toEqual([
+      "Bob drinks black tea every morning.",
+    ]);
+    const green = page
+      .locator("#memory-list > li")
+      .filter({ hasText: "Bob drinks green tea every morning." });
+    await green.getByRole("button", { name: "Details and history" }).click();
+    await until(() =>
+      green.getByRole("region", { name: "Earlier versions (parents)" }).textContent(),
+    ).toContain("Bob drinks black tea every morning.");
+    expect(await green.getByRole("region", { name: "Details" }).textContent()).toContain(
+      "No source document",
+    );
+    await page.context().close();
+  });
+
+  it("forgets a memory (its passage leaves search), restores it as a new memory, and drops banners with their view", async () => {
+    await addAndWait(serve.url, "bob-forget", "Owner: Tomasz.", "2024-07-01");
+    await addAndWait(serve.url, "bob-forget", "The release ships on Monday.", "2024-07-02");
+    const ownerId = await memoryIdOf(serve.url, "bob-forget", "Owner: Tomasz.");
+    const page = await openedAt("bob-forget");
+    const owner = page.locator("#memory-list > li").filter({ hasText: "Owner: Tomasz." });
+    await owner.getByRole("button", { name: "Forget" }).click();
+    const dialog = page.getByRole("dialog", { name: "Forget this memory?" });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toMatch(
+      /taken out of its document's passages.*document itself stays stored/s,
+    );
+    await dialog.getByRole("button", { name: "Forget memory" }).click();
+    await until(() => page.locator("#status").textContent()).toBe("Forgot: Owner: Tomasz.");
+
+    // Another view: the banner goes. A hybrid search no longer finds the source passage.
+    await page.getByRole("tab", { name: "Search" }).click();
+    expect(await page.locator("#status").textContent()).toBe("");
+    await page.getByRole("searchbox", { name: "Search" }).fill("Tomasz");
+    await page.getByLabel("Threshold").fill("0");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await until(() => page.locator("#search-info").textContent()).toMatch(/for “Tomasz”/);
+    expect(await page.locator("#search-results").textContent()).not.toContain("Tomasz");
+
+    // Restore: the dialog says the API has no un-forget and what happens instead.
+    await page.getByRole("tab", { name: "Memories" }).click();
+    await page.getByLabel("Show forgotten and superseded memories").check();
+    const forgotten = page.locator("#memory-list > li.forgotten").filter({ hasText: "Owner: Tomasz." });
+    await forgotten.getByRole("button", { name: "Restore" }).click();
+    const restore = page.getByRole("dialog", { name: "Restore this memory?" });
+    await restore.waitFor();
+    expect(await restore.textContent()).toContain("The API has no way to un-forget a memory");
+    await shot(page, "13-restore");
+    await restore.getByRole("button", { name: "Restore as a new memory" }).click();
+    await until(() => page.locator("#status").textContent()).toBe("Restored as a new memory: Owner: Tomasz.");
+    const live = await api(serve.url, "POST", "/ns/bob-forget/list/memories?limit=100", {});
+    const restored = live.body.memories.filter((m: { memory: string }) => m.memory === "Owner: Tomasz.");
+    expect(restored).toHaveLength(1);
+    expect(restored[0].id).not.toBe(ownerId);
+    expect((await api(serve.url, "GET", `/ns/bob-forget/memories/${ownerId}`)).body.isForgotten).toBe(true);
+
+    // Another namespace: the banner goes too.
+    await page.getByLabel("Namespace").selectOption("work");
+    await until(() => page.locator("#status").textContent()).toBe("");
     await page.context().close();
   });
 

@@ -113,6 +113,10 @@ describe(`memctx export and import (${TEST_BACKEND})`, () => {
     expect(lines[0]).toMatchObject({ kind: "memctx-export", version: 1 });
     expect(lines.filter((l) => l.kind === "namespace").map((l) => l.name)).toEqual(["home", "work"]);
     expect(lines.some((l) => l.kind === "memory" && l.isForgotten === 1)).toBe(true);
+    // The forgotten memory's sentence travels too: re-processed there, the document keeps it out.
+    expect(
+      lines.some((l) => l.kind === "forgottenSentence" && /green tea/.test(l.sentence) && l.documentId),
+    ).toBe(true);
 
     const imported = memctx("import", file, "--data-dir", to.path);
     expect(imported.status, imported.stderr).toBe(0);

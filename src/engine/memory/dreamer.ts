@@ -24,6 +24,7 @@ import { conversationTurns } from "../text/conversation.js";
 import { OfflineExtractor } from "./extract/offline.js";
 import type { ExtractionInput, Extractor } from "./extract/types.js";
 import { matchesFilterByMetadata } from "./filter-by-metadata.js";
+import { forgottenInDocument, redactDocument } from "./forget.js";
 import { type AppliedFact, applyFacts, type Fact, normalizeExpiry } from "./relations.js";
 
 /** The job kind of a namespace's batched (dynamic) dreaming, in the shared `jobs` table. */
@@ -387,8 +388,10 @@ export async function commitFacts(
     if (!current || current.generation !== generation || current.dreaming_status === "done") return [];
     if (current.namespace_id !== doc.namespace_id) throw new DocumentMovedError(doc.id);
     const metadata = parseJson<Metadata>(doc.metadata, {});
+    // Nothing is remembered again from a sentence the user forgot (memory/forget.ts).
+    const forgotten = await forgottenInDocument(db, doc.id);
     // applyFacts skips empty facts: leave them out here so its results line up with `kept`.
-    const kept = facts.filter((f) => f.memory.trim() !== "");
+    const kept = facts.filter((f) => f.memory.trim() !== "" && !forgotten.holds(f.source));
     const applied = await applyFacts(
       db,
       {
@@ -403,9 +406,10 @@ export async function commitFacts(
     // What an earlier version of the document said and this one no longer does loses it as a source
     // (appended turns add to what the earlier ones said).
     if (!drawn.appended) {
-      const supported = new Set(
-        applied.flatMap((a) => (a.relatedTo ? [a.memoryId, a.relatedTo] : [a.memoryId])),
-      );
+      const supported = new Set([
+        ...applied.flatMap((a) => (a.relatedTo ? [a.memoryId, a.relatedTo] : [a.memoryId])),
+        ...forgotten.memoryIds,
+      ]);
       await releaseDocument(
         db,
         doc.namespace_id,
@@ -413,6 +417,8 @@ export async function commitFacts(
         (await documentMemoryIds(db, doc.id)).filter((id) => !supported.has(id)),
       );
     }
+    // The new memories' contexts (the text around their sources) lose the forgotten sentences too.
+    if (forgotten.any) await redactDocument(db, doc.id);
     await setDreamedChars(db, doc.id, drawn.chars);
     await setDreamingStatus(db, [doc.id], "done");
     if (note) await noteDocument(db, doc.id, note);

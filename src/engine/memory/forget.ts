@@ -1,15 +1,198 @@
 import type { ForgetResponse } from "../../api/memories.js";
-import type { Embedder } from "../models/embedder.js";
+import { type Embedder, embedsChunks } from "../models/embedder.js";
 import { search } from "../search/search.js";
-import { type Db, transaction } from "../store/db.js";
+import { type Db, namespaceTransaction, transaction } from "../store/db.js";
+import {
+  addForgottenSentence,
+  chunkContents,
+  chunksForRedaction,
+  deleteChunk,
+  documentText,
+  expiredUnrecorded,
+  forgottenMemoryIds,
+  forgottenSentences,
+  memoryContextsSaying,
+  memoryNamespace,
+  memorySourceSpans,
+  memoryText,
+  putChunkVector,
+  rewriteChunk,
+  setMemoryContext,
+} from "../store/forgotten.js";
 import { getMemoryRow, markForgotten } from "../store/memories.js";
+import {
+  redactPassage,
+  saysNothing,
+  sentenceSaying,
+  sentenceSpans,
+  withoutSentences,
+} from "../text/redact.js";
 import { queryTerms, stemTexts } from "../text/terms.js";
 
 /**
- * Forgetting a memory hides it from lists, search and the profile; a direct read still answers it
- * with `isForgotten: true`. A memory past its `forget_after` counts as forgotten the same way
- * without being written (see LIVE_MEMORY_SQL).
+ * Forget means gone from recall. Forgetting a memory (by id, by meaning, v4 DELETE or
+ * forget-matching, or its `forget_after` passing) hides it from lists, search and the profile; a
+ * direct read still answers it with `isForgotten: true`. Its source sentences are recorded against
+ * their documents (forgotten_sentences), and every chunk of those documents loses them: the chunk
+ * is re-indexed and embedded again without them, and shown without them; a chunk left with nothing
+ * to say goes. The contexts around chunks and memories (indexed at a lower weight) lose them too.
+ * The rest of each chunk stays findable, and the document's own text stays as stored: deleting it
+ * is the document's delete. A document processed again (re-sent with the same id) keeps its
+ * forgotten sentences out of its new chunks and contexts, and no new memory is drawn from them
+ * (dreamer.ts commitFacts): what the user forgot stays forgotten, whatever the extractor now makes
+ * of the sentence; the forgotten memory keeps the document as its source.
+ * A memory without a known source span (a model extracted it) loses the sentence that clearly says
+ * it (text/redact.ts sentenceSaying), if one does; one written directly has no source to take out.
  */
+
+export interface ForgetDeps {
+  db: Db;
+  /** Embeds the chunks that lost a sentence again (when it embeds chunks). */
+  embedder?: Embedder | null | undefined;
+  log?: ((message: string) => void) | undefined;
+}
+
+/**
+ * Records the source sentences of `memoryIds` and takes them out of their documents' chunks and
+ * contexts; the rowids of chunks rewritten (their vectors dropped, to embed again). Call inside a
+ * write transaction.
+ */
+export async function forgetSentences(db: Db, memoryIds: readonly string[]): Promise<number[]> {
+  // Each document's text is read once, however many of its memories are forgotten.
+  const texts = new Map<string, string>();
+  const textOf = async (documentId: string) => {
+    let text = texts.get(documentId);
+    if (text === undefined) {
+      text = (await documentText(db, documentId)) ?? "";
+      texts.set(documentId, text);
+    }
+    return text;
+  };
+  for (const id of memoryIds) {
+    const memory = (await memoryText(db, id)) ?? "";
+    for (const src of await memorySourceSpans(db, id)) {
+      const text = await textOf(src.documentId);
+      // Without a span (a model's memory), the sentence that says it, when one clearly does.
+      const sentence =
+        src.start === null || src.end === null
+          ? sentenceSaying(text, memory)
+          : text.slice(src.start, src.end).trim();
+      if (sentence === null || !/[\p{L}\p{N}]/u.test(sentence)) continue;
+      await addForgottenSentence(db, src.documentId, id, sentence);
+    }
+  }
+  const rewritten: number[] = [];
+  for (const [documentId, text] of texts) rewritten.push(...(await redactDocument(db, documentId, text)));
+  return rewritten;
+}
+
+/**
+ * Brings a document's stored chunks and contexts in line with its forgotten sentences: each
+ * chunk is its span of the document's text without them. The rowids of chunks rewritten.
+ */
+export async function redactDocument(db: Db, documentId: string, known?: string): Promise<number[]> {
+  const sentences = await forgottenSentences(db, documentId);
+  if (sentences.length === 0) return [];
+  const text = known ?? (await documentText(db, documentId));
+  if (text === undefined) return [];
+  const spans = sentenceSpans(text, sentences);
+  const rewritten: number[] = [];
+  for (const c of await chunksForRedaction(db, documentId, spans, sentences)) {
+    // From the document's text, not the stored content: a chunk already redacted loses the new
+    // sentence too, also where a chunk boundary cuts it.
+    const whole = c.end_offset <= text.length ? text.slice(c.start_offset, c.end_offset) : c.content;
+    const content = redactPassage(
+      text,
+      { start: c.start_offset, end: c.end_offset, content: whole },
+      spans,
+      sentences,
+    );
+    const context = withoutSentences(c.context, sentences);
+    if (saysNothing(content, c.speaker)) await deleteChunk(db, c.rowid);
+    else if (content !== c.content || context !== c.context) {
+      await rewriteChunk(db, c.rowid, content, context);
+      rewritten.push(c.rowid);
+    }
+  }
+  const contexts = new Map<number, string>();
+  for (const sentence of sentences)
+    for (const m of await memoryContextsSaying(db, documentId, sentence)) contexts.set(m.rowid, m.context);
+  for (const [rowid, old] of contexts) {
+    const context = withoutSentences(old, sentences);
+    if (context !== old) await setMemoryContext(db, rowid, context);
+  }
+  return rewritten;
+}
+
+/** A document's forgotten sentences as its memories are stored again (see commitFacts). */
+export interface ForgottenInDocument {
+  /** Whether a fact drawn from `source` would say a forgotten sentence again. */
+  holds(source: { start: number; end: number } | undefined): boolean;
+  /** The forgotten memories drawn from it: they keep it as their source (and stay forgotten). */
+  memoryIds: string[];
+  any: boolean;
+}
+
+/**
+ * What a document processed again must not remember anew: its forgotten sentences, where its
+ * current text says them. Call inside the transaction that stores its memories.
+ */
+export async function forgottenInDocument(db: Db, documentId: string): Promise<ForgottenInDocument> {
+  const sentences = await forgottenSentences(db, documentId);
+  if (sentences.length === 0) return { holds: () => false, memoryIds: [], any: false };
+  const spans = sentenceSpans((await documentText(db, documentId)) ?? "", sentences);
+  return {
+    holds: (src) => src !== undefined && spans.some((s) => src.start < s.end && src.end > s.start),
+    memoryIds: await forgottenMemoryIds(db, documentId),
+    any: true,
+  };
+}
+
+/**
+ * Embeds rewritten chunks again, after the forget committed (a model call never holds the write
+ * lock). Without a chunk embedder, or when it fails, they stay without a vector: found lexically.
+ */
+export async function reembedChunks(deps: ForgetDeps, rowids: readonly number[]): Promise<void> {
+  const embedder = deps.embedder;
+  if (!embedsChunks(embedder) || rowids.length === 0) return;
+  try {
+    const chunks = await chunkContents(deps.db, rowids);
+    const vectors = await embedder.embed(chunks.map((c) => c.content));
+    await transaction(deps.db, async () => {
+      for (const [i, c] of chunks.entries()) {
+        const v = vectors[i];
+        if (v) await putChunkVector(deps.db, c.rowid, embedder.model, v);
+      }
+    });
+  } catch (err) {
+    deps.log?.(`embedding chunks after a forget failed, they are found lexically: ${String(err)}`);
+  }
+}
+
+/** Memories whose expiry the sweep records per run. */
+export const EXPIRY_SWEEP_BATCH = 100;
+
+/**
+ * A memory past its `forget_after` is forgotten at that moment, without a write: this sweep (run
+ * by the processing workers every EXPIRY_SWEEP_MS) records its sentences and takes them out of
+ * the chunks, as an explicit forget does. How many memories it recorded.
+ */
+export async function sweepExpired(deps: ForgetDeps, at = new Date().toISOString()): Promise<number> {
+  const ids = await expiredUnrecorded(deps.db, at, EXPIRY_SWEEP_BATCH);
+  const rewritten: number[] = [];
+  for (const id of ids) {
+    const namespaceId = await memoryNamespace(deps.db, id);
+    if (!namespaceId) continue;
+    rewritten.push(
+      ...(await namespaceTransaction(deps.db, namespaceId, () => forgetSentences(deps.db, [id]))),
+    );
+  }
+  await reembedChunks(deps, rewritten);
+  return ids.length;
+}
+
+/** How often the workers record expired memories' sentences (see sweepExpired). */
+export const EXPIRY_SWEEP_MS = 30_000;
 
 /** Most memories one forget-by-meaning matches. */
 export const FORGET_SEMANTIC_LIMIT = 100;
@@ -35,28 +218,49 @@ export function matchesOwnText(query: string, memory: string): boolean {
   return held > 0 && held / terms.length >= FORGET_OWN_TEXT_SHARE;
 }
 
-/** Forgets memories of one namespace by exact id; unknown ids (or another namespace's) are reported. */
-export async function forgetByIds(
+/**
+ * Forgets memories of one namespace by exact id, inside the caller's write transaction: marks
+ * them and takes their sentences out of the chunks (see the top of this file). Unknown ids (or
+ * another namespace's) are reported. The rewritten chunks' rowids come back to embed again.
+ */
+export async function forgetByIdsInTransaction(
   db: Db,
   namespaceId: string | null,
   ids: readonly string[],
   reason = "forgotten by id",
-): Promise<ForgetResponse> {
-  return await transaction(db, async () => {
-    const matches: ForgetResponse["matches"] = [];
-    const errors: ForgetResponse["errors"] = [];
-    for (const id of new Set(ids)) {
-      const row = namespaceId ? await getMemoryRow(db, namespaceId, id) : undefined;
-      if (!row) {
-        errors.push({ id, error: "memory not found" });
-        continue;
-      }
-      // Forgetting a forgotten memory is a success: it stays forgotten.
-      await markForgotten(db, row.id, reason);
-      matches.push({ id: row.id, memory: row.memory });
+): Promise<{ response: ForgetResponse; rewritten: number[] }> {
+  const matches: ForgetResponse["matches"] = [];
+  const errors: ForgetResponse["errors"] = [];
+  for (const id of new Set(ids)) {
+    const row = namespaceId ? await getMemoryRow(db, namespaceId, id) : undefined;
+    if (!row) {
+      errors.push({ id, error: "memory not found" });
+      continue;
     }
-    return { count: matches.length, matches, errors };
-  });
+    // Forgetting a forgotten memory is a success: it stays forgotten.
+    await markForgotten(db, row.id, reason);
+    matches.push({ id: row.id, memory: row.memory });
+  }
+  const rewritten = await forgetSentences(
+    db,
+    matches.map((m) => m.id),
+  );
+  return { response: { count: matches.length, matches, errors }, rewritten };
+}
+
+/** Forgets memories of one namespace by exact id (see forgetByIdsInTransaction), then re-embeds. */
+export async function forgetByIds(
+  deps: ForgetDeps,
+  namespaceId: string | null,
+  ids: readonly string[],
+  reason = "forgotten by id",
+): Promise<ForgetResponse> {
+  const run = () => forgetByIdsInTransaction(deps.db, namespaceId, ids, reason);
+  const { response, rewritten } = namespaceId
+    ? await namespaceTransaction(deps.db, namespaceId, run)
+    : await transaction(deps.db, run);
+  await reembedChunks(deps, rewritten);
+  return response;
 }
 
 /** How a forget by meaning may be tuned (legacy forget-matching sets them; v5 uses the defaults). */
@@ -75,7 +279,7 @@ export interface ForgetByMeaningOptions {
  * FORGET_SEMANTIC_THRESHOLD. A dry run returns the matches, forgets nothing and counts 0.
  */
 export async function forgetByMeaning(
-  deps: { db: Db; embedder?: Embedder | null; log?: (m: string) => void },
+  deps: ForgetDeps,
   namespaceId: string | null,
   query: string,
   dryRun: boolean,
@@ -100,7 +304,7 @@ export async function forgetByMeaning(
     .map((h) => ({ id: h.id, memory: h.memory }));
   if (dryRun || !namespaceId || matches.length === 0) return { count: 0, matches, errors: [] };
   return await forgetByIds(
-    deps.db,
+    deps,
     namespaceId,
     matches.map((m) => m.id),
     opts.reason ?? `forgotten by meaning: ${query}`,

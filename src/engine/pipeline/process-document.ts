@@ -1,6 +1,6 @@
 import type { DocumentType } from "../../api/index.js";
 import type { EngineContext } from "../context.js";
-import { chunkText } from "../ingest/chunk.js";
+import { chunkText, type TextChunk } from "../ingest/chunk.js";
 import { isUrlContent, resolveContent } from "../ingest/content.js";
 import { FetchFailedError, FetchRefusedError } from "../ingest/fetch.js";
 import { dayLabel } from "../ingest/label.js";
@@ -14,7 +14,9 @@ import {
   indexDocument,
   setDocumentStatus,
 } from "../store/documents.js";
+import { forgottenSentences } from "../store/forgotten.js";
 import type { JobRow } from "../store/jobs.js";
+import { redactPassage, saysNothing, sentenceSpans, withoutSentences } from "../text/redact.js";
 import { extractFile } from "./extraction.js";
 import { PermanentJobError } from "./worker.js";
 
@@ -73,7 +75,14 @@ export function documentJobHandler(ctx: EngineContext) {
 
     // Short stages of small documents are not worth a write each; large ones show their stage.
     if (resolved.text.length > LARGE_TEXT && !(await stage("chunking"))) return;
-    const chunks = chunkText(resolved.text, { format: resolved.format });
+    // What the user forgot stays forgotten when the document comes again: its chunks are made
+    // without the forgotten sentences (memory/forget.ts), so a chunk stored redacted is kept as is.
+    const forgotten = await forgottenSentences(ctx.db, id);
+    const chunks = withoutForgotten(
+      resolved.text,
+      chunkText(resolved.text, { format: resolved.format }),
+      forgotten,
+    );
 
     let vectors: { model: string; embeddings: (Float32Array | undefined)[] } | undefined;
     if (embedsChunks(ctx.embedder) && chunks.length) {
@@ -129,6 +138,18 @@ export function documentJobHandler(ctx: EngineContext) {
       ctx.log(`dreaming failed for ${id}: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
+}
+
+/** Chunks without the document's forgotten sentences; those left saying nothing are dropped. */
+function withoutForgotten(text: string, chunks: TextChunk[], forgotten: readonly string[]): TextChunk[] {
+  if (forgotten.length === 0) return chunks;
+  const spans = sentenceSpans(text, forgotten);
+  return chunks.flatMap((c) => {
+    const content = redactPassage(text, c, spans, forgotten);
+    if (saysNothing(content, c.speaker)) return [];
+    const context = c.context === undefined ? undefined : withoutSentences(c.context, forgotten);
+    return [{ ...c, content, ...(context === undefined ? {} : { context }) }];
+  });
 }
 
 /** A document whose job failed for good shows `failed` with the message. */

@@ -31,7 +31,8 @@ export function memoryRoutes(app: EngineApp, ctx: EngineContext): void {
     app,
     ctx,
     endpoints.forgetMemories,
-    async ({ namespace, body }) => await forgetByIds(db, namespace?.id ?? null, body.ids),
+    async ({ namespace, body }) =>
+      await forgetByIds({ db, embedder: ctx.embedder, log: ctx.log }, namespace?.id ?? null, body.ids),
   );
 
   route(app, ctx, endpoints.getMemory, async ({ namespace, params, query }) => {

@@ -3,6 +3,7 @@ import type { Metadata } from "../../api/common.js";
 import { SEARCH_DEFAULTS, type SearchBody, type SearchHit, type SearchResponse } from "../../api/search.js";
 import { type Embedder, embedsChunks } from "../models/embedder.js";
 import type { Db } from "../store/connection.js";
+import { forgottenSentences } from "../store/forgotten.js";
 import { relatedMemoryRefs } from "../store/memory-relations.js";
 import {
   type ChunkHitRow,
@@ -14,6 +15,7 @@ import {
   memorySourceSpans,
 } from "../store/search-hits.js";
 import { type Corpus, hasMemories, type Scope } from "../store/search-scope.js";
+import { redactTitle } from "../text/redact.js";
 import { queryTerms, STOP_WORDS } from "../text/terms.js";
 import { dropRepeats } from "./dedup.js";
 import { anchorQueries, endPointQueries, mergeBest } from "./endpoints.js";
@@ -329,10 +331,12 @@ async function toHit(db: Db, item: RerankItem, namespaceId: string, req: SearchR
 async function documentSummary(db: Db, documentId: string): Promise<Record<string, unknown> | undefined> {
   const d = await documentCitationRow(db, documentId);
   if (!d) return undefined;
+  // A title made from a forgotten sentence (a text's first line) does not recall it (memory/forget.ts).
+  const forgotten = d.title ? await forgottenSentences(db, documentId) : [];
   return {
     id: d.id,
     customId: d.custom_id,
-    title: d.title,
+    title: forgotten.length > 0 && d.title ? redactTitle(d.title, forgotten) : d.title,
     type: d.type,
     url: d.url,
     source: d.source,

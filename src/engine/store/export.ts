@@ -19,7 +19,8 @@ export type ExportKind =
   | "chunk"
   | "memory"
   | "memorySource"
-  | "relation";
+  | "relation"
+  | "forgottenSentence";
 
 interface Table {
   table: string;
@@ -111,6 +112,11 @@ const TABLES = {
     columns: ["memory_id", "document_id", "start_offset", "end_offset", "created_at"],
   },
   relation: { table: "memory_relations", columns: ["from_id", "to_id", "relation", "created_at"] },
+  // What the user forgot stays out of the chunks when an imported document is processed again.
+  forgottenSentence: {
+    table: "forgotten_sentences",
+    columns: ["document_id", "memory_id", "sentence", "created_at"],
+  },
 } as const satisfies Partial<Record<ExportKind, Table>>;
 
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -151,6 +157,9 @@ async function rowsOf(
     const memoryColumn = kind === "memorySource" ? "memory_id" : "from_id";
     sql = `SELECT ${cols} FROM ${t.table} x JOIN memories m ON m.id = x.${memoryColumn}
            WHERE m.namespace_id = ? ORDER BY m.rowid, x.created_at, x.rowid`;
+  } else if (kind === "forgottenSentence") {
+    sql = `SELECT ${cols} FROM ${t.table} x JOIN documents d ON d.id = x.document_id
+           WHERE d.namespace_id = ? ORDER BY x.document_id, x.memory_id, x.sentence`;
   } else if (t.vectors) {
     sql = `SELECT ${cols}, v.model AS vector_model, v.embedding AS vector_embedding FROM ${t.table} x
            LEFT JOIN ${t.vectors.table} v ON v.${t.vectors.key} = x.rowid
@@ -202,7 +211,14 @@ export async function exportRecords(
           updatedAt: ns.updated_at,
         });
         for (const b of await buckets.all(org.id, ns.id)) await emit(bucketRecord(ns.name, b));
-        for (const kind of ["document", "chunk", "memory", "memorySource", "relation"] as const) {
+        for (const kind of [
+          "document",
+          "chunk",
+          "memory",
+          "memorySource",
+          "relation",
+          "forgottenSentence",
+        ] as const) {
           await rowsOf(db, kind, ns.id, emit);
         }
       }
@@ -313,7 +329,8 @@ export class ImportWriter {
       case "chunk":
       case "memory":
       case "memorySource":
-      case "relation": {
+      case "relation":
+      case "forgottenSentence": {
         const t: Table = TABLES[r.kind];
         const ns = this.namespace;
         if (!ns) throw new ImportRecordError(`a ${r.kind} record comes before any namespace record`);

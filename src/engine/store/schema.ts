@@ -488,6 +488,20 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE api_keys ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
   `,
+  // 11: forget means gone from recall. A forgotten memory's source sentence, as its document says
+  // it: the document's chunks (and the contexts around them) no longer hold it, now and whenever
+  // the document is processed again (memory/forget.ts). The document's own text stays as stored.
+  // No foreign key to the memory: the sentence stays forgotten if that memory row goes.
+  `
+  CREATE TABLE forgotten_sentences (
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    memory_id   TEXT NOT NULL,
+    sentence    TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    PRIMARY KEY (document_id, memory_id, sentence)
+  );
+  CREATE INDEX forgotten_sentences_memory ON forgotten_sentences(memory_id);
+  `,
 ];
 
 /**

@@ -30,6 +30,10 @@ const outputSchema = z.object({
 
 const list = (matches: { id: string; memory: string }[]) => matches.map((m) => `- ${m.id}: ${m.memory}`);
 
+/** What a forget did, said after each one: the API has no undo. */
+const FORGOTTEN_NOTE =
+  "Search, the profile and the source passages no longer recall them; their documents stay stored (delete them with documentIds).";
+
 /** How long the user may take to answer the confirmation (the SDK's default is 60 s). */
 export const CONFIRM_TIMEOUT_MS = 10 * 60_000;
 
@@ -73,6 +77,8 @@ export const forget = defineTool({
   title: "Forget memories",
   description: [
     "Forget memories that are wrong, outdated or that the user wants removed (only those).",
+    "A forgotten fact leaves every recall path: search no longer returns the memory, nor the sentence it came from in its document's passages (the rest of the passage stays findable), and the profile drops it; re-sending the same document does not bring it back.",
+    "The document itself stays stored until deleted with documentIds.",
     "Pass ids, documentIds to delete whole documents, or query to forget by meaning: the user confirms the matches first; where the client cannot ask, nothing is forgotten and the result lists them (needsConfirmation): show them, then call again with their ids.",
   ].join(" "),
   inputSchema,
@@ -123,6 +129,7 @@ export const forget = defineTool({
         text: [
           `Forgot ${plural(res.count, "memory", "memories")}.`,
           ...list(res.matches),
+          ...(res.count > 0 ? [FORGOTTEN_NOTE] : []),
           ...(errors.length ? ["Not forgotten:", ...errors] : []),
         ].join("\n"),
       };
@@ -168,6 +175,7 @@ export const forget = defineTool({
       text: [
         `The user confirmed; forgot ${plural(res.count, "memory", "memories")}.`,
         ...list(dry.matches),
+        ...(res.count > 0 ? [FORGOTTEN_NOTE] : []),
       ].join("\n"),
     };
   },

@@ -50,10 +50,33 @@ export function createApi(getKey) {
     namespace: (n) => call("GET", ns(n)),
     setSupportingContext: (n, supportingContext) => call("PATCH", ns(n), { supportingContext }),
     profile: (n) => call("POST", `${ns(n)}/profile`, {}),
-    listMemories: (n, page, forgotten) =>
-      call("POST", `${ns(n)}/list/memories?page=${page}&limit=20`, { include: { forgotten } }),
+    listMemories: (n, page, forgotten, { documentId = "", limit = 20 } = {}) =>
+      call("POST", `${ns(n)}/list/memories?page=${page}&limit=${limit}`, {
+        include: { forgotten },
+        ...(documentId ? { filter: { field: "documentId", operator: "eq", value: documentId } } : {}),
+      }),
     memory: (n, id) => call("GET", `${ns(n)}/memories/${enc(id)}?include=related,documents&relatedLimit=20`),
     forget: (n, ids) => call("DELETE", `${ns(n)}/memories`, { ids }),
+    /**
+     * v5 has no memory write: a correction is legacy v4's PATCH, which keeps the old text as the
+     * earlier version (the namespace is v4's containerTag).
+     */
+    updateMemory: (n, id, newContent) => call("PATCH", "/v4/memories", { containerTag: n, id, newContent }),
+    /**
+     * No API un-forgets a memory: its text is written again as a new memory (v4 POST), with its
+     * kind and metadata. The forgotten one stays forgotten, its source sentence out of search.
+     */
+    restoreMemory: (n, m) =>
+      call("POST", "/v4/memories", {
+        containerTag: n,
+        memories: [
+          {
+            content: m.memory,
+            ...(typeof m.isStatic === "boolean" ? { isStatic: m.isStatic } : {}),
+            ...(m.metadata && Object.keys(m.metadata).length ? { metadata: m.metadata } : {}),
+          },
+        ],
+      }),
     forgetByMeaning: (n, query, dryRun) => call("DELETE", `${ns(n)}/memories/semantic`, { query, dryRun }),
     listDocuments: (n, page, limit = 20) =>
       call("POST", `${ns(n)}/list/documents?page=${page}&limit=${limit}`, {}),

@@ -49,6 +49,13 @@ function clearError() {
   byId("error").textContent = "";
 }
 
+/** What one view said (status, error, a dry run's matches) goes when the view or namespace changes. */
+function clearBanners() {
+  say("");
+  clearError();
+  replace(byId("forget-meaning-result"));
+}
+
 /** Runs an action, showing its error instead of throwing. */
 async function attempt(fn) {
   clearError();
@@ -63,12 +70,13 @@ async function attempt(fn) {
 // ---------- confirmation ----------
 
 /** A modal question; resolves true when the user confirms. */
-function confirmAction({ title, text, items = [], ok }) {
+function confirmAction({ title, text, items = [], ok, destructive = true }) {
   const dialog = byId("confirm");
   byId("confirm-title").textContent = title;
   byId("confirm-text").textContent = text;
   replace(byId("confirm-list"), ...items.map((item) => h("li", { text: item })));
   byId("confirm-ok").textContent = ok;
+  byId("confirm-ok").classList.toggle("danger", destructive);
   dialog.returnValue = "";
   return new Promise((resolve) => {
     dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true });
@@ -178,6 +186,7 @@ function renderNamespaces() {
 
 async function openNamespace(name) {
   const names = state.namespaces.map((n) => n.namespace);
+  const previous = state.namespace;
   state.namespace =
     name && (names.includes(name) || name === state.namespace) ? name : (names[0] ?? "default");
   sessionStorage.setItem(NS_STORAGE, state.namespace);
@@ -186,7 +195,10 @@ async function openNamespace(name) {
   beginLoad("search");
   replace(byId("search-results"));
   byId("search-info").textContent = "";
-  replace(byId("forget-meaning-result"));
+  // A filter names this namespace's documents: another namespace starts unfiltered.
+  resetMemoryFilter();
+  if (previous !== state.namespace) clearBanners();
+  else replace(byId("forget-meaning-result"));
   await showTab(state.tab);
 }
 
@@ -199,6 +211,7 @@ async function refreshCounts() {
 const TABS = ["memories", "search", "profile", "documents", "connectors", "settings"];
 
 async function showTab(tab) {
+  if (tab !== state.tab) clearBanners();
   state.tab = tab;
   clearTimeout(state.pollTimer);
   for (const t of TABS) {
@@ -240,22 +253,98 @@ async function documentTitles() {
   for (const d of documents) state.titles.set(d.id, d.title || d.id);
 }
 
+/** Memories a text or date filter looks through, newest first (the API filters neither). */
+const FILTER_SCAN_MAX = 1000;
+/** Page size of that scan (the API's most per page). */
+const FILTER_SCAN_PAGE = 100;
+
+function memoryFilter() {
+  return {
+    documentId: byId("filter-document").value,
+    text: byId("filter-text").value.trim().toLowerCase(),
+    from: byId("filter-from").value,
+    until: byId("filter-until").value,
+  };
+}
+
+function resetMemoryFilter() {
+  byId("filter-document").value = "";
+  byId("filter-text").value = "";
+  byId("filter-from").value = "";
+  byId("filter-until").value = "";
+}
+
+/** The document filter's choices: this namespace's documents (the first hundred). */
+function fillDocumentFilter() {
+  const select = byId("filter-document");
+  const chosen = select.value;
+  replace(
+    select,
+    h("option", { value: "", text: "All documents" }),
+    ...[...state.titles].map(([id, title]) => h("option", { value: id, text: title })),
+  );
+  select.value = [...state.titles.keys()].includes(chosen) ? chosen : "";
+}
+
+/** Whether a memory passes the text and date filters (the day it was remembered, UTC). */
+function passes(m, f) {
+  if (f.text && !m.memory.toLowerCase().includes(f.text)) return false;
+  const day = (m.system?.createdAt ?? "").slice(0, 10);
+  if (f.from && day < f.from) return false;
+  if (f.until && day > f.until) return false;
+  return true;
+}
+
 async function loadMemories(reset) {
   if (reset) state.memoriesPage = 1;
   const forgotten = byId("show-forgotten").checked;
+  const f = memoryFilter();
   const stale = beginLoad("memories");
   await attempt(async () => {
     await documentTitles();
-    const { memories, pagination } = await api.listMemories(state.namespace, state.memoriesPage, forgotten);
     if (stale()) return;
+    fillDocumentFilter();
     const list = byId("memory-list");
+    const suffix = forgotten ? " (forgotten and superseded ones included)" : "";
+    if (f.text || f.from || f.until) {
+      // The API lists by document and metadata only: text and dates are matched here, over the
+      // newest memories, page by page, until the dates are passed or FILTER_SCAN_MAX were read.
+      const found = [];
+      let scanned = 0;
+      let total = 0;
+      for (let page = 1; scanned < FILTER_SCAN_MAX; page++) {
+        const { memories, pagination } = await api.listMemories(state.namespace, page, forgotten, {
+          documentId: f.documentId,
+          limit: FILTER_SCAN_PAGE,
+        });
+        if (stale()) return;
+        total = pagination.totalItems ?? 0;
+        scanned += memories.length;
+        found.push(...memories.filter((m) => passes(m, f)));
+        const oldest = memories.at(-1)?.system?.createdAt?.slice(0, 10);
+        if (page >= pagination.totalPages || memories.length === 0 || (f.from && oldest && oldest < f.from))
+          break;
+      }
+      replace(list, ...found.map(memoryItem));
+      byId("memory-count").textContent =
+        `${plural(found.length, "memory matches", "memories match")} the filter${suffix}` +
+        (scanned < total ? ` (the newest ${scanned} of ${total} were looked through).` : ".");
+      byId("more-memories").hidden = true;
+      return;
+    }
+    const { memories, pagination } = await api.listMemories(state.namespace, state.memoriesPage, forgotten, {
+      documentId: f.documentId,
+    });
+    if (stale()) return;
     if (reset) replace(list);
     for (const m of memories) list.append(memoryItem(m));
     const total = pagination.totalItems ?? memories.length;
     byId("memory-count").textContent =
       total === 0
-        ? "No memories in this namespace yet."
-        : `${plural(total, "memory", "memories")}${forgotten ? " (forgotten and superseded ones included)" : ""}, newest first.`;
+        ? f.documentId
+          ? "No memories from this document."
+          : "No memories in this namespace yet."
+        : `${plural(total, "memory", "memories")}${f.documentId ? " from this document" : ""}${suffix}, newest first.`;
     byId("more-memories").hidden = pagination.currentPage >= pagination.totalPages;
   });
 }
@@ -302,16 +391,30 @@ function memoryItem(m) {
   const history = h("div", { class: "history", hidden: true, id: `history-${m.id}` });
   const historyButton = h("button", {
     type: "button",
-    text: "History",
+    text: "Details and history",
     "aria-expanded": "false",
     "aria-controls": history.id,
     onclick: () => toggleHistory(m, historyButton, history),
   });
   const actions = h("div", { class: "actions" }, historyButton);
+  const editor = editForm(m);
+  if (!m.isForgotten && m.isLatest !== false) {
+    actions.append(
+      h("button", {
+        type: "button",
+        text: "Edit",
+        "aria-expanded": "false",
+        "aria-controls": editor.id,
+        onclick: (e) => toggleEditor(e.currentTarget, editor),
+      }),
+    );
+  }
   if (!m.isForgotten) {
     actions.append(
       h("button", { type: "button", class: "danger", text: "Forget", onclick: () => forgetOne(m) }),
     );
+  } else {
+    actions.append(h("button", { type: "button", text: "Restore", onclick: () => restoreOne(m) }));
   }
   return h(
     "li",
@@ -323,8 +426,82 @@ function memoryItem(m) {
     h("p", { class: "flags" }, ...memoryFlags(m)),
     h("p", { class: "meta" }, ...sourceLine(m)),
     actions,
+    editor,
     history,
   );
+}
+
+/** A correction in place: the text becomes a new version, the old one stays as its parent. */
+function editForm(m) {
+  const field = h("textarea", { id: `edit-text-${m.id}`, rows: "3", required: true, value: m.memory });
+  const form = h(
+    "form",
+    { class: "edit-form", hidden: true, id: `edit-${m.id}`, "aria-label": "Edit memory" },
+    h("label", { for: field.id, text: "Corrected text" }),
+    h("p", {
+      class: "muted",
+      text: "Saved as a new version of this memory; the current text stays in its history.",
+    }),
+    field,
+    h(
+      "div",
+      { class: "row" },
+      h("button", { type: "submit", text: "Save new version" }),
+      h("button", {
+        type: "button",
+        text: "Cancel",
+        onclick: () => {
+          field.value = m.memory;
+          form.hidden = true;
+          form.parentElement
+            ?.querySelector(`[aria-controls="${form.id}"]`)
+            ?.setAttribute("aria-expanded", "false");
+        },
+      }),
+    ),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void saveEdit(m, field.value.trim());
+  });
+  return form;
+}
+
+function toggleEditor(button, form) {
+  const open = button.getAttribute("aria-expanded") === "true";
+  button.setAttribute("aria-expanded", String(!open));
+  form.hidden = open;
+  if (!open) form.querySelector("textarea")?.focus();
+}
+
+async function saveEdit(m, text) {
+  if (!text || text === m.memory) return;
+  await attempt(async () => {
+    const updated = await api.updateMemory(state.namespace, m.id, text);
+    say(`Saved as version ${updated.version}: ${updated.memory}`);
+    await refreshCounts();
+    await loadMemories(true);
+  });
+}
+
+async function restoreOne(m) {
+  const ok = await confirmAction({
+    title: "Restore this memory?",
+    text:
+      "The API has no way to un-forget a memory. Restoring writes its text again as a new memory " +
+      "(with its kind and tags), which agents recall from now on. The forgotten one stays in the " +
+      "list of forgotten memories, and the sentence it came from stays out of its document's passages in search.",
+    items: [m.memory],
+    ok: "Restore as a new memory",
+    destructive: false,
+  });
+  if (!ok) return;
+  await attempt(async () => {
+    await api.restoreMemory(state.namespace, m);
+    say(`Restored as a new memory: ${m.memory}`);
+    await refreshCounts();
+    await loadMemories(true);
+  });
 }
 
 async function toggleHistory(m, button, box) {
@@ -363,6 +540,7 @@ async function toggleHistory(m, button, box) {
       );
     replace(
       box,
+      await memoryDetails(full, doc),
       h("h3", { text: `Version history of v${full.version ?? 1}` }),
       h("p", { class: "meta" }, ...sourceLine(full, doc)),
       versionList("Earlier versions (parents)", related.parents, "No earlier version: this is the first."),
@@ -374,10 +552,117 @@ async function toggleHistory(m, button, box) {
   });
 }
 
+/** The words of a text worth comparing (lowercase, three letters or more). */
+const wordsOf = (text) => new Set((text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter(Boolean));
+
+/**
+ * The passage of the document a memory most likely came from: the chunk sharing most of its
+ * words (the API does not say where in its document a memory was found).
+ */
+function likelyPassage(memory, chunks) {
+  const words = wordsOf(memory);
+  let best = null;
+  let bestShared = 1;
+  for (const c of chunks) {
+    const own = wordsOf(c.content);
+    const shared = [...words].filter((w) => own.has(w)).length;
+    if (shared > bestShared) {
+      best = c;
+      bestShared = shared;
+    }
+  }
+  return best;
+}
+
+/** A memory's metadata and source: its document, and the passage it came from. */
+async function memoryDetails(m, doc) {
+  const rows = [
+    ["Id", m.id],
+    ["Version", `v${m.version ?? 1}${m.isLatest === false ? " (superseded)" : ""}`],
+    ["Kind", m.isStatic ? "static (a lasting fact)" : "dynamic (an event or recent state)"],
+    ["Remembered", when(m.system?.createdAt)],
+    ["Updated", when(m.system?.updatedAt)],
+    m.forgetAfter ? ["Forget after", when(m.forgetAfter)] : null,
+    m.forgetReason ? ["Forget reason", m.forgetReason] : null,
+  ].filter(Boolean);
+  const metadata = Object.entries(m.metadata ?? {});
+  let source;
+  if (!doc) {
+    source = h("p", {
+      class: "muted",
+      text: "No source document: written directly (an edit, a restore or the v4 API).",
+    });
+  } else {
+    const full = await api.document(state.namespace, doc.id).catch(() => null);
+    const chunks = full?.chunks ?? [];
+    const passage = m.isForgotten ? null : likelyPassage(m.memory, chunks);
+    source = h(
+      "div",
+      {},
+      h(
+        "p",
+        {},
+        "Document ",
+        h("button", {
+          type: "button",
+          class: "link",
+          text: doc.title || doc.id,
+          onclick: () => openDocument(doc.id),
+        }),
+        ` (${[
+          doc.type,
+          doc.customId ? `id ${doc.customId}` : `id ${doc.id}`,
+          doc.date ? `dated ${when(doc.date)}` : null,
+        ]
+          .filter(Boolean)
+          .join(", ")})`,
+      ),
+      m.isForgotten
+        ? h("p", {
+            class: "muted",
+            text: "Forgotten: the sentence it came from was taken out of this document's passages, which search no longer matches or shows. The document itself is stored as sent.",
+          })
+        : passage
+          ? h(
+              "div",
+              {},
+              h("p", {
+                class: "muted",
+                text: `Passage ${passage.position + 1} of ${chunks.length}, the one sharing most of its words:`,
+              }),
+              h("p", { class: "passage", text: passage.content }),
+            )
+          : h("p", { class: "muted", text: "No passage of the document shares its words." }),
+    );
+  }
+  return h(
+    "section",
+    { class: "details", "aria-label": "Details" },
+    h("h3", { text: "Details" }),
+    h("dl", { class: "facts" }, ...rows.flatMap(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })])),
+    h("h4", { text: "Metadata" }),
+    metadata.length === 0
+      ? h("p", { class: "muted", text: "No metadata." })
+      : h(
+          "dl",
+          { class: "facts" },
+          ...metadata.flatMap(([k, v]) => [
+            h("dt", { text: k }),
+            h("dd", { text: typeof v === "string" ? v : JSON.stringify(v) }),
+          ]),
+        ),
+    h("h4", { text: "Source" }),
+    source,
+  );
+}
+
 async function forgetOne(m) {
   const ok = await confirmAction({
     title: "Forget this memory?",
-    text: "Agents will no longer recall it. It stays listed under forgotten memories.",
+    text:
+      "Search, the profile and agents will no longer recall it, and the sentence it came from is taken out " +
+      "of its document's passages in search (the rest of the passage stays findable). The document itself " +
+      "stays stored: delete it under Documents. The memory stays listed under forgotten memories.",
     items: [m.memory],
     ok: "Forget memory",
   });
@@ -843,6 +1128,15 @@ function wire() {
     void loadMemories(false);
   });
   byId("forget-meaning-form").addEventListener("submit", forgetByMeaning);
+  byId("memory-filter").addEventListener("submit", (event) => {
+    event.preventDefault();
+    void loadMemories(true);
+  });
+  byId("filter-document").addEventListener("change", () => loadMemories(true));
+  byId("clear-filter").addEventListener("click", () => {
+    resetMemoryFilter();
+    void loadMemories(true);
+  });
   byId("search-form").addEventListener("submit", search);
   byId("note-form").addEventListener("submit", addNote);
   byId("refresh-documents").addEventListener("click", () => loadDocuments(true));

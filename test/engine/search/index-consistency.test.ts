@@ -53,6 +53,11 @@ describe("the search index", () => {
     }[];
     expect(memories.length).toBeGreaterThan(0);
     expect((await t.call("DELETE", "/ns/a/memories", { ids: [memories[0]!.id] })).status).toBe(200);
+    // The forget took its source sentence out of a chunk: that rewrite is among the writes checked.
+    const [recorded] = await t.engine.context.db
+      .prepare("SELECT count(*) AS n FROM forgotten_sentences")
+      .all();
+    expect(Number((recorded as { n: number }).n), "the forget recorded no sentence").toBeGreaterThan(0);
     expect((await t.call("DELETE", "/ns/a/document", { ids: ["two"] })).body.count).toBe(1);
     expect((await t.call("DELETE", "/ns/b?moveTo=a")).status).toBe(202);
     await add("c", "x", "Carol keeps bees.");

@@ -39,9 +39,10 @@ describe("read-only keys in the store", () => {
   it("keys written before the migration step are read-write after it", async () => {
     const first = await connect();
     await registerKey(first, "mk_older_key_0123456", LOCAL_ORGANIZATION);
-    // Back to before the step (SQLite's 10th, PostgreSQL's 4th): the column gone, as a store of that
-    // release. Later steps run again over it, as they must be able to.
+    // Back to before the step (SQLite's 10th, PostgreSQL's 4th): the column gone, and what the later
+    // steps made (forgotten sentences), as a store of that release.
     await first.exec("ALTER TABLE api_keys DROP COLUMN read_only");
+    await first.exec("DROP TABLE forgotten_sentences");
     if (TEST_BACKEND === "sqlite") await first.exec("PRAGMA user_version = 9");
     else await first.exec("UPDATE memctx_schema SET version = 3");
     await first.close();

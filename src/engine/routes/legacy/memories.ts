@@ -2,7 +2,12 @@ import { endpoints } from "../../../api/endpoints.js";
 import type { MemoryRef } from "../../../api/memories.js";
 import type { EngineContext } from "../../context.js";
 import { ConflictError } from "../../errors.js";
-import { forgetByIds, forgetByMeaning } from "../../memory/forget.js";
+import {
+  forgetByIds,
+  forgetByIdsInTransaction,
+  forgetByMeaning,
+  reembedChunks,
+} from "../../memory/forget.js";
 import { readMemory } from "../../memory/read.js";
 import { type MemorySelector, selectMemory, updateMemory, writeMemories } from "../../memory/write.js";
 import { newId, transaction } from "../../store/db.js";
@@ -64,14 +69,21 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
 
   route(app, ctx, endpoints.legacyForgetMemory, async ({ principal, body }) => {
     const ns = await readNamespace(db, principal, body.containerTag);
-    return await transaction(db, async () => {
+    const { id, rewritten } = await transaction(db, async () => {
       const row = await selectMemory(db, ns?.id ?? null, selectorOf(body));
       if (isForgotten(row)) {
         throw new ConflictError("Memory already forgotten", `memory ${row.id} is already forgotten`);
       }
-      await forgetByIds(db, row.namespace_id, [row.id], body.reason ?? "forgotten by id");
-      return { id: row.id, forgotten: true as const };
+      const done = await forgetByIdsInTransaction(
+        db,
+        row.namespace_id,
+        [row.id],
+        body.reason ?? "forgotten by id",
+      );
+      return { id: row.id, rewritten: done.rewritten };
     });
+    await reembedChunks(deps, rewritten);
+    return { id, forgotten: true as const };
   });
 
   route(app, ctx, endpoints.legacyForgetMatching, async ({ principal, body, signal }) => {
@@ -106,7 +118,7 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
       };
     }
     const done = await forgetByIds(
-      db,
+      deps,
       ns.id,
       candidates.map((c) => c.id),
       reason,

@@ -440,7 +440,18 @@ export const pgMigrations: readonly string[] = [
   `
   ALTER TABLE api_keys ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
   `,
-  // 5: a namespace's counters are brought up to date when a transaction commits, not at each row it
+  // 5: SQLite's migration 11, a forgotten memory's source sentences (memory/forget.ts).
+  `
+  CREATE TABLE forgotten_sentences (
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    memory_id   TEXT NOT NULL,
+    sentence    TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    PRIMARY KEY (document_id, memory_id, sentence)
+  );
+  CREATE INDEX forgotten_sentences_memory ON forgotten_sentences(memory_id);
+  `,
+  // 6: a namespace's counters are brought up to date when a transaction commits, not at each row it
   // writes. Every add of a document and every commit of memories wrote the namespace's row: its lock,
   // held to the commit, made writers of one namespace take turns (an add waited ~0.5 s behind the
   // memories being committed, bench replicas). Deferred, the row is held only while committing. A

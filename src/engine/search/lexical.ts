@@ -5,10 +5,9 @@ import {
   postingsAreRemote,
   postingsIn,
   type SearchSpace,
-  searchSpace,
+  spaceAndHolding,
   topUnits,
   unitSpeakers,
-  unitsHolding,
 } from "../store/search-index.js";
 import { type Corpus, type Scope, visibleRowids } from "../store/search-scope.js";
 import { backgroundUnitShare } from "../text/background.js";
@@ -180,14 +179,12 @@ export async function lexicalSearch(
   const expansions = opts.expansions ?? [];
   const all = [...terms, ...expansions.map((e) => e.term)];
   const weight = [...terms.map(() => 1), ...expansions.map((e) => e.weight)];
-  const space = await searchSpace(db, scope.namespaceId, corpus);
-  const counts = space
-    ? await unitsHolding(
-        db,
-        space.id,
-        all.flatMap((t) => t.stems),
-      )
-    : new Map<string, number>();
+  const { space, holding: counts } = await spaceAndHolding(
+    db,
+    scope.namespaceId,
+    corpus,
+    all.flatMap((t) => t.stems),
+  );
   const frequency = all.map((t) => Math.min(...t.stems.map((s) => counts.get(s) ?? 0)));
   const idf = all.map((t, i) => weight[i]! * termIdf(space, frequency[i]!, t));
   const total = idf.slice(0, own).reduce((a, b) => a + b, 0);

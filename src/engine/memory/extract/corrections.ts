@@ -29,24 +29,59 @@ interface Rule {
 
 const RULES: Rule[] = [
   // "..., not Porto anymore", "and not with Acme any longer"
-  { re: new RegExp(String.raw`[,;]?\s*(?:and\s+|but\s+)?not\s+${PREP}${VALUE}\s+${ANYMORE}\b`, "giu"), droppable: true },
+  {
+    re: new RegExp(String.raw`[,;]?\s*(?:and\s+|but\s+)?not\s+${PREP}${VALUE}\s+${ANYMORE}\b`, "giu"),
+    droppable: true,
+  },
   // "I don't work at Google anymore", "she doesn't eat meat any longer"
-  { re: new RegExp(String.raw`\b(?:do|does|did)\s*(?:n['’]t|not)\s+\p{L}+\s+${PREP}${VALUE}\s+${ANYMORE}\b`, "giu") },
+  {
+    re: new RegExp(
+      String.raw`\b(?:do|does|did)\s*(?:n['’]t|not)\s+\p{L}+\s+${PREP}${VALUE}\s+${ANYMORE}\b`,
+      "giu",
+    ),
+  },
   // "I no longer eat meat", "he's no longer at Acme"
-  { re: new RegExp(String.raw`\bno longer\s+(?:\p{L}+\s+)?${PREP}${VALUE}(?=\s*(?:[,.;!?]|$|\s(?:and|but|since|because)\b))`, "giu") },
+  {
+    re: new RegExp(
+      String.raw`\bno longer\s+(?:\p{L}+\s+)?${PREP}${VALUE}(?=\s*(?:[,.;!?)]|$|\s(?:and|but|since|because)\b))`,
+      "giu",
+    ),
+  },
   // "on Tuesday, not Monday", "Braga rather than Porto", "tea instead of coffee"
-  { re: new RegExp(String.raw`(?:,\s*not|\s+rather than|\s+instead of)\s+${PREP}${VALUE}(?=\s*(?:[,.;!?)]|$))`, "giu"), droppable: true },
+  {
+    re: new RegExp(
+      String.raw`(?:,\s*not|\s+rather than|\s+instead of)\s+${PREP}${VALUE}(?=\s*(?:[,.;!?)]|$))`,
+      "giu",
+    ),
+    droppable: true,
+  },
   // "switched from Android to iPhone", "moved from Porto to Braga"
-  { re: new RegExp(String.raw`\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|mov(?:ed|ing)|transitioned|converted|migrated)\s+from\s+${PREP}${VALUE}\s+to\b`, "giu") },
+  {
+    re: new RegExp(
+      String.raw`\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|mov(?:ed|ing)|transitioned|converted|migrated)\s+from\s+${PREP}${VALUE}\s+to\b`,
+      "giu",
+    ),
+  },
   // "cancelled my gym membership", "called off the wedding", "quit my job", "gave up coffee"
-  { re: new RegExp(String.raw`\b(?:cancel(?:l?ed|l?ing|s)?|called off|call off|quit|quitting|gave up|given up|give up|stopped|dropped out of)\s+(?!by\b|at\b|in\b|off\b|over\b)${PREP}${VALUE}(?=\s*(?:[,.;!?]|$|\s(?:and|but|because|since|after|for|last|this|on|in|at)\b))`, "giu") },
+  {
+    re: new RegExp(
+      String.raw`\b(?:cancel(?:l?ed|l?ing|s)?|called off|call off|quit|quitting|gave up|given up|give up|stopped|dropped out of)\s+(?!by\b|at\b|in\b|off\b|over\b)${PREP}${VALUE}(?=\s*(?:[,.;!?]|$|\s(?:and|but|because|since|after|for|last|this|on|in|at)\b))`,
+      "giu",
+    ),
+  },
   // "I was wrong about the venue", "I got the date wrong"
-  { re: new RegExp(String.raw`\b(?:was|were|am|is)\s+wrong\s+about\s+${PREP}${VALUE}(?=\s*(?:[,.;:!?]|$))`, "giu") },
+  {
+    re: new RegExp(
+      String.raw`\b(?:was|were|am|is)\s+wrong\s+about\s+${PREP}${VALUE}(?=\s*(?:[,.;:!?]|$))`,
+      "giu",
+    ),
+  },
   { re: new RegExp(String.raw`\b(?:got|had)\s+${PREP}${VALUE}\s+wrong\b`, "giu") },
 ];
 
 // Cues that say a correction without naming the old value.
-const OPENING_CUE = /^\s*(?:(?:oh|ah|wait|sorry|oops|no)[,!.]?\s+)*(?:actually|correction|scratch that|to correct (?:myself|that)|i meant|update)\b\s*[:,-]?\s*/i;
+const OPENING_CUE =
+  /^\s*(?:(?:oh|ah|wait|sorry|oops|no)[,!.]?\s+)*(?:actually|correction|scratch that|to correct (?:myself|that)|i meant|update)\b\s*[:,-]?\s*/i;
 const CUE = new RegExp(
   String.raw`\b(?:${ANYMORE}|no longer|instead|switched|was wrong|got .{1,30} wrong)\b`,
   "iu",

@@ -29,7 +29,8 @@ const REFERENCE_HEADINGS = 3;
 
 // "## 4.1 Retention", "4.1 Retention", "Appendix B. Further Reading", "Chapter 3: Setup".
 const MARKDOWN_HEADING = /^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$/;
-const NUMBERED_HEADING = /^\s*((?:\d+\.)*\d+\.?|[A-Z]\.|(?:appendix|chapter|part|section)\s+[\dA-Z]+[.:]?)\s+(\S.{0,80})$/i;
+const NUMBERED_HEADING =
+  /^\s*((?:\d+\.)*\d+\.?|[A-Z]\.|(?:appendix|chapter|part|section)\s+[\dA-Z]+[.:]?)\s+(\S.{0,80})$/i;
 // A table of contents entry: a title, dot leaders or a wide gap, then a page number.
 const TOC_ENTRY = /(?:\.{4,}|…{2,}|\s{3,})\s*[\divxlc]+\s*$/i;
 const TOC_HEADING = /^(?:table of )?contents$/i;
@@ -110,7 +111,8 @@ export function documentShape(text: string, title: string | null = null): Docume
   }
   let body = text;
   for (const b of blanks) body = body.slice(0, b.start) + " ".repeat(b.end - b.start) + body.slice(b.end);
-  const docTitle = title ?? headings[0]?.text ?? null;
+  // The text's own first heading names it better than a stored title (often a file name).
+  const docTitle = headings[0]?.text ?? title;
   return {
     body,
     headings,
@@ -186,7 +188,9 @@ export function salience(sentence: string, properNouns: number, opensSection: bo
 const GENERIC_HEADING =
   /^(?:introduction|overview|summary|background|general|faq|frequently asked questions|glossary|details?|misc(?:ellaneous)?|conclusions?|description|abstract|scope|purpose|definitions|terminology|notes|known issues|change ?log)$/i;
 const STOP = new Set(
-  "the a an and or of for to in on at by with from as is are be this that its their our your into per".split(" "),
+  "the a an and or of for to in on at by with from as is are be this that its their our your into per".split(
+    " ",
+  ),
 );
 
 const contentWords = (text: string): string[] =>
@@ -214,7 +218,8 @@ export function inContext(memory: string, heading: Heading | null, title: string
     (field || missing(heading.text))
       ? heading.text
       : null;
-  const named = title !== null && missing(title) && (section === null || missing2(section, title)) ? title : null;
+  const named =
+    title !== null && missing(title) && (section === null || missing2(section, title)) ? title : null;
   if (named && section) return `${named} (${section}): ${memory}`;
   if (section) return `${section}: ${memory}`;
   if (named) return `${named}: ${memory}`;

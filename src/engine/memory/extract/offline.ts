@@ -259,7 +259,11 @@ function lastPersonIn(tokens: Token[], people: Set<string>, self: string, named:
     const after = tokens[j + 1];
     const lower = name.toLowerCase();
     // A first and last name ("Lena Fischer joined") is written as a name even at the start.
-    const aName = !opensWith(tokens, i) || named.has(t.value) || people.has(lower) || (j > i && /^[A-Z][a-z]/.test(tokens[j]!.value));
+    const aName =
+      !opensWith(tokens, i) ||
+      named.has(t.value) ||
+      people.has(lower) ||
+      (j > i && /^[A-Z][a-z]/.test(tokens[j]!.value));
     if (
       lower !== self &&
       aName &&
@@ -320,7 +324,9 @@ function clauseSubject(tokens: Token[]): string | null {
         /^(ADP|DET|PRON|NUM)$/.test(tokens[i + 1]?.pos ?? "")),
   );
   if (at <= 0) return null;
-  const words = tokens.slice(0, at).filter((t) => !FILLER.has(t.lower) && t.pos !== "PUNCT" && t.pos !== "ADV");
+  const words = tokens
+    .slice(0, at)
+    .filter((t) => !FILLER.has(t.lower) && t.pos !== "PUNCT" && t.pos !== "ADV");
   if (words.length === 0 || words.length > 5) return null;
   if (!words.every((t) => /^(DET|PRON|ADJ|NOUN|PROPN|NUM)$/.test(t.pos))) return null;
   return words.map((t) => t.lower).join(" ");
@@ -342,13 +348,20 @@ function splitClauses(sentence: Sentence): Sentence[] {
     const right = tokens.slice(k + 1);
     if (!left.some((x) => x.pos === "VERB" || x.pos === "AUX")) continue;
     const second = clauseSubject(right);
-    if (second === null || ANAPHORIC.has(second)) continue;
+    // "... and a dog named Max" lists one more thing: an indefinite subject rarely opens a new fact.
+    if (second === null || ANAPHORIC.has(second) || /^(a|an|some|any|one|two|three|many|few)\b/.test(second))
+      continue;
     const first = clauseSubject(left);
     if (first === second) continue;
     const part = (list: Token[]): Sentence => {
       const start = list[0]!.start;
       const end = list[list.length - 1]!.end;
-      return { text: sentence.text.slice(start - sentence.start, end - sentence.start), start, end, tokens: list };
+      return {
+        text: sentence.text.slice(start - sentence.start, end - sentence.start),
+        start,
+        end,
+        tokens: list,
+      };
     };
     return [part(left), ...splitClauses(part(right))];
   }
@@ -759,9 +772,15 @@ export function extractFacts(
       if (!carriesFact(tokens, speakerNames, context.keywords)) continue;
       const correction = correctionOf(sentence.text);
       // What only says what is no longer so ("not Porto anymore") is left out of the new memory.
-      const told = correction.drop.length === 0 ? tokens : tokens.filter(
-        (t) => !correction.drop.some((d) => t.start >= sentence.start + d.start && t.start < sentence.start + d.end),
-      );
+      const told =
+        correction.drop.length === 0
+          ? tokens
+          : tokens.filter(
+              (t) =>
+                !correction.drop.some(
+                  (d) => t.start >= sentence.start + d.start && t.start < sentence.start + d.end,
+                ),
+            );
       const spans = ref
         ? resolveDates(sentence.text, ref).map((s) => ({
             ...s,
@@ -809,9 +828,14 @@ export function extractFacts(
       if (seen.has(key)) continue;
       seen.add(key);
       // "She prefers async reviews" with no one named before: about someone, never the speaker.
-      const stranger = referent === null && pronoun >= 0 && /^(she|he)$/.test(tokens[pronoun]!.lower) && opensWith(tokens, pronoun);
+      const stranger =
+        referent === null &&
+        pronoun >= 0 &&
+        /^(she|he)$/.test(tokens[pronoun]!.lower) &&
+        opensWith(tokens, pronoun);
       // Plain text says something about the user only in the first person.
-      const firstPerson = turn.speaker !== null || told.some((t) => owner.has(t.lower) || /^i['’]m$/.test(t.lower));
+      const firstPerson =
+        turn.speaker !== null || told.some((t) => owner.has(t.lower) || /^i['’]m$/.test(t.lower));
       facts.push({
         memory,
         isStatic: stranger ? false : kind.isStatic,

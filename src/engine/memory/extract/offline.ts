@@ -349,7 +349,16 @@ function splitClauses(sentence: Sentence): Sentence[] {
     if (!left.some((x) => x.pos === "VERB" || x.pos === "AUX")) continue;
     const second = clauseSubject(right);
     // "... and a dog named Max" lists one more thing: an indefinite subject rarely opens a new fact.
-    if (second === null || ANAPHORIC.has(second) || /^(a|an|some|any|one|two|three|many|few)\b/.test(second))
+    // A bare pronoun ("... and we saw a bear") goes on with the same scene: one fact, told together.
+    if (
+      second === null ||
+      ANAPHORIC.has(second) ||
+      /^(a|an|some|any|one|two|three|many|few)\b/.test(second) ||
+      /^(i|we|you|they|she|he)$/.test(second)
+    )
+      continue;
+    // "... and my kids loved it": a clause that points back at the first one is not true on its own.
+    if (right.some((x) => /^(it|that|this|these|those|there|them|then|too|also|either)$/.test(x.lower)))
       continue;
     const first = clauseSubject(left);
     if (first === second) continue;

@@ -235,6 +235,17 @@ const PERSON_NOUNS = new Set([
   "mentor",
   "fiance",
   "fiancee",
+  "manager",
+  "teammate",
+  "lead",
+  "client",
+  "customer",
+  "doctor",
+  "landlord",
+  "coach",
+  "classmate",
+  "assistant",
+  "report",
 ]);
 
 /**

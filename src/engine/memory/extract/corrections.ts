@@ -100,7 +100,10 @@ export function correctionOf(sentence: string): Correction {
   if (CUE.test(sentence)) cue = true;
   for (const rule of RULES) {
     for (const m of sentence.matchAll(rule.re)) {
-      const value = m[1]!.trim().replace(/[.,]+$/, "");
+      const value = m[1]!
+        .trim()
+        .replace(/[.,]+$/, "")
+        .replace(/\s+(?:anymore|any more|any longer)$/i, "");
       if (value === "" || value.split(/\s+/).every((w) => NOT_A_VALUE.test(w))) continue;
       cue = true;
       replaces.push(value);

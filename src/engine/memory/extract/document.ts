@@ -33,13 +33,16 @@ const NUMBERED_HEADING =
   /^\s*((?:\d+\.)*\d+\.?|[A-Z]\.|(?:appendix|chapter|part|section)\s+[\dA-Z]+[.:]?)\s+(\S.{0,80})$/i;
 // A table of contents entry: a title, dot leaders or a wide gap, then a page number.
 const TOC_ENTRY = /(?:\.{4,}|…{2,}|\s{3,})\s*[\divxlc]+\s*$/i;
+// "1. Open the portal", "2) Click Create": one level of numbering, as lists are written.
+const LIST_ITEM = /^\s*\d+[.)]\s+\S/;
+const SINGLE_NUMBER = /^\s*\d+[.)]?\s+\S/;
 const TOC_HEADING = /^(?:table of )?contents$/i;
 // "Page 3", "3 of 15", "- 3 -", "iv": a page number standing alone, or a running header holding one.
 const PAGE_NUMBER = /^\s*(?:[-–—]\s*)?(?:page\s+)?(?:\d+|[ivxlc]+)(?:\s+(?:of|\/)\s+\d+)?(?:\s*[-–—])?\s*$/i;
 const RUNNING_PAGE = /\bpage\s+\d+(?:\s+(?:of|\/)\s+\d+)?\s*$/i;
 // Sections whose lines are citations, not facts about the document's subject.
 const REFERENCE_SECTION =
-  /^(?:references?|bibliography|works cited|further reading|sources|citations|literature|endnotes|footnotes|notes|see also|acknowl?edge?ments)$/i;
+  /^(?:references?|bibliography|works cited|further reading|citations|literature|endnotes|footnotes|acknowl?edge?ments)$/i;
 // "[4] Author. Title. Venue, 2017." or "Author, A. et al. (2011). Title." or a bare address.
 const CITATION =
   /^\s*(?:[-*•]\s*)?(?:\[\d+\]|\d+\.\s+[A-Z][\w'’-]+,\s+[A-Z]\.|[A-Z][\w'’-]+,\s+[A-Z]\.(?:\s?[A-Z]\.)*(?:,| et al\.| and)|https?:\/\/\S+\s*$)/;
@@ -84,11 +87,19 @@ export function documentShape(text: string, title: string | null = null): Docume
   const blanks: { start: number; end: number }[] = [];
   // While inside a table of contents or a reference list: the level that ends it.
   let skipping: number | null = null;
-  for (const { start, line } of lines) {
+  const listItem = (i: number) => LIST_ITEM.test(lines[i]?.line ?? "");
+  for (const [i, { start, line }] of lines.entries()) {
     const trimmed = line.trim();
     if (trimmed === "") continue;
     const end = start + line.length;
-    const heading = headingOf(line);
+    // A contents entry ("2.1 Brokers ...... 2") is no heading; a numbered step among others
+    // ("1. Open the portal" then "2. Click Create") is a list item, a statement.
+    const entry = TOC_ENTRY.test(trimmed);
+    const heading =
+      entry ||
+      (!MARKDOWN_HEADING.test(line) && SINGLE_NUMBER.test(line) && (listItem(i - 1) || listItem(i + 1)))
+        ? null
+        : headingOf(line);
     if (heading) {
       if (skipping !== null && heading.level <= skipping) skipping = null;
       blanks.push({ start, end });
@@ -193,6 +204,13 @@ const STOP = new Set(
   ),
 );
 
+// Words that say what kind of document it is, not what it is about.
+const DOCUMENT_WORDS = new Set(
+  "manual handbook guide specification spec documentation reference operator user notes overview introduction".split(
+    " ",
+  ),
+);
+
 const contentWords = (text: string): string[] =>
   (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
     // Numbers say which, not what: "2025" in a date does not make "Incident 2025-07" said.
@@ -208,7 +226,12 @@ const contentWords = (text: string): string[] =>
  */
 export function inContext(memory: string, heading: Heading | null, title: string | null): string {
   const said = new Set(contentWords(memory));
-  const missing = (text: string) => !contentWords(text).some((w) => said.has(w));
+  // Named when at least half of the heading's or title's own words are said ("Every build runs"
+  // does not say which build service).
+  const missing = (text: string) => {
+    const words = contentWords(text).filter((w) => !DOCUMENT_WORDS.has(w));
+    return words.length > 0 && words.filter((w) => said.has(w)).length * 2 < words.length;
+  };
   // A record's field ("Root cause: ...") is about the record its heading names, whatever it says.
   const field = /^[A-Z][\w -]{1,30}:\s+\S/.test(memory);
   const section =
@@ -219,15 +242,16 @@ export function inContext(memory: string, heading: Heading | null, title: string
       ? heading.text
       : null;
   const named =
-    title !== null && missing(title) && (section === null || missing2(section, title)) ? title : null;
+    title !== null && missing(title) && (section === null || !holds(section, title)) ? title : null;
   if (named && section) return `${named} (${section}): ${memory}`;
   if (section) return `${section}: ${memory}`;
   if (named) return `${named}: ${memory}`;
   return memory;
 }
 
-/** Whether the heading leaves out the title's words (else the heading already carries them). */
-function missing2(section: string, title: string): boolean {
+/** Whether the heading already names what the title does (then the title adds nothing). */
+function holds(section: string, title: string): boolean {
   const words = new Set(contentWords(section));
-  return !contentWords(title).some((w) => words.has(w));
+  const own = contentWords(title).filter((w) => !DOCUMENT_WORDS.has(w));
+  return own.length > 0 && own.every((w) => words.has(w));
 }

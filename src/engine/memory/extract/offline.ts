@@ -411,7 +411,10 @@ function rewrite(
   let lastEnd = -1;
   const emit = (space: string, word: string) => {
     out.push(
-      out.length === 0 ? word : `${space || (/^[.,!?;:)]|^n['’]t$|^['’]/.test(word) ? "" : " ")}${word}`,
+      out.length === 0
+        ? word
+        : // After an opening bracket, and before closing punctuation, no space: "(March 2026)".
+          `${space || (/^[.,!?;:)]|^n['’]t$|^['’]/.test(word) || /[([]$/.test(out[out.length - 1]!) ? "" : " ")}${word}`,
     );
   };
   for (let i = 0; i < tokens.length; i++) {
@@ -699,7 +702,8 @@ export function extractFacts(
   // statements chosen by salience and told with their heading and title.
   const shape = input.format === "plain" ? documentShape(input.text, input.title ?? null) : null;
   const reference = shape !== null && shape.reference;
-  const turns = turnsOf(input, reference ? shape.body : input.text);
+  // Any plain text's headings and page furniture are structure, never a memory's words.
+  const turns = turnsOf(input, shape !== null ? shape.body : input.text);
   const userLabel = context.userName ?? "The user";
   const nameOf = (speaker: string | null): string =>
     speaker === null || USER.has(speaker.toLowerCase()) ? userLabel : speaker;
@@ -743,7 +747,9 @@ export function extractFacts(
     };
     const selfKey = self.toLowerCase();
     const owner = new Map<string, string>();
-    for (const w of ["i", "me", "my", "mine", "myself", "we", "us", "our", "ours"]) owner.set(w, selfKey);
+    // In a reference document "we" are its authors, not the user.
+    for (const w of ["i", "me", "my", "mine", "myself", ...(reference ? [] : ["we", "us", "our", "ours"])])
+      owner.set(w, selfKey);
     if (voices.other !== null)
       for (const w of ["you", "your", "yours", "yourself"]) owner.set(w, voices.other.toLowerCase());
 
@@ -843,7 +849,8 @@ export function extractFacts(
         } else if (eventDate === null && spans.length === 0) memory = undatedSuffix(memory, false);
         eventDate ??= isoOf(ref);
       }
-      if (reference) memory = inContext(memory, headingAt(shape, turn.offset + sentence.start), shape.title);
+      if (shape !== null && shape.headings.length > 0)
+        memory = inContext(memory, headingAt(shape, turn.offset + firstWord(sentence)), shape.title);
       const key = normalized(memory);
       if (seen.has(key)) continue;
       seen.add(key);
@@ -873,7 +880,7 @@ export function extractFacts(
         ...(correction.cue ? { corrects: true, replaces: correction.replaces } : {}),
       });
       if (reference) {
-        const heading = headingAt(shape, turn.offset + sentence.start);
+        const heading = headingAt(shape, turn.offset + firstWord(sentence));
         const opens = heading !== null && heading !== lastHeading;
         lastHeading = heading;
         scores.push(salience(sentence.text, tokens.filter((t) => t.pos === "PROPN").length, opens));
@@ -882,6 +889,11 @@ export function extractFacts(
     }
   }
   return reference ? mostSalient(facts, scores, sections, memoryBudget(input.text.length)) : facts;
+}
+
+/** Where a sentence's first word starts (the tokenizer may open it with the line breaks before). */
+function firstWord(sentence: Sentence): number {
+  return sentence.tokens.find((t) => t.value.trim() !== "")?.start ?? sentence.start;
 }
 
 /**

@@ -30,6 +30,7 @@ describe("faithful memory through the MCP tools", () => {
   }
 
   it("states only the corrected value in the profile, and keeps people's facts apart", async () => {
+    await remember("I am vegetarian.", "2026-01-09");
     await remember("I moved to Porto in 2023.", "2026-01-10");
     await remember("Actually I moved to Braga in 2025, not Porto anymore.", "2026-02-10");
     await remember("My colleague Lena Fischer prefers async code reviews.", "2026-02-11");
@@ -55,9 +56,9 @@ describe("faithful memory through the MCP tools", () => {
     expect(read.version).toBe(2);
     expect(read.parentMemoryId).toBeTruthy();
     const found = text(await call(s.mcp, "search", { query: "where does the user live?" }));
+    // The current value ranks above the superseded one (how search ranks the rest is search's).
     expect(found).toMatch(/Braga/);
-    expect(found.indexOf("Braga")).toBeLessThan(
-      found.indexOf("vegetarian") < 0 ? Infinity : found.indexOf("vegetarian"),
-    );
+    if (found.includes("Porto in 2023"))
+      expect(found.indexOf("Braga")).toBeLessThan(found.indexOf("Porto in 2023"));
   });
 });

@@ -17,7 +17,7 @@ export interface Correction {
 // An old value: one to four words, not a pronoun or a filler.
 const VALUE = String.raw`((?:[\p{L}\p{N}'’&.-]+\s+){0,3}?[\p{L}\p{N}'’&-]+)`;
 const PREP = String.raw`(?:(?:in|at|with|to|from|for|on|into|a|an|the|my|our|his|her|their|your)\s+)*`;
-const ANYMORE = String.raw`(?:anymore|any more|any longer)`;
+const ANYMORE = "(?:anymore|any more|any longer)";
 const NOT_A_VALUE =
   /^(?:it|that|this|them|him|her|there|here|so|much|really|sure|anymore|anything|something|one|too|yet|now|again|ever|just|even)$/i;
 

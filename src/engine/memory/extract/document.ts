@@ -116,7 +116,8 @@ export function documentShape(text: string, title: string | null = null): Docume
       RUNNING_PAGE.test(trimmed) ||
       TOC_ENTRY.test(trimmed) ||
       CITATION.test(trimmed) ||
-      (trimmed.length <= 120 && (seen.get(furnitureKey(line)) ?? 0) >= 3) ||
+      // Repeated, and not a sentence: a statement said on every line of a list is no header.
+      (trimmed.length <= 120 && !/[.!?]$/.test(trimmed) && (seen.get(furnitureKey(line)) ?? 0) >= 3) ||
       trimmed.includes("\f");
     if (skipping !== null || furniture) blanks.push({ start, end });
   }

@@ -701,7 +701,7 @@ export function extractFacts(
   // A long or sectioned plain text is a reference document: its structure lines are left out, its
   // statements chosen by salience and told with their heading and title.
   const shape = input.format === "plain" ? documentShape(input.text, input.title ?? null) : null;
-  const reference = shape !== null && shape.reference;
+  const reference = shape?.reference === true;
   // Any plain text's headings and page furniture are structure, never a memory's words.
   const turns = turnsOf(input, shape !== null ? shape.body : input.text);
   const userLabel = context.userName ?? "The user";
@@ -873,7 +873,8 @@ export function extractFacts(
             : referred && referent && opensWith(tokens, pronoun)
               ? referent.toLowerCase()
               : (kind.subject ?? (namesPerson || !firstPerson ? null : selfKey)),
-        attribute: stranger ? null : kind.attribute,
+        // Attributes are a person's (home, work, likes): a manual's "job" is no one's work.
+        attribute: stranger || reference ? null : kind.attribute,
         eventDate,
         isInference: false,
         source: { start: turn.offset + sentence.start, end: turn.offset + sentence.end },

@@ -58,6 +58,18 @@ function headingOf(line: string): { text: string; level: number } | null {
   return null;
 }
 
+/**
+ * A first line that names what follows ("Checkout incident review", then its lines): short, no
+ * sentence's end, and text after it. It is the title the lines below are told with.
+ */
+function titleLine(lines: { line: string }[], i: number): { text: string; level: number } | null {
+  const line = lines[i]!.line.trim();
+  const after = lines.slice(i + 1).some((l) => l.line.trim() !== "");
+  if (!after || line.length > 80 || line.split(/\s+/).length > 10 || /[.!?:;,]$/.test(line)) return null;
+  if (lines.slice(0, i).some((l) => l.line.trim() !== "") || !/^[\p{Lu}\d]/u.test(line)) return null;
+  return { text: clean(line), level: 1 };
+}
+
 /** "4.1 Retention" -> "Retention"; "Appendix B. Further Reading" -> "Further Reading". */
 function clean(text: string): string {
   return text
@@ -99,7 +111,7 @@ export function documentShape(text: string, title: string | null = null): Docume
       entry ||
       (!MARKDOWN_HEADING.test(line) && SINGLE_NUMBER.test(line) && (listItem(i - 1) || listItem(i + 1)))
         ? null
-        : headingOf(line);
+        : (headingOf(line) ?? (headings.length === 0 && blanks.length === 0 ? titleLine(lines, i) : null));
     if (heading) {
       if (skipping !== null && heading.level <= skipping) skipping = null;
       blanks.push({ start, end });

@@ -701,6 +701,20 @@ describe("offline extractor: faithful memory", () => {
       expect(long.length / short.length).toBeLessThan(spec(120).length / spec(12).length / 2);
     });
 
+    it("tells a short note's lines with the title line above them", async () => {
+      const facts = await plain(
+        "Checkout incident review\nOwner: Tomasz.\nRoot cause: missing idempotency key.",
+      );
+      expect(facts.map((f) => f.memory.replace(/ \(15 March 2026\)/, ""))).toEqual([
+        "Checkout incident review: Owner: Tomasz.",
+        "Checkout incident review: Root cause: missing idempotency key.",
+      ]);
+      // A note of one line, or one that opens with a sentence, has no title line.
+      expect((await plain("I prefer green tea.\nMy office is in Leeds."))[0]?.memory).toBe(
+        "The user prefers green tea.",
+      );
+    });
+
     it("tells each memory with the heading and title it needs, and keeps 'we' as the authors", async () => {
       const facts = await plain(
         [

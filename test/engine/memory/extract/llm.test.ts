@@ -145,3 +145,52 @@ describe("LLM extractor", () => {
     }
   });
 });
+
+describe("LLM extractor: faithful memory", () => {
+  it("gives the model the offline extractor's rules, and reads a correction it names as superseding", async () => {
+    server.queue.push(() =>
+      chatReply(
+        JSON.stringify({
+          facts: [
+            {
+              memory: "The user lives in Braga (no longer Porto).",
+              isStatic: true,
+              subject: "the user",
+              attribute: "home",
+              eventDate: null,
+              isInference: false,
+            },
+            {
+              memory: "Lena Fischer prefers async code reviews.",
+              isStatic: true,
+              subject: "Lena Fischer",
+              attribute: "likes_async_reviews",
+              eventDate: null,
+              isInference: false,
+            },
+          ],
+        }),
+      ),
+    );
+    const facts = await extractor().extract({
+      text: "user: Actually I live in Braga now, not Porto anymore. Lena Fischer prefers async code reviews.",
+      format: "conversation",
+      documentDate: "2026-02-10",
+      title: "Catch-up",
+    });
+    const system = messages()[0]!.content;
+    for (const rule of [
+      /not X anymore/,
+      /\(no longer X\)/,
+      /that person's/,
+      /tables of contents/,
+      /heading or the document's title/,
+      /two facts/,
+    ])
+      expect(system).toMatch(rule);
+    expect(messages()[1]!.content).toContain("Document title: Catch-up");
+    expect(facts[0]).toMatchObject({ corrects: true, replaces: ["Porto"], attribute: "home" });
+    expect(facts[1]).not.toHaveProperty("corrects");
+    expect(facts[1]!.subject).toBe("lena fischer");
+  });
+});

@@ -54,6 +54,13 @@ describe("faithful extraction through the HTTP API", () => {
       current: /Braga/,
     },
     {
+      name: "a current state said with 'now', over a dated move",
+      before: "user: We moved to Porto in 2023.",
+      after: "user: I live in Madrid now.",
+      old: /Porto/,
+      current: /Madrid/,
+    },
+    {
       name: "switched from X to Y",
       before: "user: I use Android on my phone.",
       after: "user: I switched from Android to an iPhone last month.",
@@ -113,7 +120,10 @@ describe("faithful extraction through the HTTP API", () => {
     await add(ns, "user: I live in Lisbon.", "2026-10-01");
     const after = await add(
       ns,
-      "user: Actually, I went to a concert in Porto yesterday. My sister does not live in Lisbon.",
+      [
+        "user: Actually, I went to a concert in Porto yesterday. My sister does not live in Lisbon.",
+        "user: My brother lives in Madrid now.",
+      ].join("\n"),
     );
     expect(after.length).toBeGreaterThan(0);
     const profile = await profileText(ns);

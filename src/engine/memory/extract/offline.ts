@@ -878,7 +878,11 @@ export function extractFacts(
         eventDate,
         isInference: false,
         source: { start: turn.offset + sentence.start, end: turn.offset + sentence.end },
-        ...(correction.cue ? { corrects: true, replaces: correction.replaces } : {}),
+        // "I live in Madrid now" states the current value: it replaces the last one, even one told
+        // as a dated move ("moved to Porto in 2023").
+        ...(correction.cue || (kind.isStatic && kind.attribute !== null && /\bnow\b/i.test(sentence.text))
+          ? { corrects: true, replaces: correction.replaces }
+          : {}),
       });
       if (reference) {
         const heading = headingAt(shape, turn.offset + firstWord(sentence));

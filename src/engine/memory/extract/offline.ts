@@ -325,15 +325,7 @@ const ANAPHORIC = new Set(["it", "that", "this", "which", "there", "who", "so"])
 function clauseSubject(tokens: Token[]): string | null {
   // The tagger reads some verbs after a name as plural nouns ("Maya lives in"): a -s word between a
   // name and a preposition or article is read as the verb.
-  const at = tokens.findIndex(
-    (t, i) =>
-      t.pos === "VERB" ||
-      t.pos === "AUX" ||
-      (t.pos === "NOUN" &&
-        /[a-z]s$/.test(t.value) &&
-        tokens[i - 1]?.pos === "PROPN" &&
-        /^(ADP|DET|PRON|NUM)$/.test(tokens[i + 1]?.pos ?? "")),
-  );
+  const at = tokens.findIndex((t, i) => t.pos === "VERB" || t.pos === "AUX" || verbAsNoun(tokens, i));
   if (at <= 0) return null;
   const words = tokens
     .slice(0, at)
@@ -556,8 +548,23 @@ function rewrite(
  */
 function modifiesSubject(tokens: Token[], i: number): boolean {
   let k = i + 1;
-  while (tokens[k] && (/^(NOUN|PROPN|ADJ)$/.test(tokens[k]!.pos) || tokens[k]!.value === "-")) k++;
+  while (tokens[k] && (/^(NOUN|PROPN|ADJ)$/.test(tokens[k]!.pos) || tokens[k]!.value === "-")) {
+    // "Database lists the": a -s word between the noun group and an article is its verb.
+    if (k > i + 1 && verbAsNoun(tokens, k)) return true;
+    k++;
+  }
   return k > i + 1 && (tokens[k]?.pos === "AUX" || tokens[k]?.pos === "VERB");
+}
+
+/** A verb the tagger read as a plural noun: an -s word after a name, before an article or preposition. */
+function verbAsNoun(tokens: Token[], k: number): boolean {
+  const t = tokens[k]!;
+  return (
+    t.pos === "NOUN" &&
+    /[a-z]s$/.test(t.value) &&
+    tokens[k - 1]?.pos === "PROPN" &&
+    /^(ADP|DET|PRON|NUM)$/.test(tokens[k + 1]?.pos ?? "")
+  );
 }
 
 /**

@@ -635,6 +635,14 @@ describe("offline extractor: faithful memory", () => {
       ]);
     });
 
+    it("reads an opening participle that names a thing as part of its name, not as the user's deed", async () => {
+      const facts = await plain(
+        "Shared MIME-info Database lists the known file types.\nVisited Lisbon with my sister in May.",
+      );
+      expect(find(facts, "Shared MIME-info Database lists").subject).toBeNull();
+      expect(find(facts, "The user visited Lisbon").subject).toBe("the user");
+    });
+
     it("reads a document's statements about things as about those things, not the user", async () => {
       const facts = await plain(
         [

@@ -305,7 +305,7 @@ async function applyOne(
   };
 
   if (subject && !base.isInference && fact.corrects) {
-    const corrected = correctedBy(live, subject, base.attribute, replaces);
+    const corrected = correctedBy(live, subject, base.attribute, replaces, speaker);
     if (corrected) {
       const row = await insert({ ...base, parent: corrected.row });
       return { memoryId: row.id, outcome: "updated", relatedTo: corrected.row.id };
@@ -405,14 +405,21 @@ function correctedBy(
   subject: string,
   attribute: string | null,
   replaces: readonly string[],
+  speaker: string | null,
 ): Candidate | undefined {
+  // As for any update, only the same source of truth corrects a memory: what Bob says does not
+  // retire what Alice said.
+  const sameSource = (c: Candidate) => {
+    const said = c.row.speaker ?? c.speaker ?? null;
+    return speaker === null || said === null || said === speaker;
+  };
   const theirs = (c: Candidate) =>
-    c.row.subject === subject || (c.row.subject?.startsWith(`${subject}'s `) ?? false);
+    sameSource(c) && (c.row.subject === subject || (c.row.subject?.startsWith(`${subject}'s `) ?? false));
   const values = stemsOf(replaces).filter((v) => v.size > 0);
   const holding = live.find((c) => theirs(c) && values.some((v) => [...v].every((x) => c.stems.has(x))));
   if (holding) return holding;
   if (!attribute || !singleValued(attribute)) return undefined;
-  return live.find((c) => c.row.subject === subject && c.row.attribute === attribute);
+  return live.find((c) => sameSource(c) && c.row.subject === subject && c.row.attribute === attribute);
 }
 
 /**

@@ -787,7 +787,11 @@ export function extractFacts(
     // The past day this turn named last, which the sentences after it go on about.
     let narrated: { date: string; said: string } | null = null;
     for (const sentence of analyse(said).flatMap(splitClauses)) {
-      const tokens = retagOpening(sentence.tokens, names);
+      // A sentence after a line break may open with the break as a token: it is no word.
+      const tokens = retagOpening(
+        sentence.tokens.filter((t) => t.value.trim() !== ""),
+        names,
+      );
       const pronoun = tokens.findIndex((t) => t.lower === "she" || t.lower === "he" || t.lower === "his");
       // "She" and "he" are never the speaker ("I") and, between two people, never the listener
       // ("you"): a person named before who is either stays unresolved.

@@ -28,11 +28,13 @@ interface Rule {
 }
 
 const RULES: Rule[] = [
-  // "..., not Porto anymore", "and not with Acme any longer"
+  // "..., not Porto anymore", "and not with Acme any longer": a clause added to the new value
   {
-    re: new RegExp(String.raw`[,;]?\s*(?:and\s+|but\s+)?not\s+${PREP}${VALUE}\s+${ANYMORE}\b`, "giu"),
+    re: new RegExp(String.raw`(?:[,;]\s*|\s+(?:and|but)\s+)not\s+${PREP}${VALUE}\s+${ANYMORE}\b`, "giu"),
     droppable: true,
   },
+  // "I'm not with Acme anymore", "he's not here anymore": the statement itself
+  { re: new RegExp(String.raw`(?<![,;]\s*|\b(?:and|but)\s+)\bnot\s+${PREP}${VALUE}\s+${ANYMORE}\b`, "giu") },
   // "I don't work at Google anymore", "she doesn't eat meat any longer"
   {
     re: new RegExp(
@@ -100,11 +102,14 @@ export function correctionOf(sentence: string): Correction {
   if (CUE.test(sentence)) cue = true;
   for (const rule of RULES) {
     for (const m of sentence.matchAll(rule.re)) {
+      // "won't quit on their dreams", "don't give up": a negated ending ends nothing.
+      if (/(?:\bnot|\bnever|n['’]t)\s+$/i.test(sentence.slice(Math.max(0, m.index - 12), m.index))) continue;
       const value = m[1]!
         .trim()
         .replace(/[.,]+$/, "")
         .replace(/\s+(?:anymore|any more|any longer)$/i, "");
-      if (value === "" || value.split(/\s+/).every((w) => NOT_A_VALUE.test(w))) continue;
+      // "not here with us anymore": a value opens with what it is, not with a pointing word.
+      if (value === "" || NOT_A_VALUE.test(value.split(/\s+/)[0]!)) continue;
       cue = true;
       replaces.push(value);
       if (rule.droppable) {

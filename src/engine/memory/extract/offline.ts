@@ -122,6 +122,7 @@ const FILLER = new Set([
   "absolutely",
   "definitely",
   "sure",
+  "actually",
 ]);
 const INTENSIFIERS = new Set([
   "really",

@@ -580,10 +580,15 @@ describe("offline extractor: faithful memory", () => {
           "user: Actually, the concert last night was amazing.",
           "user: I'm not a morning person.",
           "user: We stopped at a cafe near the station.",
+          "user: I won't quit on my dreams, and I never gave up painting.",
+          "user: It's hard to think he's not here with us anymore, after ten years in our family.",
         ].join("\n"),
       });
       expect(facts.length).toBeGreaterThan(2);
       for (const f of facts) expect(f.replaces ?? []).toEqual([]);
+      // A "not ... anymore" that is the statement itself is kept whole.
+      expect(find(facts, "not here with").memory).toMatch(/ten years/);
+      expect(find(facts, "the concert last night").memory).toMatch(/^The user said the concert/);
     });
   });
 

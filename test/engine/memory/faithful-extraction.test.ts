@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, openTestEngine, type TestEngine } from "./harness.js";
+import { startTestServer, type TestServer, tempDir } from "../harness.js";
+import { eventually } from "./harness.js";
 
 /**
  * Issue 27, extraction: corrections supersede, other people's facts stay theirs, and a reference
- * document gives its salient facts with their context. Through the HTTP API, offline extractor,
- * instant dreaming (status done means memories stored).
+ * document gives its salient facts with their context. Through the HTTP API of a real server on
+ * 127.0.0.1, offline extractor, instant dreaming (status done means memories stored).
  */
 
 type Mem = {
@@ -17,11 +18,23 @@ type Mem = {
 };
 
 describe("faithful extraction through the HTTP API", () => {
-  let t: TestEngine;
+  const dir = tempDir("memctx-faithful-");
+  let server: TestServer;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
+  const t = {
+    call: async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+      const res = await server.call(method, path, body === undefined ? {} : { body });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    },
+  };
   beforeAll(async () => {
-    t = await openTestEngine({ workers: 1 });
+    server = await startTestServer(dir.path, { workers: 1 });
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await server.close();
+    dir.remove();
+  });
 
   /** Adds a document, waits until it is done, returns its memories. */
   async function add(ns: string, content: string, date = "2026-11-20"): Promise<Mem[]> {

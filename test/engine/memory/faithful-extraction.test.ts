@@ -20,8 +20,8 @@ type Mem = {
 describe("faithful extraction through the HTTP API", () => {
   const dir = tempDir("memctx-faithful-");
   let server: TestServer;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
   const t = {
+    // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
     call: async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
       const res = await server.call(method, path, body === undefined ? {} : { body });
       const text = await res.text();

@@ -727,10 +727,9 @@ export function extractFacts(
   // first document then leaves it in place).
   const seen = new Set<string>();
   const facts: ExtractedFact[] = [];
-  // Each fact's salience (reference documents only), in the order of `facts`.
-  const scores: number[] = [];
-  // The heading each fact sits under (its offset; -1 before the first).
-  const sections: number[] = [];
+  // Each fact's salience and the heading it sits under (its offset; -1 before the first), for
+  // reference documents.
+  const weighed = new Map<ExtractedFact, { score: number; section: number }>();
   let lastHeading: Heading | null = null;
   const peopleKeys = new Set(speakerNames);
   // The person named last, who a later "she" or "he" is (across turns: the reply often goes on about them).
@@ -900,12 +899,14 @@ export function extractFacts(
         const heading = headingAt(shape, turn.offset + firstWord(sentence));
         const opens = heading !== null && heading !== lastHeading;
         lastHeading = heading;
-        scores.push(salience(sentence.text, tokens.filter((t) => t.pos === "PROPN").length, opens));
-        sections.push(heading?.start ?? -1);
+        weighed.set(facts[facts.length - 1]!, {
+          score: salience(sentence.text, tokens.filter((t) => t.pos === "PROPN").length, opens),
+          section: heading?.start ?? -1,
+        });
       }
     }
   }
-  return reference ? mostSalient(facts, scores, sections, memoryBudget(input.text.length)) : facts;
+  return reference ? mostSalient(facts, weighed, memoryBudget(input.text.length)) : facts;
 }
 
 /** Where a sentence's first word starts (the tokenizer may open it with the line breaks before). */
@@ -920,12 +921,11 @@ function firstWord(sentence: Sentence): number {
  */
 function mostSalient(
   facts: ExtractedFact[],
-  scores: number[],
-  sections: number[],
+  weighed: Map<ExtractedFact, { score: number; section: number }>,
   budget: number,
 ): ExtractedFact[] {
   const ranked = facts
-    .map((f, i) => ({ f, i, score: scores[i] ?? 0, section: sections[i] ?? -1 }))
+    .map((f, i) => ({ f, i, score: weighed.get(f)?.score ?? 0, section: weighed.get(f)?.section ?? -1 }))
     .filter((x) => x.score >= 0)
     .sort((a, b) => b.score - a.score || a.i - b.i);
   const covered = new Set<number>();

@@ -605,6 +605,11 @@ describe("offline extractor: faithful memory", () => {
         attribute: "likes_async",
       });
       expect(find(facts, "Mr Costa owns three buildings").subject).toBe("mr costa");
+      const named = await extract({ text: "user: My colleague Priya Nair prefers tabs over spaces." });
+      expect(find(named, "Priya Nair prefers tabs")).toMatchObject({
+        subject: "priya nair",
+        attribute: "likes_tab",
+      });
     });
 
     it("never files an unresolved she/he as the speaker's own fact", async () => {
@@ -623,6 +628,7 @@ describe("offline extractor: faithful memory", () => {
         ].join("\n"),
       });
       expect(find(split, "The user prefers dark roast coffee.").subject).toBe("the user");
+      expect(find(split, "The user's sister Maya lives in Lisbon")).toMatchObject({ subject: "maya" });
       expect(find(split, "The user's sister Maya lives in Lisbon").memory).not.toMatch(/coffee/);
       expect(find(split, "Jon teaches chemistry").memory).not.toMatch(/Ana/);
       expect(find(split, "Jon's wife Ana works at the port authority").memory).not.toMatch(/chemistry/);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ChatModel } from "../../models/chat.js";
 import { formatDay, parseDocumentDate } from "../../text/dates.js";
 import { correctionOf } from "./corrections.js";
+import { documentShape, memoryBudget } from "./document.js";
 import type { ExtractedFact, ExtractionInput, Extractor } from "./types.js";
 
 /** What the model must answer: the same fields as ExtractedFact, every one present (strict JSON schema). */
@@ -132,6 +133,9 @@ export class LlmExtractor implements Extractor {
         });
       }
     }
+    // A model that lists every statement of a manual is held to the offline extractor's rate.
+    if (input.format === "plain" && documentShape(input.text, input.title ?? null).reference)
+      return facts.slice(0, memoryBudget(input.text.length));
     return facts;
   }
 }

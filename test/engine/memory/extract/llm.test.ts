@@ -194,3 +194,27 @@ describe("LLM extractor: faithful memory", () => {
     expect(facts[1]!.subject).toBe("lena fischer");
   });
 });
+
+describe("LLM extractor: a reference document", () => {
+  it("keeps no more memories of a long manual than the offline extractor's rate allows", async () => {
+    const manual = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `## Setting ${i}\n\nThe setting option_${i} defaults to ${i * 10} seconds and must stay below ${i * 20}.\n`,
+    ).join("\n");
+    const many = Array.from({ length: 200 }, (_, i) => ({
+      memory: `Fact number ${i} of the manual.`,
+      isStatic: true,
+      subject: "manual",
+      attribute: null,
+      eventDate: null,
+      isInference: false,
+    }));
+    server.queue.push(() => chatReply(JSON.stringify({ facts: many })));
+    const facts = await extractor().extract({ text: manual, format: "plain", documentDate: "2026-03-15" });
+    expect(manual.length).toBeLessThan(12_000);
+    expect(facts.length).toBeGreaterThan(10);
+    expect(facts.length).toBeLessThan(40);
+    expect(facts[0]!.memory).toBe("Fact number 0 of the manual.");
+  });
+});

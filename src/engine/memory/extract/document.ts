@@ -31,8 +31,9 @@ const REFERENCE_HEADINGS = 3;
 const MARKDOWN_HEADING = /^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$/;
 const NUMBERED_HEADING =
   /^\s*((?:\d+\.)*\d+\.?|[A-Z]\.|(?:appendix|chapter|part|section)\s+[\dA-Z]+[.:]?)\s+(\S.{0,80})$/i;
-// A table of contents entry: a title, dot leaders or a wide gap, then a page number.
-const TOC_ENTRY = /(?:\.{4,}|…{2,}|\s{3,})\s*[\divxlc]+\s*$/i;
+// A table of contents entry: dot leaders before a page number, or a section number and a wide gap
+// before it ("2.1 Brokers      3"); a table's row ending in a number ("Retention      7") is none.
+const TOC_ENTRY = /(?:\.{4,}|…{2,})\s*[\divxlc]+\s*$|^\s*(?:\d+\.)*\d+\.?\s+\S.*\s{3,}[\divxlc]+\s*$/i;
 // "1. Open the portal", "2) Click Create": one level of numbering, as lists are written.
 const LIST_ITEM = /^\s*\d+[.)]\s+\S/;
 const SINGLE_NUMBER = /^\s*\d+[.)]?\s+\S/;

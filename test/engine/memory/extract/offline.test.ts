@@ -712,6 +712,22 @@ describe("offline extractor: faithful memory", () => {
       expect(all).not.toMatch(/^- \d+ -$/m);
     });
 
+    it("keeps a table's rows that end in a number", async () => {
+      const facts = await plain(
+        [
+          "# Quotas",
+          "## Storage",
+          "Team Atlas keeps 400 GB of backups.",
+          "## Limits per plan",
+          "Starter plan seats        5",
+          "Business plan seats       50",
+          "## Support",
+          "Support answers within one business day.",
+        ].join("\n"),
+      );
+      expect(facts.map((f) => f.memory).join("\n")).toMatch(/Business plan seats\s+50/);
+    });
+
     it("keeps the memories of a long document to a few dozen, growing slower than its length", async () => {
       const short = await plain(spec(12));
       const long = await plain(spec(120));

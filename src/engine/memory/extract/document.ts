@@ -65,9 +65,8 @@ function headingOf(line: string): { text: string; level: number } | null {
  */
 function titleLine(lines: { line: string }[], i: number): { text: string; level: number } | null {
   const line = lines[i]!.line.trim();
-  const after = lines.slice(i + 1).some((l) => l.line.trim() !== "");
-  if (!after || line.length > 80 || line.split(/\s+/).length > 10 || /[.!?:;,]$/.test(line)) return null;
-  if (lines.slice(0, i).some((l) => l.line.trim() !== "") || !/^[\p{Lu}\d]/u.test(line)) return null;
+  if (line.length > 80 || line.split(/\s+/).length > 10 || /[.!?:;,]$/.test(line)) return null;
+  if (!/^[\p{Lu}\d]/u.test(line) || !lines.slice(i + 1).some((l) => l.line.trim() !== "")) return null;
   return { text: clean(line), level: 1 };
 }
 
@@ -97,14 +96,15 @@ export function documentShape(text: string, title: string | null = null): Docume
     seen.set(k, (seen.get(k) ?? 0) + 1);
   }
   const headings: Heading[] = [];
-  const blanks: { start: number; end: number }[] = [];
+  // Indexes of the lines that are structure, blanked in the body.
+  const blanks = new Set<number>();
+  const first = lines.findIndex((l) => l.line.trim() !== "");
   // While inside a table of contents or a reference list: the level that ends it.
   let skipping: number | null = null;
   const listItem = (i: number) => LIST_ITEM.test(lines[i]?.line ?? "");
   for (const [i, { start, line }] of lines.entries()) {
     const trimmed = line.trim();
     if (trimmed === "") continue;
-    const end = start + line.length;
     // A contents entry ("2.1 Brokers ...... 2") is no heading; a numbered step among others
     // ("1. Open the portal" then "2. Click Create") is a list item, a statement.
     const entry = TOC_ENTRY.test(trimmed);
@@ -112,10 +112,10 @@ export function documentShape(text: string, title: string | null = null): Docume
       entry ||
       (!MARKDOWN_HEADING.test(line) && SINGLE_NUMBER.test(line) && (listItem(i - 1) || listItem(i + 1)))
         ? null
-        : (headingOf(line) ?? (headings.length === 0 && blanks.length === 0 ? titleLine(lines, i) : null));
+        : (headingOf(line) ?? (i === first ? titleLine(lines, i) : null));
     if (heading) {
       if (skipping !== null && heading.level <= skipping) skipping = null;
-      blanks.push({ start, end });
+      blanks.add(i);
       if (skipping !== null) continue;
       if (TOC_HEADING.test(heading.text) || REFERENCE_SECTION.test(heading.text)) {
         skipping = heading.level;
@@ -132,10 +132,9 @@ export function documentShape(text: string, title: string | null = null): Docume
       // Repeated, and not a sentence: a statement said on every line of a list is no header.
       (trimmed.length <= 120 && !/[.!?]$/.test(trimmed) && (seen.get(furnitureKey(line)) ?? 0) >= 3) ||
       trimmed.includes("\f");
-    if (skipping !== null || furniture) blanks.push({ start, end });
+    if (skipping !== null || furniture) blanks.add(i);
   }
-  let body = text;
-  for (const b of blanks) body = body.slice(0, b.start) + " ".repeat(b.end - b.start) + body.slice(b.end);
+  const body = lines.map((l, i) => (blanks.has(i) ? " ".repeat(l.line.length) : l.line)).join("\n");
   // The text's own first heading names it better than a stored title (often a file name).
   const docTitle = headings[0]?.text ?? title;
   return {

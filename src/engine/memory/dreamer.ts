@@ -448,6 +448,7 @@ export async function extractionInput(
     text,
     format,
     documentDate: doc.document_date,
+    title: doc.title,
     entityContext: doc.supporting_context,
     supportingContext: ctx?.supportingContext ?? null,
     organizationalContext: ctx?.organizationalContext ?? null,

@@ -264,7 +264,8 @@ async function applyOne(
   const forgetAfter = earliest(src.forgetAfter, normalizeExpiry(fact.forgetAfter));
   const attribute = fact.attribute?.trim().toLowerCase() || null;
   const speaker = fact.speaker?.toLowerCase() ?? null;
-  const candidates = await candidatesFor(db, src, fact.memory, subject, attribute);
+  const replaces = (fact.replaces ?? []).filter((r) => r.trim() !== "");
+  const candidates = await candidatesFor(db, src, fact.memory, subject, attribute, replaces);
   const insert = async (m: NewMemoryRow): Promise<MemoryRow> => {
     const row = await insertMemory(db, m);
     // The next facts (of this document and later ones) compare with it without re-reading it.
@@ -302,6 +303,14 @@ async function applyOne(
     context: fact.context,
     speaker: fact.speaker,
   };
+
+  if (subject && !base.isInference && fact.corrects) {
+    const corrected = correctedBy(live, subject, base.attribute, replaces, speaker);
+    if (corrected) {
+      const row = await insert({ ...base, parent: corrected.row });
+      return { memoryId: row.id, outcome: "updated", relatedTo: corrected.row.id };
+    }
+  }
 
   if (subject && !base.isInference) {
     const extended = live
@@ -359,6 +368,8 @@ async function candidatesFor(
   text: string,
   subject: string | null,
   attribute: string | null,
+  /** Old values a correction names: the memories holding them are candidates too. */
+  replaces: readonly string[] = [],
 ): Promise<Candidate[]> {
   const rows = new Map<string, MemoryRow>();
   const add = (list: MemoryRow[]) => {
@@ -369,6 +380,10 @@ async function candidatesFor(
   if (subject) add(await latestBySubject(db, src.namespaceId, subject, SUBJECT_CANDIDATES));
   const rare = await rareTerms(db, src.namespaceId, termsOf(text));
   if (rare.length > 0) add(await latestByText(db, src.namespaceId, rare, TEXT_CANDIDATES));
+  for (const value of replaces) {
+    const stems = termsOf(value).flatMap((t) => t.stems);
+    if (stems.length > 0) add(await latestByText(db, src.namespaceId, stems, TEXT_CANDIDATES));
+  }
   const filter = src.filterByMetadata;
   const kept = [...rows.values()]
     .filter((r) => !filter || matchesFilterByMetadata(memoryMetadata(r), filter))
@@ -377,6 +392,34 @@ async function candidatesFor(
     );
   const texts = textsOf(kept);
   return kept.map((row, i) => ({ row, ...texts[i]! }));
+}
+
+/**
+ * The memory a correction supersedes: the newest of the same subject (or a thing of theirs: "the
+ * user's flight" for "the user") that holds every word of an old value the correction names; else,
+ * for a one-valued attribute, the newest of the same subject and attribute, whether it was told as
+ * a state or as a dated event ("moved to Porto in 2023" for "actually I moved to Braga").
+ */
+function correctedBy(
+  live: Candidate[],
+  subject: string,
+  attribute: string | null,
+  replaces: readonly string[],
+  speaker: string | null,
+): Candidate | undefined {
+  // As for any update, only the same source of truth corrects a memory: what Bob says does not
+  // retire what Alice said.
+  const sameSource = (c: Candidate) => {
+    const said = c.row.speaker ?? c.speaker ?? null;
+    return speaker === null || said === null || said === speaker;
+  };
+  const theirs = (c: Candidate) =>
+    sameSource(c) && (c.row.subject === subject || (c.row.subject?.startsWith(`${subject}'s `) ?? false));
+  const values = stemsOf(replaces).filter((v) => v.size > 0);
+  const holding = live.find((c) => theirs(c) && values.some((v) => [...v].every((x) => c.stems.has(x))));
+  if (holding) return holding;
+  if (!attribute || !singleValued(attribute)) return undefined;
+  return live.find((c) => sameSource(c) && c.row.subject === subject && c.row.attribute === attribute);
 }
 
 /**

@@ -136,12 +136,19 @@ function subjectOf(tokens: Token[], owner: Map<string, string>): string | null {
     if (t.pos === "VERB" || t.pos === "AUX") return null;
     const who = owner.get(t.lower === "i'm" || t.lower === "i’m" ? "i" : t.lower);
     if (who !== undefined) {
-      // "my sister" is the sister, owned by the speaker.
+      // "my sister" is the sister, owned by the speaker; "my colleague Lena Fischer" is Lena Fischer.
       const possessive = /^(my|our|your)$/.test(t.lower);
-      const noun = possessive
-        ? tokens.slice(i + 1).find((n) => n.pos === "NOUN" || n.pos === "PROPN")
-        : undefined;
-      return noun ? `${who}'s ${noun.lemma}` : who;
+      const at = possessive
+        ? tokens.findIndex((n, k) => k > i && (n.pos === "NOUN" || n.pos === "PROPN"))
+        : -1;
+      if (at < 0) return who;
+      const noun = tokens[at]!;
+      if (noun.pos === "NOUN" && tokens[at + 1]?.pos === "PROPN") {
+        const run: string[] = [];
+        for (let j = at + 1; tokens[j]?.pos === "PROPN"; j++) run.push(tokens[j]!.lower);
+        return run.join(" ");
+      }
+      return `${who}'s ${noun.lemma}`;
     }
     if (t.pos === "PROPN") {
       const run = [t.lower];

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { ChatModel } from "../../models/chat.js";
 import { formatDay, parseDocumentDate } from "../../text/dates.js";
+import { correctionOf } from "./corrections.js";
+import { documentShape, memoryBudget } from "./document.js";
 import type { ExtractedFact, ExtractionInput, Extractor } from "./types.js";
 
 /** What the model must answer: the same fields as ExtractedFact, every one present (strict JSON schema). */
@@ -34,6 +36,10 @@ Rules:
 - isStatic: true for lasting facts (identity, preferences, relationships, work, home, skills); false for events, plans and recent states.
 - subject: lowercase name of who the fact is about. attribute: a stable snake_case key for what the fact says about the subject, the same key for facts that replace each other ("home" for "lives in Berlin" and "lives in Boston"; "work", "relationship", "pet", "likes_<thing>", "favorite_<thing>"); null for one-off events.
 - isInference: true only for facts you derive rather than read.
+- Corrections: when the text corrects or replaces something ("actually", "not X anymore", "no longer", "instead", "switched from X to Y", "cancelled X", "correction:", "I was wrong about X"), write the current value and end the fact with "(no longer X)" naming the old value, e.g. "The user lives in Braga (no longer Porto)."; give it the subject and attribute of the fact it replaces. Never list the old value as still true.
+- Who said what about whom: a fact about another person is that person's (subject = that person, e.g. "lena fischer"), never the speaker's or the user's preference. Resolve "he", "she", "they" to the person they stand for only when the text makes it clear; otherwise leave the fact out rather than guess.
+- One fact per memory: "I prefer dark roast coffee and my sister Maya lives in Lisbon" is two facts, the second about Maya.
+- Reference documents (manuals, specifications, reports): keep only the facts worth remembering (what something is, values, limits, defaults, rules, owners, decisions, causes), at most about 40 for 20,000 characters. Leave out tables of contents, headings alone, reference lists and bibliographies, page headers, footers and numbers, and sentences about the document itself ("see Section 4", "X is mentioned in Section 2.1", "the figure below"). Each fact must be true on its own: name what it is about, from its heading or the document's title ("Incident 2025-07 (duplicate payments): root cause: missing idempotency key", not "Root cause: missing idempotency key"). "We" in such a document is its authors, not the user.
 - "Known memories" are context (who is who, what was said before). List a fact this document states even when it is already known: it is recorded as one more source of that memory.
 - Follow the organization's and namespace's guidance on what matters.`;
 
@@ -70,6 +76,7 @@ export function buildPrompt(input: ExtractionInput, text = input.text): string {
   );
   if (input.organizationalContext) lines.push(`Organization's guidance: ${input.organizationalContext}`);
   if (input.supportingContext) lines.push(`Namespace context: ${input.supportingContext}`);
+  if (input.title) lines.push(`Document title: ${input.title}`);
   if (input.entityContext) lines.push(`Document context: ${input.entityContext}`);
   if (input.existing && input.existing.length > 0) {
     lines.push("Known memories:", ...input.existing.slice(0, 50).map((m) => `- ${m.memory}`));
@@ -112,7 +119,11 @@ export class LlmExtractor implements Extractor {
         const memory = f.memory.trim();
         if (memory === "" || seen.has(memory.toLowerCase())) continue;
         seen.add(memory.toLowerCase());
+        // The prompt asks a correction to name what it replaces ("(no longer Porto)"): the same
+        // reading as the offline extractor's turns it into the supersession marker.
+        const correction = correctionOf(memory);
         facts.push({
+          ...(correction.cue ? { corrects: true, replaces: correction.replaces } : {}),
           memory,
           isStatic: f.isStatic,
           subject: key(f.subject)?.replace(/_/g, " ") ?? null,
@@ -122,6 +133,9 @@ export class LlmExtractor implements Extractor {
         });
       }
     }
+    // A model that lists every statement of a manual is held to the offline extractor's rate.
+    if (input.format === "plain" && documentShape(input.text, input.title ?? null).reference)
+      return facts.slice(0, memoryBudget(input.text.length));
     return facts;
   }
 }

@@ -2,7 +2,9 @@ import { conversationTurns } from "../../text/conversation.js";
 import { type DateSpan, type DayRef, formatDay, parseDocumentDate, resolveDates } from "../../text/dates.js";
 import { classify } from "./attributes.js";
 import { readContext } from "./context.js";
-import { analyse, type Token } from "./nlp.js";
+import { correctionOf } from "./corrections.js";
+import { documentShape, type Heading, headingAt, inContext, memoryBudget, salience } from "./document.js";
+import { analyse, type Sentence, type Token } from "./nlp.js";
 import type { ExtractedFact, ExtractionInput, Extractor } from "./types.js";
 
 /**
@@ -120,6 +122,7 @@ const FILLER = new Set([
   "absolutely",
   "definitely",
   "sure",
+  "actually",
 ]);
 const INTENSIFIERS = new Set([
   "really",
@@ -141,8 +144,8 @@ const MODAL = /^(will|would|should|can|could|might|may|must|shall)$/;
  * timestamp before the role is not part of it, and a line without a role continues the turn
  * before it. Line breaks inside a turn read as spaces (offsets unchanged).
  */
-function turnsOf(input: ExtractionInput): Turn[] {
-  if (input.format !== "conversation") return [{ speaker: null, text: input.text, offset: 0 }];
+function turnsOf(input: ExtractionInput, body: string): Turn[] {
+  if (input.format !== "conversation") return [{ speaker: null, text: body, offset: 0 }];
   const turns = conversationTurns(input.text).map((t) => ({
     speaker: t.role === "" ? null : t.role,
     text: input.text.slice(t.bodyStart, t.end).replace(/\n/g, " "),
@@ -233,6 +236,17 @@ const PERSON_NOUNS = new Set([
   "mentor",
   "fiance",
   "fiancee",
+  "manager",
+  "teammate",
+  "lead",
+  "client",
+  "customer",
+  "doctor",
+  "landlord",
+  "coach",
+  "classmate",
+  "assistant",
+  "report",
 ]);
 
 /**
@@ -256,7 +270,12 @@ function lastPersonIn(tokens: Token[], people: Set<string>, self: string, named:
     const before = tokens[i - 1]?.lemma ?? "";
     const after = tokens[j + 1];
     const lower = name.toLowerCase();
-    const aName = !opensWith(tokens, i) || named.has(t.value) || people.has(lower);
+    // A first and last name ("Lena Fischer joined") is written as a name even at the start.
+    const aName =
+      !opensWith(tokens, i) ||
+      named.has(t.value) ||
+      people.has(lower) ||
+      (j > i && /^[A-Z][a-z]/.test(tokens[j]!.value));
     if (
       lower !== self &&
       aName &&
@@ -282,6 +301,11 @@ interface Voices {
   self: string;
   /** Who "you" is, when the conversation has exactly one other person. */
   other: string | null;
+  /**
+   * Whether "we" and "our" are the speaker and others. In a reference document they are its
+   * authors, not the user: kept as written (the document's title gives the context).
+   */
+  plural?: boolean;
 }
 
 interface Rewritten {
@@ -293,6 +317,68 @@ interface Rewritten {
   impliedSubject: boolean;
   /** A "she"/"he" subject became the person named before it. */
   referred: boolean;
+}
+
+// Subjects that point back to the clause before: "... and it was great" is one fact.
+const ANAPHORIC = new Set(["it", "that", "this", "which", "there", "who", "so"]);
+
+/** The words before a clause's first verb, lower-cased: its subject as written. */
+function clauseSubject(tokens: Token[]): string | null {
+  // The tagger reads some verbs after a name as plural nouns ("Maya lives in"): a -s word between a
+  // name and a preposition or article is read as the verb.
+  const at = tokens.findIndex((t, i) => t.pos === "VERB" || t.pos === "AUX" || verbAsNoun(tokens, i));
+  if (at <= 0) return null;
+  const words = tokens
+    .slice(0, at)
+    .filter((t) => !FILLER.has(t.lower) && t.pos !== "PUNCT" && t.pos !== "ADV");
+  if (words.length === 0 || words.length > 5) return null;
+  if (!words.every((t) => /^(DET|PRON|ADJ|NOUN|PROPN|NUM)$/.test(t.pos))) return null;
+  return words.map((t) => t.lower).join(" ");
+}
+
+/**
+ * Two facts told in one sentence become two: "I prefer dark roast coffee and my sister Maya lives
+ * in Lisbon" is one fact about the speaker and one about Maya. A clause after "and", "but" or ";"
+ * is its own fact when it has a subject of its own, other than the first clause's, and a verb; a
+ * clause whose subject points back ("and it was great") stays with the one before.
+ */
+function splitClauses(sentence: Sentence): Sentence[] {
+  const { tokens } = sentence;
+  for (let k = 1; k < tokens.length - 2; k++) {
+    const t = tokens[k]!;
+    if (!((t.pos === "CCONJ" && (t.lower === "and" || t.lower === "but")) || t.value === ";")) continue;
+    let left = tokens.slice(0, k);
+    if (left.at(-1)?.value === ",") left = left.slice(0, -1);
+    const right = tokens.slice(k + 1);
+    if (!left.some((x) => x.pos === "VERB" || x.pos === "AUX")) continue;
+    const second = clauseSubject(right);
+    // "... and a dog named Max" lists one more thing: an indefinite subject rarely opens a new fact.
+    // A bare pronoun ("... and we saw a bear") goes on with the same scene: one fact, told together.
+    if (
+      second === null ||
+      ANAPHORIC.has(second) ||
+      /^(a|an|some|any|one|two|three|many|few)\b/.test(second) ||
+      /^(i|we|you|they|she|he)$/.test(second)
+    )
+      continue;
+    // "... and my kids loved it": a clause that points back at the first one is not true on its own.
+    if (right.some((x) => /^(it|that|this|these|those|there|them|then|too|also|either)$/.test(x.lower)))
+      continue;
+    const first = clauseSubject(left);
+    if (first === second) continue;
+    const part = (list: Token[]): Sentence => {
+      const start = list[0]!.start;
+      const end = list[list.length - 1]!.end;
+      return {
+        text: sentence.text.slice(start - sentence.start, end - sentence.start),
+        start,
+        end,
+        tokens: list,
+      };
+    };
+    return [part(left), ...splitClauses(part(right))];
+  }
+  return [sentence];
 }
 
 /** Rewrites a sentence in the third person with absolute dates. */
@@ -318,7 +404,10 @@ function rewrite(
   let lastEnd = -1;
   const emit = (space: string, word: string) => {
     out.push(
-      out.length === 0 ? word : `${space || (/^[.,!?;:)]|^n['’]t$|^['’]/.test(word) ? "" : " ")}${word}`,
+      out.length === 0
+        ? word
+        : // After an opening bracket, and before closing punctuation, no space: "(March 2026)".
+          `${space || (/^[.,!?;:)]|^n['’]t$|^['’]/.test(word) || /[([]$/.test(out[out.length - 1]!) ? "" : " ")}${word}`,
     );
   };
   for (let i = 0; i < tokens.length; i++) {
@@ -335,7 +424,14 @@ function rewrite(
       started = true;
       proper = t.pos === "PROPN";
       // "Dyed my hair last week!": the speaker is the unstated subject of a past-tense verb.
-      if (t.pos === "VERB" && l !== t.lemma && !/(ing|s)$/.test(l)) {
+      // Not when the sentence has a verb of its own: "Closed segments are compressed" is about segments.
+      if (
+        t.pos === "VERB" &&
+        l !== t.lemma &&
+        !/(ing|s)$/.test(l) &&
+        voices.plural !== false &&
+        !modifiesSubject(tokens, i)
+      ) {
         out.push(self);
         namesPerson = true;
         selfNamed = true;
@@ -396,6 +492,8 @@ function rewrite(
       word = `${self} is`;
     } else if (l === "my" || l === "mine") {
       word = `${self}'s`;
+    } else if (voices.plural === false && /^(we|us|our|ours|ourselves)$/.test(l)) {
+      // fall through: kept as written
     } else if (l === "we" || l === "us") {
       word = `${self} and others`;
     } else if (l === "our" || l === "ours") {
@@ -443,6 +541,31 @@ function rewrite(
   text = text.replace(/\s*[!.…~]+$/u, "").replace(/\s+/g, " ");
   if (text.length > 0) text = `${text[0]!.toUpperCase()}${text.slice(1)}.`;
   return { text, namesPerson, proper, impliedSubject, referred };
+}
+
+/**
+ * Whether the verb form at `i` modifies the noun group after it, which is the subject of the
+ * sentence's own verb: "Closed segments are compressed", "Shared MIME-info Database lists types".
+ */
+function modifiesSubject(tokens: Token[], i: number): boolean {
+  let k = i + 1;
+  while (tokens[k] && (/^(NOUN|PROPN|ADJ)$/.test(tokens[k]!.pos) || tokens[k]!.value === "-")) {
+    // "Database lists the": a -s word between the noun group and an article is its verb.
+    if (k > i + 1 && verbAsNoun(tokens, k)) return true;
+    k++;
+  }
+  return k > i + 1 && (tokens[k]?.pos === "AUX" || tokens[k]?.pos === "VERB");
+}
+
+/** A verb the tagger read as a plural noun: an -s word after a name, before an article or preposition. */
+function verbAsNoun(tokens: Token[], k: number): boolean {
+  const t = tokens[k]!;
+  return (
+    t.pos === "NOUN" &&
+    /[a-z]s$/.test(t.value) &&
+    tokens[k - 1]?.pos === "PROPN" &&
+    /^(ADP|DET|PRON|NUM)$/.test(tokens[k + 1]?.pos ?? "")
+  );
 }
 
 /**
@@ -583,7 +706,12 @@ export function extractFacts(
   const dateEvents = opts.dateEvents ?? true;
   const ref = parseDocumentDate(input.documentDate);
   const context = readContext(input);
-  const turns = turnsOf(input);
+  // A long or sectioned plain text is a reference document: its structure lines are left out, its
+  // statements chosen by salience and told with their heading and title.
+  const shape = input.format === "plain" ? documentShape(input.text, input.title ?? null) : null;
+  const reference = shape?.reference === true;
+  // Any plain text's headings and page furniture are structure, never a memory's words.
+  const turns = turnsOf(input, shape !== null ? shape.body : input.text);
   const userLabel = context.userName ?? "The user";
   const nameOf = (speaker: string | null): string =>
     speaker === null || USER.has(speaker.toLowerCase()) ? userLabel : speaker;
@@ -599,6 +727,10 @@ export function extractFacts(
   // first document then leaves it in place).
   const seen = new Set<string>();
   const facts: ExtractedFact[] = [];
+  // Each fact's salience and the heading it sits under (its offset; -1 before the first), for
+  // reference documents.
+  const weighed = new Map<ExtractedFact, { score: number; section: number }>();
+  let lastHeading: Heading | null = null;
   const peopleKeys = new Set(speakerNames);
   // The person named last, who a later "she" or "he" is (across turns: the reply often goes on about them).
   let lastPerson: string | null = null;
@@ -615,10 +747,16 @@ export function extractFacts(
     if (turn.speaker !== null && AGENT.has(turn.speaker.toLowerCase())) continue;
     const self = nameOf(turn.speaker);
     const others = people.filter((p) => p !== turn.speaker);
-    const voices: Voices = { self, other: others.length === 1 ? nameOf(others[0]!) : null };
+    const voices: Voices = {
+      self,
+      other: others.length === 1 ? nameOf(others[0]!) : null,
+      ...(reference ? { plural: false } : {}),
+    };
     const selfKey = self.toLowerCase();
     const owner = new Map<string, string>();
-    for (const w of ["i", "me", "my", "mine", "myself", "we", "us", "our", "ours"]) owner.set(w, selfKey);
+    // In a reference document "we" are its authors, not the user.
+    for (const w of ["i", "me", "my", "mine", "myself", ...(reference ? [] : ["we", "us", "our", "ours"])])
+      owner.set(w, selfKey);
     if (voices.other !== null)
       for (const w of ["you", "your", "yours", "yourself"]) owner.set(w, voices.other.toLowerCase());
 
@@ -648,8 +786,12 @@ export function extractFacts(
 
     // The past day this turn named last, which the sentences after it go on about.
     let narrated: { date: string; said: string } | null = null;
-    for (const sentence of analyse(said)) {
-      const tokens = retagOpening(sentence.tokens, names);
+    for (const sentence of analyse(said).flatMap(splitClauses)) {
+      // A sentence after a line break may open with the break as a token: it is no word.
+      const tokens = retagOpening(
+        sentence.tokens.filter((t) => t.value.trim() !== ""),
+        names,
+      );
       const pronoun = tokens.findIndex((t) => t.lower === "she" || t.lower === "he" || t.lower === "his");
       // "She" and "he" are never the speaker ("I") and, between two people, never the listener
       // ("you"): a person named before who is either stays unresolved.
@@ -665,6 +807,17 @@ export function extractFacts(
           : candidate;
       lastPerson = lastPersonIn(tokens, peopleKeys, selfKey, named) ?? lastPerson;
       if (!carriesFact(tokens, speakerNames, context.keywords)) continue;
+      const correction = correctionOf(sentence.text);
+      // What only says what is no longer so ("not Porto anymore") is left out of the new memory.
+      const told =
+        correction.drop.length === 0
+          ? tokens
+          : tokens.filter(
+              (t) =>
+                !correction.drop.some(
+                  (d) => t.start >= sentence.start + d.start && t.start < sentence.start + d.end,
+                ),
+            );
       const spans = ref
         ? resolveDates(sentence.text, ref).map((s) => ({
             ...s,
@@ -674,7 +827,7 @@ export function extractFacts(
         : [];
       if (spans.length > 0) narrated = ref === null ? null : pastDay(spans, isoOf(ref));
       const { text, namesPerson, proper, impliedSubject, referred } = rewrite(
-        tokens,
+        told,
         spans,
         voices,
         names,
@@ -683,7 +836,7 @@ export function extractFacts(
       );
       if (text.length < 12) continue;
       // A date is not what the sentence is about ("The other day I ..."): its words are not the subject.
-      const undated = tokens.filter((t) => !spans.some((sp) => t.start >= sp.start && t.start < sp.end));
+      const undated = told.filter((t) => !spans.some((sp) => t.start >= sp.start && t.start < sp.end));
       const classified = classify(undated, owner, dated(spans).length > 0);
       // A lasting attribute told in the past tense ("I lost my job", "we adopted a puppy") is what
       // happened that day, not the state now: an event, dated, that retires no state fact.
@@ -697,32 +850,86 @@ export function extractFacts(
       let eventDate = dated(spans)[0]?.date ?? null;
       // "Last night was amazing! We celebrated her birthday.": a past-tense sentence without a date
       // of its own goes on about the day the turn named just before.
-      const told = spans.length === 0 && narrated !== null && finiteIsPast(tokens) ? narrated : null;
-      if (!kind.isStatic && ref !== null) {
+      const about = spans.length === 0 && narrated !== null && finiteIsPast(tokens) ? narrated : null;
+      // A reference document's statements hold beyond its date: no date is added to them.
+      if (!kind.isStatic && ref !== null && !reference) {
         // A duration ("for three years now (since about 2020)") already says when.
-        if (told !== null) {
-          if (dateEvents) memory = `${memory.slice(0, -1)} (${told.said}).`;
-          eventDate = told.date;
+        if (about !== null) {
+          if (dateEvents) memory = `${memory.slice(0, -1)} (${about.said}).`;
+          eventDate = about.date;
         } else if (eventDate === null && spans.length === 0) memory = undatedSuffix(memory, false);
         eventDate ??= isoOf(ref);
       }
+      if (shape !== null && shape.headings.length > 0)
+        memory = inContext(memory, headingAt(shape, turn.offset + firstWord(sentence)), shape.title);
       const key = normalized(memory);
       if (seen.has(key)) continue;
       seen.add(key);
+      // "She prefers async reviews" with no one named before: about someone, never the speaker.
+      const stranger =
+        referent === null &&
+        pronoun >= 0 &&
+        /^(she|he)$/.test(tokens[pronoun]!.lower) &&
+        opensWith(tokens, pronoun);
+      // Plain text says something about the user only in the first person.
+      const firstPerson =
+        turn.speaker !== null || told.some((t) => owner.has(t.lower) || /^i['’]m$/.test(t.lower));
       facts.push({
         memory,
-        isStatic: kind.isStatic,
-        subject: impliedSubject
-          ? selfKey
-          : referred && referent && opensWith(tokens, pronoun)
-            ? referent.toLowerCase()
-            : (kind.subject ?? (namesPerson ? null : selfKey)),
-        attribute: kind.attribute,
+        isStatic: stranger ? false : kind.isStatic,
+        subject: stranger
+          ? null
+          : impliedSubject
+            ? selfKey
+            : referred && referent && opensWith(tokens, pronoun)
+              ? referent.toLowerCase()
+              : (kind.subject ?? (namesPerson || !firstPerson ? null : selfKey)),
+        // Attributes are a person's (home, work, likes): a manual's "job" is no one's work.
+        attribute: stranger || reference ? null : kind.attribute,
         eventDate,
         isInference: false,
         source: { start: turn.offset + sentence.start, end: turn.offset + sentence.end },
+        // "I live in Madrid now" states the current value: it replaces the last one, even one told
+        // as a dated move ("moved to Porto in 2023").
+        ...(correction.cue || (kind.isStatic && kind.attribute !== null && /\bnow\b/i.test(sentence.text))
+          ? { corrects: true, replaces: correction.replaces }
+          : {}),
       });
+      if (reference) {
+        const heading = headingAt(shape, turn.offset + firstWord(sentence));
+        const opens = heading !== null && heading !== lastHeading;
+        lastHeading = heading;
+        weighed.set(facts[facts.length - 1]!, {
+          score: salience(sentence.text, tokens.filter((t) => t.pos === "PROPN").length, opens),
+          section: heading?.start ?? -1,
+        });
+      }
     }
   }
-  return facts;
+  return reference ? mostSalient(facts, weighed, memoryBudget(input.text.length)) : facts;
+}
+
+/** Where a sentence's first word starts (the tokenizer may open it with the line breaks before). */
+function firstWord(sentence: Sentence): number {
+  return sentence.tokens.find((t) => t.value.trim() !== "")?.start ?? sentence.start;
+}
+
+/**
+ * A reference document's facts worth remembering: those that say something of its subject (no
+ * negative salience); the most salient of each section first, so that every part of the document
+ * is remembered, then the most salient of the rest; at most `budget`, in the document's order.
+ */
+function mostSalient(
+  facts: ExtractedFact[],
+  weighed: Map<ExtractedFact, { score: number; section: number }>,
+  budget: number,
+): ExtractedFact[] {
+  const ranked = facts
+    .map((f, i) => ({ f, i, score: weighed.get(f)?.score ?? 0, section: weighed.get(f)?.section ?? -1 }))
+    .filter((x) => x.score >= 0)
+    .sort((a, b) => b.score - a.score || a.i - b.i);
+  const covered = new Set<number>();
+  const firsts = ranked.filter((x) => !covered.has(x.section) && covered.add(x.section));
+  const chosen = [...firsts, ...ranked.filter((x) => !firsts.includes(x))].slice(0, budget);
+  return chosen.sort((a, b) => a.i - b.i).map((x) => x.f);
 }

@@ -8,6 +8,8 @@ export interface ExtractionInput {
   entityContext?: string | null;
   supportingContext?: string | null;
   organizationalContext?: string | null;
+  /** The document's title, when it has one: the context a reference document's facts are told in. */
+  title?: string | null;
   /** Context memories (already filtered by filterByMetadata). */
   existing?: { id: string; memory: string }[];
 }
@@ -27,6 +29,14 @@ export interface ExtractedFact {
   isInference?: boolean;
   /** Span in text. */
   source?: { start: number; end: number };
+  /**
+   * The fact corrects something said before ("actually", "no longer", "correction:"): it supersedes
+   * the memory of the same subject holding one of `replaces`, else the latest value of its
+   * one-valued attribute, even one told as a dated event.
+   */
+  corrects?: boolean;
+  /** The old values the correction names ("Porto" in "not Porto anymore"). */
+  replaces?: string[];
 }
 
 export interface Extractor {

@@ -145,3 +145,76 @@ describe("LLM extractor", () => {
     }
   });
 });
+
+describe("LLM extractor: faithful memory", () => {
+  it("gives the model the offline extractor's rules, and reads a correction it names as superseding", async () => {
+    server.queue.push(() =>
+      chatReply(
+        JSON.stringify({
+          facts: [
+            {
+              memory: "The user lives in Braga (no longer Porto).",
+              isStatic: true,
+              subject: "the user",
+              attribute: "home",
+              eventDate: null,
+              isInference: false,
+            },
+            {
+              memory: "Lena Fischer prefers async code reviews.",
+              isStatic: true,
+              subject: "Lena Fischer",
+              attribute: "likes_async_reviews",
+              eventDate: null,
+              isInference: false,
+            },
+          ],
+        }),
+      ),
+    );
+    const facts = await extractor().extract({
+      text: "user: Actually I live in Braga now, not Porto anymore. Lena Fischer prefers async code reviews.",
+      format: "conversation",
+      documentDate: "2026-02-10",
+      title: "Catch-up",
+    });
+    const system = messages()[0]!.content;
+    for (const rule of [
+      /not X anymore/,
+      /\(no longer X\)/,
+      /that person's/,
+      /tables of contents/,
+      /heading or the document's title/,
+      /two facts/,
+    ])
+      expect(system).toMatch(rule);
+    expect(messages()[1]!.content).toContain("Document title: Catch-up");
+    expect(facts[0]).toMatchObject({ corrects: true, replaces: ["Porto"], attribute: "home" });
+    expect(facts[1]).not.toHaveProperty("corrects");
+    expect(facts[1]!.subject).toBe("lena fischer");
+  });
+});
+
+describe("LLM extractor: a reference document", () => {
+  it("keeps no more memories of a long manual than the offline extractor's rate allows", async () => {
+    const manual = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `## Setting ${i}\n\nThe setting option_${i} defaults to ${i * 10} seconds and must stay below ${i * 20}.\n`,
+    ).join("\n");
+    const many = Array.from({ length: 200 }, (_, i) => ({
+      memory: `Fact number ${i} of the manual.`,
+      isStatic: true,
+      subject: "manual",
+      attribute: null,
+      eventDate: null,
+      isInference: false,
+    }));
+    server.queue.push(() => chatReply(JSON.stringify({ facts: many })));
+    const facts = await extractor().extract({ text: manual, format: "plain", documentDate: "2026-03-15" });
+    expect(manual.length).toBeLessThan(12_000);
+    expect(facts.length).toBeGreaterThan(10);
+    expect(facts.length).toBeLessThan(40);
+    expect(facts[0]!.memory).toBe("Fact number 0 of the manual.");
+  });
+});

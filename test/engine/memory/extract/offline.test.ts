@@ -500,9 +500,9 @@ describe("offline extractor", () => {
       const shift = await extract({
         text: "Ola: I dance hip-hop and my gym is open 24/7 for night-shift workers.",
       });
+      // Two facts about different subjects (Ola, her gym) are two memories.
       expect(shift[0]?.memory).toContain("hip-hop");
-      expect(shift[0]?.memory).toContain("open 24/7 for night-shift workers");
-      expect(shift[0]?.memory).not.toMatch(/July/);
+      expect(find(shift, "open 24/7 for night-shift workers").memory).not.toMatch(/July/);
     });
 
     it("makes an image caption a fact about the sharer, and never a memory of a media URL", async () => {
@@ -521,6 +521,262 @@ describe("offline extractor", () => {
       expect(facts.some((f) => /https?:|www\.|\.jpg|share\b/i.test(f.memory.replace(/shared/g, "")))).toBe(
         false,
       );
+    });
+  });
+});
+
+describe("offline extractor: faithful memory", () => {
+  const plain = (text: string, documentDate = "2026-03-15") =>
+    extractor.extract({ text, format: "plain", documentDate });
+
+  describe("corrections name what they replace", () => {
+    const cases: { said: string; replaces: string[]; memory: RegExp; left?: RegExp }[] = [
+      {
+        said: "user: Actually I moved to Braga in 2025, not Porto anymore.",
+        replaces: ["Porto"],
+        memory: /^The user moved to Braga in 2025\.$/,
+      },
+      { said: "user: We switched from Slack to Teams at work.", replaces: ["Slack"], memory: /Teams/ },
+      {
+        said: "Priya: My brother doesn't live in Oslo anymore.",
+        replaces: ["Oslo"],
+        memory: /Priya's brother/,
+      },
+      {
+        said: "user: Correction: the offsite is on 12 June, not 5 June.",
+        replaces: ["5 June"],
+        memory: /the offsite is on 12 June/,
+        left: /Correction|5 June/,
+      },
+      {
+        said: "user: I cancelled my Netflix subscription.",
+        replaces: ["Netflix subscription"],
+        memory: /cancelled/,
+      },
+      { said: "Sam: I gave up coffee in January.", replaces: ["coffee"], memory: /^Sam gave up coffee/ },
+      {
+        said: "user: I was wrong about the venue, the party is at Luigi's.",
+        replaces: ["venue"],
+        memory: /Luigi's/,
+      },
+      { said: "user: I'll take the train instead of the bus.", replaces: ["bus"], memory: /train/ },
+      { said: "Omar: I'm no longer with Acme Corp.", replaces: ["Acme Corp"], memory: /no longer with Acme/ },
+    ];
+    for (const c of cases) {
+      it(`reads "${c.said}"`, async () => {
+        const facts = await extract({ text: c.said });
+        const fact = facts.find((f) => c.memory.test(f.memory));
+        expect(fact, JSON.stringify(facts.map((f) => f.memory))).toBeDefined();
+        expect(fact!.corrects).toBe(true);
+        expect(fact!.replaces).toEqual(c.replaces);
+        if (c.left) expect(fact!.memory).not.toMatch(c.left);
+      });
+    }
+
+    it("names no old value where nothing is corrected", async () => {
+      const facts = await extract({
+        text: [
+          "user: I do not like horror movies.",
+          "user: Actually, the concert last night was amazing.",
+          "user: I'm not a morning person.",
+          "user: We stopped at a cafe near the station.",
+          "user: I won't quit on my dreams, and I never gave up painting.",
+          "user: It's hard to think he's not here with us anymore, after ten years in our family.",
+        ].join("\n"),
+      });
+      expect(facts.length).toBeGreaterThan(2);
+      for (const f of facts) expect(f.replaces ?? []).toEqual([]);
+      // A "not ... anymore" that is the statement itself is kept whole.
+      expect(find(facts, "not here with").memory).toMatch(/ten years/);
+      expect(find(facts, "the concert last night").memory).toMatch(/^The user said the concert/);
+    });
+  });
+
+  describe("who said what about whom", () => {
+    it("resolves she/he to the person just named, a full name or one after a person noun", async () => {
+      const facts = await extract({
+        text: [
+          "user: Lena Fischer joined our team in May. She prefers async code reviews.",
+          "user: My landlord Mr Costa is retiring. He owns three buildings on Rua Augusta.",
+        ].join("\n"),
+      });
+      expect(find(facts, "Lena Fischer prefers async code reviews")).toMatchObject({
+        subject: "lena fischer",
+        attribute: "likes_async",
+      });
+      expect(find(facts, "Mr Costa owns three buildings").subject).toBe("mr costa");
+      const named = await extract({ text: "user: My colleague Priya Nair prefers tabs over spaces." });
+      expect(find(named, "Priya Nair prefers tabs")).toMatchObject({
+        subject: "priya nair",
+        attribute: "likes_tab",
+      });
+    });
+
+    it("never files an unresolved she/he as the speaker's own fact", async () => {
+      const facts = await extract({ text: "user: She loves the new office in Graz." });
+      const fact = find(facts, "loves the new office");
+      expect(fact.subject).not.toBe("the user");
+      expect(fact.isStatic).toBe(false);
+      expect(fact.attribute).toBeNull();
+    });
+
+    it("makes two facts of one sentence about two people, and one of a list or a clause that points back", async () => {
+      const split = await extract({
+        text: [
+          "user: I prefer dark roast coffee and my sister Maya lives in Lisbon.",
+          "Jon: I teach chemistry but my wife Ana works at the port authority.",
+        ].join("\n"),
+      });
+      expect(find(split, "The user prefers dark roast coffee.").subject).toBe("the user");
+      expect(find(split, "The user's sister Maya lives in Lisbon")).toMatchObject({ subject: "maya" });
+      expect(find(split, "The user's sister Maya lives in Lisbon").memory).not.toMatch(/coffee/);
+      expect(find(split, "Jon teaches chemistry").memory).not.toMatch(/Ana/);
+      expect(find(split, "Jon's wife Ana works at the port authority").memory).not.toMatch(/chemistry/);
+      const whole = await extract({
+        text: [
+          "Mia: I have two kids and a dog named Max.",
+          "Mia: We went to the lake and it was freezing.",
+          "Mia: Caroline and I painted the fence.",
+        ].join("\n"),
+      });
+      expect(whole.map((f) => f.memory)).toEqual([
+        expect.stringContaining("two kids and a dog named Max"),
+        expect.stringContaining("lake and it was freezing"),
+        expect.stringContaining("Caroline and Mia painted the fence"),
+      ]);
+    });
+
+    it("reads an opening participle that names a thing as part of its name, not as the user's deed", async () => {
+      const facts = await plain(
+        "Shared MIME-info Database lists the known file types.\nVisited Lisbon with my sister in May.",
+      );
+      expect(find(facts, "Shared MIME-info Database lists").subject).toBeNull();
+      expect(find(facts, "The user visited Lisbon").subject).toBe("the user");
+    });
+
+    it("reads a document's statements about things as about those things, not the user", async () => {
+      const facts = await plain(
+        [
+          "# File Types",
+          "## Sources",
+          "Shared MIME-info Database lists the known file types. Closed segments are compressed with zstd.",
+          "## History",
+          "It replaced the old format in 2024. We publish a new list every spring.",
+          "## Notes",
+          "Scanned files keep their original names.",
+        ].join("\n"),
+      );
+      expect(facts.map((f) => f.memory).join(" ")).not.toMatch(/the user/i);
+      for (const f of facts) expect(f.subject).not.toBe("the user");
+    });
+  });
+
+  describe("reference documents", () => {
+    // A specification as a PDF gives it: running header and footer on every page, numbered
+    // headings, a contents list, a bibliography, a numbered list of steps.
+    const spec = (sections: number) => {
+      const out = ["Orbit Sync Protocol Specification", "", "Contents", ""];
+      for (let i = 1; i <= sections; i++) out.push(`${i}. Topic ${i} ........ ${i + 2}`);
+      out.push("");
+      for (let i = 1; i <= sections; i++) {
+        out.push("Orbit Sync Protocol Specification    Draft 7", "");
+        out.push(`${i}. Message Type ${String.fromCharCode(64 + (i % 26) + 1)}${i}`, "");
+        out.push(
+          `A type ${i} message carries at most ${i * 64} bytes of payload. Servers must answer a type ${i} message within ${i * 5} milliseconds. ` +
+            `The sender sets the flag field to ${i} for this type. Receivers that do not know type ${i} drop it silently. ` +
+            `This section is short. XML is mentioned in Section ${i}.1. See Section ${i + 1} for the details. The figure below shows the layout.`,
+          "",
+          "1. Open a channel",
+          "2. Send the message",
+          "",
+          `- ${i + 2} -`,
+          "",
+        );
+      }
+      out.push(
+        "References",
+        "",
+        "[1] R. Fielding. Architectural Styles. UC Irvine, 2000.",
+        "[2] J. Postel. RFC 793, 1981.",
+      );
+      return out.join("\n");
+    };
+
+    it("leaves out contents, references, running headers, page numbers and talk about the document", async () => {
+      const facts = await plain(spec(12));
+      expect(facts.length).toBeGreaterThan(5);
+      const all = facts.map((f) => f.memory).join("\n");
+      expect(all).not.toMatch(
+        /\.{4}|Draft 7|Fielding|Postel|RFC 793|mentioned in Section|See Section|figure below|section is short/i,
+      );
+      expect(all).not.toMatch(/^- \d+ -$/m);
+    });
+
+    it("keeps a table's rows that end in a number", async () => {
+      const facts = await plain(
+        [
+          "# Quotas",
+          "## Storage",
+          "Team Atlas keeps 400 GB of backups.",
+          "## Limits per plan",
+          "Starter plan seats        5",
+          "Business plan seats       50",
+          "## Support",
+          "Support answers within one business day.",
+        ].join("\n"),
+      );
+      expect(facts.map((f) => f.memory).join("\n")).toMatch(/Business plan seats\s+50/);
+    });
+
+    it("keeps the memories of a long document to a few dozen, growing slower than its length", async () => {
+      const short = await plain(spec(12));
+      const long = await plain(spec(120));
+      expect(spec(120).length).toBeGreaterThan(55_000);
+      expect(long.length).toBeLessThanOrEqual(80);
+      expect(long.length / short.length).toBeLessThan(spec(120).length / spec(12).length / 2);
+    });
+
+    it("tells a short note's lines with the title line above them", async () => {
+      const facts = await plain(
+        "Checkout incident review\nOwner: Tomasz.\nRoot cause: missing idempotency key.",
+      );
+      expect(facts.map((f) => f.memory.replace(/ \(15 March 2026\)/, ""))).toEqual([
+        "Checkout incident review: Owner: Tomasz.",
+        "Checkout incident review: Root cause: missing idempotency key.",
+      ]);
+      // A note of one line, or one that opens with a sentence, has no title line.
+      expect((await plain("I prefer green tea.\nMy office is in Leeds."))[0]?.memory).toBe(
+        "The user prefers green tea.",
+      );
+    });
+
+    it("tells each memory with the heading and title it needs, and keeps 'we' as the authors", async () => {
+      const facts = await plain(
+        [
+          "# Falcon Build Service Handbook",
+          "",
+          "## Caching",
+          "",
+          "Entries expire after 14 days. We recommend a cache of at least 200 GB per runner.",
+          "",
+          "## Incident 42: stale artifacts",
+          "",
+          "Owner: Dana Whitfield.",
+          "Root cause: a clock skew of 9 minutes on runner-7.",
+          "",
+          "## Overview",
+          "",
+          "Every build runs in a fresh container with 8 CPU cores.",
+        ].join("\n"),
+      );
+      expect(find(facts, "Entries expire after 14 days").memory).toMatch(
+        /Falcon Build Service Handbook.*Caching/,
+      );
+      expect(find(facts, "Owner: Dana Whitfield").memory).toMatch(/Incident 42: stale artifacts/);
+      expect(find(facts, "clock skew").memory).toMatch(/Incident 42/);
+      expect(find(facts, "fresh container").memory).toMatch(/^Falcon Build Service Handbook: /);
+      expect(find(facts, "We recommend a cache").memory).not.toMatch(/the user/i);
+      expect(facts.every((f) => !/\(15 March 2026\)/.test(f.memory))).toBe(true);
     });
   });
 });

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { packageUrl } from "../../package-root.js";
 import type { Embedder } from "./embedder.js";
 
 /**
@@ -14,8 +15,8 @@ import type { Embedder } from "./embedder.js";
  */
 export const WORD_VECTORS_MODEL = "glove-6b-100d-sif";
 
-/** The table shipped with the package (the same relative path from src/ and dist/). */
-const ASSET = new URL("../../../assets/word-vectors.bin", import.meta.url);
+/** The table shipped with the package. */
+const ASSET = packageUrl("assets/word-vectors.bin");
 
 /** "MCWV" read as a little-endian u32: the table's magic number. */
 export const TABLE_MAGIC = 0x5657434d;

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
+import { packageUrl } from "../../package-root.js";
 import { lookUp, type SortedLines, sortedLines } from "../text/sorted-lines.js";
 import { type QueryTerm, stemTexts } from "../text/terms.js";
 
@@ -12,7 +13,7 @@ import { type QueryTerm, stemTexts } from "../text/terms.js";
  * never says, so it counts less than the question's own words (its weight, at most 0.6).
  */
 
-const ASSET = new URL("../../../assets/wordnet-expansions.tsv.gz", import.meta.url);
+const ASSET = packageUrl("assets/wordnet-expansions.tsv.gz");
 
 /** An expansion of one query word or phrase. */
 export interface WeightedTerm {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { packageUrl } from "../../package-root.js";
-import { lookUp, type SortedLines, sortedLines } from "./sorted-lines.js";
+import { lookUp, type SortedLines, shippedLines } from "./sorted-lines.js";
 import { stemTexts } from "./terms.js";
 
 /**
@@ -64,10 +64,10 @@ export function stemRanksOf(words: readonly string[]): Map<string, number> {
 function stemRanks(): SortedLines {
   if (ranks) return ranks;
   try {
-    ranks = sortedLines(readFileSync(STEM_RANKS, "utf8"));
+    ranks = shippedLines(readFileSync(STEM_RANKS, "utf8"));
   } catch {
     // Without the table every stem counts as rare: statistics rest on the namespace alone.
-    ranks = sortedLines("");
+    ranks = shippedLines("");
   }
   return ranks;
 }

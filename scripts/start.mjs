@@ -16,7 +16,14 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const STAMP = join(ROOT, "dist", ".build-stamp");
 const ENTRY = join(ROOT, "dist", "cli", "main.js");
 /** What the build reads. A directory's own time counts too: a file deleted or renamed changes it. */
-const INPUTS = ["src", "tsconfig.json", "tsconfig.build.json", "package.json", "package-lock.json"];
+const INPUTS = [
+  "src",
+  "scripts/bundle-cli.mjs",
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "package.json",
+  "package-lock.json",
+];
 
 /** The latest modification time under `path` (0 when it does not exist). */
 function newest(path) {

@@ -1,5 +1,7 @@
-import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { packageUrl } from "./package-root.js";
 
 /** The package version, read from package.json so there is one place to change it. */
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
-  .version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(packageUrl("package.json"), "utf8")) as { version: string }
+).version;

@@ -93,6 +93,21 @@ export function rssMiB(pid: number | null | undefined): number | null {
 }
 
 /**
+ * CPU time a process has used so far (user + system, all its threads) in ms, from /proc/<pid>/stat
+ * (clock ticks of 10 ms); null when unreadable. On a machine shared with other jobs, wall time
+ * to an answer moves 2x between runs while the CPU it took stays.
+ */
+export function cpuMs(pid: number | null | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The exponent k of cost ~ n^k by least squares on the log-log points (null with fewer than two
  * usable points). k <= 1 is linear or better; about 0 is flat.
  */

@@ -1,13 +1,12 @@
 #!/usr/bin/env node
 /**
- * The memctx command's entry point. It imports nothing: MCP clients start servers with whatever
- * Node the system has, and an older one would die on `node:sqlite` with a stack trace. So the
- * version is checked first and the real command (dispatch.ts) is loaded only after.
+ * The memctx command's entry point. It imports only the version requirement: MCP clients start
+ * servers with whatever Node the system has, and an older one would die on `node:sqlite` with a
+ * stack trace. So the version is checked first and the real command (dispatch.ts) is loaded only after.
  */
-const REQUIRED = [22, 13] as const;
+import { NODE_REQUIRED, nodeSupported } from "./node-requirement.js";
 
-const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
-const supported = major > REQUIRED[0] || (major === REQUIRED[0] && minor >= REQUIRED[1]);
+const supported = nodeSupported(process.versions.node);
 const first = process.argv[2];
 // Help and the version need no SQLite: they answer on any Node.
 const helpOnly =
@@ -20,7 +19,7 @@ const helpOnly =
 
 if (!supported && !helpOnly) {
   process.stderr.write(
-    `memctx: needs Node.js ${REQUIRED.join(".")} or newer, but ${process.execPath} is ${process.version}; install a current Node (https://nodejs.org, or \`nvm install 24\`) and run memctx with it.\n`,
+    `memctx: needs Node.js ${NODE_REQUIRED.join(".")} or newer, but ${process.execPath} is ${process.version}; install a current Node (https://nodejs.org, or \`nvm install 24\`) and run memctx with it.\n`,
   );
   process.exit(1);
 } else {

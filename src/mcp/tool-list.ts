@@ -121,10 +121,31 @@ export function toolListEntry(tool: ToolDefinition): Tool {
 }
 
 /**
+ * The entries of the built-in tools, by name, converted by the build from these same tools
+ * (scripts/bundle-cli.mjs) and inlined in the bundled command, whose cold start the conversion of
+ * twelve schemas slowed. Not defined in tsc's build or from the sources: there they are converted here.
+ */
+declare const MEMCTX_TOOL_LIST: string | undefined;
+const prebuilt: Record<string, Tool> | undefined =
+  typeof MEMCTX_TOOL_LIST === "undefined" ? undefined : JSON.parse(MEMCTX_TOOL_LIST);
+
+/** Converted once per process: every HTTP session lists the same tools. */
+const converted = new WeakMap<ToolDefinition, Tool>();
+
+function listed(tool: ToolDefinition): Tool {
+  let entry = converted.get(tool);
+  if (!entry) {
+    entry = prebuilt?.[tool.name] ?? toolListEntry(tool);
+    converted.set(tool, entry);
+  }
+  return entry;
+}
+
+/**
  * Answers tools/list with the lean schemas instead of the SDK's own conversion. Called after the
  * tools are registered (registering installs the SDK's handler, which this one replaces).
  */
 export function serveLeanToolList(server: McpServer, tools: readonly ToolDefinition[]): void {
-  const list = tools.map(toolListEntry);
+  const list = tools.map(listed);
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Env, Hono, MiddlewareHandler } from "hono";
+import { FROM_SOURCE, packageUrl } from "../package-root.js";
 
 /**
  * The memory browser's static files (`src/ui/static/`, copied beside this module by the build),
@@ -7,7 +8,8 @@ import type { Env, Hono, MiddlewareHandler } from "hono";
  */
 export const UI_PATH = "/ui";
 
-const STATIC_DIR = new URL("./static/", import.meta.url);
+/** Where the build copies them (dist/ui/static/, also for the bundled command), or the sources. */
+const STATIC_DIR = packageUrl(FROM_SOURCE ? "src/ui/static/" : "dist/ui/static/");
 
 /** Every file the page has, by name: nothing else under /ui is ever read from disk. */
 const FILES: Record<string, string> = {

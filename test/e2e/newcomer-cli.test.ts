@@ -6,19 +6,19 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commands } from "../../src/cli/commands/index.js";
+import { nodeSupported } from "../../src/cli/node-requirement.js";
 import { VERSION } from "../../src/version.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const NODE = join(ROOT, "node_modules/.bin/node");
 const MAIN = join(ROOT, "dist/cli/main.js");
 
-/** A Node older than 22.13 on this machine (the system's), or undefined where there is none. */
+/** A Node older than 22.19 on this machine (the system's), or undefined where there is none. */
 function oldNode(): string | undefined {
   for (const candidate of ["/usr/bin/node", "/usr/local/bin/node", "/bin/node"]) {
     if (!existsSync(candidate)) continue;
     const v = spawnSync(candidate, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.trim();
-    const [major = 0, minor = 0] = v.split(".").map(Number);
-    if (major < 22 || (major === 22 && minor < 13)) return candidate;
+    if (!nodeSupported(v)) return candidate;
   }
   return undefined;
 }
@@ -34,17 +34,17 @@ describe("what a newcomer meets on the command line", () => {
   const memctx = (...args: string[]) => spawnSync(NODE, [MAIN, ...args], { env: env(), encoding: "utf8" });
 
   const old = oldNode();
-  it.skipIf(!old)("on a Node older than 22.13, says in one line which Node it needs, and exits 1", () => {
+  it.skipIf(!old)("on a Node older than 22.19, says in one line which Node it needs, and exits 1", () => {
     for (const args of [["mcp"], [], ["status"], ["serve", "--port", "0"]]) {
       const res = spawnSync(old!, [MAIN, ...args], { env: env(), encoding: "utf8" });
       expect(res.status, args.join(" ")).toBe(1);
       expect(res.stderr.trim().split("\n")).toHaveLength(1);
-      expect(res.stderr).toMatch(/needs Node\.js 22\.13 or newer.*nodejs\.org/);
+      expect(res.stderr).toMatch(/needs Node\.js 22\.19 or newer.*nodejs\.org/);
       expect(res.stderr).not.toMatch(/ERR_|at .*\.js:\d+/);
     }
   });
 
-  it.skipIf(!old)("answers --help, help <command> and --version on a Node older than 22.13", () => {
+  it.skipIf(!old)("answers --help, help <command> and --version on a Node older than 22.19", () => {
     for (const args of [
       ["--help"],
       ["help", "mcp"],

@@ -10,19 +10,17 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeSupported } from "../../src/cli/node-requirement.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const NODE = join(ROOT, "node_modules/.bin/node");
 
-/** A Node older than 22.13 on this machine, or undefined. */
+/** A Node older than 22.19 on this machine, or undefined. */
 function oldNode(): string | undefined {
   for (const candidate of ["/usr/bin/node", "/usr/local/bin/node", "/bin/node"]) {
     if (!existsSync(candidate)) continue;
-    const [major = 0, minor = 0] = spawnSync(candidate, ["-p", "process.versions.node"], { encoding: "utf8" })
-      .stdout.trim()
-      .split(".")
-      .map(Number);
-    if (major < 22 || (major === 22 && minor < 13)) return candidate;
+    const v = spawnSync(candidate, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.trim();
+    if (!nodeSupported(v)) return candidate;
   }
   return undefined;
 }
@@ -96,11 +94,11 @@ describe("the packed package, installed in an empty directory", () => {
   });
 
   const old = oldNode();
-  it.skipIf(!old)("gives the one-line message on a Node older than 22.13, and help still works there", () => {
+  it.skipIf(!old)("gives the one-line message on a Node older than 22.19, and help still works there", () => {
     const bad = spawnSync(old!, [installed, "mcp"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } });
     expect(bad.status).toBe(1);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
-    expect(bad.stderr).toMatch(/needs Node\.js 22\.13 or newer/);
+    expect(bad.stderr).toMatch(/needs Node\.js 22\.19 or newer/);
     const help = spawnSync(old!, [installed, "--help"], { encoding: "utf8" });
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toContain("Usage: memctx");

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { NODE_REQUIRED } from "../../src/cli/node-requirement.js";
 import { tools } from "../../src/mcp/tools/index.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -43,7 +44,7 @@ describe("manifest.json (the MCPB bundle manifest)", () => {
     expect(png.subarray(0, 8).toString("latin1")).toBe("\x89PNG\r\n\x1a\n");
   });
 
-  it("requires the Node that has node:sqlite", () => {
-    expect(manifest.compatibility.runtimes.node).toBe(">=22.13.0");
+  it("requires the Node that memctx's check requires", () => {
+    expect(manifest.compatibility.runtimes.node).toBe(`>=${NODE_REQUIRED.join(".")}.0`);
   });
 });

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Namespace } from "../../api/index.js";
+import { packageUrl } from "../../package-root.js";
 import { VERSION } from "../../version.js";
 import { didYouMean, type FlagOptions, parseFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
@@ -68,11 +69,9 @@ export function currentLaunch(
   return { command: run.execPath, args: [run.entry] };
 }
 
-/** The built entry point (dist/cli/main.js) beside this file; from the sources (tsx), the build's. */
+/** The built entry point, dist/cli/main.js (from the sources, tsx, it must have been built). */
 function entryPoint(): string {
-  const here = fileURLToPath(new URL("../main.js", import.meta.url));
-  if (!here.endsWith(".ts")) return here;
-  const built = join(dirname(here), "..", "..", "dist", "cli", "main.js");
+  const built = fileURLToPath(packageUrl("dist/cli/main.js"));
   if (!existsSync(built))
     throw new CliError("run `npm run build` first: the entry points at dist/cli/main.js");
   return built;

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { packageUrl } from "../../package-root.js";
 import type { Embedder } from "./embedder.js";
 
 /**
@@ -14,8 +15,8 @@ import type { Embedder } from "./embedder.js";
  */
 export const WORD_VECTORS_MODEL = "glove-6b-100d-sif";
 
-/** The table shipped with the package (the same relative path from src/ and dist/). */
-const ASSET = new URL("../../../assets/word-vectors.bin", import.meta.url);
+/** The table shipped with the package. */
+const ASSET = packageUrl("assets/word-vectors.bin");
 
 /** "MCWV" read as a little-endian u32: the table's magic number. */
 export const TABLE_MAGIC = 0x5657434d;
@@ -39,8 +40,91 @@ interface Table {
   /** Per word: its components' scale times its SIF weight. */
   weights: Float32Array;
   components: Int8Array;
-  index: Map<string, number>;
+  index: WordIndex;
 }
+
+/**
+ * Word -> its row in the table: an open-addressing hash table over the table's own bytes (its
+ * words, one a line). A Map of the 50k words made 50k strings and cost a cold start's first search
+ * 15-50 ms and the process several MiB; this reads the bytes once into two integer arrays. As with a
+ * Map built in row order, a word listed twice gives its last row.
+ */
+export class WordIndex {
+  private readonly starts: Int32Array;
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+
+  constructor(private readonly bytes: Uint8Array) {
+    // One pass over the bytes finds each word's start and hash; local variables only: it runs
+    // once per process, mostly before V8 optimizes it.
+    const found = [0];
+    const hashes: number[] = [];
+    let hash = FNV_OFFSET;
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i] as number;
+      if (byte === NEWLINE) {
+        hashes.push(hash);
+        found.push(i + 1);
+        hash = FNV_OFFSET;
+      } else hash = Math.imul(hash ^ byte, FNV_PRIME);
+    }
+    hashes.push(hash);
+    const starts = Int32Array.from(found);
+    const rows = starts.length;
+    let size = 1;
+    while (size < rows * 2) size <<= 1;
+    const mask = size - 1;
+    const slots = new Int32Array(size).fill(-1);
+    this.starts = starts;
+    this.slots = slots;
+    this.mask = mask;
+    for (let row = 0; row < rows; row++) {
+      const start = starts[row] as number;
+      const end = row + 1 < rows ? (starts[row + 1] as number) - 1 : bytes.length;
+      let slot = (hashes[row] as number) & mask;
+      for (let held = slots[slot] as number; held >= 0; held = slots[slot] as number) {
+        if (this.rowIs(held, bytes, start, end)) break; // listed twice: the last row wins
+        slot = (slot + 1) & mask;
+      }
+      slots[slot] = row;
+    }
+  }
+
+  get size(): number {
+    return this.starts.length;
+  }
+
+  /** The row of `word`, or undefined when the table lacks it. */
+  get(word: string): number | undefined {
+    // Words are ASCII (the embedder looks up [a-z]+): their characters are their UTF-8 bytes.
+    const key = ASCII.test(word)
+      ? Uint8Array.from(word, (c) => c.charCodeAt(0))
+      : new TextEncoder().encode(word);
+    let hash = FNV_OFFSET;
+    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ (key[i] as number), FNV_PRIME);
+    for (let slot = hash & this.mask; ; slot = (slot + 1) & this.mask) {
+      const row = this.slots[slot] as number;
+      if (row < 0) return undefined;
+      if (this.rowIs(row, key, 0, key.length)) return row;
+    }
+  }
+
+  /** Whether row `row`'s word is the bytes of `other` from `start` to `end`. */
+  private rowIs(row: number, other: Uint8Array, start: number, end: number): boolean {
+    const from = this.starts[row] as number;
+    const to = row + 1 < this.starts.length ? (this.starts[row + 1] as number) - 1 : this.bytes.length;
+    if (to - from !== end - start) return false;
+    for (let i = 0; i < to - from; i++) if (this.bytes[from + i] !== other[start + i]) return false;
+    return true;
+  }
+}
+
+const NEWLINE = 0x0a;
+/** A word of these characters is its own UTF-8 bytes: no encoding needed to hash or compare it. */
+const ASCII = /^[^\u0080-\uffff]*$/;
+/** FNV-1a, 32 bits. */
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
 
 function readTable(path: URL | string): Table {
   const buf = readFileSync(path);
@@ -61,10 +145,9 @@ function readTable(path: URL | string): Table {
   at += count * 4;
   const components = new Int8Array(buf.buffer, buf.byteOffset + at, count * dims);
   at += count * dims;
-  const words = buf.subarray(at).toString("utf8").split("\n");
-  if (words.length !== count)
-    throw new Error(`${String(path)}: ${words.length} words, the header says ${count}`);
-  return { dims, common, weights, components, index: new Map(words.map((w, i) => [w, i])) };
+  const index = new WordIndex(buf.subarray(at));
+  if (index.size !== count) throw new Error(`${String(path)}: ${index.size} words, the header says ${count}`);
+  return { dims, common, weights, components, index };
 }
 
 export class WordVectorEmbedder implements Embedder {

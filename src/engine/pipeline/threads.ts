@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { FROM_SOURCE, packageUrl } from "../../package-root.js";
 
 /**
  * What a processing thread needs to open its own engine context on the data directory. Only
@@ -104,12 +105,12 @@ export class ProcessingThreads {
 }
 
 /**
- * A thread's entry file (`name` in this folder): the compiled .js beside this one, or, when memctx
- * runs from its TypeScript sources (tests, tsx), the .ts with tsx's loader.
+ * A thread's entry file (`name` in this folder): the compiled .js in dist/ (also for the bundled
+ * command, whose own code sits elsewhere), or, when memctx runs from its TypeScript sources (tests,
+ * tsx), the .ts with tsx's loader.
  */
 export function threadEntry(name: string): { url: URL; execArgv: string[] } {
-  const fromSource = import.meta.url.endsWith(".ts");
-  return fromSource
-    ? { url: new URL(`./${name}.ts`, import.meta.url), execArgv: ["--import", "tsx"] }
-    : { url: new URL(`./${name}.js`, import.meta.url), execArgv: [] };
+  return FROM_SOURCE
+    ? { url: packageUrl(`src/engine/pipeline/${name}.ts`), execArgv: ["--import", "tsx"] }
+    : { url: packageUrl(`dist/engine/pipeline/${name}.js`), execArgv: [] };
 }

@@ -1,18 +1,22 @@
 import { readFileSync } from "node:fs";
-import { gunzipSync } from "node:zlib";
-import { lookUp, type SortedLines, sortedLines } from "../text/sorted-lines.js";
+import { packageUrl } from "../../package-root.js";
+import { lookUp, type SortedLines, shippedLines, sortedLines } from "../text/sorted-lines.js";
 import { type QueryTerm, stemTexts } from "../text/terms.js";
 
 /**
  * Words that differ from the question: WordNet's synonyms and kinds (hyponyms, instances) of a
  * query's words and two-word phrases, from a table precompiled offline
- * (assets/wordnet-expansions.tsv.gz, built by scripts/build-wordnet-expansions.ts from Princeton
+ * (assets/wordnet-expansions.tsv, built by scripts/build-wordnet-expansions.ts from Princeton
  * WordNet 3.1). "martial arts" -> taekwondo, karate, judo; "European countries" -> Spain, France.
  * Meant as a second, weighted lexical pass: an expansion matches what the question means but
  * never says, so it counts less than the question's own words (its weight, at most 0.6).
  */
 
-const ASSET = new URL("../../../assets/wordnet-expansions.tsv.gz", import.meta.url);
+/**
+ * Plain text, not gzip: inflating its 3.3 MB took a cold start's first search 20-60 ms, and npm's
+ * tarball compresses it as well as gzip did.
+ */
+const ASSET = packageUrl("assets/wordnet-expansions.tsv");
 
 /** An expansion of one query word or phrase. */
 export interface WeightedTerm {
@@ -29,9 +33,10 @@ export const MAX_EXPANSIONS = 80;
 
 let table: SortedLines | null = null;
 
-/** Head -> its raw "term:weight,..." list; read once, on the first expansion (~1 MB gzip, 3.3 MB of text). */
+/** Head -> its raw "term:weight,..." list; read once, on the first expansion (3.3 MB of text). */
 function load(path: URL | string): SortedLines {
-  return sortedLines(gunzipSync(readFileSync(path)).toString("utf8"));
+  const text = readFileSync(path, "utf8");
+  return path === ASSET ? shippedLines(text) : sortedLines(text);
 }
 
 /** The forms a (plural, inflected) word may have as a WordNet head: as is, then without its ending. */

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { lookUp, type SortedLines, sortedLines } from "./sorted-lines.js";
+import { packageUrl } from "../../package-root.js";
+import { lookUp, type SortedLines, shippedLines } from "./sorted-lines.js";
 import { stemTexts } from "./terms.js";
 
 /**
@@ -14,15 +15,15 @@ import { stemTexts } from "./terms.js";
  * as rarer than all of them.
  */
 
-/** The word-vector table shipped with the package (the same relative path from src/ and dist/). */
-export const WORD_TABLE = new URL("../../../assets/word-vectors.bin", import.meta.url);
+/** The word-vector table shipped with the package. */
+export const WORD_TABLE = packageUrl("assets/word-vectors.bin");
 
 /**
  * The stems of that table's words with their ranks, as `stemRanksOf` makes them, built by
  * scripts/build-stem-ranks.ts: lines "stem<TAB>rank" in order of the stems (binary search). Stemming the 50k words at start cost the first
  * search about 0.8 s and the process's heap about 40 MiB; reading this file costs a few ms.
  */
-export const STEM_RANKS = new URL("../../../assets/stem-ranks.tsv", import.meta.url);
+export const STEM_RANKS = packageUrl("assets/stem-ranks.tsv");
 
 /** Typical tokens in a unit (a turn or a memory), for the chance that a unit holds a word. */
 const UNIT_TOKENS = 20;
@@ -63,10 +64,10 @@ export function stemRanksOf(words: readonly string[]): Map<string, number> {
 function stemRanks(): SortedLines {
   if (ranks) return ranks;
   try {
-    ranks = sortedLines(readFileSync(STEM_RANKS, "utf8"));
+    ranks = shippedLines(readFileSync(STEM_RANKS, "utf8"));
   } catch {
     // Without the table every stem counts as rare: statistics rest on the namespace alone.
-    ranks = sortedLines("");
+    ranks = shippedLines("");
   }
   return ranks;
 }

@@ -1,7 +1,6 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { expandTerms } from "../../../src/engine/search/expand.js";
 
@@ -44,11 +43,11 @@ describe("expandTerms (WordNet synonyms and kinds, from the shipped table)", () 
 
 describe("expandTerms over a table of its own", () => {
   const dir = mkdtempSync(join(tmpdir(), "memctx-expand-"));
-  const path = join(dir, "table.tsv.gz");
-  writeFileSync(path, gzipSync(Buffer.from("pet\tdog:0.5,cat:0.5\nhot dog\tfrankfurter:0.6\n")));
+  const path = join(dir, "table.tsv");
+  writeFileSync(path, "pet\tdog:0.5,cat:0.5\nhot dog\tfrankfurter:0.6\n");
   afterAll(() => {
     // Back to the shipped table for any later test in this worker.
-    expandTerms([], { path: new URL("../../../assets/wordnet-expansions.tsv.gz", import.meta.url) });
+    expandTerms([], { path: new URL("../../../assets/wordnet-expansions.tsv", import.meta.url) });
   });
 
   it("reads the plural's head and the phrase before the words", () => {

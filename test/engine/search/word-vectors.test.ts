@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Embedder } from "../../../src/engine/models/embedder.js";
-import { WORD_VECTORS_MODEL, WordVectorEmbedder } from "../../../src/engine/models/word-vectors.js";
+import {
+  WORD_VECTORS_MODEL,
+  WordIndex,
+  WordVectorEmbedder,
+} from "../../../src/engine/models/word-vectors.js";
+import { tableWords } from "../../../src/engine/text/background.js";
 import { eventually, openTestEngine, type TestEngine } from "../memory/harness.js";
 
 let t: TestEngine | undefined;
@@ -110,5 +115,27 @@ describe("search with WordNet's expansions of the query", () => {
     // A query WordNet relates to nothing here still finds nothing.
     const none = await t.call("POST", "/ns/john/search", { query: "quantum chromodynamics" });
     expect(none.body.results).toEqual([]);
+  });
+});
+
+describe("the word index (word -> row of the table)", () => {
+  it("finds every word of the shipped table at the row a Map of its words gives, and nothing else", () => {
+    const words = tableWords();
+    const map = new Map(words.map((w, i) => [w, i]));
+    const index = new WordIndex(Buffer.from(words.join("\n")));
+    expect(index.size).toBe(words.length);
+    for (const w of words) expect(index.get(w)).toBe(map.get(w));
+    for (const w of ["", "zzqqx", `${words[0]}s`, words[0]!.slice(0, -1), "é"])
+      expect(index.get(w)).toBe(map.get(w));
+  });
+
+  it("gives a word listed twice its last row, and reads words beyond ASCII", () => {
+    const words = ["tea", "café", "tea", "naïve", ""];
+    const index = new WordIndex(Buffer.from(words.join("\n")));
+    expect(index.get("tea")).toBe(2);
+    expect(index.get("café")).toBe(1);
+    expect(index.get("naïve")).toBe(3);
+    expect(index.get("")).toBe(4);
+    expect(index.get("cafe")).toBeUndefined();
   });
 });

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { SQLInputValue, SQLOutputValue, StatementResultingChanges } from "node:sqlite";
 import { threadId } from "node:worker_threads";
-import pg from "pg";
+import type pg from "pg";
 import {
   type Db,
   inTransaction,
@@ -63,13 +64,20 @@ const envNumber = (name: string, fallback: number) => {
   return Number.isFinite(v) && v > 0 ? v : fallback;
 };
 
+/**
+ * node-postgres, loaded with the first PostgreSQL database: a process on SQLite (every stdio MCP
+ * server) never reads its modules, a good part of a cold start's. It is CommonJS: require() loads it in place.
+ */
+let pgLoaded: typeof pg | undefined;
+const pgModule = (): typeof pg => (pgLoaded ??= createRequire(import.meta.url)("pg") as typeof pg);
+
 /** Integers and booleans as SQLite gives them (numbers, and 1/0): the store reads both backends' rows alike. */
 const types = {
   getTypeParser(oid: number, format?: string) {
     if (oid === 20 || oid === 1700) return (v: string) => Number(v);
     if (oid === 16) return (v: string) => (v === "t" ? 1 : 0);
     // biome-ignore lint/suspicious/noExplicitAny: node-postgres's own overloads
-    return (pg.types.getTypeParser as any)(oid, format);
+    return (pgModule().types.getTypeParser as any)(oid, format);
   },
 };
 
@@ -109,7 +117,7 @@ function unavailable(err: unknown): StoreUnavailableError | undefined {
  * by namespace goes on until it has k rows (refused by older versions: left as it is).
  */
 function sessionClient(sessionSql: string): typeof pg.Client {
-  class SessionClient extends pg.Client {
+  class SessionClient extends pgModule().Client {
     start(callback?: (err?: Error) => void): Promise<void> | undefined {
       const ready = super
         .connect()
@@ -193,7 +201,7 @@ export class PostgresDatabase implements Db {
       // The server's own timeout may never come (a network gone silent): the driver gives up too.
       query_timeout: statementTimeout + 5_000,
     };
-    this.pool = new pg.Pool({ ...this.config, Client: sessionClient(this.sessionSql) });
+    this.pool = new (pgModule().Pool)({ ...this.config, Client: sessionClient(this.sessionSql) });
     // An idle connection that breaks (PostgreSQL restarted) is dropped by the pool; unheard, its
     // error would stop the process.
     this.pool.on("error", () => {});
@@ -488,7 +496,7 @@ export class PostgresDatabase implements Db {
    */
   async schemaVersion(): Promise<number> {
     if (this.closed) throw new Error("database is not open");
-    const client = new pg.Client({
+    const client = new (pgModule().Client)({
       ...this.config,
       statement_timeout: HEALTH_TIMEOUT_MS,
       lock_timeout: HEALTH_TIMEOUT_MS,

@@ -46,6 +46,15 @@ const touch = async (db: Db) => {
   await db.prepare("UPDATE namespaces SET updated_at = updated_at").run();
   return "written";
 };
+/** What a processing job indexes for a one-chunk text. */
+const chunked = (text: string) => ({
+  text,
+  format: "plain" as const,
+  title: null,
+  type: "text",
+  url: null,
+  chunks: [{ content: text, position: 0, start: 0, end: text.length }],
+});
 /** A wait for a lock that ran out (StoreUnavailableError: 503 over HTTP). */
 const LOCK_TIMEOUT = /time limit/;
 
@@ -118,15 +127,6 @@ describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on Po
 });
 
 describe.skipIf(TEST_BACKEND !== "postgres")("document write transactions on PostgreSQL", () => {
-  const chunked = (text: string) => ({
-    text,
-    format: "plain" as const,
-    title: null,
-    type: "text",
-    url: null,
-    chunks: [{ content: text, position: 0, start: 0, end: text.length }],
-  });
-
   it("add documents while the namespace's memories are being committed", { timeout: 20_000 }, async () => {
     const [a, b] = await twoConnections();
     const org = await ensureOrganization(a, "org");
@@ -219,16 +219,8 @@ describe("a document moved to another namespace while it was processed", () => {
     const generation = (await getDocumentRow(db, id))!.generation;
     // The job read the document here; then its namespace is deleted, its content moved.
     await deleteNamespace(db, from, "to");
-    const text = "Ada moved to Lisbon.";
-    const indexed = {
-      text,
-      format: "plain" as const,
-      title: null,
-      type: "text",
-      url: null,
-      chunks: [{ content: text, position: 0, start: 0, end: text.length }],
-    };
-    const indexIn = (namespaceId: string) => indexDocument(db, { id, namespaceId }, generation, indexed);
+    const indexIn = (namespaceId: string) =>
+      indexDocument(db, { id, namespaceId }, generation, chunked("Ada moved to Lisbon."));
     await expect(indexIn(from.id)).rejects.toThrow(DocumentMovedError);
     expect((await getDocumentRow(db, id))?.status).toBe("queued");
     // Read again where it is now, it is indexed there.

@@ -20,7 +20,7 @@ export async function withinDocumentQuota<T>(
   // Without a quota nothing is read across namespaces: the write's own store operations take the
   // locks they need (store/db.ts documentTransaction), not the schema-wide lock that waits for
   // every other writer.
-  if (quota === null) return documentTransaction(ctx.db, "", write);
+  if (quota === null) return documentTransaction(ctx.db, null, write);
   return await transaction(ctx.db, async () => {
     const before = await organizationDocumentTokens(ctx.db, organizationId);
     const out = await write();

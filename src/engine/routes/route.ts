@@ -100,7 +100,7 @@ export function creatingRoute<E extends Endpoint>(
     };
     const out =
       quota === null && name !== undefined
-        ? await documentTransaction(ctx.db, "", write)
+        ? await documentTransaction(ctx.db, null, write)
         : await transaction(ctx.db, write);
     ctx.queue.wake();
     return send(c, endpoint, out);

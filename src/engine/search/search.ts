@@ -331,8 +331,9 @@ async function toHit(db: Db, item: RerankItem, namespaceId: string, req: SearchR
 async function documentSummary(db: Db, documentId: string): Promise<Record<string, unknown> | undefined> {
   const d = await documentCitationRow(db, documentId);
   if (!d) return undefined;
-  // A title made from a forgotten sentence (a text's first line) does not recall it (memory/forget.ts).
-  const forgotten = d.title ? await forgottenSentences(db, documentId) : [];
+  // A title made from a forgotten sentence (a text's first line) does not recall it (memory/forget.ts);
+  // the sentences are read only for a document that has any.
+  const forgotten = d.title && Number(d.has_forgotten) ? await forgottenSentences(db, documentId) : [];
   return {
     id: d.id,
     customId: d.custom_id,

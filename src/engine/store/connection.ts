@@ -47,13 +47,19 @@ export interface Db {
  * never waits behind another replica's index or dream commit (rows being claimed are passed over
  * with SKIP LOCKED; claims still take turns among themselves, so a one-per-namespace kind is never
  * claimed twice); SQLite has one lock: `write`. `read`: a consistent snapshot, no lock (export).
- * `{ documentsOf }`: writes of documents of that namespace (adds, upserts, a document's chunks),
+ * `{ documentsOf }`: writes of documents of that namespace (adds, upserts, a document's chunks;
+ * null: of namespaces named by the transactions opened inside, a namespace about to be made say),
  * which conflict only row by row: on PostgreSQL no lock of the namespace (the rows the write touches
  * are locked as it touches them, and the search index's spaces when it indexes at the commit), so
  * adds go on while a document of the same namespace is indexed or its memories committed; `write`
  * on SQLite.
  */
-export type TransactionLock = "write" | "queue" | "read" | { namespaceId: string } | { documentsOf: string };
+export type TransactionLock =
+  | "write"
+  | "queue"
+  | "read"
+  | { namespaceId: string }
+  | { documentsOf: string | null };
 
 /** The transaction an async context is in, per connection (a transaction of one database may open one of another). */
 export interface OpenTransaction {

@@ -156,7 +156,12 @@ export async function namespaceTransaction<T>(db: Db, namespaceId: string, fn: (
  * search index locks its spaces at the commit). Everything nested that needs the namespace alone
  * (namespaceTransaction, a store-wide `transaction`) takes its lock then. SQLite: `transaction`.
  */
-export async function documentTransaction<T>(db: Db, namespaceId: string, fn: () => Promise<T>): Promise<T> {
+export async function documentTransaction<T>(
+  db: Db,
+  /** null: not known yet (a namespace about to be made); the transactions opened inside name theirs. */
+  namespaceId: string | null,
+  fn: () => Promise<T>,
+): Promise<T> {
   return await run(db, fn, { documentsOf: namespaceId });
 }
 

@@ -41,6 +41,8 @@ export interface DocumentCitationRow {
   source: string | null;
   metadata: string;
   document_date: string | null;
+  /** Whether a memory of it was forgotten (its sentences in forgotten_sentences): 1 or 0. */
+  has_forgotten: number;
 }
 
 /** Chunks by rowid, each with its document's metadata (a rowid no longer stored is left out). */
@@ -92,7 +94,9 @@ export async function documentCitationRow(
 ): Promise<DocumentCitationRow | undefined> {
   return (await statement(
     db,
-    "SELECT id, custom_id, title, type, url, source, metadata, document_date FROM documents WHERE id = ?",
+    `SELECT id, custom_id, title, type, url, source, metadata, document_date,
+       EXISTS (SELECT 1 FROM forgotten_sentences f WHERE f.document_id = documents.id) AS has_forgotten
+     FROM documents WHERE id = ?`,
   ).get(documentId)) as DocumentCitationRow | undefined;
 }
 

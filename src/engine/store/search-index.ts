@@ -82,8 +82,7 @@ export async function searchSpace(db: Db, namespaceId: string, corpus: Corpus): 
     db,
     "SELECT id, units, length FROM search_spaces WHERE namespace_id = ? AND corpus = ?",
   ).get(namespaceId, corpus)) as SearchSpace | undefined;
-  if (!row) return null;
-  return { id: row.id, units: row.units, length: row.length };
+  return row ?? null;
 }
 
 /**
@@ -363,20 +362,19 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
   // On PostgreSQL writers of one namespace's documents commit side by side (store/db.ts
   // documentTransaction): the spaces with units to index are locked first, in one order, so that
   // their statistics (terms, units, length) take one writer at a time, and only their units are read.
-  const spaces =
+  const locked =
     namespaceIds && dialectOf(db) === "postgres"
-      ? JSON.stringify(
-          (
-            (await statement(
-              db,
-              `SELECT s.id FROM search_spaces s
-               WHERE s.namespace_id IN (SELECT value FROM json_each(?)) AND EXISTS (SELECT 1 FROM search_pending p WHERE p.space = s.id)
-               ORDER BY s.id FOR UPDATE`,
-            ).all(JSON.stringify(namespaceIds))) as { id: number }[]
-          ).map((r) => r.id),
-        )
+      ? (
+          (await statement(
+            db,
+            `SELECT s.id FROM search_spaces s
+             WHERE s.namespace_id IN (SELECT value FROM json_each(?)) AND EXISTS (SELECT 1 FROM search_pending p WHERE p.space = s.id)
+             ORDER BY s.id FOR UPDATE`,
+          ).all(JSON.stringify(namespaceIds))) as { id: number }[]
+        ).map((r) => r.id)
       : null;
-  if (spaces === "[]") return;
+  if (locked?.length === 0) return;
+  const spaces = locked && JSON.stringify(locked);
   for (;;) {
     const pending = (await statement(
       db,

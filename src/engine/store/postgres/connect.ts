@@ -313,7 +313,9 @@ export class PostgresDatabase implements Db {
     const open = this.tx();
     if (open) {
       if (typeof lock === "object" && "namespaceId" in lock) await this.lockNamespace(lock.namespaceId);
-      else if (typeof lock === "object") open.indexed?.add(lock.documentsOf);
+      else if (typeof lock === "object") {
+        if (lock.documentsOf !== null) open.indexed?.add(lock.documentsOf);
+      }
       // A store-wide write inside a namespace's: it was written for one writer at a time, which the
       // locks of the namespaces this transaction writes give it (PostgreSQL cannot turn the
       // schema's lock, held shared, into an exclusive one without risking a deadlock).
@@ -353,7 +355,9 @@ export class PostgresDatabase implements Db {
         indexed:
           typeof lock !== "object"
             ? null
-            : new Set(["documentsOf" in lock ? lock.documentsOf : lock.namespaceId]),
+            : "documentsOf" in lock
+              ? new Set(lock.documentsOf === null ? [] : [lock.documentsOf])
+              : new Set([lock.namespaceId]),
       };
       return await inTransaction(tx, async () => {
         try {

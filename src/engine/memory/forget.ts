@@ -13,13 +13,13 @@ import {
   forgottenSentences,
   memoryContextsSaying,
   memoryNamespace,
-  memorySourceSpans,
   memoryText,
   putChunkVector,
   rewriteChunk,
   setMemoryContext,
 } from "../store/forgotten.js";
 import { getMemoryRow, markForgotten } from "../store/memories.js";
+import { memorySourceSpans } from "../store/search-hits.js";
 import {
   redactPassage,
   saysNothing,
@@ -68,9 +68,11 @@ export async function forgetSentences(db: Db, memoryIds: readonly string[]): Pro
     }
     return text;
   };
+  // Every memory's sources in one read.
+  const sources = await memorySourceSpans(db, memoryIds);
   for (const id of memoryIds) {
     const memory = (await memoryText(db, id)) ?? "";
-    for (const src of await memorySourceSpans(db, id)) {
+    for (const src of sources.get(id) ?? []) {
       const text = await textOf(src.documentId);
       // Without a span (a model's memory), the sentence that says it, when one clearly does.
       const sentence =

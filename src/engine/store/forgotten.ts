@@ -9,22 +9,6 @@ import { statement } from "./statements.js";
  * caller's transaction when they write.
  */
 
-/** Where a memory came from: its source documents and the span its sentence is (null: unknown). */
-export interface MemorySourceSpan {
-  documentId: string;
-  start: number | null;
-  end: number | null;
-}
-
-export async function memorySourceSpans(db: Db, memoryId: string): Promise<MemorySourceSpan[]> {
-  const rows = (await statement(
-    db,
-    `SELECT document_id, start_offset, end_offset FROM memory_sources
-      WHERE memory_id = ? ORDER BY created_at, document_id`,
-  ).all(memoryId)) as { document_id: string; start_offset: number | null; end_offset: number | null }[];
-  return rows.map((r) => ({ documentId: r.document_id, start: r.start_offset, end: r.end_offset }));
-}
-
 export async function addForgottenSentence(
   db: Db,
   documentId: string,

@@ -64,24 +64,32 @@ export async function memoryHitRows(db: Db, rowids: readonly number[]): Promise<
   ).all(JSON.stringify(rowids))) as unknown as MemoryHitRow[];
 }
 
+/** Where a memory came from: a source document and the span its sentence is there (null: unknown). */
+export interface MemorySourceSpan {
+  documentId: string;
+  start: number | null;
+  end: number | null;
+}
+
 /** Each memory's sources: the documents it came from and where in them. */
 export async function memorySourceSpans(
   db: Db,
   memoryIds: readonly string[],
-): Promise<Map<string, { documentId: string; start: number | null }[]>> {
+): Promise<Map<string, MemorySourceSpan[]>> {
   const rows = (await statement(
     db,
-    `SELECT s.memory_id, s.document_id, s.start_offset FROM json_each(?) j
+    `SELECT s.memory_id, s.document_id, s.start_offset, s.end_offset FROM json_each(?) j
        CROSS JOIN memory_sources s ON s.memory_id = j.value`,
   ).all(JSON.stringify(memoryIds))) as {
     memory_id: string;
     document_id: string;
     start_offset: number | null;
+    end_offset: number | null;
   }[];
-  const sources = new Map<string, { documentId: string; start: number | null }[]>();
+  const sources = new Map<string, MemorySourceSpan[]>();
   for (const r of rows) {
     const list = sources.get(r.memory_id) ?? [];
-    list.push({ documentId: r.document_id, start: r.start_offset });
+    list.push({ documentId: r.document_id, start: r.start_offset, end: r.end_offset });
     sources.set(r.memory_id, list);
   }
   return sources;

@@ -18,7 +18,8 @@ import {
   rewriteChunk,
   setMemoryContext,
 } from "../store/forgotten.js";
-import { getMemoryRow, markForgotten } from "../store/memories.js";
+import { getMemoryRow, type MemoryRow, markForgotten } from "../store/memories.js";
+import { relatedMemoryRows } from "../store/memory-relations.js";
 import { memorySourceSpans } from "../store/search-hits.js";
 import {
   redactPassage,
@@ -186,7 +187,12 @@ export async function sweepExpired(deps: ForgetDeps, at = new Date().toISOString
     const namespaceId = await memoryNamespace(deps.db, id);
     if (!namespaceId) continue;
     rewritten.push(
-      ...(await namespaceTransaction(deps.db, namespaceId, () => forgetSentences(deps.db, [id]))),
+      ...(await namespaceTransaction(deps.db, namespaceId, async () => {
+        // An expired memory is forgotten, and with it what it replaced (forgetEarlierVersions).
+        const row = await getMemoryRow(deps.db, namespaceId, id);
+        const earlier = row ? await forgetEarlierVersions(deps.db, row, "expired") : [];
+        return await forgetSentences(deps.db, [id, ...earlier]);
+      })),
     );
   }
   await reembedChunks(deps, rewritten);
@@ -220,9 +226,27 @@ export function matchesOwnText(query: string, memory: string): boolean {
   return held > 0 && held / terms.length >= FORGET_OWN_TEXT_SHARE;
 }
 
+/** Most earlier versions one forget takes with it (a chain is a handful long). */
+const MAX_EARLIER_VERSIONS = 1000;
+
+/**
+ * Forgetting a memory's latest version forgets the memory, every version of it: this forgets the
+ * earlier versions still live and returns their ids (their sentences are the caller's to take
+ * out). Left live, an older version would still recall the fact: its words find the memory in
+ * search (search/versions.ts), its source sentence stays in its document's passages. Forgetting a
+ * superseded version forgets that version alone: one value in the memory's history.
+ */
+export async function forgetEarlierVersions(db: Db, row: MemoryRow, reason: string): Promise<string[]> {
+  if (row.is_latest !== 1) return [];
+  const earlier = await relatedMemoryRows(db, row, "parents", MAX_EARLIER_VERSIONS, new Date().toISOString());
+  for (const e of earlier) await markForgotten(db, e.id, `${reason} (an earlier version of ${row.id})`);
+  return earlier.map((e) => e.id);
+}
+
 /**
  * Forgets memories of one namespace by exact id, inside the caller's write transaction: marks
- * them and takes their sentences out of the chunks (see the top of this file). Unknown ids (or
+ * them and their earlier versions and takes their sentences out of the chunks (see the top of this
+ * file); `matches` are the memories named. Unknown ids (or
  * another namespace's) are reported. The rewritten chunks' rowids come back to embed again.
  */
 export async function forgetByIdsInTransaction(
@@ -233,6 +257,8 @@ export async function forgetByIdsInTransaction(
 ): Promise<{ response: ForgetResponse; rewritten: number[] }> {
   const matches: ForgetResponse["matches"] = [];
   const errors: ForgetResponse["errors"] = [];
+  // The matched memories and the earlier versions forgotten with them.
+  const forgotten: string[] = [];
   for (const id of new Set(ids)) {
     const row = namespaceId ? await getMemoryRow(db, namespaceId, id) : undefined;
     if (!row) {
@@ -242,11 +268,9 @@ export async function forgetByIdsInTransaction(
     // Forgetting a forgotten memory is a success: it stays forgotten.
     await markForgotten(db, row.id, reason);
     matches.push({ id: row.id, memory: row.memory });
+    forgotten.push(row.id, ...(await forgetEarlierVersions(db, row, reason)));
   }
-  const rewritten = await forgetSentences(
-    db,
-    matches.map((m) => m.id),
-  );
+  const rewritten = await forgetSentences(db, forgotten);
   return { response: { count: matches.length, matches, errors }, rewritten };
 }
 

@@ -12,6 +12,7 @@ import {
   memoryMetadata,
   toMemory,
 } from "../store/memories.js";
+import { forgetSentences, reembedChunks } from "./forget.js";
 import { normalizeExpiry } from "./relations.js";
 
 /**
@@ -125,7 +126,7 @@ export interface MemoryUpdate {
 
 /**
  * A new version of a live, latest memory: version + 1, parent the old memory, the same root. The
- * old one stays readable as a parent. A forgotten memory, or one already superseded, is a 409
+ * old one stays readable as a parent; its source sentence is no longer recalled from its document. A forgotten memory, or one already superseded, is a 409
  * (update its latest version instead).
  */
 export async function updateMemory(
@@ -136,7 +137,7 @@ export async function updateMemory(
   signal?: AbortSignal,
 ): Promise<Memory> {
   const [vector] = await vectorsFor(deps, [update.newContent], signal);
-  return await transaction(deps.db, async () => {
+  const { memory, rewritten } = await transaction(deps.db, async () => {
     // Looked up inside the transaction: a concurrent update cannot fork the version chain.
     const old = await selectMemory(deps.db, namespaceId, selector);
     if (isForgotten(old)) {
@@ -164,6 +165,11 @@ export async function updateMemory(
       parent: old,
       vector,
     });
-    return toMemory(row);
+    // The old wording is corrected, not history to recall: its source sentence leaves its
+    // document's passages as a forgotten one does (memory/forget.ts), and a re-sent document does
+    // not draw it again. The old version stays readable as the new one's parent.
+    return { memory: toMemory(row), rewritten: await forgetSentences(deps.db, [old.id]) };
   });
+  await reembedChunks(deps, rewritten);
+  return memory;
 }

@@ -26,7 +26,7 @@ import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { rewriteQuery } from "./rewrite.js";
 import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
-import { weighSuperseded } from "./versions.js";
+import { currentVersions, latestVersionRowids } from "./versions.js";
 import { boostWindow, questionWindow, type Window } from "./when.js";
 
 /** What a search needs from the open engine. */
@@ -62,7 +62,8 @@ export const EXPANSION_WEIGHT = 0.5;
  * around it) and, with an embedder, vector candidates over chunks, memories or both, fused into
  * one similarity in [0, 1] (see fusion.ts), thresholded, optionally reranked, limited.
  * A query that names a speaker of the namespace ("Mel" for Melanie) also searches the full name,
- * and ranks what others said lower (person.ts). Hybrid search drops hits that repeat what ranks
+ * and ranks what others said lower (person.ts). A memory answers with its latest version only, also
+ * when an older version's words matched (versions.ts). Hybrid search drops hits that repeat what ranks
  * above them (dedup.ts). `namespaceId` null (a namespace never written) finds nothing.
  */
 export async function search(
@@ -142,12 +143,16 @@ export async function search(
       }
       lists.push(fuseCorpus(corpus, lex, vec, weight, similarity));
     }
-    const items = weighSuperseded(
-      (await hydrate(db, selectHits(lists, threshold, Number.POSITIVE_INFINITY))).map((i) => ({
-        ...i,
-        isLatest: i.corpus === "chunks" || (i.row as MemoryHitRow).is_latest === 1,
-      })),
+    // A superseded version found by its own words answers as the memory's latest version.
+    const items = await currentVersions(
+      await hydrate(db, selectHits(lists, threshold, Number.POSITIVE_INFINITY)),
       threshold,
+      {
+        superseded: (i) =>
+          i.corpus === "memories" && (i.row as MemoryHitRow).is_latest !== 1 ? (i.row as MemoryHitRow).id : null,
+        latest: (ids) => latestVersionRowids(db, scope, ids),
+        load: (scored) => hydrate(db, scored),
+      },
     );
     // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
     const window = await askedWindow(db, namespaceId, query);

@@ -1,25 +1,101 @@
+import type { Db } from "../store/connection.js";
+import { getMemoryRow } from "../store/memories.js";
+import { newerVersionIds } from "../store/memory-relations.js";
+import { type Scope, visibleRowids } from "../store/search-scope.js";
 import type { Scored } from "./fusion.js";
 
 /**
- * Weight of a superseded memory version against the current one. An older value (where someone
- * lived before) still answers "what did X do before", so search keeps it reachable, but a current
- * version that matches as well always ranks above it.
+ * Weight of a match on a superseded version's words against a match on the current version's own.
+ * Search answers with the current version of a memory, never an older one as a hit of its own
+ * (history is the version endpoints' and `include.related`'s), but a question in the old words
+ * ("does she still live in Porto?") still finds the memory: it ranks its current version at this
+ * share of the old version's similarity, under a current version that matches as well.
  */
 export const SUPERSEDED_WEIGHT = 0.5;
 
+/** Most versions walked from a superseded memory to its latest (a chain is a handful long). */
+const MAX_VERSION_STEPS = 100;
+
 /**
- * Weighs superseded versions down, drops those that fall under the threshold, and restores the
- * order (stable: equal similarities keep their order).
+ * The rowid of the latest version of each superseded memory of `ids`, for those whose latest
+ * version is visible in `scope` (live, passing its filter). A chain whose latest version was
+ * forgotten or has expired has none: forgetting a memory forgets its fact, every version of it.
  */
-export function weighSuperseded<T extends { scored: Scored; isLatest: boolean }>(
+export async function latestVersionRowids(
+  db: Db,
+  scope: Scope,
+  ids: readonly string[],
+): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  for (const id of new Set(ids)) {
+    const seen = new Set([id]);
+    let frontier = [id];
+    for (let step = 0; step < MAX_VERSION_STEPS && frontier.length > 0 && !found.has(id); step++) {
+      const newer = await newerVersionIds(db, frontier);
+      frontier = [...newer.values()].flat().filter((n) => !seen.has(n) && seen.add(n));
+      for (const n of frontier) {
+        const row = await getMemoryRow(db, scope.namespaceId, n);
+        if (row?.is_latest === 1) {
+          found.set(id, row.rowid);
+          break;
+        }
+      }
+    }
+  }
+  const visible = await visibleRowids(db, "memories", [...found.values()], {
+    ...scope,
+    includeSuperseded: false,
+  });
+  for (const [id, rowid] of found) if (!visible.has(rowid)) found.delete(id);
+  return found;
+}
+
+/** How currentVersions reads the items of one search. */
+export interface VersionAccess<T> {
+  /** The id of the superseded memory an item is, or null (a chunk, a latest memory). */
+  superseded(item: T): string | null;
+  /** The rowid of each superseded memory's visible latest version (see latestVersionRowids). */
+  latest(ids: string[]): Promise<Map<string, number>>;
+  /** The items of memories not among the candidates yet, in the order given. */
+  load(scored: Scored[]): Promise<T[]>;
+}
+
+/**
+ * Each superseded memory among the candidates gives way to its latest version, scored
+ * SUPERSEDED_WEIGHT times its own similarity (or the latest's own, when that is higher); one whose
+ * latest is gone (forgotten, expired, filtered out) is dropped, as is one under the threshold once
+ * weighed. Best first again (stable: equal similarities keep their order).
+ */
+export async function currentVersions<T extends { scored: Scored }>(
   items: readonly T[],
   threshold: number,
-): T[] {
-  if (items.every((i) => i.isLatest)) return [...items];
-  return items
-    .map((i) =>
-      i.isLatest ? i : { ...i, scored: { ...i.scored, similarity: i.scored.similarity * SUPERSEDED_WEIGHT } },
-    )
-    .filter((i) => i.isLatest || i.scored.similarity >= threshold)
-    .sort((a, b) => b.scored.similarity - a.scored.similarity);
+  access: VersionAccess<T>,
+): Promise<T[]> {
+  const old = items.flatMap((item) => {
+    const id = access.superseded(item);
+    return id === null ? [] : [{ item, id }];
+  });
+  if (old.length === 0) return [...items];
+  const latest = await access.latest(old.map((o) => o.id));
+  // The best weighed similarity each latest version gets from its older versions.
+  const raised = new Map<number, Scored>();
+  for (const { item, id } of old) {
+    const rowid = latest.get(id);
+    const similarity = item.scored.similarity * SUPERSEDED_WEIGHT;
+    if (rowid === undefined || similarity < threshold) continue;
+    const best = raised.get(rowid);
+    if (!best || best.similarity < similarity)
+      raised.set(rowid, { ...item.scored, corpus: "memories", rowid, similarity });
+  }
+  const kept = items
+    .filter((item) => access.superseded(item) === null)
+    .map((item) => {
+      const s = item.scored;
+      const up = s.corpus === "memories" ? raised.get(s.rowid) : undefined;
+      if (up === undefined) return item;
+      raised.delete(s.rowid);
+      return up.similarity > s.similarity ? { ...item, scored: { ...s, similarity: up.similarity } } : item;
+    });
+  const added = raised.size > 0 ? await access.load([...raised.values()]) : [];
+  return [...kept, ...added].sort((a, b) => b.scored.similarity - a.scored.similarity);
 }

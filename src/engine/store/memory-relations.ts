@@ -54,6 +54,18 @@ export async function relatedMemoryRows(
 }
 
 /**
+ * The versions that directly replaced each of `ids` (the `updates` relations pointing at it), read
+ * through the relations' `to_id` index. Every new version records one (store/memories.ts
+ * insertMemory), so following them from a superseded memory reaches its latest version.
+ */
+export async function newerVersionIds(db: Db, ids: readonly string[]): Promise<Map<string, string[]>> {
+  const newer = new Map<string, string[]>();
+  const next = statement(db, "SELECT from_id AS id FROM memory_relations WHERE to_id = ? AND relation = 'updates'");
+  for (const id of new Set(ids)) newer.set(id, ((await next.all(id)) as { id: string }[]).map((r) => r.id));
+  return newer;
+}
+
+/**
  * `included.related` of a search hit: the same walk as a memory read, each memory as `{id, memory}`.
  */
 export async function relatedMemoryRefs(

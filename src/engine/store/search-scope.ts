@@ -15,7 +15,7 @@ export interface Scope {
   includeForgotten?: boolean | undefined;
   /** ISO time that `forget_after` is compared with; now by default. */
   now?: string | undefined;
-  /** Memories: also versions a newer one superseded (search weighs them lower, see versions.ts). */
+  /** Memories: also versions a newer one superseded (search answers with their latest, see versions.ts). */
   includeSuperseded?: boolean | undefined;
 }
 

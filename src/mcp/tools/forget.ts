@@ -77,7 +77,7 @@ export const forget = defineTool({
   title: "Forget memories",
   description: [
     "Forget memories that are wrong, outdated or that the user wants removed (only those).",
-    "A forgotten fact leaves every recall path: search no longer returns the memory, nor the sentence it came from in its document's passages (the rest of the passage stays findable), and the profile drops it; re-sending the same document does not bring it back.",
+    "A forgotten fact leaves every recall path: search no longer returns the memory or the earlier versions it replaced, nor the sentences they came from in their documents' passages (the rest of each passage stays findable), and the profile drops it; re-sending the same document does not bring it back.",
     "The document itself stays stored until deleted with documentIds.",
     "Pass ids, documentIds to delete whole documents, or query to forget by meaning: the user confirms the matches first; where the client cannot ask, nothing is forgotten and the result lists them (needsConfirmation): show them, then call again with their ids.",
   ].join(" "),

@@ -440,7 +440,9 @@ function editForm(m) {
     h("label", { for: field.id, text: "Corrected text" }),
     h("p", {
       class: "muted",
-      text: "Saved as a new version of this memory; the current text stays in its history.",
+      text:
+        "Saved as a new version of this memory; the current text stays in its history, and the sentence " +
+        "it came from is no longer recalled from its document's passages.",
     }),
     field,
     h(
@@ -660,9 +662,10 @@ async function forgetOne(m) {
   const ok = await confirmAction({
     title: "Forget this memory?",
     text:
-      "Search, the profile and agents will no longer recall it, and the sentence it came from is taken out " +
-      "of its document's passages in search (the rest of the passage stays findable). The document itself " +
-      "stays stored: delete it under Documents. The memory stays listed under forgotten memories.",
+      "Search, the profile and agents will no longer recall it, nor the earlier versions it replaced, and the " +
+      "sentences they came from are taken out of their documents' passages in search (the rest of each passage " +
+      "stays findable). The documents themselves stay stored: delete them under Documents. The memory stays " +
+      "listed under forgotten memories.",
     items: [m.memory],
     ok: "Forget memory",
   });

@@ -237,6 +237,53 @@ describe("forget means gone from recall", () => {
     expect((await api("GET", "/ns/garden/document/garden-log")).content).toMatch(/blue flowerpot/);
   });
 
+  it("forgetting the latest version forgets the earlier ones: no version of the fact is recalled", async () => {
+    await addDocument("home", "home-1", "I live in Lisbon.\nThe tram stops at the corner.");
+    await addDocument("home", "home-2", "Actually I live in Madrid now, not Lisbon anymore.\nMy bike is blue.");
+    const madrid = await memoryAbout("home", /Madrid/);
+    const read = await api("GET", `/ns/home/memories/${madrid.id}`);
+    expect(read.version, "the correction is a new version").toBe(2);
+    // Before the forget, the old value still finds the memory (as its current version).
+    expect(saysAnything(await recall("home", "Lisbon"), /Madrid/)).toBe(true);
+
+    const res = await api("DELETE", "/ns/home/memories", { ids: [madrid.id] });
+    expect(res.matches).toEqual([{ id: madrid.id, memory: madrid.memory }]);
+
+    saysNothingOf(await recall("home", "Lisbon"), /Lisbon|Madrid/);
+    saysNothingOf(await recall("home", "where does the user live"), /Lisbon|Madrid/);
+    const earlier = await api("GET", `/ns/home/memories/${read.parentMemoryId}`);
+    expect(earlier).toMatchObject({ isForgotten: true });
+    expect((await memories("home")).filter((m) => /Lisbon|Madrid/.test(m.memory))).toEqual([]);
+    // The documents' other sentences stay findable.
+    expect(matched(await search("home", "tram corner", "chunks"))[0]?.text).toMatch(/tram stops/);
+    expect(matched(await search("home", "bike blue", "chunks"))[0]?.text).toMatch(/bike is blue/);
+  });
+
+  it("an edited memory's old wording leaves its source passage too; the new version is recalled", async () => {
+    await addDocument(
+      "ops",
+      "ops-notes",
+      "The deploy key rotates every 30 days.\nThe staging server runs in Frankfurt.",
+    );
+    const key = await memoryAbout("ops", /30 days/);
+    expect(saysAnything(await recall("ops", "deploy key rotates"), /30 days/)).toBe(true);
+
+    const edited = await api("PATCH", "/v4/memories", {
+      containerTag: "ops",
+      id: key.id,
+      newContent: "The deploy key rotates every 14 days.",
+    });
+    expect(edited).toMatchObject({ version: 2, memory: "The deploy key rotates every 14 days." });
+
+    const after = await recall("ops", "deploy key rotates");
+    // Memories show the new version; passages and hits no longer show the old wording.
+    for (const h of after) expect(h.text.replace(/ \| .*/, ""), "a hit shows the old wording").not.toMatch(/30 days/);
+    expect(saysAnything(after, /14 days/)).toBe(true);
+    // The old version is history, readable and not forgotten.
+    expect(await api("GET", `/ns/ops/memories/${key.id}`)).toMatchObject({ isLatest: false, isForgotten: false });
+    expect(matched(await search("ops", "staging server Frankfurt", "chunks"))[0]?.text).toMatch(/Frankfurt/);
+  });
+
   it("past its forget_after: the expiry sweep takes the sentence out too", async () => {
     await addDocument(
       "trip",

@@ -200,9 +200,10 @@ describe("chunk search", () => {
 });
 
 describe("memory search", () => {
-  it("searches live memories, superseded versions weighed lower; include.forgotten adds forgotten ones", async () => {
+  it("searches live, latest memories; include.forgotten adds forgotten ones", async () => {
     const old = await store.memory(ns, "Caroline lives in Stockholm.", { isLatest: false });
     const latest = await store.memory(ns, "Caroline lives in Berlin.", { parentMemoryId: old, version: 2 });
+    await store.relate(latest, old, "updates");
     const forgotten = await store.memory(ns, "Caroline lives in a flat near Berlin zoo.", {
       isForgotten: true,
     });
@@ -214,14 +215,70 @@ describe("memory search", () => {
     });
     const q = { query: "Where does Caroline live?", searchMode: "memories" as const, threshold: 0 };
     const res = await run(q);
-    expect(res.results.map((r) => r.id).sort()).toEqual([latest, future, old].sort());
-    // The superseded version comes last, marked, at half the similarity it would have had.
-    expect(res.results.at(-1)).toMatchObject({ id: old, isLatest: false });
-    for (const r of res.results.slice(0, -1)) expect(r).toMatchObject({ isLatest: true, isInference: false });
+    // The superseded version is no hit of its own: its memory answers once, as the latest version.
+    expect(res.results.map((r) => r.id).sort()).toEqual([latest, future].sort());
+    for (const r of res.results) expect(r).toMatchObject({ isLatest: true, isInference: false });
     const withForgotten = await run({ ...q, include: { forgotten: true } });
-    expect(withForgotten.results.map((r) => r.id).sort()).toEqual(
-      [latest, forgotten, expired, future, old].sort(),
-    );
+    expect(withForgotten.results.map((r) => r.id).sort()).toEqual([latest, forgotten, expired, future].sort());
+  });
+
+  it("answers a question in a superseded version's words with the latest version, ranked lower", async () => {
+    const v1 = await store.memory(ns, "Melanie drives a red Volvo.", { isLatest: false });
+    const v2 = await store.memory(ns, "Melanie drives an electric scooter.", { isLatest: false, parentMemoryId: v1, version: 2 });
+    await store.relate(v2, v1, "updates");
+    const v3 = await store.memory(ns, "Melanie rides a bicycle to work.", { parentMemoryId: v2, version: 3 });
+    await store.relate(v3, v2, "updates");
+    const other = await store.memory(ns, "Melanie bought a red Volvo toy for her son.");
+    for (const mode of ["memories", "hybrid"] as const) {
+      const res = await run({ query: "red Volvo", searchMode: mode, threshold: 0 });
+      const ids = res.results.map((r) => r.id);
+      expect(ids, mode).not.toContain(v1);
+      expect(ids, mode).not.toContain(v2);
+      const hit = res.results.find((r) => r.id === v3);
+      expect(hit, mode).toMatchObject({ memory: "Melanie rides a bicycle to work.", isLatest: true });
+      // A current memory in the question's own words ranks above one found through an old version's.
+      expect(ids.indexOf(other), mode).toBeLessThan(ids.indexOf(v3));
+      expect(ids.filter((id) => id === v3), mode).toHaveLength(1);
+    }
+    // History stays one include away.
+    const withRelated = await run({ query: "red Volvo", searchMode: "memories", include: { related: true } });
+    expect(withRelated.results.find((r) => r.id === v3)?.included?.related?.parents.map((p) => p.id)).toEqual([
+      v2,
+      v1,
+    ]);
+  });
+
+  it("finds nothing through an older version once the latest is forgotten or filtered out", async () => {
+    const v1 = await store.memory(ns, "Caroline works at a bakery in Malmo.", {
+      isLatest: false,
+      metadata: { topic: "work" },
+    });
+    const v2 = await store.memory(ns, "Caroline works at a bookshop.", {
+      parentMemoryId: v1,
+      version: 2,
+      isForgotten: true,
+      metadata: { topic: "work" },
+    });
+    await store.relate(v2, v1, "updates");
+    const w1 = await store.memory(ns, "Caroline paints with a bakery's flour sacks.", {
+      isLatest: false,
+      metadata: { topic: "art" },
+    });
+    const w2 = await store.memory(ns, "Caroline paints on canvas.", {
+      parentMemoryId: w1,
+      version: 2,
+      metadata: { topic: "hobby" },
+    });
+    await store.relate(w2, w1, "updates");
+    const res = await run({ query: "bakery", searchMode: "memories", threshold: 0 });
+    expect(res.results.map((r) => r.id)).toEqual([w2]);
+    const filtered = await run({
+      query: "bakery",
+      searchMode: "memories",
+      threshold: 0,
+      filter: { field: "topic", operator: "eq", value: "art" },
+    });
+    expect(filtered.results).toEqual([]);
   });
 
   it("adds parents, children and siblings with include.related", async () => {

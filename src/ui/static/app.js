@@ -663,8 +663,8 @@ async function forgetOne(m) {
     title: "Forget this memory?",
     text:
       "Search, the profile and agents will no longer recall it, nor the earlier versions it replaced, and the " +
-      "sentences they came from are taken out of their documents' passages in search (the rest of each passage " +
-      "stays findable). The documents themselves stay stored: delete them under Documents. The memory stays " +
+      "sentence it came from is taken out of its document's passages in search, as are theirs (the rest of the " +
+      "passage stays findable). The document itself stays stored: delete it under Documents. The memory stays " +
       "listed under forgotten memories.",
     items: [m.memory],
     ok: "Forget memory",

@@ -1,14 +1,17 @@
 import type { Filter } from "../../api/filter.js";
 import type { Profile } from "../../api/profile.js";
 import type { Db } from "../store/db.js";
+import { namespaceContexts } from "../store/namespaces.js";
 import {
   type BucketDefinition,
   effectiveBuckets,
+  type ProfileRow,
   type ProfileScope,
   profileMemoriesHolding,
   profileSection,
 } from "../store/profile.js";
 import { type QueryTerm, queryTerms, stemTexts } from "../text/terms.js";
+import { isAboutSomeoneElse, otherPeople, userSubjects } from "./whose.js";
 
 /** Static facts in a profile: the newest first, at most this many. */
 export const PROFILE_STATIC_MAX = 100;
@@ -19,6 +22,11 @@ export const PROFILE_BUCKET_MAX = 20;
 /** Memories holding a bucket's words that are classified, at most. */
 const BUCKET_CANDIDATES = 500;
 const STEM_SLICE = 50;
+/**
+ * Candidates read per section, times what it shows: facts about other people are read and left
+ * out (memory/whose.ts), and the section is still full unless most of the newest are theirs.
+ */
+const SECTION_READ_FACTOR = 2;
 
 /** A profile request narrowed to a bucket the namespace does not have (the route answers 400). */
 export class UnknownBucketError extends Error {
@@ -43,7 +51,8 @@ type Ref = { id: string; memory: string };
  * The namespace's profile: `static` (latest, live static memories: identity, preferences,
  * relationships, work, home), `dynamic` (latest, live dynamic memories, most recent first) and
  * one list per effective bucket. Forgotten memories, those past `forget_after` and superseded
- * versions never appear; `filter` applies to every section. `namespaceId` null: nothing stored yet.
+ * versions never appear, nor facts about people other than the user (memory/whose.ts): the
+ * profile is the user's; `filter` applies to every section. `namespaceId` null: nothing stored yet.
  */
 export async function buildProfile(
   db: Db,
@@ -63,13 +72,40 @@ export async function buildProfile(
     return { static: [], dynamic: [], buckets: Object.fromEntries(chosen.map((b) => [b.name, []])) };
   }
   const scope: ProfileScope = { namespaceId, filter: req.filter, at: new Date().toISOString() };
+  // Every candidate is read first: one memory that says who someone is ("the user's colleague
+  // Lena Fischer") tells the profile whose the others about them are (memory/whose.ts).
+  const staticRows = await sectionRows(db, scope, true, PROFILE_STATIC_MAX);
+  const dynamicRows = await sectionRows(db, scope, false, PROFILE_DYNAMIC_MAX);
+  const bucketRows = await Promise.all(chosen.map((b) => bucketCandidates(db, scope, b)));
+  const contexts = await namespaceContexts(db, namespaceId);
+  const user = userSubjects({
+    supportingContext: contexts?.supportingContext ?? null,
+    organizationalContext: contexts?.organizationalContext ?? null,
+  });
+  const others = otherPeople([...staticRows, ...dynamicRows, ...bucketRows.flatMap((b) => b.rows)], user);
+  const users = (rows: readonly ProfileRow[]) => rows.filter((r) => !isAboutSomeoneElse(r, user, others));
   return {
-    static: await profileSection(db, scope, true, PROFILE_STATIC_MAX),
-    dynamic: await profileSection(db, scope, false, PROFILE_DYNAMIC_MAX),
+    static: users(staticRows).slice(0, PROFILE_STATIC_MAX).map(ref),
+    dynamic: users(dynamicRows).slice(0, PROFILE_DYNAMIC_MAX).map(ref),
     buckets: Object.fromEntries(
-      await Promise.all(chosen.map(async (b) => [b.name, await bucketMemories(db, scope, b)])),
+      chosen.map((b, i) => [b.name, classify(users(bucketRows[i]!.rows), bucketRows[i]!.match)]),
     ),
   };
+}
+
+const ref = (r: ProfileRow): Ref => ({ id: r.id, memory: r.memory });
+
+/**
+ * A section's candidates, newest first: `max` of them once those about other people are left out,
+ * as far as reading up to SECTION_READ_FACTOR times `max` finds.
+ */
+async function sectionRows(
+  db: Db,
+  scope: ProfileScope,
+  isStatic: boolean,
+  max: number,
+): Promise<ProfileRow[]> {
+  return await profileSection(db, scope, isStatic, max * SECTION_READ_FACTOR);
 }
 
 // Words of bucket descriptions that say nothing about a topic.
@@ -117,12 +153,19 @@ const topics = (): Topic[] => {
 
 const stemKey = (t: QueryTerm) => t.stems.join(" ");
 
-/**
- * Lexical classification, deterministic: a memory belongs to a bucket when it holds one of the
- * topic words of the bucket's name, or enough of its description's words (one for a description of
- * at most three informative words, else two). Those holding the most of the words first.
- */
-async function bucketMemories(db: Db, scope: ProfileScope, bucket: BucketDefinition): Promise<Ref[]> {
+/** What makes a memory belong to a bucket (see classify). */
+interface BucketMatch {
+  strong: Set<string>;
+  weak: Set<string>;
+  needed: number;
+}
+
+/** A bucket's candidates (memories holding one of its words, best first) and its words. */
+async function bucketCandidates(
+  db: Db,
+  scope: ProfileScope,
+  bucket: BucketDefinition,
+): Promise<{ rows: ProfileRow[]; match: BucketMatch }> {
   const nameTerms = queryTerms(bucket.name.split(/[_-]+/).filter(Boolean).join(" "));
   const strongTerms = [...nameTerms];
   for (const topic of topics()) {
@@ -132,13 +175,21 @@ async function bucketMemories(db: Db, scope: ProfileScope, bucket: BucketDefinit
   const described = queryTerms(bucket.description).filter((t) => !GENERIC.has(t.text));
   const weak = new Set(described.map(stemKey));
   const needed = weak.size <= 3 ? 1 : 2;
-
   const rows = await profileMemoriesHolding(
     db,
     scope,
     [...strongTerms, ...described].flatMap((t) => t.stems),
     BUCKET_CANDIDATES,
   );
+  return { rows, match: { strong, weak, needed } };
+}
+
+/**
+ * Lexical classification, deterministic: a memory belongs to a bucket when it holds one of the
+ * topic words of the bucket's name, or enough of its description's words (one for a description of
+ * at most three informative words, else two). Those holding the most of the words first.
+ */
+function classify(rows: readonly ProfileRow[], { strong, weak, needed }: BucketMatch): Ref[] {
   const out: Ref[] = [];
   // Candidates come best first and most are kept: they are tokenized a slice at a time, until
   // the bucket is full, not all 500 for 20.
@@ -150,7 +201,7 @@ async function bucketMemories(db: Db, scope: ProfileScope, bucket: BucketDefinit
       const held = new Set(stems[i] ?? []);
       const strongHit = [...strong].some((s) => held.has(s));
       const weakHits = [...weak].filter((s) => held.has(s)).length;
-      if (strongHit || weakHits >= needed) out.push({ id: r.id, memory: r.memory });
+      if (strongHit || weakHits >= needed) out.push(ref(r));
     });
   }
   return out;

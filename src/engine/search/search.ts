@@ -149,7 +149,9 @@ export async function search(
       threshold,
       {
         superseded: (i) =>
-          i.corpus === "memories" && (i.row as MemoryHitRow).is_latest !== 1 ? (i.row as MemoryHitRow).id : null,
+          i.corpus === "memories" && (i.row as MemoryHitRow).is_latest !== 1
+            ? (i.row as MemoryHitRow).id
+            : null,
         latest: (ids) => latestVersionRowids(db, scope, ids),
         load: (scored) => hydrate(db, scored),
       },

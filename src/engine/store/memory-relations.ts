@@ -60,8 +60,15 @@ export async function relatedMemoryRows(
  */
 export async function newerVersionIds(db: Db, ids: readonly string[]): Promise<Map<string, string[]>> {
   const newer = new Map<string, string[]>();
-  const next = statement(db, "SELECT from_id AS id FROM memory_relations WHERE to_id = ? AND relation = 'updates'");
-  for (const id of new Set(ids)) newer.set(id, ((await next.all(id)) as { id: string }[]).map((r) => r.id));
+  const next = statement(
+    db,
+    "SELECT from_id AS id FROM memory_relations WHERE to_id = ? AND relation = 'updates'",
+  );
+  for (const id of new Set(ids))
+    newer.set(
+      id,
+      ((await next.all(id)) as { id: string }[]).map((r) => r.id),
+    );
   return newer;
 }
 

@@ -134,19 +134,27 @@ function liveScope(scope: ProfileScope, form?: FilterForm): { sql: string; param
   };
 }
 
+/** A profile candidate: with whom it is about and who said it (memory/whose.ts reads them). */
+export interface ProfileRow {
+  id: string;
+  memory: string;
+  subject: string | null;
+  speaker: string | null;
+}
+
 /** The scope's static (or dynamic) memories, newest first, at most `limit`. */
 export async function profileSection(
   db: Db,
   scope: ProfileScope,
   isStatic: boolean,
   limit: number,
-): Promise<{ id: string; memory: string }[]> {
+): Promise<ProfileRow[]> {
   const live = liveScope(scope, filterFormFor(db));
   return (await statement(
     db,
-    `SELECT m.id, m.memory FROM memories m WHERE ${live.sql} AND m.is_static = ?
+    `SELECT m.id, m.memory, m.subject, m.speaker FROM memories m WHERE ${live.sql} AND m.is_static = ?
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
-  ).all(...live.params, isStatic ? 1 : 0, limit)) as { id: string; memory: string }[];
+  ).all(...live.params, isStatic ? 1 : 0, limit)) as unknown as ProfileRow[];
 }
 
 /**
@@ -158,6 +166,13 @@ export async function profileMemoriesHolding(
   scope: ProfileScope,
   stems: readonly string[],
   limit: number,
-): Promise<{ id: string; memory: string }[]> {
-  return await memoriesHolding(db, scope.namespaceId, stems, liveScope(scope, filterFormFor(db)), limit);
+): Promise<ProfileRow[]> {
+  return await memoriesHolding<ProfileRow>(
+    db,
+    scope.namespaceId,
+    stems,
+    liveScope(scope, filterFormFor(db)),
+    limit,
+    "m.id, m.memory, m.subject, m.speaker",
+  );
 }

@@ -174,6 +174,41 @@ describe("faithful extraction through the HTTP API", () => {
     expect((await memory(ns, hit.id)).isLatest).toBe(true);
   });
 
+  it("keeps other people's facts out of the user's profile, and finds them in search", async () => {
+    const ns = "whose";
+    await add(ns, "My colleague Lena Fischer prefers async code reviews. I love jazz.");
+    await add(ns, "Our CTO, Priya Raman, prefers Go over Rust.");
+    await add(
+      ns,
+      [
+        "user: I prefer pairing in person.",
+        "user: My husband enjoys hiking.",
+        "user: Jonas Weber loves early stand-ups.",
+        "assistant: Noted!",
+      ].join("\n"),
+    );
+    const { profile } = (await t.call("POST", `/ns/${ns}/profile`, {})).body;
+    const lines = [...profile.static, ...profile.dynamic, ...profile.buckets.preferences].map(
+      (m: { memory: string }) => m.memory,
+    );
+    expect(lines.some((m) => /jazz/.test(m))).toBe(true);
+    expect(lines.some((m) => /pairing in person/.test(m))).toBe(true);
+    expect(lines.filter((m) => /Lena|Priya|husband|hiking|Jonas|async|Go over Rust/.test(m))).toEqual([]);
+    // Theirs, not lost: each is a memory search finds.
+    for (const [query, said] of [
+      ["async code reviews", /Lena Fischer prefers async code reviews/],
+      ["Go or Rust", /Priya Raman/],
+      ["hiking", /husband enjoys hiking/],
+      ["stand-ups", /Jonas Weber loves early stand-ups/],
+    ] as const) {
+      const found = await t.call("POST", `/ns/${ns}/search`, { query, searchMode: "memories" });
+      expect(
+        found.body.results.some((r: { memory: string }) => said.test(r.memory)),
+        query,
+      ).toBe(true);
+    }
+  });
+
   it("draws a few dozen salient memories from a 19 KB manual, with their context, and none of its furniture", async () => {
     const manual = readFileSync(new URL("../../fixtures/harbor-queue-manual.md", import.meta.url), "utf8");
     expect(manual.length).toBeGreaterThan(18_000);

@@ -239,7 +239,11 @@ describe("forget means gone from recall", () => {
 
   it("forgetting the latest version forgets the earlier ones: no version of the fact is recalled", async () => {
     await addDocument("home", "home-1", "I live in Lisbon.\nThe tram stops at the corner.");
-    await addDocument("home", "home-2", "Actually I live in Madrid now, not Lisbon anymore.\nMy bike is blue.");
+    await addDocument(
+      "home",
+      "home-2",
+      "Actually I live in Madrid now, not Lisbon anymore.\nMy bike is blue.",
+    );
     const madrid = await memoryAbout("home", /Madrid/);
     const read = await api("GET", `/ns/home/memories/${madrid.id}`);
     expect(read.version, "the correction is a new version").toBe(2);
@@ -277,10 +281,14 @@ describe("forget means gone from recall", () => {
 
     const after = await recall("ops", "deploy key rotates");
     // Memories show the new version; passages and hits no longer show the old wording.
-    for (const h of after) expect(h.text.replace(/ \| .*/, ""), "a hit shows the old wording").not.toMatch(/30 days/);
+    for (const h of after)
+      expect(h.text.replace(/ \| .*/, ""), "a hit shows the old wording").not.toMatch(/30 days/);
     expect(saysAnything(after, /14 days/)).toBe(true);
     // The old version is history, readable and not forgotten.
-    expect(await api("GET", `/ns/ops/memories/${key.id}`)).toMatchObject({ isLatest: false, isForgotten: false });
+    expect(await api("GET", `/ns/ops/memories/${key.id}`)).toMatchObject({
+      isLatest: false,
+      isForgotten: false,
+    });
     expect(matched(await search("ops", "staging server Frankfurt", "chunks"))[0]?.text).toMatch(/Frankfurt/);
   });
 

@@ -86,14 +86,20 @@ describe("superseding only what is superseded", () => {
     expect(byText.get("Zoe quit the bakery job on 9 June 2023.")).toBe(true);
     expect(byText.get("Zoe lives in Oslo.")).toBe(false);
     expect(byText.get("Zoe lives in Bergen.")).toBe(true);
-    // The old home still answers "where did Zoe live before?", below the current one.
+    // Search answers with the current home; the old one is its history ("where did Zoe live
+    // before?" reads it from the hit's parents), not a hit of its own.
     const found = await t.call("POST", "/ns/zoe/search", {
       query: "Where did Zoe live?",
       searchMode: "memories",
+      include: { related: true },
     });
-    const texts = (found.body.results as { memory: string }[]).map((h) => h.memory);
-    expect(texts).toContain("Zoe lives in Oslo.");
-    expect(texts.indexOf("Zoe lives in Bergen.")).toBeLessThan(texts.indexOf("Zoe lives in Oslo."));
+    const hits = found.body.results as {
+      memory: string;
+      included?: { related?: { parents: { memory: string }[] } };
+    }[];
+    expect(hits.map((h) => h.memory)).not.toContain("Zoe lives in Oslo.");
+    const bergen = hits.find((h) => h.memory === "Zoe lives in Bergen.");
+    expect(bergen?.included?.related?.parents.map((p) => p.memory)).toEqual(["Zoe lives in Oslo."]);
   });
 
   it("does not let one speaker's statement retire another's in a conversation", async () => {

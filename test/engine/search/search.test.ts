@@ -219,12 +219,18 @@ describe("memory search", () => {
     expect(res.results.map((r) => r.id).sort()).toEqual([latest, future].sort());
     for (const r of res.results) expect(r).toMatchObject({ isLatest: true, isInference: false });
     const withForgotten = await run({ ...q, include: { forgotten: true } });
-    expect(withForgotten.results.map((r) => r.id).sort()).toEqual([latest, forgotten, expired, future].sort());
+    expect(withForgotten.results.map((r) => r.id).sort()).toEqual(
+      [latest, forgotten, expired, future].sort(),
+    );
   });
 
   it("answers a question in a superseded version's words with the latest version, ranked lower", async () => {
     const v1 = await store.memory(ns, "Melanie drives a red Volvo.", { isLatest: false });
-    const v2 = await store.memory(ns, "Melanie drives an electric scooter.", { isLatest: false, parentMemoryId: v1, version: 2 });
+    const v2 = await store.memory(ns, "Melanie drives an electric scooter.", {
+      isLatest: false,
+      parentMemoryId: v1,
+      version: 2,
+    });
     await store.relate(v2, v1, "updates");
     const v3 = await store.memory(ns, "Melanie rides a bicycle to work.", { parentMemoryId: v2, version: 3 });
     await store.relate(v3, v2, "updates");
@@ -238,14 +244,16 @@ describe("memory search", () => {
       expect(hit, mode).toMatchObject({ memory: "Melanie rides a bicycle to work.", isLatest: true });
       // A current memory in the question's own words ranks above one found through an old version's.
       expect(ids.indexOf(other), mode).toBeLessThan(ids.indexOf(v3));
-      expect(ids.filter((id) => id === v3), mode).toHaveLength(1);
+      expect(
+        ids.filter((id) => id === v3),
+        mode,
+      ).toHaveLength(1);
     }
     // History stays one include away.
     const withRelated = await run({ query: "red Volvo", searchMode: "memories", include: { related: true } });
-    expect(withRelated.results.find((r) => r.id === v3)?.included?.related?.parents.map((p) => p.id)).toEqual([
-      v2,
-      v1,
-    ]);
+    expect(withRelated.results.find((r) => r.id === v3)?.included?.related?.parents.map((p) => p.id)).toEqual(
+      [v2, v1],
+    );
   });
 
   it("finds nothing through an older version once the latest is forgotten or filtered out", async () => {

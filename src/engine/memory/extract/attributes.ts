@@ -148,7 +148,7 @@ function subjectOf(tokens: Token[], owner: Map<string, string>): string | null {
         for (let j = at + 1; tokens[j]?.pos === "PROPN"; j++) run.push(tokens[j]!.lower);
         return run.join(" ");
       }
-      return `${who}'s ${noun.lemma}`;
+      return `${who}'s ${tokens[compoundHead(tokens, at)]!.lemma}`;
     }
     if (t.pos === "PROPN") {
       const run = [t.lower];
@@ -160,4 +160,19 @@ function subjectOf(tokens: Token[], owner: Map<string, string>): string | null {
     }
   }
   return null;
+}
+
+/**
+ * The head of a compound noun that starts at `at`: its second noun ("my dentist appointment is at
+ * 5" is about the appointment, not the dentist). Only for a singular first noun (a modifier is
+ * one: "kids love pizza" is no compound, the tagger reads some verbs as nouns, as it reads a
+ * plural -s noun after a name) followed by one that ends it (a verb, an auxiliary, a preposition,
+ * the end).
+ */
+function compoundHead(tokens: Token[], at: number): number {
+  const first = tokens[at]!;
+  const second = tokens[at + 1];
+  if (first.lower !== first.lemma || second?.pos !== "NOUN" || /s$/.test(second.lower)) return at;
+  const next = tokens[at + 2]?.pos;
+  return next === undefined || /^(AUX|VERB|ADP|PUNCT|PART)$/.test(next) ? at + 1 : at;
 }

@@ -5,6 +5,7 @@ import { readContext } from "./context.js";
 import { correctionOf } from "./corrections.js";
 import { documentShape, type Heading, headingAt, inContext, memoryBudget, salience } from "./document.js";
 import { analyse, type Sentence, type Token } from "./nlp.js";
+import { PERSON_NOUNS } from "./people.js";
 import type { ExtractedFact, ExtractionInput, Extractor } from "./types.js";
 
 /**
@@ -198,56 +199,6 @@ function blank(text: string, spans: readonly { start: number; end: number }[]): 
   for (const s of spans) out = out.slice(0, s.start) + " ".repeat(s.end - s.start) + out.slice(s.end);
   return out;
 }
-
-// Nouns before a name that make it a person's ("my sister Alice", "our friend Bob").
-const PERSON_NOUNS = new Set([
-  "sister",
-  "brother",
-  "mom",
-  "mother",
-  "dad",
-  "father",
-  "son",
-  "daughter",
-  "friend",
-  "wife",
-  "husband",
-  "partner",
-  "boyfriend",
-  "girlfriend",
-  "cousin",
-  "aunt",
-  "uncle",
-  "grandma",
-  "grandpa",
-  "grandmother",
-  "grandfather",
-  "colleague",
-  "coworker",
-  "boss",
-  "neighbor",
-  "neighbour",
-  "roommate",
-  "niece",
-  "nephew",
-  "kid",
-  "child",
-  "teacher",
-  "mentor",
-  "fiance",
-  "fiancee",
-  "manager",
-  "teammate",
-  "lead",
-  "client",
-  "customer",
-  "doctor",
-  "landlord",
-  "coach",
-  "classmate",
-  "assistant",
-  "report",
-]);
 
 /**
  * The last person a sentence names, who a later "she" or "he" most likely is: a name after a

@@ -65,5 +65,8 @@ describe("faithful memory through the MCP tools", () => {
     expect(found).toMatch(/Braga/);
     if (found.includes("Porto in 2023"))
       expect(found.indexOf("Braga")).toBeLessThan(found.indexOf("Porto in 2023"));
+    // Where the user lives ranks above what the user is ("vegetarian" is no kind of home).
+    if (found.includes("vegetarian"))
+      expect(found.indexOf("Braga")).toBeLessThan(found.indexOf("vegetarian"));
   });
 });

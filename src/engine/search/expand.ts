@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { packageUrl } from "../../package-root.js";
+import { attributeWordSets } from "../memory/extract/attributes.js";
 import { lookUp, type SortedLines, shippedLines, sortedLines } from "../text/sorted-lines.js";
 import { type QueryTerm, stemTexts } from "../text/terms.js";
 
@@ -27,6 +28,14 @@ export interface WeightedTerm {
   /** The query word or phrase it expands ("martial art"). */
   from: string;
 }
+
+/**
+ * Words memctx itself writes for a person, not their English sense: "The user" is how extraction
+ * names the person a namespace remembers (memory/whose.ts), so "where does the user live?" asks
+ * about that person. WordNet's kinds of a user (consumer, eater, drinker, vegetarian, smoker) would
+ * rank "The user is vegetarian." as an answer to it.
+ */
+const NOT_EXPANDED: ReadonlySet<string> = new Set(["user", "users"]);
 
 /** Most expansions one query gets, best weights first. */
 export const MAX_EXPANSIONS = 80;
@@ -68,7 +77,7 @@ export function expandTerms(
 ): WeightedTerm[] {
   if (opts.path !== undefined) table = load(opts.path);
   table ??= load(ASSET);
-  const words = terms.map((t) => t.toLowerCase().trim()).filter((t) => t !== "");
+  const words = terms.map((t) => t.toLowerCase().trim()).filter((t) => t !== "" && !NOT_EXPANDED.has(t));
   const own = new Set(words);
   const found: { head: string; list: string }[] = [];
   const covered = new Set<number>();
@@ -105,7 +114,7 @@ export function expandTerms(
  * that stands for a word the query already holds: what lexical search scores beside the query.
  */
 export function expansionTerms(terms: readonly QueryTerm[]): { term: QueryTerm; weight: number }[] {
-  const found = expandTerms(terms.map((t) => t.text));
+  const found = [...expandTerms(terms.map((t) => t.text)), ...attributeExpansions(terms)];
   const stems = stemTexts(found.map((e) => e.term));
   const seen = new Set(terms.map((t) => t.stems.join(" ")));
   const out: { term: QueryTerm; weight: number }[] = [];
@@ -116,5 +125,31 @@ export function expansionTerms(terms: readonly QueryTerm[]): { term: QueryTerm; 
     seen.add(key);
     out.push({ term: { text: e.term, stems: s }, weight: e.weight });
   });
+  return out;
+}
+
+/**
+ * Weight of a word of the same attribute as a query's word (memory/extract/attributes.ts): as a
+ * direct kind's. "Where does the user live?" is answered by "The user moved to Braga in 2025." as
+ * much as by "lives in": the extractor files both under one attribute, home.
+ */
+export const ATTRIBUTE_WEIGHT = 0.5;
+
+let attributeSets: { stems: Set<string>; lemmas: readonly string[] }[] | null = null;
+
+/** The other words of each attribute that a query's word belongs to (by stem: "lives", "moved"). */
+export function attributeExpansions(terms: readonly QueryTerm[]): WeightedTerm[] {
+  attributeSets ??= attributeWordSets().map(({ lemmas }) => {
+    const stems = stemTexts([...lemmas]);
+    return { stems: new Set(stems.flatMap((s) => (s.length === 1 ? s : []))), lemmas };
+  });
+  const out: WeightedTerm[] = [];
+  for (const t of terms) {
+    if (t.stems.length !== 1) continue;
+    for (const set of attributeSets) {
+      if (!set.stems.has(t.stems[0]!)) continue;
+      for (const lemma of set.lemmas) out.push({ term: lemma, weight: ATTRIBUTE_WEIGHT, from: t.text });
+    }
+  }
   return out;
 }

@@ -72,6 +72,37 @@ function termIdf(space: SearchSpace | null, units: number, term: QueryTerm): num
 }
 
 /**
+ * Share of a namespace's units above which a term is in nearly all of them: in a user's own
+ * namespace "The user ..." opens almost every memory, as a speaker's name opens every turn of a
+ * monologue. English makes such a word rare (BACKGROUND_UNITS), yet here it tells no unit apart.
+ */
+export const UBIQUITOUS_SHARE = 0.75;
+/** Units a space needs before any term is called ubiquitous in it (one memory holds all its words). */
+const UBIQUITY_MIN_UNITS = 3;
+
+/**
+ * What a ubiquitous term (see UBIQUITOUS_SHARE) counts at most, as a share of the smallest idf of
+ * the query's terms that are not: it says whom or what the query is about, which nearly every
+ * unit is; what the query asks is in its other words, and they must weigh more.
+ */
+export const UBIQUITOUS_WEIGHT = 0.5;
+
+/**
+ * The query's own idfs with each ubiquitous term's capped (UBIQUITOUS_WEIGHT): "where does the
+ * user live?" then ranks "The user moved to Braga" (user, and "move" for "live") above "The user
+ * is vegetarian" (user alone, a short row), which a rare-looking "user" ranked above it. A query
+ * of ubiquitous terms only keeps them as they are: they are all it asks.
+ */
+function capUbiquitous(idf: number[], frequency: readonly number[], space: SearchSpace | null): number[] {
+  if (!space || space.units < UBIQUITY_MIN_UNITS) return idf;
+  const ubiquitous = idf.map((_, i) => frequency[i]! > UBIQUITOUS_SHARE * space.units);
+  const telling = idf.filter((_, i) => !ubiquitous[i]);
+  if (telling.length === 0 || telling.length === idf.length) return idf;
+  const cap = UBIQUITOUS_WEIGHT * Math.min(...telling);
+  return idf.map((v, i) => (ubiquitous[i] ? Math.min(v, cap) : v));
+}
+
+/**
  * Postings a query reads at most (a microsecond or two each, from SQLite to a score). Namespaces
  * under this many matching rows per query are ranked exactly. At 100k memories (the speed corpus,
  * in process) search p50 / p95 was 14.5 / 28.4 ms at 5,000 and 12.8 / 20.9 ms at 2,500; LoCoMo
@@ -187,6 +218,9 @@ export async function lexicalSearch(
   );
   const frequency = all.map((t) => Math.min(...t.stems.map((s) => counts.get(s) ?? 0)));
   const idf = all.map((t, i) => weight[i]! * termIdf(space, frequency[i]!, t));
+  capUbiquitous(idf.slice(0, own), frequency, space).forEach((v, i) => {
+    idf[i] = v;
+  });
   const total = idf.slice(0, own).reduce((a, b) => a + b, 0);
   const result = (candidates: LexicalCandidate[]): LexicalResult => ({
     candidates: candidates.slice(0, want),

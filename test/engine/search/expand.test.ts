@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { expandTerms } from "../../../src/engine/search/expand.js";
+import { ATTRIBUTE_WEIGHT, expandTerms, expansionTerms } from "../../../src/engine/search/expand.js";
+import { queryTerms } from "../../../src/engine/text/terms.js";
 
 describe("expandTerms (WordNet synonyms and kinds, from the shipped table)", () => {
   it("reaches the kinds of a phrase the question uses", () => {
@@ -55,5 +56,23 @@ describe("expandTerms over a table of its own", () => {
     expect(expandTerms(["hot", "dogs"], { path })).toEqual([
       { term: "frankfurter", weight: 0.6, from: "hot dog" },
     ]);
+  });
+});
+
+describe("expansionTerms: what a question means without saying it", () => {
+  const expanded = (q: string) => expansionTerms(queryTerms(q)).map((e) => e.term.text);
+
+  it("reads a word of a person's attribute as the attribute's other words", () => {
+    expect(expanded("where does she live")).toEqual(expect.arrayContaining(["move", "relocate", "reside"]));
+    expect(expanded("who hired him")).toEqual(expect.arrayContaining(["job", "work", "employer"]));
+    expect(expanded("is Sam married")).toEqual(expect.arrayContaining(["husband", "wife", "engaged"]));
+    const move = expansionTerms(queryTerms("lives")).find((e) => e.term.text === "move");
+    expect(move?.weight).toBe(ATTRIBUTE_WEIGHT);
+  });
+
+  it("does not expand the word memctx writes for the person remembered", () => {
+    // WordNet's kinds of a user (eater, drinker, vegetarian) would answer "where does the user live?".
+    expect(expanded("the user")).toEqual([]);
+    expect(expanded("where does the user live")).not.toContain("vegetarian");
   });
 });

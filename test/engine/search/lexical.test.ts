@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fuseSignals, lexicalSimilarities, vectorSimilarity } from "../../../src/engine/search/fusion.js";
-import { BACKGROUND_UNITS, bm25Idf, lexicalSearch } from "../../../src/engine/search/lexical.js";
+import {
+  BACKGROUND_UNITS,
+  bm25Idf,
+  lexicalSearch,
+  UBIQUITOUS_WEIGHT,
+} from "../../../src/engine/search/lexical.js";
 import { backgroundUnitShare } from "../../../src/engine/text/background.js";
 import { matchExpression, queryTerms, stemWords, termFrequency } from "../../../src/engine/text/terms.js";
 import { TestStore } from "./store.js";
@@ -113,10 +118,27 @@ describe("lexicalSearch", () => {
     const idf = (hits: number, stem: string) =>
       bm25Idf(40 + BACKGROUND_UNITS, hits + BACKGROUND_UNITS * backgroundUnitShare(stem));
     expect(r.termIdf[0]).toBeCloseTo(idf(4, "harbour"), 12);
-    expect(r.termIdf[1]).toBeCloseTo(idf(40, "market"), 12);
-    // "market" is in every row: it weighs less than "harbour", in four.
+    // "market" is in every row: beside "harbour", in four, it counts at most half of it.
+    expect(r.termIdf[1]).toBeCloseTo(Math.min(idf(40, "market"), UBIQUITOUS_WEIGHT * idf(4, "harbour")), 12);
     expect(r.termIdf[1]).toBeLessThan(r.termIdf[0]!);
     expect(r.idfSum).toBeCloseTo(r.termIdf[0]! + r.termIdf[1]!, 12);
+  });
+
+  it("counts a term nearly every row holds below the query's telling words, and in full when it is all the query asks", async () => {
+    const idf = (hits: number, stem: string) =>
+      bm25Idf(40 + BACKGROUND_UNITS, hits + BACKGROUND_UNITS * backgroundUnitShare(stem));
+    // "market" is in all 40 rows, "harbour" in four.
+    const both = await lexicalSearch(
+      store.db,
+      "chunks",
+      queryTerms("harbour market"),
+      { namespaceId: ns },
+      5,
+    );
+    expect(both.termIdf[1]!).toBeLessThanOrEqual(UBIQUITOUS_WEIGHT * both.termIdf[0]! + 1e-12);
+    const alone = await lexicalSearch(store.db, "chunks", queryTerms("market"), { namespaceId: ns }, 5);
+    expect(alone.termIdf[0]).toBeCloseTo(idf(40, "market"), 12);
+    expect(alone.candidates.length).toBeGreaterThan(0);
   });
 
   it("depends on the namespace's own rows only", async () => {

@@ -289,6 +289,32 @@ describe("memory search", () => {
     expect(filtered.results).toEqual([]);
   });
 
+  it("answers a question about where someone lives, works or who they married with the fact told in other words", async () => {
+    // A user's own namespace: "The user" opens nearly every memory.
+    const facts = [
+      "The user is vegetarian.",
+      "The user prefers dark roast coffee.",
+      "The user moved to Braga in 2025.",
+      "The user was hired by Globex as a data engineer.",
+      "The user got engaged to Sam last June.",
+      "The user drinks oat milk.",
+      "The user plays tennis on Sundays.",
+    ];
+    const ids = new Map<string, string>();
+    for (const f of facts) ids.set(f, await store.memory(ns, f));
+    for (const [query, answer] of [
+      ["where does the user live?", "The user moved to Braga in 2025."],
+      ["Where does the user reside these days?", "The user moved to Braga in 2025."],
+      ["what is the user's job?", "The user was hired by Globex as a data engineer."],
+      ["Is the user married?", "The user got engaged to Sam last June."],
+    ] as const) {
+      for (const searchMode of ["memories", "hybrid"] as const) {
+        const res = await run({ query, searchMode, threshold: 0 });
+        expect(res.results[0]?.id, `${query} (${searchMode})`).toBe(ids.get(answer));
+      }
+    }
+  });
+
   it("adds parents, children and siblings with include.related", async () => {
     const v1 = await store.memory(ns, "Melanie works as a nurse.", { isLatest: false });
     const v2 = await store.memory(ns, "Melanie works as a head nurse at the city hospital.", {

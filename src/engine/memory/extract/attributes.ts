@@ -69,6 +69,22 @@ const RULES: { attribute: string; lemmas: Set<string>; needs?: Set<string> }[] =
   },
 ];
 
+/**
+ * Attributes whose words all say the same thing of a person (where they live, their work, their
+ * schooling, their partner, pets, children): a fact in one of the words answers a question in
+ * another ("where does she live?" / "she moved to Braga"). Identity and age are not: their words
+ * are different values ("vegan", "christian") or need the word beside them ("old").
+ */
+const SAME_MEANING = new Set(["home", "work", "education", "relationship", "pet", "children"]);
+
+/** The lemma sets of SAME_MEANING's attributes (search expands a query's word to its set). */
+export function attributeWordSets(): { attribute: string; lemmas: readonly string[] }[] {
+  return RULES.filter((r) => SAME_MEANING.has(r.attribute)).map((r) => ({
+    attribute: r.attribute,
+    lemmas: [...r.lemmas],
+  }));
+}
+
 const PREFERENCE = new Set(["love", "like", "enjoy", "prefer", "hate", "dislike", "adore", "fancy"]);
 const STATE = new Set(["be", "have", "own", "believe", "know", "value", "need", "live", "work", "belong"]);
 const PLAN = new Set(["will", "gonna", "plan", "hope", "intend", "next", "soon", "upcoming", "tomorrow"]);

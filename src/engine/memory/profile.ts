@@ -74,8 +74,8 @@ export async function buildProfile(
   const scope: ProfileScope = { namespaceId, filter: req.filter, at: new Date().toISOString() };
   // Every candidate is read first: one memory that says who someone is ("the user's colleague
   // Lena Fischer") tells the profile whose the others about them are (memory/whose.ts).
-  const staticRows = await sectionRows(db, scope, true, PROFILE_STATIC_MAX);
-  const dynamicRows = await sectionRows(db, scope, false, PROFILE_DYNAMIC_MAX);
+  const staticRows = await profileSection(db, scope, true, PROFILE_STATIC_MAX * SECTION_READ_FACTOR);
+  const dynamicRows = await profileSection(db, scope, false, PROFILE_DYNAMIC_MAX * SECTION_READ_FACTOR);
   const bucketRows = await Promise.all(chosen.map((b) => bucketCandidates(db, scope, b)));
   const contexts = await namespaceContexts(db, namespaceId);
   const user = userSubjects({
@@ -94,19 +94,6 @@ export async function buildProfile(
 }
 
 const ref = (r: ProfileRow): Ref => ({ id: r.id, memory: r.memory });
-
-/**
- * A section's candidates, newest first: `max` of them once those about other people are left out,
- * as far as reading up to SECTION_READ_FACTOR times `max` finds.
- */
-async function sectionRows(
-  db: Db,
-  scope: ProfileScope,
-  isStatic: boolean,
-  max: number,
-): Promise<ProfileRow[]> {
-  return await profileSection(db, scope, isStatic, max * SECTION_READ_FACTOR);
-}
 
 // Words of bucket descriptions that say nothing about a topic.
 const GENERIC = new Set(

@@ -284,9 +284,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the memory browser in chromium", () =
     const paris = docs.filter({ hasText: "Alice lives in Paris." });
     expect(await paris.textContent()).toContain("dated 2024-01-01");
     expect(await paris.locator(".badge").allTextContents()).toEqual(["done", "memories done"]);
-    await paris.getByRole("button", { name: "Open" }).click();
-    await until(() => paris.locator(".chunks li").count()).toBeGreaterThan(0);
-    expect(await paris.getByRole("heading", { name: /Memories drawn from it/ }).textContent()).toBe(
+    // Paris's one sentence left its passages when the Berlin memory that replaced it was forgotten
+    // (an earlier version goes with its latest): another document shows its chunks.
+    const markup = docs.filter({ hasText: XSS });
+    await markup.getByRole("button", { name: "Open" }).click();
+    await until(() => markup.locator(".chunks li").count()).toBeGreaterThan(0);
+    expect(await markup.getByRole("heading", { name: /Memories drawn from it/ }).textContent()).toBe(
       "Memories drawn from it (1)",
     );
     await shot(page, "7-documents");

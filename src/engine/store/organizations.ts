@@ -192,7 +192,7 @@ async function recordUse(db: Db, keyId: string, at: string): Promise<void> {
       await db.turn(() => {
         db.raw.exec("PRAGMA busy_timeout = 0");
         try {
-          db.raw.prepare("UPDATE api_keys SET last_used_at = $1 WHERE id = $2").run(at, keyId);
+          db.raw.prepare("UPDATE api_keys SET last_used_at = $1 WHERE id = $2").run({ $1: at, $2: keyId });
         } finally {
           db.raw.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
         }

@@ -129,6 +129,23 @@ function sqlOutsideStore(): string[] {
   return found;
 }
 
+/** Store files whose SQL only one database runs, each with its reason. */
+const ONE_DATABASE_ONLY: Record<string, string> = {
+  "src/engine/store/sqlite.ts": "SQLite's connection and its Dialect",
+  "src/engine/store/schema.ts": "SQLite's migrations",
+  "src/engine/store/db.ts": "opens SQLite (pragmas) as well as PostgreSQL",
+  "src/engine/store/filter.ts": "compiles a filter into either database's SQL (its form)",
+};
+
+// SQLite's own spellings, which PostgreSQL refuses: in shared statements they come from the
+// connection's Dialect instead.
+const ONE_DATABASE_SQL: [RegExp, string][] = [
+  [/(=|\bIS|\bIN|[(,])\s*\?\d*\s*([,)"'`]|$|\s(AND|OR|ORDER|LIMIT|WHERE)\b)/, "an anonymous ? parameter"],
+  [/\bjson_each\(|\bjson_extract\(|\bjson_type\(/, "SQLite's JSON functions"],
+  [/\bINSERT\s+OR\s+(IGNORE|REPLACE)\b/, "INSERT OR …"],
+  [/\b(julianday|ifnull|instr|char)\(/, "a SQLite function"],
+];
+
 /** Files outside store/ allowed to name a database backend in code, each with its reason. */
 const BACKEND_ALLOWED: Record<string, string> = {
   // SQLite's porter tokenizer (an in-memory FTS5 table) is the index's stemmer, never the database.
@@ -137,7 +154,7 @@ const BACKEND_ALLOWED: Record<string, string> = {
 
 // Code that knows which database it runs on: the backends' classes, the dialect, their modules.
 const BACKEND_PATTERNS: [RegExp, string][] = [
-  [/\bdialectOf\b/, "dialectOf"],
+  [/\.dialect\b/, "the connection's SQL dialect"],
   [/\b(PostgresDatabase|SqliteDatabase|DatabaseSync)\b/, "a backend's class"],
   [/["']node:sqlite["']|["']pg["']|store\/postgres\//, "a backend's module"],
   [/===?\s*["'](postgres|sqlite)["']|["'](postgres|sqlite)["']\s*===?/, "a branch on the backend's name"],
@@ -205,6 +222,26 @@ describe("the source tree's structure", () => {
   it("keeps SQL inside src/engine/store/", () => {
     const found = sqlOutsideStore();
     expect(found, found.join("\n")).toEqual([]);
+  });
+
+  it("writes the store's shared statements in SQL both databases speak (nothing is translated at run time)", () => {
+    const found: string[] = [];
+    for (const file of files) {
+      const name = rel(file);
+      if (!inside(file, STORE) || inside(file, join(STORE, "postgres")) || name in ONE_DATABASE_ONLY) continue;
+      readFileSync(file, "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
+          for (const [pattern, what] of ONE_DATABASE_SQL) {
+            if (pattern.test(line)) found.push(`${name}:${i + 1}: ${what}: ${line.trim()}`);
+          }
+        });
+    }
+    expect(found, found.join("\n")).toEqual([]);
+    // The patterns find what PostgreSQL would refuse.
+    const refused = ["id = ?", "WHERE a IS ?1", "FROM json_each($1) j", "INSERT OR IGNORE INTO t", "julianday(x)"];
+    for (const line of refused) expect(ONE_DATABASE_SQL.some(([p]) => p.test(line)), line).toBe(true);
   });
 
   it("finds what it looks for (the checks can fail)", () => {

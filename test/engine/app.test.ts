@@ -74,7 +74,7 @@ describe("the engine's fetch handler", () => {
     const a = await add("?dreaming=instant&taskType=superrag", { content: "a" });
     const b = await add("?dreaming=instant", { content: "b", dreaming: "dynamic", taskType: "memory" });
     const row = async (id: string) =>
-      await engine!.context.db.prepare("SELECT dreaming, task_type FROM documents WHERE id = ?").get(id);
+      await engine!.context.db.prepare("SELECT dreaming, task_type FROM documents WHERE id = $1").get(id);
     expect(await row(a.id)).toEqual({ dreaming: "instant", task_type: "superrag" });
     expect(await row(b.id)).toEqual({ dreaming: "dynamic", task_type: "memory" });
   });
@@ -94,18 +94,18 @@ describe("deleting documents", () => {
     const a = await add("Doc A");
     const b = await add("Doc B");
     const ns = (
-      (await db.prepare("SELECT namespace_id AS id FROM documents WHERE id = ?").get(a)) as { id: string }
+      (await db.prepare("SELECT namespace_id AS id FROM documents WHERE id = $1").get(a)) as { id: string }
     ).id;
     const t = new Date().toISOString();
     const memory = async (id: string, doc: string, sources: string[]) => {
       await db
         .prepare(
-          "INSERT INTO memories (id, namespace_id, memory, document_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+          "INSERT INTO memories (id, namespace_id, memory, document_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .run(id, ns, `fact ${id}`, doc, t, t);
       for (const s of sources) {
         await db
-          .prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES (?, ?, ?)")
+          .prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES ($1, $2, $3)")
           .run(id, s, t);
       }
     };
@@ -150,7 +150,7 @@ describe("API keys", () => {
 
     // Older than the resolution: written again.
     const stale = new Date(Date.parse((await first)!) - LAST_USED_RESOLUTION_MS).toISOString();
-    await db.prepare("UPDATE api_keys SET last_used_at = ?").run(stale);
+    await db.prepare("UPDATE api_keys SET last_used_at = $1").run(stale);
     expect((await engine.fetch(req("/namespaces"))).status).toBe(200);
     expect(Date.parse((await lastUsed(TEST_KEY))!)).toBeGreaterThan(Date.parse(stale));
     expect(await lastUsed(other)).toBe(stale);

@@ -77,7 +77,7 @@ interface ChunkState {
 }
 const chunksOf = async (e: TestEngine, documentId: string) =>
   (await e.engine.context.db
-    .prepare("SELECT id, position, content, context FROM chunks WHERE document_id = ? ORDER BY position")
+    .prepare("SELECT id, position, content, context FROM chunks WHERE document_id = $1 ORDER BY position")
     .all(documentId)) as unknown as ChunkState[];
 
 const liveMemories = async (e: TestEngine, namespace: string) =>
@@ -85,7 +85,7 @@ const liveMemories = async (e: TestEngine, namespace: string) =>
     (await e.engine.context.db
       .prepare(
         `SELECT m.memory FROM memories m JOIN namespaces n ON n.id = m.namespace_id
-         WHERE n.name = ? AND m.is_latest = 1 AND m.is_forgotten = 0 ORDER BY m.memory`,
+         WHERE n.name = $1 AND m.is_latest = 1 AND m.is_forgotten = 0 ORDER BY m.memory`,
       )
       .all(namespace)) as { memory: string }[]
   ).map((m) => m.memory);

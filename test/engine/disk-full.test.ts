@@ -78,7 +78,7 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     expect(status).toBe("queued");
     const job = async () =>
       (await wdb
-        .prepare("SELECT state, attempts, max_attempts, error FROM jobs WHERE document_id = ?")
+        .prepare("SELECT state, attempts, max_attempts, error FROM jobs WHERE document_id = $1")
         .get(id)) as
         | { state: string; attempts: number; max_attempts: number; error: string | null }
         | undefined;
@@ -108,11 +108,11 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     const content = "a document whose processing failed";
     const { id } = await ns.documents.add({ content, id: "resend-me" });
     // What the worker records after a job failed for good (e.g. after its attempts on a broken disk).
-    await db.prepare("UPDATE documents SET status = 'failed', error = 'disk full' WHERE id = ?").run(id);
-    await db.prepare("UPDATE jobs SET state = 'failed' WHERE document_id = ?").run(id);
+    await db.prepare("UPDATE documents SET status = 'failed', error = 'disk full' WHERE id = $1").run(id);
+    await db.prepare("UPDATE jobs SET state = 'failed' WHERE document_id = $1").run(id);
     const again = await ns.documents.add({ content, id: "resend-me" });
     expect(again).toMatchObject({ id, status: "queued" });
-    const jobs = await db.prepare("SELECT state FROM jobs WHERE document_id = ?").all(id);
+    const jobs = await db.prepare("SELECT state FROM jobs WHERE document_id = $1").all(id);
     expect(jobs).toEqual([{ state: "queued" }]);
   });
 });

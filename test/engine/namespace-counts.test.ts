@@ -37,9 +37,9 @@ async function scanned(db: Db): Promise<Record<string, { documentCount: number; 
   const rows = (await db
     .prepare(
       `SELECT n.name,
-         (SELECT count(*) FROM documents d WHERE d.namespace_id = n.id) AS documentCount,
+         (SELECT count(*) FROM documents d WHERE d.namespace_id = n.id) AS "documentCount",
          (SELECT count(*) FROM memories m WHERE m.namespace_id = n.id AND m.is_latest = 1 AND m.is_forgotten = 0
-            AND (m.forget_after IS NULL OR m.forget_after > ?)) AS memoryCount
+            AND (m.forget_after IS NULL OR m.forget_after > $1)) AS "memoryCount"
        FROM namespaces n ORDER BY n.name`,
     )
     .all(new Date().toISOString())) as { name: string; documentCount: number; memoryCount: number }[];
@@ -170,7 +170,7 @@ describe("keys and the organization", () => {
     // An older version's row: the 11-character key stored whole as its prefix.
     await registerKey(db, "elevenchars", "local");
     const legacy = await db
-      .prepare("UPDATE api_keys SET prefix = 'elevenchars' WHERE key_hash = ?")
+      .prepare("UPDATE api_keys SET prefix = 'elevenchars' WHERE key_hash = $1")
       .run(sha256("elevenchars"));
     expect(legacy.changes).toBe(1);
     await db.close();

@@ -56,7 +56,7 @@ describe("the processing pipeline", () => {
     const { e, ns } = await engine({ embedder });
     const doc = await ns.documents.add({ content: "Vectors for this text." });
     await ns.documents.waitFor(doc.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
-    const chunks = count(e, "SELECT count(*) AS n FROM chunks WHERE document_id = ?", doc.id);
+    const chunks = count(e, "SELECT count(*) AS n FROM chunks WHERE document_id = $1", doc.id);
     expect(await chunks).toBeGreaterThan(0);
     expect(await count(e, "SELECT count(*) AS n FROM chunk_vectors WHERE model = 'test-embedder'")).toBe(
       await chunks,
@@ -69,7 +69,7 @@ describe("the processing pipeline", () => {
     expect(
       await count(
         plain.e,
-        "SELECT count(*) AS n FROM chunk_vectors v JOIN chunks c ON c.rowid = v.chunk_rowid WHERE c.document_id = ?",
+        "SELECT count(*) AS n FROM chunk_vectors v JOIN chunks c ON c.rowid = v.chunk_rowid WHERE c.document_id = $1",
         d2.id,
       ),
     ).toBe(0);
@@ -87,7 +87,7 @@ describe("the processing pipeline", () => {
 
     embedder.failures = 99;
     const bad = await ns.documents.add({ content: "Never works." });
-    await e.context.db.prepare("UPDATE jobs SET max_attempts = 1 WHERE document_id = ?").run(bad.id);
+    await e.context.db.prepare("UPDATE jobs SET max_attempts = 1 WHERE document_id = $1").run(bad.id);
     let doc = await ns.documents.get(bad.id);
     const deadline = Date.now() + 10_000;
     while (doc.system.status !== "failed" && Date.now() < deadline) {

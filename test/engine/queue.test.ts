@@ -104,7 +104,7 @@ describe("the durable job queue", () => {
     expect(await failJob(a, j1, "A", "boom", true)).toBe("retry");
     // backoff: not claimable at once
     expect(await claimJob(a, ["k"], "A", 30_000)).toBeUndefined();
-    await a.prepare("UPDATE jobs SET run_after = ?").run(new Date(0).toISOString());
+    await a.prepare("UPDATE jobs SET run_after = $1").run(new Date(0).toISOString());
     const j2 = (await claimJob(a, ["k"], "A", 30_000))!;
     expect(j2.attempts).toBe(2);
     expect(await failJob(a, j2, "A", "boom again", true)).toBe("failed");

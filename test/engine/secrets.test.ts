@@ -29,7 +29,7 @@ async function connectorWithToken(s: TestServer): Promise<string> {
 }
 
 const rawRow = async (s: TestServer, id: string) =>
-  (await s.engine.context.db.prepare("SELECT config, credentials FROM connectors WHERE id = ?").get(id)) as {
+  (await s.engine.context.db.prepare("SELECT config, credentials FROM connectors WHERE id = $1").get(id)) as {
     config: string;
     credentials: string | null;
   };
@@ -130,7 +130,7 @@ describe("data at rest", () => {
     const plain = JSON.stringify({ token: TOKEN, repositories: ["octo/repo"] });
     const tokens = JSON.stringify({ accessToken: "at-plain", refreshToken: "rt-plain" });
     await server.engine.context.db
-      .prepare("UPDATE connectors SET config = ?, credentials = ? WHERE id = ?")
+      .prepare("UPDATE connectors SET config = $1, credentials = $2 WHERE id = $3")
       .run(plain, tokens, id);
     expect(JSON.parse((await getConnectorRow(server.engine.context.db, id))!.config!)).toMatchObject({
       token: TOKEN,

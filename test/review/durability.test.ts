@@ -85,7 +85,7 @@ describe("the job queue", () => {
 
     const second = await open({ apiKey: TEST_KEY, workers: 1, jobLeaseMs: 1 });
     const row = async () =>
-      (await second.context.db.prepare("SELECT status, error FROM documents WHERE id = ?").get(id)) as {
+      (await second.context.db.prepare("SELECT status, error FROM documents WHERE id = $1").get(id)) as {
         status: string;
         error: string | null;
       };
@@ -95,7 +95,7 @@ describe("the job queue", () => {
     }
     expect((await row()).status).toBe("failed");
     expect((await row()).error).toMatch(/attempt/);
-    const jobs = await second.context.db.prepare("SELECT state FROM jobs WHERE document_id = ?").all(id);
+    const jobs = await second.context.db.prepare("SELECT state FROM jobs WHERE document_id = $1").all(id);
     expect(jobs).toEqual([{ state: "failed" }]);
   });
 });

@@ -45,11 +45,11 @@ describe("moving a namespace's content onto another", () => {
     const t = new Date().toISOString();
     await db
       .prepare(
-        "INSERT INTO memories (id, namespace_id, memory, document_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO memories (id, namespace_id, memory, document_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)",
       )
       .run("mem_rome", ns.id, "Alice lives in Rome.", target.json.id, t, t);
     await db
-      .prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES (?, ?, ?)")
+      .prepare("INSERT INTO memory_sources (memory_id, document_id, created_at) VALUES ($1, $2, $3)")
       .run("mem_rome", target.json.id, t);
 
     expect((await call("DELETE", "/ns/src?moveTo=dst")).status).toBe(202);

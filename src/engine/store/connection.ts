@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { SQLInputValue, SQLOutputValue, StatementResultingChanges } from "node:sqlite";
+import type { SQLInputValue, SQLOutputValue } from "node:sqlite";
 
 /**
  * What the store uses of a database connection: asynchronous statements, so that a statement that
@@ -10,12 +10,15 @@ import type { SQLInputValue, SQLOutputValue, StatementResultingChanges } from "n
 export interface Statement {
   get(...params: SQLInputValue[]): Promise<Record<string, SQLOutputValue> | undefined>;
   all(...params: SQLInputValue[]): Promise<Record<string, SQLOutputValue>[]>;
-  run(...params: SQLInputValue[]): Promise<StatementResultingChanges>;
+  /** A row's new key comes back with RETURNING, read by get() or all(). */
+  run(...params: SQLInputValue[]): Promise<{ changes: number }>;
   /** Rows as arrays of values (in column order) instead of objects. */
   setReturnArrays(enabled: boolean): void;
 }
 
 export interface Db {
+  /** The SQL this connection's database speaks where the two differ. */
+  readonly dialect: Dialect;
   prepare(sql: string): Statement;
   /** Runs one or more statements without parameters. */
   exec(sql: string): Promise<void>;
@@ -94,26 +97,79 @@ export async function inTransaction<T, X extends Omit<OpenTransaction, "outer" |
   }
 }
 
-/** The SQL dialect a connection speaks: the few statements that differ pick their text by it. */
-export type Dialect = "sqlite" | "postgres";
-
-const dialects = new WeakMap<Db, Dialect>();
-
-/** Marks a connection that is not SQLite's (set by the PostgreSQL backend when it opens one). */
-export function setDialect(db: Db, dialect: Dialect): void {
-  dialects.set(db, dialect);
-}
-
-export function dialectOf(db: Db): Dialect {
-  return dialects.get(db) ?? "sqlite";
+/**
+ * What differs between the two databases' SQL, as each backend's own fragments. Everything else
+ * is written once, in SQL that both speak natively: numbered parameters (`$1`; SQLite binds them
+ * by name), `IS NOT DISTINCT FROM`, `ON CONFLICT`, `RETURNING`, CTEs, `CAST(x AS bigint)`. What
+ * has no common spelling (lists, JSON in TEXT columns, row locks) comes from here, the way a query
+ * builder's dialect supplies it (Kysely, Knex); nothing rewrites a statement's text.
+ */
+export interface Dialect {
+  readonly name: "sqlite" | "postgres";
+  /**
+   * A list parameter as a table `alias(value, key)` of `type` values (`key` orders them as
+   * listed); bind `list(values)`. SQLite: json_each of a JSON array; PostgreSQL: unnest of an array.
+   */
+  each(param: string, type: "bigint" | "text", alias: string): string;
+  /** The bound value of a list for `each`. */
+  list(values: readonly (string | number)[]): SQLInputValue;
+  /**
+   * A JSON array parameter (text) of rows, each an array read as `alias.value ->> K` (the store's
+   * batched writes: one statement, one parameter, any number of rows).
+   */
+  rows(param: string, alias: string): string;
+  /** The text of key `key` (a literal the engine writes) of a JSON object in a TEXT column. */
+  jsonText(column: string, key: string): string;
+  /** An ISO 8601 timestamp (text) as fractional days, for differences between two of them. */
+  days(timestamp: string): string;
+  /**
+   * The clause that locks the rows a SELECT reads until the transaction ends (PostgreSQL's writers
+   * of one namespace run side by side and meet on rows; SQLite's transaction excludes every other
+   * writer, so it has none).
+   */
+  readonly forUpdate: string;
+  /** forUpdate, passing over rows that another transaction holds (job claims). */
+  readonly skipLocked: string;
+  /**
+   * Whether every statement is a round trip to a server (PostgreSQL): a search then has the
+   * database sum postings in one statement instead of reading them term by term.
+   */
+  readonly remote: boolean;
 }
 
 /**
- * The clause that locks the rows a SELECT reads until the transaction ends: PostgreSQL's writers of
- * one namespace run side by side and meet on rows; SQLite's transaction excludes every other writer.
+ * `count` numbered parameters from `$from` on, comma-separated: a VALUES row, the k-th row of a
+ * multi-row VALUES starting at `$(k * width + 1)`.
  */
-export function forUpdate(db: Db): string {
-  return dialectOf(db) === "postgres" ? " FOR UPDATE" : "";
+export function numbered(from: number, count: number): string {
+  return Array.from({ length: count }, (_, i) => `$${from + i}`).join(", ");
+}
+
+/** Multi-row VALUES of `rows` rows of `width` parameters each, numbered in order. */
+export function valuesRows(rows: number, width: number): string {
+  return Array.from({ length: rows }, (_, k) => `(${numbered(k * width + 1, width)})`).join(", ");
+}
+
+/**
+ * The parameters of a statement composed of fragments (filters, scopes): each value gets the next
+ * number, and the fragment writes the name `add` returns. Bind `values` in order.
+ */
+export class Params {
+  readonly values: SQLInputValue[] = [];
+  constructor(
+    readonly dialect: Dialect,
+    ...first: SQLInputValue[]
+  ) {
+    this.values.push(...first);
+  }
+  add(value: SQLInputValue): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+  /** A list of values as a table `alias(value)` (Dialect.each). */
+  each(values: readonly (string | number)[], type: "bigint" | "text", alias: string): string {
+    return this.dialect.each(this.add(this.dialect.list(values)), type, alias);
+  }
 }
 
 /**

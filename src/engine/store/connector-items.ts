@@ -15,7 +15,7 @@ export interface ConnectorItemRow {
 export async function connectorItems(db: Db, connectorId: string): Promise<ConnectorItemRow[]> {
   return (await statement(
     db,
-    "SELECT external_id, document_id, version FROM connector_items WHERE connector_id = ?",
+    "SELECT external_id, document_id, version FROM connector_items WHERE connector_id = $1",
   ).all(connectorId)) as unknown as ConnectorItemRow[];
 }
 
@@ -28,14 +28,14 @@ export async function upsertConnectorItem(
 ): Promise<void> {
   await statement(
     db,
-    `INSERT INTO connector_items (connector_id, external_id, document_id, version, updated_at) VALUES (?, ?, ?, ?, ?)
+    `INSERT INTO connector_items (connector_id, external_id, document_id, version, updated_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT(connector_id, external_id) DO UPDATE SET document_id = excluded.document_id, version = excluded.version,
        updated_at = excluded.updated_at`,
   ).run(connectorId, externalId, documentId, version, now());
 }
 
 export async function deleteConnectorItem(db: Db, connectorId: string, externalId: string): Promise<void> {
-  await statement(db, "DELETE FROM connector_items WHERE connector_id = ? AND external_id = ?").run(
+  await statement(db, "DELETE FROM connector_items WHERE connector_id = $1 AND external_id = $2").run(
     connectorId,
     externalId,
   );

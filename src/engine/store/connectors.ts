@@ -56,7 +56,7 @@ export async function sealPlaintextSecrets(db: Db): Promise<number> {
     db,
     "SELECT id, config, credentials FROM connectors WHERE config NOT LIKE 'enc:v1:%' OR credentials NOT LIKE 'enc:v1:%'",
   ).all()) as { id: string; config: string | null; credentials: string | null }[];
-  const update = statement(db, "UPDATE connectors SET config = ?, credentials = ? WHERE id = ?");
+  const update = statement(db, "UPDATE connectors SET config = $1, credentials = $2 WHERE id = $3");
   for (const r of rows) {
     const keep = (column: (typeof SECRET_COLUMNS)[number]) => {
       const value = r[column];
@@ -78,7 +78,7 @@ export async function insertConnector(
     `INSERT INTO connectors (id, organization_id, namespace_id, provider, state, config, selection, document_limit,
        sync_interval_seconds, oauth_state, code_verifier, redirect_url, authorization_url, authorization_expires_at,
        created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
   ).run(
     id,
     row.organization_id,
@@ -103,7 +103,7 @@ export async function insertConnector(
 export async function getConnectorRow(db: Db, id: string): Promise<ConnectorRow | undefined> {
   return opened(
     db,
-    (await statement(db, "SELECT * FROM connectors WHERE id = ?").get(id)) as ConnectorRow | undefined,
+    (await statement(db, "SELECT * FROM connectors WHERE id = $1").get(id)) as ConnectorRow | undefined,
   );
 }
 
@@ -116,7 +116,7 @@ export async function consumeOAuthState(db: Db, state: string): Promise<Connecto
     db,
     (await statement(
       db,
-      "UPDATE connectors SET oauth_state = NULL, updated_at = ? WHERE oauth_state = ? AND state = 'pending' RETURNING *",
+      "UPDATE connectors SET oauth_state = NULL, updated_at = $1 WHERE oauth_state = $2 AND state = 'pending' RETURNING *",
     ).get(now(), state)) as ConnectorRow | undefined,
   );
 }
@@ -125,7 +125,7 @@ export async function consumeOAuthState(db: Db, state: string): Promise<Connecto
 export async function expireConnector(db: Db, id: string): Promise<void> {
   await statement(
     db,
-    "UPDATE connectors SET state = 'expired', oauth_state = NULL, code_verifier = NULL, updated_at = ? WHERE id = ? AND state = 'pending'",
+    "UPDATE connectors SET state = 'expired', oauth_state = NULL, code_verifier = NULL, updated_at = $1 WHERE id = $2 AND state = 'pending'",
   ).run(now(), id);
 }
 
@@ -135,7 +135,7 @@ export async function listConnectorRows(
   organizationId: string,
   namespaceId?: string,
 ): Promise<ConnectorRow[]> {
-  const sql = `SELECT * FROM connectors WHERE organization_id = ? AND state = 'connected'${namespaceId ? " AND namespace_id = ?" : ""} ORDER BY created_at`;
+  const sql = `SELECT * FROM connectors WHERE organization_id = $1 AND state = 'connected'${namespaceId ? " AND namespace_id = $2" : ""} ORDER BY created_at`;
   const args = namespaceId ? [organizationId, namespaceId] : [organizationId];
   return ((await statement(db, sql).all(...args)) as unknown as ConnectorRow[]).map((r) => opened(db, r)!);
 }
@@ -148,7 +148,7 @@ export async function saveCredentials(
 ): Promise<void> {
   await statement(
     db,
-    "UPDATE connectors SET credentials = ?, account = COALESCE(?, account), updated_at = ? WHERE id = ?",
+    "UPDATE connectors SET credentials = $1, account = COALESCE($2, account), updated_at = $3 WHERE id = $4",
   ).run(seal(db, id, "credentials", JSON.stringify(tokens)), tokens.account ?? null, now(), id);
 }
 
@@ -156,7 +156,7 @@ export async function saveCredentials(
 export async function markConnected(db: Db, id: string): Promise<void> {
   await statement(
     db,
-    "UPDATE connectors SET state = 'connected', oauth_state = NULL, code_verifier = NULL, authorization_url = NULL, updated_at = ? WHERE id = ?",
+    "UPDATE connectors SET state = 'connected', oauth_state = NULL, code_verifier = NULL, authorization_url = NULL, updated_at = $1 WHERE id = $2",
   ).run(now(), id);
 }
 
@@ -168,8 +168,8 @@ export async function updateConnectorSettings(
 ): Promise<void> {
   await statement(
     db,
-    `UPDATE connectors SET selection = COALESCE(?, selection), document_limit = COALESCE(?, document_limit),
-       sync_interval_seconds = COALESCE(?, sync_interval_seconds), updated_at = ? WHERE id = ?`,
+    `UPDATE connectors SET selection = COALESCE($1, selection), document_limit = COALESCE($2, document_limit),
+       sync_interval_seconds = COALESCE($3, sync_interval_seconds), updated_at = $4 WHERE id = $5`,
   ).run(change.selection, change.documentLimit, change.syncIntervalSeconds ?? null, now(), id);
 }
 
@@ -195,9 +195,9 @@ export async function dueConnectorIds(db: Db, at: string): Promise<string[]> {
     `SELECT c.id FROM connectors c
      WHERE c.state = 'connected' AND c.sync_interval_seconds > 0
        AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.connector_id = c.id AND r.status IN ('queued', 'running'))
-       AND julianday(coalesce(
+       AND ${db.dialect.days(`coalesce(
              (SELECT max(coalesce(r.finished_at, r.created_at)) FROM sync_runs r WHERE r.connector_id = c.id),
-             c.updated_at)) + c.sync_interval_seconds / 86400.0 <= julianday(?)
+             c.updated_at)`)} + c.sync_interval_seconds / 86400.0 <= ${db.dialect.days("$1")}
      ORDER BY c.id`,
   ).all(at)) as { id: string }[];
   return rows.map((r) => r.id);
@@ -210,7 +210,7 @@ export async function setConnectorDocumentSource(
   type: string,
   url: string | null,
 ): Promise<void> {
-  await statement(db, "UPDATE documents SET type = ?, url = ? WHERE id = ?").run(type, url, documentId);
+  await statement(db, "UPDATE documents SET type = $1, url = $2 WHERE id = $3").run(type, url, documentId);
 }
 
 /**
@@ -228,20 +228,20 @@ export async function deleteConnector(
     let count = 0;
     if (options.withDocuments) {
       const ids = (
-        (await statement(db, "SELECT id FROM documents WHERE connector_id = ? AND namespace_id = ?").all(
+        (await statement(db, "SELECT id FROM documents WHERE connector_id = $1 AND namespace_id = $2").all(
           row.id,
           row.namespace_id,
         )) as { id: string }[]
       ).map((d) => d.id);
       count = (await deleteDocuments(db, row.namespace_id, ids)).count;
     } else {
-      await statement(db, "UPDATE documents SET connector_id = NULL WHERE connector_id = ?").run(row.id);
+      await statement(db, "UPDATE documents SET connector_id = NULL WHERE connector_id = $1").run(row.id);
     }
     await statement(
       db,
-      "DELETE FROM jobs WHERE kind = ? AND json_extract(payload, '$.connectorId') = ? AND state = 'queued'",
+      `DELETE FROM jobs WHERE kind = $1 AND ${db.dialect.jsonText("payload", "connectorId")} = $2 AND state = 'queued'`,
     ).run(options.syncJobKind, row.id);
-    await statement(db, "DELETE FROM connectors WHERE id = ?").run(row.id);
+    await statement(db, "DELETE FROM connectors WHERE id = $1").run(row.id);
     return count;
   });
 }

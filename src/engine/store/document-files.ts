@@ -16,7 +16,7 @@ export interface StoredFile {
 export async function getDocumentFile(db: Db, documentId: string): Promise<StoredFile | undefined> {
   const row = (await statement(
     db,
-    "SELECT name, mime_type, kind, bytes FROM document_files WHERE document_id = ?",
+    "SELECT name, mime_type, kind, bytes FROM document_files WHERE document_id = $1",
   ).get(documentId)) as
     | { name: string | null; mime_type: string; kind: StoredFile["kind"]; bytes: Uint8Array }
     | undefined;
@@ -27,7 +27,7 @@ export async function getDocumentFile(db: Db, documentId: string): Promise<Store
 export async function putDocumentFile(db: Db, documentId: string, file: StoredFile): Promise<void> {
   await statement(
     db,
-    `INSERT INTO document_files (document_id, name, mime_type, kind, size, bytes) VALUES (?, ?, ?, ?, ?, ?)
+    `INSERT INTO document_files (document_id, name, mime_type, kind, size, bytes) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (document_id) DO UPDATE SET name = excluded.name, mime_type = excluded.mime_type,
        kind = excluded.kind, size = excluded.size, bytes = excluded.bytes`,
   ).run(documentId, file.name, file.mimeType, file.kind, file.bytes.byteLength, file.bytes);
@@ -35,5 +35,5 @@ export async function putDocumentFile(db: Db, documentId: string, file: StoredFi
 
 /** Content sent as text replaces a file sent earlier under the same id. */
 export async function dropDocumentFile(db: Db, documentId: string): Promise<void> {
-  await statement(db, "DELETE FROM document_files WHERE document_id = ?").run(documentId);
+  await statement(db, "DELETE FROM document_files WHERE document_id = $1").run(documentId);
 }

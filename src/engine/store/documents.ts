@@ -2,7 +2,7 @@ import type { Metadata } from "../../api/common.js";
 import type { Chunk, Document, DocumentStatus } from "../../api/documents.js";
 import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
-import { dialectOf, forUpdate } from "./connection.js";
+import { Params } from "./connection.js";
 import {
   type Db,
   documentTransaction,
@@ -154,7 +154,7 @@ export async function addDocument(
     // Two writers of one caller id take turns (its row may not exist yet).
     if (doc.customId) await lockName(db, `document:${ns.id}:${doc.customId}`);
     const existing = doc.customId
-      ? ((await statement(db, "SELECT * FROM documents WHERE namespace_id = ? AND custom_id = ?").get(
+      ? ((await statement(db, "SELECT * FROM documents WHERE namespace_id = $1 AND custom_id = $2").get(
           ns.id,
           doc.customId,
         )) as DocumentRow | undefined)
@@ -166,7 +166,7 @@ export async function addDocument(
       sameProcessingInputs(existing, fields)
     ) {
       // The same document again: keep its processing (only the dreaming mode may differ).
-      await statement(db, "UPDATE documents SET dreaming = ?, updated_at = ? WHERE id = ?").run(
+      await statement(db, "UPDATE documents SET dreaming = $1, updated_at = $2 WHERE id = $3").run(
         fields.dreaming,
         t,
         existing.id,
@@ -180,12 +180,12 @@ export async function addDocument(
       generation = existing.generation + 1;
       await statement(
         db,
-        `UPDATE documents SET content = ?, content_hash = ?, metadata = ?, document_date = ?, supporting_context = ?,
-           filter_by_metadata = ?, task_type = ?, dreaming = ?, source = COALESCE(?, source),
-           title = COALESCE(?, title), connector_id = COALESCE(?, connector_id), type = COALESCE(?, type),
-           status = 'queued', dreaming_status = 'dreaming', error = NULL, generation = ?, dreamed_chars = ?,
-           updated_at = ?
-         WHERE id = ?`,
+        `UPDATE documents SET content = $1, content_hash = $2, metadata = $3, document_date = $4, supporting_context = $5,
+           filter_by_metadata = $6, task_type = $7, dreaming = $8, source = COALESCE($9, source),
+           title = COALESCE($10, title), connector_id = COALESCE($11, connector_id), type = COALESCE($12, type),
+           status = 'queued', dreaming_status = 'dreaming', error = NULL, generation = $13, dreamed_chars = $14,
+           updated_at = $15
+         WHERE id = $16`,
       ).run(
         doc.content,
         hash,
@@ -213,7 +213,7 @@ export async function addDocument(
         `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, metadata, document_date,
            supporting_context, filter_by_metadata, task_type, dreaming, source, title, connector_id, type, status,
            dreaming_status, generation, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, 'text'), 'queued', 'dreaming', 1, ?, ?)`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, COALESCE($15, 'text'), 'queued', 'dreaming', 1, $16, $17)`,
       ).run(
         id,
         ns.id,
@@ -256,8 +256,8 @@ export async function latestSourceDocument(
 ): Promise<Document | undefined> {
   const row = (await statement(
     db,
-    `SELECT d.* FROM documents d WHERE d.namespace_id = ? AND (d.id = ?
-       OR d.id IN (SELECT document_id FROM memory_sources WHERE memory_id = ?))
+    `SELECT d.* FROM documents d WHERE d.namespace_id = $1 AND (d.id = $2
+       OR d.id IN (SELECT document_id FROM memory_sources WHERE memory_id = $3))
      ORDER BY d.updated_at DESC, d.rowid DESC LIMIT 1`,
   ).get(namespaceId, documentId, memoryId)) as DocumentRow | undefined;
   return row ? toDocument(row) : undefined;
@@ -273,15 +273,16 @@ export async function findDocumentsIn(
   namespaceIds: readonly string[],
   idOrCustomId: string,
 ): Promise<DocumentRow[]> {
+  const namespaces = `(SELECT ns.value FROM ${db.dialect.each("$2", "text", "ns")})`;
   const byId = (await statement(
     db,
-    "SELECT * FROM documents WHERE id = ? AND namespace_id IN (SELECT value FROM json_each(?))",
-  ).get(idOrCustomId, JSON.stringify(namespaceIds))) as DocumentRow | undefined;
+    `SELECT * FROM documents WHERE id = $1 AND namespace_id IN ${namespaces}`,
+  ).get(idOrCustomId, db.dialect.list(namespaceIds))) as DocumentRow | undefined;
   if (byId) return [byId];
   return (await statement(
     db,
-    "SELECT * FROM documents WHERE custom_id = ? AND namespace_id IN (SELECT value FROM json_each(?)) ORDER BY rowid",
-  ).all(idOrCustomId, JSON.stringify(namespaceIds))) as unknown as DocumentRow[];
+    `SELECT * FROM documents WHERE custom_id = $1 AND namespace_id IN ${namespaces} ORDER BY rowid`,
+  ).all(idOrCustomId, db.dialect.list(namespaceIds))) as unknown as DocumentRow[];
 }
 
 /** A document of the namespace by service id or caller id (a service id wins a tie). */
@@ -292,13 +293,13 @@ export async function findDocument(
 ): Promise<DocumentRow | undefined> {
   return (await statement(
     db,
-    `SELECT * FROM documents WHERE namespace_id = ? AND (id = ? OR custom_id = ?)
-       ORDER BY id = ? DESC LIMIT 1`,
+    `SELECT * FROM documents WHERE namespace_id = $1 AND (id = $2 OR custom_id = $3)
+       ORDER BY id = $4 DESC LIMIT 1`,
   ).get(namespaceId, idOrCustomId, idOrCustomId, idOrCustomId)) as DocumentRow | undefined;
 }
 
 export async function getDocumentRow(db: Db, id: string): Promise<DocumentRow | undefined> {
-  return (await statement(db, "SELECT * FROM documents WHERE id = ?").get(id)) as DocumentRow | undefined;
+  return (await statement(db, "SELECT * FROM documents WHERE id = $1").get(id)) as DocumentRow | undefined;
 }
 
 export function toDocument(d: DocumentRow, extra?: { chunks?: Chunk[]; memories?: Memory[] }): Document {
@@ -339,7 +340,7 @@ export function toChunk(c: ChunkRow, metadata: Metadata): Chunk {
 
 export async function chunksOfDocument(db: Db, doc: DocumentRow): Promise<Chunk[]> {
   const metadata = parseJson<Metadata>(doc.metadata, {});
-  const rows = (await statement(db, "SELECT * FROM chunks WHERE document_id = ? ORDER BY position").all(
+  const rows = (await statement(db, "SELECT * FROM chunks WHERE document_id = $1 ORDER BY position").all(
     doc.id,
   )) as unknown as ChunkRow[];
   return rows.map((r) => toChunk(r, metadata));
@@ -353,16 +354,14 @@ export async function listDocuments(
   page: PageRequest,
   filter: Filter | undefined,
 ): Promise<Page<Document>> {
-  const f = compileFilter(filter, documentTarget, filterFormFor(db));
-  const scope = inNamespaces("d.namespace_id", namespaceId);
-  const from = `FROM documents d WHERE ${scope.sql} AND ${f.sql}`;
-  const params = [scope.param, ...f.params];
-  const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...params)) as { n: number }).n;
-  const rows = (await statement(db, `SELECT d.* ${from} ORDER BY ${orderBy("d", page)} LIMIT ? OFFSET ?`).all(
-    ...params,
-    page.limit,
-    (page.page - 1) * page.limit,
-  )) as unknown as DocumentRow[];
+  const p = new Params(db.dialect);
+  const from = `FROM documents d WHERE ${inNamespaces("d.namespace_id", namespaceId, p)}
+    AND ${compileFilter(filter, documentTarget, p, filterFormFor(db))}`;
+  const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...p.values)) as { n: number }).n;
+  const rows = (await statement(
+    db,
+    `SELECT d.* ${from} ORDER BY ${orderBy("d", page)} LIMIT ${p.add(page.limit)} OFFSET ${p.add((page.page - 1) * page.limit)}`,
+  ).all(...p.values)) as unknown as DocumentRow[];
   return { items: rows.map((r) => toDocument(r)), total };
 }
 
@@ -373,16 +372,15 @@ export async function listChunks(
   page: PageRequest,
   filter: Filter | undefined,
 ): Promise<Page<Chunk>> {
-  const f = compileFilter(filter, documentTarget, filterFormFor(db));
+  const p = new Params(db.dialect, namespaceId);
   const from = `FROM chunks c JOIN documents d ON d.id = c.document_id
-    WHERE c.namespace_id = ? AND d.status = 'done' AND ${f.sql}`;
-  const params = [namespaceId, ...f.params];
-  const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...params)) as { n: number }).n;
+    WHERE c.namespace_id = $1 AND d.status = 'done' AND ${compileFilter(filter, documentTarget, p, filterFormFor(db))}`;
+  const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...p.values)) as { n: number }).n;
   // Chunks have no updated_at: they are replaced, never changed.
   const rows = (await statement(
     db,
-    `SELECT c.*, d.metadata AS document_metadata ${from} ORDER BY ${orderBy("c", page, false)} LIMIT ? OFFSET ?`,
-  ).all(...params, page.limit, (page.page - 1) * page.limit)) as unknown as (ChunkRow & {
+    `SELECT c.*, d.metadata AS document_metadata ${from} ORDER BY ${orderBy("c", page, false)} LIMIT ${p.add(page.limit)} OFFSET ${p.add((page.page - 1) * page.limit)}`,
+  ).all(...p.values)) as unknown as (ChunkRow & {
     document_metadata: string;
   })[];
   return { items: rows.map((r) => toChunk(r, parseJson<Metadata>(r.document_metadata, {}))), total };
@@ -408,11 +406,11 @@ export async function deleteDocuments(
       }
       await statement(
         db,
-        `DELETE FROM memories WHERE namespace_id = ?
-           AND (document_id = ? OR id IN (SELECT memory_id FROM memory_sources WHERE document_id = ?))
-           AND NOT EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = memories.id AND s.document_id != ?)`,
+        `DELETE FROM memories WHERE namespace_id = $1
+           AND (document_id = $2 OR id IN (SELECT memory_id FROM memory_sources WHERE document_id = $3))
+           AND NOT EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = memories.id AND s.document_id != $4)`,
       ).run(namespaceId, doc.id, doc.id, doc.id);
-      await statement(db, "DELETE FROM documents WHERE id = ?").run(doc.id);
+      await statement(db, "DELETE FROM documents WHERE id = $1").run(doc.id);
       count++;
     }
     return { count, errors };
@@ -427,8 +425,8 @@ export async function documentsAwaitingDreams(
 ): Promise<DocumentRow[]> {
   return (await statement(
     db,
-    `SELECT * FROM documents WHERE namespace_id = ? AND status = 'done' AND dreaming_status = 'dreaming'
-     ORDER BY COALESCE(document_date, created_at), created_at, rowid LIMIT ?`,
+    `SELECT * FROM documents WHERE namespace_id = $1 AND status = 'done' AND dreaming_status = 'dreaming'
+     ORDER BY COALESCE(document_date, created_at), created_at, rowid LIMIT $2`,
   ).all(namespaceId, limit)) as unknown as DocumentRow[];
 }
 
@@ -437,7 +435,7 @@ export async function countAwaitingDreams(db: Db, namespaceId: string): Promise<
   return (
     (await statement(
       db,
-      "SELECT count(*) AS n FROM documents WHERE namespace_id = ? AND status = 'done' AND dreaming_status = 'dreaming'",
+      "SELECT count(*) AS n FROM documents WHERE namespace_id = $1 AND status = 'done' AND dreaming_status = 'dreaming'",
     ).get(namespaceId)) as { n: number }
   ).n;
 }
@@ -460,7 +458,7 @@ export async function dreamingState(
   return (await statement(
     db,
     // Locked in the caller's transaction: an upsert of the document waits for its commit of memories.
-    `SELECT generation, dreaming_status, namespace_id FROM documents WHERE id = ?${forUpdate(db)}`,
+    `SELECT generation, dreaming_status, namespace_id FROM documents WHERE id = $1${db.dialect.forUpdate}`,
   ).get(id)) as { generation: number; dreaming_status: string; namespace_id: string } | undefined;
 }
 
@@ -489,7 +487,7 @@ export async function setDocumentStatus(
   const extra = status === "failed" ? ", dreaming_status = 'done'" : "";
   const r = await statement(
     db,
-    `UPDATE documents SET status = ?, error = ?, updated_at = ?${extra} WHERE id = ? AND generation = ?`,
+    `UPDATE documents SET status = $1, error = $2, updated_at = $3${extra} WHERE id = $4 AND generation = $5`,
   ).run(status, error, now(), id, generation);
   return r.changes > 0;
 }
@@ -501,13 +499,14 @@ export async function setDreamingStatus(
 ): Promise<void> {
   await statement(
     db,
-    "UPDATE documents SET dreaming_status = ?, updated_at = ? WHERE id IN (SELECT value FROM json_each(?))",
-  ).run(status, now(), JSON.stringify(ids));
+    `UPDATE documents SET dreaming_status = $1, updated_at = $2
+     WHERE id IN (SELECT j.value FROM ${db.dialect.each("$3", "text", "j")})`,
+  ).run(status, now(), db.dialect.list(ids));
 }
 
 /** How much of the document's text its stored memories were drawn from (see DocumentRow.dreamed_chars). */
 export async function setDreamedChars(db: Db, id: string, chars: number | null): Promise<void> {
-  await statement(db, "UPDATE documents SET dreamed_chars = ? WHERE id = ?").run(chars, id);
+  await statement(db, "UPDATE documents SET dreamed_chars = $1 WHERE id = $2").run(chars, id);
 }
 
 /**
@@ -515,7 +514,7 @@ export async function setDreamedChars(db: Db, id: string, chars: number | null):
  * its `error`, so that a reader knows why some of its text gave no memories.
  */
 export async function noteDocument(db: Db, id: string, note: string): Promise<void> {
-  await statement(db, "UPDATE documents SET error = ?, updated_at = ? WHERE id = ?").run(note, now(), id);
+  await statement(db, "UPDATE documents SET error = $1, updated_at = $2 WHERE id = $3").run(note, now(), id);
 }
 
 export interface IndexedDocument {
@@ -575,8 +574,8 @@ async function storedChunks(
     db,
     `SELECT c.rowid, c.position, c.content, c.start_offset, c.end_offset, c.type, c.label, c.speaker, c.context,
          v.chunk_rowid IS NOT NULL AS has_vector
-       FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_rowid = c.rowid AND v.model = ?
-       WHERE c.document_id = ?`,
+       FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_rowid = c.rowid AND v.model = $1
+       WHERE c.document_id = $2`,
   ).all(model, documentId)) as unknown as StoredChunk[];
   return new Map(rows.map((r) => [r.position, r]));
 }
@@ -616,7 +615,7 @@ export async function indexDocument(
     // Its row locked: an upsert of the document waits for this commit, or this one sees its generation.
     const doc = (await statement(
       db,
-      `SELECT namespace_id, generation FROM documents WHERE id = ?${forUpdate(db)}`,
+      `SELECT namespace_id, generation FROM documents WHERE id = $1${db.dialect.forUpdate}`,
     ).get(id)) as { namespace_id: string; generation: number } | undefined;
     if (!doc || doc.generation !== generation) return false;
     // Moved to another namespace (its namespace deleted with moveTo) since the job read it: not under
@@ -634,30 +633,33 @@ export async function indexDocument(
     }
     const dropped = [...stored.values()].filter((r) => kept.get(r.position) !== r).map((r) => r.rowid);
     if (dropped.length) {
-      await statement(db, "DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))").run(
-        JSON.stringify(dropped),
-      );
+      await statement(
+        db,
+        `DELETE FROM chunks WHERE rowid IN (SELECT j.value FROM ${db.dialect.each("$1", "bigint", "j")})`,
+      ).run(db.dialect.list(dropped));
     }
     const t = now();
     const insert = statement(
       db,
       `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, label,
          speaker, context, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING rowid`,
     );
     // Only a changed value is written: an update re-indexes the chunk for search.
     const update = statement(
       db,
-      "UPDATE chunks SET type = ?, label = ?, speaker = ?, context = ? WHERE rowid = ?",
+      "UPDATE chunks SET type = $1, label = $2, speaker = $3, context = $4 WHERE rowid = $5",
     );
     const putVector = statement(
       db,
-      "INSERT OR REPLACE INTO chunk_vectors (chunk_rowid, model, embedding) VALUES (?, ?, ?)",
+      `INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES ($1, $2, $3)
+       ON CONFLICT (chunk_rowid) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`,
     );
-    // PostgreSQL: the new chunks in a few statements rather than one each (each statement costs a
-    // round trip there: 65k chunks of a 50 MB file took 26 s one by one).
-    const inserted =
-      dialectOf(db) === "postgres" ? await insertChunksAtOnce(db, id, doc.namespace_id, ix, kept, t) : null;
+    // A database server: the new chunks in a few statements rather than one each (each statement
+    // costs a round trip there: 65k chunks of a 50 MB file took 26 s one by one on PostgreSQL).
+    const inserted = db.dialect.remote
+      ? await insertChunksAtOnce(db, id, doc.namespace_id, ix, kept, t)
+      : null;
     for (const [i, c] of ix.chunks.entries()) {
       const speaker = c.speaker?.toLowerCase() ?? null;
       const context = c.context ?? "";
@@ -700,10 +702,10 @@ export async function indexDocument(
     // An uploaded file's document shows the file's text as its content (its bytes stay in document_files).
     await statement(
       db,
-      `UPDATE documents SET text = ?, format = ?, title = COALESCE(?, title), type = ?, url = ?, status = 'done',
-         error = NULL, updated_at = ?,
-         content = CASE WHEN EXISTS (SELECT 1 FROM document_files WHERE document_id = documents.id) THEN ?1 ELSE content END
-       WHERE id = ?`,
+      `UPDATE documents SET text = $1, format = $2, title = COALESCE($3, title), type = $4, url = $5, status = 'done',
+         error = NULL, updated_at = $6,
+         content = CASE WHEN EXISTS (SELECT 1 FROM document_files WHERE document_id = documents.id) THEN $1 ELSE content END
+       WHERE id = $7`,
     ).run(ix.text, ix.format, ix.title, ix.type, ix.url, t, id);
     await ix.alsoInTransaction?.();
     return true;
@@ -726,9 +728,9 @@ async function insertChunksAtOnce(
     db,
     `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, label,
        speaker, context, created_at)
-     SELECT j.value ->> 0, ?2, ?3, CAST(j.value ->> 1 AS BIGINT), j.value ->> 2, ?4, CAST(j.value ->> 3 AS BIGINT),
-       CAST(j.value ->> 4 AS BIGINT), ?5, j.value ->> 5, j.value ->> 6, ?6
-     FROM json_each(?1) j
+     SELECT j.value ->> 0, $2, $3, CAST(j.value ->> 1 AS BIGINT), j.value ->> 2, $4, CAST(j.value ->> 3 AS BIGINT),
+       CAST(j.value ->> 4 AS BIGINT), $5, j.value ->> 5, j.value ->> 6, $6
+     FROM ${db.dialect.rows("$1", "j")}
      RETURNING rowid, position`,
   );
   const rows = ix.chunks
@@ -772,9 +774,10 @@ export async function appendToDocument(
     await lockName(db, `document:${ns.id}:${doc.customId}`);
     const existing = (await statement(
       db,
-      `SELECT content, length(content) - length(replace(content, char(10), '')) + 1 AS lines
-         FROM documents WHERE namespace_id = ? AND custom_id = ?`,
-    ).get(ns.id, doc.customId)) as { content: string; lines: number } | undefined;
+      // The line break bound: neither database's spelling of it as a literal (char(10), chr(10)) is the other's.
+      `SELECT content, length(content) - length(replace(content, $3, '')) + 1 AS lines
+         FROM documents WHERE namespace_id = $1 AND custom_id = $2`,
+    ).get(ns.id, doc.customId, "\n")) as { content: string; lines: number } | undefined;
     const added = doc.content.trim();
     const content = existing ? `${existing.content.trimEnd()}\n${added}` : added;
     const addedLines = added.split("\n").length;

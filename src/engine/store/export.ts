@@ -156,19 +156,19 @@ async function rowsOf(
     // Scoped through their memory: a relation's both ends are memories of the same namespace.
     const memoryColumn = kind === "memorySource" ? "memory_id" : "from_id";
     sql = `SELECT ${cols} FROM ${t.table} x JOIN memories m ON m.id = x.${memoryColumn}
-           WHERE m.namespace_id = ? ORDER BY m.rowid, x.created_at, x.rowid`;
+           WHERE m.namespace_id = $1 ORDER BY m.rowid, x.created_at, x.rowid`;
   } else if (kind === "forgottenSentence") {
     sql = `SELECT ${cols} FROM ${t.table} x JOIN documents d ON d.id = x.document_id
-           WHERE d.namespace_id = ? ORDER BY x.document_id, x.memory_id, x.sentence`;
+           WHERE d.namespace_id = $1 ORDER BY x.document_id, x.memory_id, x.sentence`;
   } else if (t.vectors) {
     sql = `SELECT ${cols}, v.model AS vector_model, v.embedding AS vector_embedding FROM ${t.table} x
            LEFT JOIN ${t.vectors.table} v ON v.${t.vectors.key} = x.rowid
-           WHERE x.namespace_id = ? ORDER BY x.rowid`;
+           WHERE x.namespace_id = $1 ORDER BY x.rowid`;
   } else {
-    sql = `SELECT ${cols} FROM ${t.table} x WHERE x.namespace_id = ? ORDER BY x.rowid`;
+    sql = `SELECT ${cols} FROM ${t.table} x WHERE x.namespace_id = $1 ORDER BY x.rowid`;
   }
   // Pages of one snapshot (the caller's read transaction): no row moves between them.
-  const page = db.prepare(`${sql} LIMIT ? OFFSET ?`);
+  const page = db.prepare(`${sql} LIMIT $2 OFFSET $3`);
   for (let offset = 0; ; offset += EXPORT_PAGE) {
     const rows = await page.all(namespaceId, EXPORT_PAGE, offset);
     for (const row of rows) await emit(toRecord(kind, t, row as Record<string, unknown>));
@@ -194,12 +194,12 @@ export async function exportRecords(
       await emit({ kind: "organization", organizationalContext: org.organizational_context });
       const buckets = db.prepare(
         `SELECT name, description, created_at, updated_at FROM profile_buckets
-         WHERE organization_id = ? AND namespace_id IS ? ORDER BY id`,
+         WHERE organization_id = $1 AND namespace_id IS NOT DISTINCT FROM $2 ORDER BY id`,
       );
       for (const b of await buckets.all(org.id, null)) await emit(bucketRecord(null, b));
       const namespaces = (await db
         .prepare(
-          `SELECT * FROM namespaces WHERE organization_id = ? ${only === undefined ? "" : "AND name = ?"} ORDER BY name`,
+          `SELECT * FROM namespaces WHERE organization_id = $1 ${only === undefined ? "" : "AND name = $2"} ORDER BY name`,
         )
         .all(...(only === undefined ? [org.id] : [org.id, only]))) as unknown as NamespaceRow[];
       for (const ns of namespaces) {
@@ -274,7 +274,7 @@ export class ImportWriter {
         // The target's own context wins when it has one: an import adds, it does not overwrite.
         await this.db
           .prepare(
-            "UPDATE organizations SET organizational_context = COALESCE(organizational_context, ?), updated_at = ? WHERE id = ?",
+            "UPDATE organizations SET organizational_context = COALESCE(organizational_context, $1), updated_at = $2 WHERE id = $3",
           )
           .run((r.organizationalContext as string | null) ?? null, now(), this.org.id);
         return;
@@ -285,7 +285,7 @@ export class ImportWriter {
             // The conflict target named (one partial unique index per kind of bucket): PostgreSQL
             // takes no DO UPDATE without one.
             `INSERT INTO profile_buckets (organization_id, namespace_id, name, description, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?)
+             VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT ${ns === null ? "(organization_id, name) WHERE namespace_id IS NULL" : "(namespace_id, name) WHERE namespace_id IS NOT NULL"}
              DO UPDATE SET description = excluded.description, updated_at = excluded.updated_at`,
           )
@@ -304,7 +304,7 @@ export class ImportWriter {
         const ns = await ensureNamespace(this.db, this.org.id, name);
         const used = (await this.db
           .prepare(
-            "SELECT (SELECT count(*) FROM documents WHERE namespace_id = ?) + (SELECT count(*) FROM memories WHERE namespace_id = ?) AS n",
+            "SELECT (SELECT count(*) FROM documents WHERE namespace_id = $1) + (SELECT count(*) FROM memories WHERE namespace_id = $2) AS n",
           )
           .get(ns.id, ns.id)) as { n: number };
         if (used.n > 0) {
@@ -314,7 +314,7 @@ export class ImportWriter {
         }
         await this.db
           .prepare(
-            "UPDATE namespaces SET supporting_context = ?, created_at = ?, updated_at = ? WHERE id = ?",
+            "UPDATE namespaces SET supporting_context = $1, created_at = $2, updated_at = $3 WHERE id = $4",
           )
           .run(
             (r.supportingContext as string | null) ?? null,
@@ -342,16 +342,20 @@ export class ImportWriter {
           return (v ?? null) as string | number | null;
         });
         if (scoped) values.push(ns.id);
-        const inserted = await this.db
+        // The new row's key for its vector.
+        const inserted = (await this.db
           .prepare(
-            `INSERT INTO ${t.table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+            `INSERT INTO ${t.table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})
+             ${t.vectors ? "RETURNING rowid" : ""}`,
           )
-          .run(...values);
+          .get(...values)) as { rowid: number } | undefined;
         const vector = r.vector as { model?: unknown; embedding?: unknown } | undefined;
         if (t.vectors && vector && typeof vector.model === "string" && typeof vector.embedding === "string") {
           await this.db
-            .prepare(`INSERT INTO ${t.vectors.table} (${t.vectors.key}, model, embedding) VALUES (?, ?, ?)`)
-            .run(inserted.lastInsertRowid, vector.model, Buffer.from(vector.embedding, "base64"));
+            .prepare(
+              `INSERT INTO ${t.vectors.table} (${t.vectors.key}, model, embedding) VALUES ($1, $2, $3)`,
+            )
+            .run(inserted!.rowid, vector.model, Buffer.from(vector.embedding, "base64"));
         }
         if (r.kind === "document" && r.status !== "done" && r.status !== "failed") {
           this.unfinished.push({

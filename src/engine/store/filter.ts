@@ -1,7 +1,7 @@
-import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import type { Filter, FilterLeaf } from "../../api/filter.js";
 import { FILTER_FIELD_PATTERN } from "../../api/limits.js";
-import { type Db, dialectOf } from "./connection.js";
+import type { Db, Params } from "./connection.js";
 
 /**
  * Where a filter looks: SQL expressions (trusted, written by the engine, never by a caller) of the
@@ -17,15 +17,8 @@ export interface FilterTarget {
   documentId?: string | readonly string[];
 }
 
-/** A WHERE fragment and its positional parameters, in order. */
-export interface SqlFragment {
-  sql: string;
-  params: SQLInputValue[];
-}
-
 // TRUE, FALSE and COALESCE(..., FALSE) rather than 1, 0 and IFNULL(..., 0): one text that both
 // SQLite (where they are 1 and 0) and PostgreSQL (which wants booleans) take.
-const TRUE: SqlFragment = { sql: "TRUE", params: [] };
 
 /** The fields that name document columns instead of metadata keys (supplement, typed filter). */
 const DOCUMENT_FIELDS = ["source", "type", "documentId"] as const;
@@ -47,12 +40,12 @@ export const FILTER_SQL_MAX_LEAVES = 10;
 
 /**
  * Compiles a typed filter (`src/api/filter.ts`) into a WHERE fragment; values only ever travel as
- * parameters. No filter compiles to `1`. A filter of up to FILTER_SQL_MAX_LEAVES leaves becomes
+ * parameters, added to `p`. No filter compiles to `TRUE`. A filter of up to FILTER_SQL_MAX_LEAVES leaves becomes
  * SQL expressions; a larger one becomes one call of FILTER_FUNCTION, with the compiled filter's
  * handle as its only parameter and the row's metadata and named document columns as arguments
  * (its text is the same for every filter, so its statement is prepared once). `form` forces one
  * of the two (tests hold both to the same semantics); `postgres` is the SQL form in PostgreSQL's
- * own JSON operators (filterFormFor).
+ * JSON operators (filterFormFor), `sql` SQLite's.
  *
  * Semantics, per leaf:
  * - `eq`/`neq` compare a string (case-sensitive unless `caseSensitive: false`; case folding is
@@ -69,10 +62,11 @@ export const FILTER_SQL_MAX_LEAVES = 10;
 export function compileFilter(
   filter: Filter | undefined | null,
   target: FilterTarget,
+  p: Params,
   form: FilterForm = filter && countLeaves(filter) > FILTER_SQL_MAX_LEAVES ? "function" : "sql",
-): SqlFragment {
-  if (!filter) return TRUE;
-  if (form !== "function") return sqlNode(filter, target, form === "postgres");
+): string {
+  if (!filter) return "TRUE";
+  if (form !== "function") return sqlNode(filter, target, form === "postgres", p);
   const used = new Set<DocumentField>();
   collectDocumentFields(filter, used);
   const columns: { field: DocumentField; count: number }[] = [];
@@ -86,7 +80,7 @@ export function compileFilter(
     args.push(...list);
   }
   const handle = remember(testNode(filter), columns);
-  return { sql: `${FILTER_FUNCTION}(?, ${args.join(", ")})`, params: [handle] };
+  return `${FILTER_FUNCTION}(${p.add(handle)}, ${args.join(", ")})`;
 }
 
 export type FilterForm = "sql" | "function" | "postgres";
@@ -97,7 +91,7 @@ export type FilterForm = "sql" | "function" | "postgres";
  * (undefined: the default).
  */
 export const filterFormFor = (db: Db): "postgres" | undefined =>
-  dialectOf(db) === "postgres" ? "postgres" : undefined;
+  db.dialect.name === "postgres" ? "postgres" : undefined;
 
 const countLeaves = (f: Filter): number =>
   "operands" in f ? f.operands.reduce((n, o) => n + countLeaves(o), 0) : 1;
@@ -263,77 +257,78 @@ function substring(want: string, caseSensitive: boolean | undefined): (v: unknow
 
 // The SQL form.
 
-function sqlNode(f: Filter, target: FilterTarget, pg: boolean): SqlFragment {
+function sqlNode(f: Filter, target: FilterTarget, pg: boolean, p: Params): string {
   if ("operands" in f) {
-    if (f.operands.length === 0) return { sql: f.operator === "and" ? "TRUE" : "FALSE", params: [] };
-    const parts = f.operands.map((o) => sqlNode(o, target, pg));
+    if (f.operands.length === 0) return f.operator === "and" ? "TRUE" : "FALSE";
+    const parts = f.operands.map((o) => sqlNode(o, target, pg, p));
     return joinBalanced(parts, f.operator === "and" ? " AND " : " OR ");
   }
-  return sqlLeaf(f, target, pg);
+  return sqlLeaf(f, target, pg, p);
 }
 
 /**
  * `(a OR b OR c ...)` parses as a chain as deep as it is long, and SQLite refuses expressions
  * deeper than 1,000: five levels of 200 operands would reach it. Halves nest only log2(n) deep.
  */
-function joinBalanced(parts: readonly SqlFragment[], joiner: string): SqlFragment {
+function joinBalanced(parts: readonly string[], joiner: string): string {
   if (parts.length === 1) return parts[0]!;
   const mid = Math.ceil(parts.length / 2);
-  const left = joinBalanced(parts.slice(0, mid), joiner);
-  const right = joinBalanced(parts.slice(mid), joiner);
-  return { sql: `(${left.sql}${joiner}${right.sql})`, params: [...left.params, ...right.params] };
+  return `(${joinBalanced(parts.slice(0, mid), joiner)}${joiner}${joinBalanced(parts.slice(mid), joiner)})`;
 }
 
 const positiveOf = (op: FilterLeaf["operator"]) =>
   op === "neq" ? "eq" : op === "notContains" ? "contains" : op === "arrayNotContains" ? "arrayContains" : op;
 
-const negate = (p: SqlFragment): SqlFragment => ({ sql: `(NOT ${p.sql})`, params: p.params });
+const negate = (sql: string): string => `(NOT ${sql})`;
 
-function sqlLeaf(f: FilterLeaf, target: FilterTarget, pg: boolean): SqlFragment {
+function sqlLeaf(f: FilterLeaf, target: FilterTarget, pg: boolean, p: Params): string {
   if (isDocumentField(f.field)) {
     // A target without this column compares against NULL: positive operators never match.
     const cols = target[f.field] ?? "NULL";
-    if (typeof cols === "string") return sqlColumnLeaf(f, cols);
+    if (typeof cols === "string") return sqlColumnLeaf(f, cols, pg, p);
     const negative =
       f.operator === "neq" || f.operator === "notContains" || f.operator === "arrayNotContains";
     const positive = { ...f, operator: positiveOf(f.operator) } as FilterLeaf;
-    const parts = cols.map((c) => sqlColumnLeaf(positive, c));
-    const any = { sql: `(${parts.map((p) => p.sql).join(" OR ")})`, params: parts.flatMap((p) => p.params) };
+    const any = `(${cols.map((c) => sqlColumnLeaf(positive, c, pg, p)).join(" OR ")})`;
     return negative ? negate(any) : any;
   }
-  return sqlMetadataLeaf(f, target.metadata, pg);
+  return sqlMetadataLeaf(f, target.metadata, pg, p);
 }
 
+/** A substring test: SQLite's instr, PostgreSQL's strpos (both 1-based, 0 when absent). */
+const position = (pg: boolean, text: string, part: string) =>
+  pg ? `strpos(${text}, ${part})` : `instr(${text}, ${part})`;
+
 /** Leaf over a plain TEXT column; the result is 0 or 1, never NULL, so NOT stays exact. */
-function sqlColumnLeaf(f: FilterLeaf, col: string): SqlFragment {
+function sqlColumnLeaf(f: FilterLeaf, col: string, pg: boolean, p: Params): string {
   switch (f.operator) {
     case "eq":
     case "neq": {
       const eq =
         typeof f.value !== "string"
-          ? { sql: "FALSE", params: [] }
+          ? "FALSE"
           : f.caseSensitive === false
-            ? { sql: `COALESCE(lower(${col}) = lower(?), FALSE)`, params: [f.value] }
-            : { sql: `COALESCE(${col} = ?, FALSE)`, params: [f.value] };
+            ? `COALESCE(lower(${col}) = lower(${p.add(f.value)}), FALSE)`
+            : `COALESCE(${col} = ${p.add(f.value)}, FALSE)`;
       return f.operator === "eq" ? eq : negate(eq);
     }
     case "gt":
     case "gte":
     case "lt":
     case "lte":
-      return { sql: "FALSE", params: [] };
+      return "FALSE";
     case "contains":
     case "notContains": {
       const has =
         f.caseSensitive === false
-          ? { sql: `COALESCE(instr(lower(${col}), lower(?)) > 0, FALSE)`, params: [f.value] }
-          : { sql: `COALESCE(instr(${col}, ?) > 0, FALSE)`, params: [f.value] };
+          ? `COALESCE(${position(pg, `lower(${col})`, `lower(${p.add(f.value)})`)} > 0, FALSE)`
+          : `COALESCE(${position(pg, col, p.add(f.value))} > 0, FALSE)`;
       return f.operator === "contains" ? has : negate(has);
     }
     case "arrayContains":
     case "arrayNotContains": {
       // A scalar column is a one-element array.
-      const has = { sql: `COALESCE(${col} = ?, FALSE)`, params: [f.value] };
+      const has = `COALESCE(${col} = ${p.add(f.value)}, FALSE)`;
       return f.operator === "arrayContains" ? has : negate(has);
     }
   }
@@ -342,15 +337,13 @@ function sqlColumnLeaf(f: FilterLeaf, col: string): SqlFragment {
 const RANGE_SQL = { gt: ">", gte: ">=", lt: "<", lte: "<=" } as const;
 
 /** Leaf over one key of a JSON metadata column. */
-function sqlMetadataLeaf(f: FilterLeaf, meta: string, pg: boolean): SqlFragment {
+function sqlMetadataLeaf(f: FilterLeaf, meta: string, pg: boolean, p: Params): string {
   // The key is quoted so that `a.b` is one key. The path is written into the SQL, not bound (one
   // bound value a leaf); the field pattern admits no quote of either kind, and is checked again.
   if (!FILTER_FIELD_PATTERN.test(f.field))
     throw new Error(`filter field ${JSON.stringify(f.field)} is not a key`);
   const path = `'$."${f.field}"'`;
-  // On PostgreSQL, jsonb's own operators and types with the key: the compat json_type and
-  // json_extract parse a SQLite path, which the planner does for every call (a list with a filter
-  // of 12,000 leaves took 4.9 s a statement on a one-document namespace, 0.5-1.2 s this way).
+  // PostgreSQL: jsonb's operators with the key; SQLite: its JSON functions with a path.
   const json = `(CAST(${meta} AS jsonb) -> '${f.field}')`;
   const type = `json_type(${meta}, ${path})`;
   const isText = pg ? `jsonb_typeof(${json}) = 'string'` : `${type} = 'text'`;
@@ -358,26 +351,20 @@ function sqlMetadataLeaf(f: FilterLeaf, meta: string, pg: boolean): SqlFragment 
   // JSON true or false, never 1/0 or a string: compared with the bound 'true' / 'false'.
   const boolean = pg ? `CAST(${json} AS text)` : type;
   const value = pg ? `(CAST(${meta} AS jsonb) ->> '${f.field}')` : `json_extract(${meta}, ${path})`;
-  // The value as a number when it is one, else NULL (PostgreSQL's json_extract gives text).
+  // The value as a number when it is one, else NULL.
   const number = `(CASE WHEN ${isNumber} THEN CAST(${value} AS DOUBLE PRECISION) END)`;
   switch (f.operator) {
     case "eq":
     case "neq": {
-      let eq: SqlFragment;
+      let eq: string;
       if (typeof f.value === "boolean") {
-        eq = { sql: `COALESCE(${boolean} = ?, FALSE)`, params: [f.value ? "true" : "false"] };
+        eq = `COALESCE(${boolean} = ${p.add(f.value ? "true" : "false")}, FALSE)`;
       } else if (typeof f.value === "number") {
-        eq = {
-          sql: `COALESCE(${number} = ?, FALSE)`,
-          params: [f.value],
-        };
+        eq = `COALESCE(${number} = ${p.add(f.value)}, FALSE)`;
       } else if (f.caseSensitive === false) {
-        eq = {
-          sql: `COALESCE(${isText} AND lower(${value}) = lower(?), FALSE)`,
-          params: [f.value],
-        };
+        eq = `COALESCE(${isText} AND lower(${value}) = lower(${p.add(f.value)}), FALSE)`;
       } else {
-        eq = { sql: `COALESCE(${isText} AND ${value} = ?, FALSE)`, params: [f.value] };
+        eq = `COALESCE(${isText} AND ${value} = ${p.add(f.value)}, FALSE)`;
       }
       return f.operator === "eq" ? eq : negate(eq);
     }
@@ -385,31 +372,26 @@ function sqlMetadataLeaf(f: FilterLeaf, meta: string, pg: boolean): SqlFragment 
     case "gte":
     case "lt":
     case "lte":
-      return {
-        sql: `COALESCE(${number} ${RANGE_SQL[f.operator]} ?, FALSE)`,
-        params: [f.value],
-      };
+      return `COALESCE(${number} ${RANGE_SQL[f.operator]} ${p.add(f.value)}, FALSE)`;
     case "contains":
     case "notContains": {
       const has =
         f.caseSensitive === false
-          ? {
-              sql: `COALESCE(${isText} AND instr(lower(${value}), lower(?)) > 0, FALSE)`,
-              params: [f.value],
-            }
-          : {
-              sql: `COALESCE(${isText} AND instr(${value}, ?) > 0, FALSE)`,
-              params: [f.value],
-            };
+          ? `COALESCE(${isText} AND ${position(pg, `lower(${value})`, `lower(${p.add(f.value)})`)} > 0, FALSE)`
+          : `COALESCE(${isText} AND ${position(pg, value, p.add(f.value))} > 0, FALSE)`;
       return f.operator === "contains" ? has : negate(has);
     }
     case "arrayContains":
     case "arrayNotContains": {
-      // json_each over a scalar yields the scalar itself: a plain string is a one-element array.
-      const has = {
-        sql: `EXISTS (SELECT 1 FROM json_each(${meta}, ${path}) AS je WHERE je.type = 'text' AND je.value = ?)`,
-        params: [f.value],
-      };
+      // A plain string is a one-element array, an object the array of its values (SQLite's
+      // json_each yields a scalar itself and an object's values; jsonb's @> finds a string among
+      // an array's elements or equal to a string).
+      const has = pg
+        ? (() => {
+            const want = `to_jsonb(CAST(${p.add(f.value)} AS text))`;
+            return `COALESCE(${json} @> ${want} OR (jsonb_typeof(${json}) = 'object' AND EXISTS (SELECT 1 FROM jsonb_each(${json}) AS je WHERE je.value = ${want})), FALSE)`;
+          })()
+        : `EXISTS (SELECT 1 FROM json_each(${meta}, ${path}) AS je WHERE je.type = 'text' AND je.value = ${p.add(f.value)})`;
       return f.operator === "arrayContains" ? has : negate(has);
     }
   }

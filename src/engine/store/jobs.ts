@@ -1,4 +1,3 @@
-import { dialectOf } from "./connection.js";
 import type { Db } from "./db.js";
 import { now, transaction } from "./db.js";
 import { statement } from "./statements.js";
@@ -44,8 +43,8 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<number> {
   const r = await statement(
     db,
     `INSERT INTO jobs (kind, document_id, namespace_id, payload, max_attempts, run_after, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+  ).get(
     job.kind,
     job.documentId ?? null,
     job.namespaceId ?? null,
@@ -55,7 +54,7 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<number> {
     t,
     t,
   );
-  return Number(r.lastInsertRowid);
+  return Number((r as { id: number }).id);
 }
 
 /**
@@ -71,12 +70,12 @@ export async function enqueueDocumentJob(
   const t = now();
   await statement(
     db,
-    "DELETE FROM jobs WHERE kind = 'document' AND document_id = ? AND state = 'failed'",
+    "DELETE FROM jobs WHERE kind = 'document' AND document_id = $1 AND state = 'failed'",
   ).run(documentId);
   const updated = await statement(
     db,
-    `UPDATE jobs SET payload = ?, attempts = 0, run_after = ?, error = NULL, updated_at = ?
-       WHERE kind = 'document' AND document_id = ? AND state = 'queued'`,
+    `UPDATE jobs SET payload = $1, attempts = 0, run_after = $2, error = NULL, updated_at = $3
+       WHERE kind = 'document' AND document_id = $4 AND state = 'queued'`,
   ).run(JSON.stringify(payload), t, t, documentId);
   if (!updated.changes) await enqueueJob(db, { kind: "document", documentId, namespaceId, payload });
 }
@@ -89,13 +88,17 @@ export async function queuedJobOf(
 ): Promise<{ id: number; created_at: string } | undefined> {
   return (await statement(
     db,
-    "SELECT id, created_at FROM jobs WHERE kind = ? AND namespace_id = ? AND state = 'queued' LIMIT 1",
+    "SELECT id, created_at FROM jobs WHERE kind = $1 AND namespace_id = $2 AND state = 'queued' LIMIT 1",
   ).get(kind, namespaceId)) as { id: number; created_at: string } | undefined;
 }
 
 /** Moves a job's earliest start to `runAfter` (an ISO time). */
 export async function setJobRunAfter(db: Db, id: number, runAfter: string): Promise<void> {
-  await statement(db, "UPDATE jobs SET run_after = ?, updated_at = ? WHERE id = ?").run(runAfter, now(), id);
+  await statement(db, "UPDATE jobs SET run_after = $1, updated_at = $2 WHERE id = $3").run(
+    runAfter,
+    now(),
+    id,
+  );
 }
 
 /**
@@ -111,38 +114,39 @@ export async function claimJob(
   onePerNamespace: readonly string[] = [],
 ): Promise<JobRow | undefined> {
   const t = Date.now();
-  const kindList = JSON.stringify(kinds);
+  const d = db.dialect;
+  const kindList = d.list(kinds);
   // PostgreSQL: a row another transaction holds (a writer's setJobRunAfter, say) is passed over,
   // not waited for. Claims take the queue lock, not the write lock (store/db.ts TransactionLock):
   // they take turns among themselves, so the one-per-namespace check below sees every earlier
   // claim committed, but not with the replicas' index and dream commits.
-  const skipLocked = dialectOf(db) === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
+  const skipLocked = d.skipLocked;
   return await transaction(
     db,
     async () => {
       // Two indexed lookups rather than one OR: the queue can hold many thousands of rows.
       const queued = (await statement(
         db,
-        `SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= ?1
-         AND kind IN (SELECT value FROM json_each(?2))
-         AND NOT (kind IN (SELECT value FROM json_each(?3)) AND EXISTS (
-           SELECT 1 FROM jobs r WHERE r.state = 'running' AND r.lease_until >= ?1
+        `SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= $1
+         AND kind IN (SELECT k.value FROM ${d.each("$2", "text", "k")})
+         AND NOT (kind IN (SELECT o.value FROM ${d.each("$3", "text", "o")}) AND EXISTS (
+           SELECT 1 FROM jobs r WHERE r.state = 'running' AND r.lease_until >= $1
              AND r.kind = j.kind AND r.namespace_id = j.namespace_id))
        ORDER BY id LIMIT 1${skipLocked}`,
-      ).get(iso(t), kindList, JSON.stringify(onePerNamespace))) as { id: number } | undefined;
+      ).get(iso(t), kindList, d.list(onePerNamespace))) as { id: number } | undefined;
       const expired = queued
         ? undefined
         : ((await statement(
             db,
-            `SELECT id FROM jobs WHERE state = 'running' AND lease_until < ?
-               AND kind IN (SELECT value FROM json_each(?)) ORDER BY lease_until LIMIT 1${skipLocked}`,
+            `SELECT id FROM jobs WHERE state = 'running' AND lease_until < $1
+               AND kind IN (SELECT k.value FROM ${d.each("$2", "text", "k")}) ORDER BY lease_until LIMIT 1${skipLocked}`,
           ).get(iso(t), kindList)) as { id: number } | undefined);
       const ready = queued ?? expired;
       if (!ready) return undefined;
       const job = (await statement(
         db,
-        `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
-         WHERE id = ? RETURNING *`,
+        `UPDATE jobs SET state = 'running', lease_owner = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3
+         WHERE id = $4 RETURNING *`,
       ).get(owner, iso(t + leaseMs), iso(t), ready.id)) as JobRow | undefined;
       return job && expired ? { ...job, reclaimed: true } : job;
     },
@@ -154,7 +158,7 @@ export async function claimJob(
 export async function renewLease(db: Db, id: number, owner: string, leaseMs: number): Promise<boolean> {
   const r = await statement(
     db,
-    "UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND state = 'running'",
+    "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND state = 'running'",
   ).run(iso(Date.now() + leaseMs), id, owner);
   return r.changes > 0;
 }
@@ -163,8 +167,8 @@ export async function renewLease(db: Db, id: number, owner: string, leaseMs: num
 export async function releaseJob(db: Db, id: number, owner: string): Promise<void> {
   await statement(
     db,
-    `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1),
-       updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
+    `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END,
+       updated_at = $1 WHERE id = $2 AND lease_owner = $3 AND state = 'running'`,
   ).run(now(), id, owner);
 }
 
@@ -181,13 +185,13 @@ export async function deferJob(
 ): Promise<void> {
   await statement(
     db,
-    `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1),
-       error = ?, run_after = ?, updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running'`,
+    `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END,
+       error = $1, run_after = $2, updated_at = $3 WHERE id = $4 AND lease_owner = $5 AND state = 'running'`,
   ).run(message, iso(Date.now() + delayMs), now(), id, owner);
 }
 
 export async function completeJob(db: Db, id: number, owner: string): Promise<void> {
-  await statement(db, "DELETE FROM jobs WHERE id = ? AND lease_owner = ?").run(id, owner);
+  await statement(db, "DELETE FROM jobs WHERE id = $1 AND lease_owner = $2").run(id, owner);
 }
 
 /**
@@ -205,8 +209,8 @@ export async function failJob(
   const backoff = Math.min(60_000, 1000 * 2 ** Math.max(0, job.attempts - 1));
   await statement(
     db,
-    `UPDATE jobs SET state = ?, error = ?, run_after = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
-     WHERE id = ? AND lease_owner = ?`,
+    `UPDATE jobs SET state = $1, error = $2, run_after = $3, lease_owner = NULL, lease_until = NULL, updated_at = $4
+     WHERE id = $5 AND lease_owner = $6`,
   ).run(retry ? "queued" : "failed", message, iso(Date.now() + backoff), now(), job.id, owner);
   return retry ? "retry" : "failed";
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from "../../api/common.js";
 import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
+import { numbered, Params, valuesRows } from "./connection.js";
 import { type Db, newId, now, parseJson, sha256 } from "./db.js";
 import { compileFilter, filterFormFor } from "./filter.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
@@ -68,7 +69,9 @@ export const isForgotten = (m: MemoryRow, at = new Date().toISOString()) =>
   m.is_forgotten === 1 || (m.forget_after !== null && m.forget_after <= at);
 
 /** SQL twin of isForgotten over alias `m`, with the current time as parameter. */
-export const LIVE_MEMORY_SQL = "(m.is_forgotten = 0 AND (m.forget_after IS NULL OR m.forget_after > ?))";
+/** A memory `m` not forgotten, nor past its forget_after at `now` (a parameter's name). */
+export const liveMemory = (now: string) =>
+  `(m.is_forgotten = 0 AND (m.forget_after IS NULL OR m.forget_after > ${now}))`;
 
 export function toMemory(m: MemoryRow): Memory {
   return {
@@ -97,6 +100,12 @@ export async function listMemories(
   filter: Filter | undefined,
   includeForgotten: boolean,
 ): Promise<Page<Memory>> {
+  const p = new Params(db.dialect);
+  const scope = inNamespaces("m.namespace_id", namespaceId, p);
+  // A plain list shows what is true now: live, latest versions. include.forgotten shows every row.
+  const live = includeForgotten
+    ? "TRUE"
+    : `m.is_latest = 1 AND ${liveMemory(p.add(new Date().toISOString()))}`;
   const f = compileFilter(
     filter,
     {
@@ -105,20 +114,16 @@ export async function listMemories(
       type: "d.type",
       documentId: "m.document_id",
     },
+    p,
     filterFormFor(db),
   );
-  // A plain list shows what is true now: live, latest versions. include.forgotten shows every row.
-  const live = includeForgotten ? "TRUE" : `m.is_latest = 1 AND ${LIVE_MEMORY_SQL}`;
-  const liveParams = includeForgotten ? [] : [new Date().toISOString()];
-  const scope = inNamespaces("m.namespace_id", namespaceId);
   const from = `FROM memories m LEFT JOIN documents d ON d.id = m.document_id
-    WHERE ${scope.sql} AND ${live} AND ${f.sql}`;
-  const params = [scope.param, ...liveParams, ...f.params];
-  const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...params)) as { n: number }).n;
+    WHERE ${scope} AND ${live} AND ${f}`;
+  const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...p.values)) as { n: number }).n;
   const rows = (await statement(
     db,
-    `SELECT ${M_ROW} ${from} ORDER BY ${orderBy("m", page)} LIMIT ? OFFSET ?`,
-  ).all(...params, page.limit, (page.page - 1) * page.limit)) as unknown as MemoryRow[];
+    `SELECT ${M_ROW} ${from} ORDER BY ${orderBy("m", page)} LIMIT ${p.add(page.limit)} OFFSET ${p.add((page.page - 1) * page.limit)}`,
+  ).all(...p.values)) as unknown as MemoryRow[];
   return { items: rows.map(toMemory), total };
 }
 
@@ -126,8 +131,8 @@ export async function listMemories(
 export async function memoriesOfDocument(db: Db, documentId: string): Promise<Memory[]> {
   const rows = (await statement(
     db,
-    `SELECT ${M_ROW} FROM memories m WHERE m.document_id = ?
-         OR m.id IN (SELECT memory_id FROM memory_sources WHERE document_id = ?)
+    `SELECT ${M_ROW} FROM memories m WHERE m.document_id = $1
+         OR m.id IN (SELECT memory_id FROM memory_sources WHERE document_id = $2)
        ORDER BY m.created_at, m.rowid`,
   ).all(documentId, documentId)) as unknown as MemoryRow[];
   return rows.map(toMemory);
@@ -174,7 +179,7 @@ export interface NewMemoryRow {
 }
 
 export async function getMemoryRow(db: Db, namespaceId: string, id: string): Promise<MemoryRow | undefined> {
-  return (await statement(db, `SELECT ${ROW} FROM memories WHERE id = ? AND namespace_id = ?`).get(
+  return (await statement(db, `SELECT ${ROW} FROM memories WHERE id = $1 AND namespace_id = $2`).get(
     id,
     namespaceId,
   )) as MemoryRow | undefined;
@@ -188,15 +193,19 @@ export async function getMemoryRowIn(
 ): Promise<MemoryRow | undefined> {
   return (await statement(
     db,
-    `SELECT ${ROW} FROM memories WHERE id = ? AND namespace_id IN (SELECT value FROM json_each(?))`,
-  ).get(id, JSON.stringify(namespaceIds))) as MemoryRow | undefined;
+    `SELECT ${ROW} FROM memories WHERE id = $1 AND namespace_id IN (SELECT ns.value FROM ${db.dialect.each("$2", "text", "ns")})`,
+  ).get(id, db.dialect.list(namespaceIds))) as MemoryRow | undefined;
 }
 
 /** The columns a new memory is inserted with (latest, not forgotten), its VALUES row and its values. */
 const INSERTED_COLUMNS = `id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
   version, parent_memory_id, root_memory_id, forget_after, forget_reason, subject, attribute, event_date,
   document_id, memory_key, context, speaker, created_at, updated_at`;
-const INSERTED_VALUES = "(?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+/** Values of one new memory (insertedValues) per VALUES row. */
+const INSERTED_WIDTH = 20;
+/** The VALUES row of the k-th memory of a statement. */
+const insertedRow = (k: number) =>
+  `(${numbered(k * INSERTED_WIDTH + 1, 6)}, 1, 0, ${numbered(k * INSERTED_WIDTH + 7, INSERTED_WIDTH - 6)})`;
 function insertedValues(m: NewMemoryRow, id: string, version: number, root: string | null, t: string) {
   return [
     id,
@@ -228,24 +237,26 @@ export async function insertMemory(db: Db, m: NewMemoryRow): Promise<MemoryRow> 
   const id = newId("mem");
   const version = m.parent ? m.parent.version + 1 : 1;
   const root = m.parent ? (m.parent.root_memory_id ?? m.parent.id) : null;
-  await statement(db, `INSERT INTO memories (${INSERTED_COLUMNS}) VALUES ${INSERTED_VALUES}`).run(
+  await statement(db, `INSERT INTO memories (${INSERTED_COLUMNS}) VALUES ${insertedRow(0)}`).run(
     ...insertedValues(m, id, version, root, t),
   );
   if (m.parent) {
-    await statement(db, "UPDATE memories SET is_latest = 0, updated_at = ? WHERE id = ?").run(t, m.parent.id);
+    await statement(db, "UPDATE memories SET is_latest = 0, updated_at = $1 WHERE id = $2").run(
+      t,
+      m.parent.id,
+    );
     await addRelation(db, id, m.parent.id, "updates");
   }
   if (m.documentId !== null) await addSource(db, id, m.documentId, m.source);
-  const row = (await statement(db, `SELECT ${ROW} FROM memories WHERE id = ?`).get(
+  const row = (await statement(db, `SELECT ${ROW} FROM memories WHERE id = $1`).get(
     id,
   )) as unknown as MemoryRow;
   if (m.vector) {
     const v = m.vector.embedding;
-    await statement(db, "INSERT INTO memory_vectors (memory_rowid, model, embedding) VALUES (?, ?, ?)").run(
-      row.rowid,
-      m.vector.model,
-      new Uint8Array(v.buffer, v.byteOffset, v.byteLength),
-    );
+    await statement(
+      db,
+      "INSERT INTO memory_vectors (memory_rowid, model, embedding) VALUES ($1, $2, $3)",
+    ).run(row.rowid, m.vector.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
   }
   return row;
 }
@@ -269,7 +280,7 @@ export async function insertMemories(db: Db, memories: readonly NewMemoryRow[]):
     const batchIds = ids.slice(at, at + MEMORY_INSERT_BATCH);
     const rows = (await statement(
       db,
-      `INSERT INTO memories (${INSERTED_COLUMNS}) VALUES ${batch.map(() => INSERTED_VALUES).join(", ")}
+      `INSERT INTO memories (${INSERTED_COLUMNS}) VALUES ${batch.map((_, k) => insertedRow(k)).join(", ")}
        RETURNING rowid, id`,
     ).all(...batch.flatMap((m, k) => insertedValues(m, batchIds[k]!, 1, null, t)))) as {
       rowid: number;
@@ -281,7 +292,7 @@ export async function insertMemories(db: Db, memories: readonly NewMemoryRow[]):
       await statement(
         db,
         `INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at)
-         VALUES ${sourced.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+         VALUES ${valuesRows(sourced.length, 5)}`,
       ).run(
         ...sourced.flatMap(({ m, id }) => [
           id,
@@ -297,7 +308,7 @@ export async function insertMemories(db: Db, memories: readonly NewMemoryRow[]):
       await statement(
         db,
         `INSERT INTO memory_vectors (memory_rowid, model, embedding)
-         VALUES ${embedded.map(() => "(?, ?, ?)").join(", ")}`,
+         VALUES ${valuesRows(embedded.length, 3)}`,
       ).run(
         ...embedded.flatMap(({ v, id }) => [
           rowids.get(id)!,
@@ -318,7 +329,8 @@ export async function addRelation(
 ) {
   await statement(
     db,
-    "INSERT OR IGNORE INTO memory_relations (from_id, to_id, relation, created_at) VALUES (?, ?, ?, ?)",
+    `INSERT INTO memory_relations (from_id, to_id, relation, created_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT DO NOTHING`,
   ).run(fromId, toId, relation, now());
 }
 
@@ -330,7 +342,7 @@ export async function addSource(
 ) {
   await statement(
     db,
-    `INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at) VALUES (?, ?, ?, ?, ?)
+    `INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT(memory_id, document_id) DO UPDATE SET start_offset = excluded.start_offset,
        end_offset = excluded.end_offset`,
   ).run(memoryId, documentId, span?.start ?? null, span?.end ?? null, now());
@@ -350,10 +362,10 @@ export async function mergeSource(
 ): Promise<void> {
   // Told again by its only source (a re-sent document): that source's expiry now, whatever it was.
   const onlyThisSource =
-    (await statement(db, "SELECT 1 FROM memory_sources WHERE memory_id = ? AND document_id != ? LIMIT 1").get(
-      existing.id,
-      documentId,
-    )) === undefined;
+    (await statement(
+      db,
+      "SELECT 1 FROM memory_sources WHERE memory_id = $1 AND document_id != $2 LIMIT 1",
+    ).get(existing.id, documentId)) === undefined;
   const expiry = onlyThisSource
     ? forgetAfter
     : existing.forget_after === null || forgetAfter === null
@@ -363,7 +375,7 @@ export async function mergeSource(
         : forgetAfter;
   await statement(
     db,
-    "UPDATE memories SET document_id = ?, metadata = ?, forget_after = ?, updated_at = ? WHERE id = ?",
+    "UPDATE memories SET document_id = $1, metadata = $2, forget_after = $3, updated_at = $4 WHERE id = $5",
   ).run(documentId, JSON.stringify(metadata), expiry, now(), existing.id);
   await addSource(db, existing.id, documentId, span);
 }
@@ -373,8 +385,8 @@ export async function documentMemoryIds(db: Db, documentId: string): Promise<str
   return (
     (await statement(
       db,
-      `SELECT memory_id AS id FROM memory_sources WHERE document_id = ?
-       UNION SELECT id FROM memories WHERE document_id = ?`,
+      `SELECT memory_id AS id FROM memory_sources WHERE document_id = $1
+       UNION SELECT id FROM memories WHERE document_id = $2`,
     ).all(documentId, documentId)) as { id: string }[]
   ).map((r) => r.id);
 }
@@ -391,20 +403,20 @@ export async function releaseDocument(
   memoryIds: readonly string[],
 ) {
   for (const id of memoryIds) {
-    await statement(db, "DELETE FROM memory_sources WHERE memory_id = ? AND document_id = ?").run(
+    await statement(db, "DELETE FROM memory_sources WHERE memory_id = $1 AND document_id = $2").run(
       id,
       documentId,
     );
     const next = (await statement(
       db,
-      "SELECT document_id FROM memory_sources WHERE memory_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
+      "SELECT document_id FROM memory_sources WHERE memory_id = $1 ORDER BY created_at DESC, rowid DESC LIMIT 1",
     ).get(id)) as { document_id: string } | undefined;
     if (!next)
-      await statement(db, "DELETE FROM memories WHERE id = ? AND namespace_id = ?").run(id, namespaceId);
+      await statement(db, "DELETE FROM memories WHERE id = $1 AND namespace_id = $2").run(id, namespaceId);
     else
       await statement(
         db,
-        "UPDATE memories SET document_id = ?, updated_at = ? WHERE id = ? AND document_id = ?",
+        "UPDATE memories SET document_id = $1, updated_at = $2 WHERE id = $3 AND document_id = $4",
       ).run(next.document_id, now(), id, documentId);
   }
 }
@@ -418,7 +430,7 @@ export async function latestBySubjectAttribute(
 ): Promise<MemoryRow[]> {
   return (await statement(
     db,
-    `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = ? AND m.subject = ? AND m.attribute = ? AND m.is_latest = 1
+    `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND m.subject = $2 AND m.attribute = $3 AND m.is_latest = 1
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT 20`,
   ).all(namespaceId, subject, attribute)) as unknown as MemoryRow[];
 }
@@ -436,8 +448,8 @@ export async function latestBySubject(
   return (await statement(
     db,
     `SELECT ${M_ROW} FROM memories m
-     WHERE m.namespace_id = ? AND m.subject = ? AND m.is_latest = 1
-     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
+     WHERE m.namespace_id = $1 AND m.subject = $2 AND m.is_latest = 1
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT $3`,
   ).all(namespaceId, subject, limit)) as unknown as MemoryRow[];
 }
 
@@ -445,7 +457,7 @@ export async function latestBySubject(
 export async function latestByKey(db: Db, namespaceId: string, text: string): Promise<MemoryRow[]> {
   return (await statement(
     db,
-    `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = ? AND m.memory_key = ? AND m.is_latest = 1
+    `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND m.memory_key = $2 AND m.is_latest = 1
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT 5`,
   ).all(namespaceId, memoryKey(text))) as unknown as MemoryRow[];
 }
@@ -455,8 +467,8 @@ export async function memoriesAbout(db: Db, ids: readonly string[], subject: str
   return (
     (await statement(
       db,
-      "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND subject = ?",
-    ).all(JSON.stringify(ids), subject)) as { id: string }[]
+      `SELECT id FROM memories WHERE id IN (SELECT j.value FROM ${db.dialect.each("$1", "text", "j")}) AND subject = $2`,
+    ).all(db.dialect.list(ids), subject)) as { id: string }[]
   ).map((r) => r.id);
 }
 
@@ -487,7 +499,7 @@ export function latestByText(
     db,
     namespaceId,
     stems,
-    { sql: "m.namespace_id = ? AND m.is_latest = 1", params: [namespaceId] },
+    (p) => `m.namespace_id = ${p.add(namespaceId)} AND m.is_latest = 1`,
     limit,
     M_ROW,
   );
@@ -497,15 +509,15 @@ export function latestByText(
 export async function recentLiveMemories(db: Db, namespaceId: string, limit: number): Promise<MemoryRow[]> {
   return (await statement(
     db,
-    `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = ? AND m.is_latest = 1 AND ${LIVE_MEMORY_SQL}
-     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
+    `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND m.is_latest = 1 AND ${liveMemory("$2")}
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT $3`,
   ).all(namespaceId, now(), limit)) as unknown as MemoryRow[];
 }
 
 export async function markForgotten(db: Db, id: string, reason: string): Promise<void> {
   await statement(
     db,
-    "UPDATE memories SET is_forgotten = 1, forget_reason = COALESCE(forget_reason, ?), updated_at = ? WHERE id = ?",
+    "UPDATE memories SET is_forgotten = 1, forget_reason = COALESCE(forget_reason, $1), updated_at = $2 WHERE id = $3",
   ).run(reason, now(), id);
 }
 
@@ -516,7 +528,7 @@ export async function memorySourceDocumentIds(db: Db, memoryId: string): Promise
   return (
     (await statement(
       db,
-      "SELECT document_id AS id FROM memory_sources WHERE memory_id = ? ORDER BY created_at DESC, rowid DESC",
+      "SELECT document_id AS id FROM memory_sources WHERE memory_id = $1 ORDER BY created_at DESC, rowid DESC",
     ).all(memoryId)) as { id: string }[]
   ).map((r) => r.id);
 }
@@ -528,7 +540,7 @@ export async function memoryRelationRows(
 ): Promise<{ id: string; relation: string }[]> {
   return (await statement(
     db,
-    `SELECT to_id AS id, relation FROM memory_relations WHERE from_id = ?1 AND relation IN ('extends', 'derives')
-     UNION SELECT from_id AS id, relation FROM memory_relations WHERE to_id = ?1 AND relation IN ('extends', 'derives')`,
+    `SELECT to_id AS id, relation FROM memory_relations WHERE from_id = $1 AND relation IN ('extends', 'derives')
+     UNION SELECT from_id AS id, relation FROM memory_relations WHERE to_id = $1 AND relation IN ('extends', 'derives')`,
   ).all(memoryId)) as { id: string; relation: string }[];
 }

@@ -8,12 +8,12 @@ export type RelationDirection = "parents" | "children" | "siblings";
 
 // One hop each way; a version is recorded both by parent_memory_id and by an `updates` relation.
 const NEXT_SQL: Record<RelationDirection, string> = {
-  parents: `SELECT parent_memory_id AS id FROM memories WHERE id = ?1 AND parent_memory_id IS NOT NULL
-            UNION SELECT to_id FROM memory_relations WHERE from_id = ?1 AND relation = 'updates'`,
-  children: `SELECT id FROM memories WHERE parent_memory_id = ?1
-             UNION SELECT from_id FROM memory_relations WHERE to_id = ?1 AND relation = 'updates'`,
-  siblings: `SELECT to_id AS id FROM memory_relations WHERE from_id = ?1 AND relation IN ('extends', 'derives')
-             UNION SELECT from_id FROM memory_relations WHERE to_id = ?1 AND relation IN ('extends', 'derives')`,
+  parents: `SELECT parent_memory_id AS id FROM memories WHERE id = $1 AND parent_memory_id IS NOT NULL
+            UNION SELECT to_id FROM memory_relations WHERE from_id = $1 AND relation = 'updates'`,
+  children: `SELECT id FROM memories WHERE parent_memory_id = $1
+             UNION SELECT from_id FROM memory_relations WHERE to_id = $1 AND relation = 'updates'`,
+  siblings: `SELECT to_id AS id FROM memory_relations WHERE from_id = $1 AND relation IN ('extends', 'derives')
+             UNION SELECT from_id FROM memory_relations WHERE to_id = $1 AND relation IN ('extends', 'derives')`,
 };
 
 /**
@@ -62,7 +62,7 @@ export async function newerVersionIds(db: Db, ids: readonly string[]): Promise<M
   const newer = new Map<string, string[]>();
   const next = statement(
     db,
-    "SELECT from_id AS id FROM memory_relations WHERE to_id = ? AND relation = 'updates'",
+    "SELECT from_id AS id FROM memory_relations WHERE to_id = $1 AND relation = 'updates'",
   );
   for (const id of new Set(ids))
     newer.set(

@@ -1,5 +1,5 @@
 import type { NamespaceRecord, NamespaceSummary } from "../../api/namespaces.js";
-import { dialectOf } from "./connection.js";
+import { Params } from "./connection.js";
 import { type Db, newId, now, transaction } from "./db.js";
 import { deleteDocuments } from "./documents.js";
 import { statement } from "./statements.js";
@@ -22,14 +22,14 @@ export async function findNamespace(
   organizationId: string,
   name: string,
 ): Promise<NamespaceRow | undefined> {
-  return (await statement(db, "SELECT * FROM namespaces WHERE organization_id = ? AND name = ?").get(
+  return (await statement(db, "SELECT * FROM namespaces WHERE organization_id = $1 AND name = $2").get(
     organizationId,
     name,
   )) as NamespaceRow | undefined;
 }
 
 export async function getNamespace(db: Db, id: string): Promise<NamespaceRow | undefined> {
-  return (await statement(db, "SELECT * FROM namespaces WHERE id = ?").get(id)) as NamespaceRow | undefined;
+  return (await statement(db, "SELECT * FROM namespaces WHERE id = $1").get(id)) as NamespaceRow | undefined;
 }
 
 /** Namespaces come into being on their first write. */
@@ -39,7 +39,7 @@ export async function ensureNamespace(db: Db, organizationId: string, name: stri
   const t = now();
   await statement(
     db,
-    `INSERT INTO namespaces (id, organization_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+    `INSERT INTO namespaces (id, organization_id, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT(organization_id, name) DO NOTHING`,
   ).run(newId("ns"), organizationId, name, t, t);
   return (await findNamespace(db, organizationId, name))!;
@@ -53,7 +53,7 @@ const counts = async (db: Db, row: NamespaceRow) => {
   const expired = (await statement(
     db,
     `SELECT count(*) AS n FROM memories
-       WHERE namespace_id = ? AND forget_after IS NOT NULL AND forget_after <= ? AND is_latest = 1 AND is_forgotten = 0`,
+       WHERE namespace_id = $1 AND forget_after IS NOT NULL AND forget_after <= $2 AND is_latest = 1 AND is_forgotten = 0`,
   ).get(row.id, new Date().toISOString())) as { n: number };
   return { documentCount: row.document_count, memoryCount: row.memory_count - expired.n };
 };
@@ -75,7 +75,7 @@ export async function namespaceContexts(
   const row = (await statement(
     db,
     `SELECT n.supporting_context AS ns_context, o.organizational_context AS org_context
-     FROM namespaces n JOIN organizations o ON o.id = n.organization_id WHERE n.id = ?`,
+     FROM namespaces n JOIN organizations o ON o.id = n.organization_id WHERE n.id = $1`,
   ).get(namespaceId)) as { ns_context: string | null; org_context: string | null } | undefined;
   return row && { supportingContext: row.ns_context, organizationalContext: row.org_context };
 }
@@ -88,19 +88,20 @@ export async function listNamespaces(
   limit: number,
   allowed: string[] | null,
 ): Promise<{ namespaces: NamespaceSummary[]; total: number }> {
-  const filter = allowed ? `AND name IN (SELECT value FROM json_each(?))` : "";
-  const args = allowed ? [organizationId, JSON.stringify(allowed)] : [organizationId];
+  const p = new Params(db.dialect, organizationId);
+  const filter = allowed ? `AND name IN (SELECT a.value FROM ${p.each(allowed, "text", "a")})` : "";
   const total = (
-    (await statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = ? ${filter}`).get(
-      ...args,
+    (await statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = $1 ${filter}`).get(
+      ...p.values,
     )) as {
       n: number;
     }
   ).n;
   const rows = (await statement(
     db,
-    `SELECT * FROM namespaces WHERE organization_id = ? ${filter} ORDER BY name LIMIT ? OFFSET ?`,
-  ).all(...args, limit, (page - 1) * limit)) as unknown as NamespaceRow[];
+    `SELECT * FROM namespaces WHERE organization_id = $1 ${filter} ORDER BY name
+     LIMIT ${p.add(limit)} OFFSET ${p.add((page - 1) * limit)}`,
+  ).all(...p.values)) as unknown as NamespaceRow[];
   const namespaces: NamespaceSummary[] = [];
   for (const r of rows) {
     namespaces.push({
@@ -119,7 +120,7 @@ export async function setSupportingContext(
   ns: NamespaceRow,
   context: string | null,
 ): Promise<NamespaceRow> {
-  await statement(db, "UPDATE namespaces SET supporting_context = ?, updated_at = ? WHERE id = ?").run(
+  await statement(db, "UPDATE namespaces SET supporting_context = $1, updated_at = $2 WHERE id = $3").run(
     context,
     now(),
     ns.id,
@@ -140,8 +141,8 @@ export async function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string)
       // Replaced target documents go as a delete does: with the memories only they were the source of.
       const replaced = (await statement(
         db,
-        `SELECT id FROM documents WHERE namespace_id = ? AND custom_id IN
-             (SELECT custom_id FROM documents WHERE namespace_id = ? AND custom_id IS NOT NULL)`,
+        `SELECT id FROM documents WHERE namespace_id = $1 AND custom_id IN
+             (SELECT custom_id FROM documents WHERE namespace_id = $2 AND custom_id IS NOT NULL)`,
       ).all(target.id, ns.id)) as { id: string }[];
       await deleteDocuments(
         db,
@@ -149,7 +150,7 @@ export async function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string)
         replaced.map((d) => d.id),
       );
       for (const table of ["documents", "chunks", "memories", "jobs", "connectors"]) {
-        await statement(db, `UPDATE ${table} SET namespace_id = ? WHERE namespace_id = ?`).run(
+        await statement(db, `UPDATE ${table} SET namespace_id = $1 WHERE namespace_id = $2`).run(
           target.id,
           ns.id,
         );
@@ -157,12 +158,12 @@ export async function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string)
       // Buckets the target has already (by name) stay the target's: the moved ones go with the namespace.
       await statement(
         db,
-        `UPDATE profile_buckets SET namespace_id = ?1 WHERE namespace_id = ?2
-           AND name NOT IN (SELECT name FROM profile_buckets WHERE namespace_id = ?1)`,
+        `UPDATE profile_buckets SET namespace_id = $1 WHERE namespace_id = $2
+           AND name NOT IN (SELECT name FROM profile_buckets WHERE namespace_id = $1)`,
       ).run(target.id, ns.id);
-      await statement(db, "UPDATE namespaces SET updated_at = ? WHERE id = ?").run(now(), target.id);
+      await statement(db, "UPDATE namespaces SET updated_at = $1 WHERE id = $2").run(now(), target.id);
     }
-    await statement(db, "DELETE FROM namespaces WHERE id = ?").run(ns.id);
+    await statement(db, "DELETE FROM namespaces WHERE id = $1").run(ns.id);
   });
 }
 
@@ -176,14 +177,15 @@ export async function namespacesNamed(
   names: readonly string[] | null,
 ): Promise<NamespaceRow[]> {
   if (names === null) {
-    return (await statement(db, "SELECT * FROM namespaces WHERE organization_id = ? ORDER BY name").all(
+    return (await statement(db, "SELECT * FROM namespaces WHERE organization_id = $1 ORDER BY name").all(
       organizationId,
     )) as unknown as NamespaceRow[];
   }
   return (await statement(
     db,
-    "SELECT * FROM namespaces WHERE organization_id = ? AND name IN (SELECT value FROM json_each(?)) ORDER BY name",
-  ).all(organizationId, JSON.stringify(names))) as unknown as NamespaceRow[];
+    `SELECT * FROM namespaces WHERE organization_id = $1
+     AND name IN (SELECT n.value FROM ${db.dialect.each("$2", "text", "n")}) ORDER BY name`,
+  ).all(organizationId, db.dialect.list(names))) as unknown as NamespaceRow[];
 }
 
 /**
@@ -192,10 +194,10 @@ export async function namespacesNamed(
  */
 export async function organizationDocumentTokens(db: Db, organizationId: string): Promise<number> {
   // PostgreSQL updates the counters at the commit (its migration 5): fire what this transaction wrote.
-  if (dialectOf(db) === "postgres" && db.isTransaction) await db.exec("SET CONSTRAINTS ALL IMMEDIATE");
+  if (db.dialect.name === "postgres" && db.isTransaction) await db.exec("SET CONSTRAINTS ALL IMMEDIATE");
   const row = (await statement(
     db,
-    "SELECT coalesce(sum(document_tokens), 0) AS n FROM namespaces WHERE organization_id = ?",
+    "SELECT coalesce(sum(document_tokens), 0) AS n FROM namespaces WHERE organization_id = $1",
   ).get(organizationId)) as { n: number };
   return row.n;
 }

@@ -45,14 +45,14 @@ export interface KeyScope {
 }
 
 export async function getOrganization(db: Db, id: string): Promise<OrganizationRow | undefined> {
-  return (await statement(db, "SELECT * FROM organizations WHERE id = ?").get(id)) as
+  return (await statement(db, "SELECT * FROM organizations WHERE id = $1").get(id)) as
     | OrganizationRow
     | undefined;
 }
 
 /** The organization named `name`, created (with its `preferences` bucket) when missing. */
 export async function ensureOrganization(db: Db, name: string): Promise<OrganizationRow> {
-  const existing = (await statement(db, "SELECT * FROM organizations WHERE name = ?").get(name)) as
+  const existing = (await statement(db, "SELECT * FROM organizations WHERE name = $1").get(name)) as
     | OrganizationRow
     | undefined;
   if (existing) return existing;
@@ -61,27 +61,26 @@ export async function ensureOrganization(db: Db, name: string): Promise<Organiza
     const id = newId("org");
     const inserted = await statement(
       db,
-      "INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
+      "INSERT INTO organizations (id, name, created_at, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT(name) DO NOTHING",
     ).run(id, name, t, t);
     if (inserted.changes) {
       await statement(
         db,
         `INSERT INTO profile_buckets (organization_id, namespace_id, name, description, created_at, updated_at)
-         VALUES (?, NULL, ?, ?, ?, ?)`,
+         VALUES ($1, NULL, $2, $3, $4, $5)`,
       ).run(id, ORGANIZATION_BUCKET_PREFERENCES, PREFERENCES_DESCRIPTION, t, t);
     }
-    return (await statement(db, "SELECT * FROM organizations WHERE name = ?").get(
+    return (await statement(db, "SELECT * FROM organizations WHERE name = $1").get(
       name,
     )) as unknown as OrganizationRow;
   });
 }
 
 export async function setOrganizationalContext(db: Db, id: string, context: string | null): Promise<void> {
-  await statement(db, "UPDATE organizations SET organizational_context = ?, updated_at = ? WHERE id = ?").run(
-    context,
-    now(),
-    id,
-  );
+  await statement(
+    db,
+    "UPDATE organizations SET organizational_context = $1, updated_at = $2 WHERE id = $3",
+  ).run(context, now(), id);
 }
 
 const KEY_PREFIX_LENGTH = 11; // "mk_" + 8 characters: enough to name a key, useless to guess it
@@ -103,7 +102,7 @@ export async function trimWholeKeyPrefixes(db: Db): Promise<number> {
     `SELECT id, prefix, key_hash FROM api_keys WHERE length(prefix) <= ${KEY_PREFIX_LENGTH}`,
   ).all()) as { id: string; prefix: string; key_hash: string }[];
   const whole = rows.filter((r) => sha256(r.prefix) === r.key_hash);
-  const update = statement(db, "UPDATE api_keys SET prefix = ? WHERE id = ?");
+  const update = statement(db, "UPDATE api_keys SET prefix = $1 WHERE id = $2");
   for (const r of whole) await update.run(keyPrefix(r.prefix), r.id);
   return whole.length;
 }
@@ -114,10 +113,10 @@ export async function countNamespaces(
   organizationId: string,
   allowed: string[] | null,
 ): Promise<number> {
-  const filter = allowed ? " AND name IN (SELECT value FROM json_each(?))" : "";
-  const args = allowed ? [organizationId, JSON.stringify(allowed)] : [organizationId];
+  const filter = allowed ? ` AND name IN (SELECT a.value FROM ${db.dialect.each("$2", "text", "a")})` : "";
+  const args = allowed ? [organizationId, db.dialect.list(allowed)] : [organizationId];
   return (
-    (await statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = ?${filter}`).get(
+    (await statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = $1${filter}`).get(
       ...args,
     )) as {
       n: number;
@@ -154,7 +153,7 @@ export async function registerKey(
   await statement(
     db,
     `INSERT INTO api_keys (id, organization_id, key_hash, prefix, namespaces, read_only, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT(key_hash) DO NOTHING`,
   ).run(
     newId("key"),
@@ -185,7 +184,7 @@ async function recordUse(db: Db, keyId: string, at: string): Promise<void> {
   const tried = busySince.get(db) ?? new Map<string, number>();
   busySince.set(db, tried);
   if (Date.parse(at) - (tried.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
-  const update = statement(db, "UPDATE api_keys SET last_used_at = ? WHERE id = ?");
+  const update = statement(db, "UPDATE api_keys SET last_used_at = $1 WHERE id = $2");
   try {
     if (db instanceof SqliteDatabase) {
       // SQLite: without a wait for another process's write lock, all three at once (no other
@@ -193,7 +192,7 @@ async function recordUse(db: Db, keyId: string, at: string): Promise<void> {
       await db.turn(() => {
         db.raw.exec("PRAGMA busy_timeout = 0");
         try {
-          db.raw.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, keyId);
+          db.raw.prepare("UPDATE api_keys SET last_used_at = $1 WHERE id = $2").run({ $1: at, $2: keyId });
         } finally {
           db.raw.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
         }
@@ -211,7 +210,7 @@ export async function authenticate(db: Db, key: string): Promise<Principal | und
     db,
     `SELECT k.id AS key_id, k.namespaces, k.read_only AS key_read_only, k.last_used_at, o.* FROM api_keys k
        JOIN organizations o ON o.id = k.organization_id
-       WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+       WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
   ).get(sha256(key))) as
     | (OrganizationRow & {
         key_id: string;
@@ -247,7 +246,7 @@ export async function countKeys(db: Db, organization: string): Promise<number> {
   const row = (await statement(
     db,
     `SELECT count(*) AS n FROM api_keys k JOIN organizations o ON o.id = k.organization_id
-       WHERE o.name = ? AND k.revoked_at IS NULL`,
+       WHERE o.name = $1 AND k.revoked_at IS NULL`,
   ).get(organization)) as { n: number };
   return row.n;
 }
@@ -257,18 +256,18 @@ export async function countKeys(db: Db, organization: string): Promise<number> {
  * prefix; throws when nothing or more than one key matches.
  */
 export async function revokeKey(db: Db, prefixOrKey: string): Promise<string> {
-  const byHash = (await statement(db, "SELECT id, prefix FROM api_keys WHERE key_hash = ?").get(
+  const byHash = (await statement(db, "SELECT id, prefix FROM api_keys WHERE key_hash = $1").get(
     sha256(prefixOrKey),
   )) as { id: string; prefix: string } | undefined;
   const matches = byHash
     ? [byHash]
     : ((await statement(
         db,
-        "SELECT id, prefix FROM api_keys WHERE revoked_at IS NULL AND substr(prefix, 1, ?) = ?",
+        "SELECT id, prefix FROM api_keys WHERE revoked_at IS NULL AND substr(prefix, 1, $1) = $2",
       ).all(prefixOrKey.length, prefixOrKey)) as { id: string; prefix: string }[]);
   if (matches.length === 0) throw new Error(`no active key matches '${prefixOrKey}'`);
   if (matches.length > 1) throw new Error(`'${prefixOrKey}' matches ${matches.length} keys; give more of it`);
   const m = matches[0]!;
-  await statement(db, "UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(now(), m.id);
+  await statement(db, "UPDATE api_keys SET revoked_at = $1 WHERE id = $2").run(now(), m.id);
   return m.prefix;
 }

@@ -1,3 +1,5 @@
+import type { Params } from "./connection.js";
+
 /** Pagination and sort of list endpoints, as the contract's ListQuery parses them. */
 export interface PageRequest {
   page: number;
@@ -27,13 +29,10 @@ export const pagination = (page: number, limit: number, total: number) => ({
 
 /**
  * `column` within one namespace, or within several (legacy lists span the namespaces a key may
- * use): a WHERE fragment and its parameter.
+ * use): a WHERE fragment, its parameter added to `p`.
  */
-export function inNamespaces(
-  column: string,
-  ids: string | readonly string[],
-): { sql: string; param: string } {
+export function inNamespaces(column: string, ids: string | readonly string[], p: Params): string {
   return typeof ids === "string"
-    ? { sql: `${column} = ?`, param: ids }
-    : { sql: `${column} IN (SELECT value FROM json_each(?))`, param: JSON.stringify(ids) };
+    ? `${column} = ${p.add(ids)}`
+    : `${column} IN (SELECT ns.value FROM ${p.each(ids, "text", "ns")})`;
 }

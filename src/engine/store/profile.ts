@@ -1,5 +1,5 @@
-import type { SQLInputValue } from "node:sqlite";
 import type { Filter } from "../../api/filter.js";
+import { Params } from "./connection.js";
 import { type Db, now, transaction } from "./db.js";
 import { compileFilter, type FilterForm, filterFormFor } from "./filter.js";
 import { memoriesHolding } from "./search-index.js";
@@ -39,7 +39,7 @@ export async function effectiveBuckets(
   const rows = (await statement(
     db,
     `SELECT name, description, namespace_id IS NULL AS org FROM profile_buckets
-       WHERE organization_id = ? AND (namespace_id IS NULL OR namespace_id = ?)
+       WHERE organization_id = $1 AND (namespace_id IS NULL OR namespace_id = $2)
        ORDER BY name, org DESC`,
   ).all(organizationId, namespaceId)) as { name: string; description: string; org: number }[];
   const out = new Map<string, BucketDefinition>();
@@ -61,7 +61,7 @@ export const bucketMap = (buckets: readonly BucketDefinition[]): Record<string, 
 async function organizationBucketNames(db: Db, organizationId: string): Promise<Set<string>> {
   const rows = (await statement(
     db,
-    "SELECT name FROM profile_buckets WHERE organization_id = ? AND namespace_id IS NULL",
+    "SELECT name FROM profile_buckets WHERE organization_id = $1 AND namespace_id IS NULL",
   ).all(organizationId)) as { name: string }[];
   return new Set(rows.map((r) => r.name));
 }
@@ -84,7 +84,7 @@ export async function putBuckets(
     const upsert = statement(
       db,
       `INSERT INTO profile_buckets (organization_id, namespace_id, name, description, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?)
+       VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT(namespace_id, name) WHERE namespace_id IS NOT NULL
        DO UPDATE SET description = excluded.description, updated_at = excluded.updated_at`,
     );
@@ -111,8 +111,8 @@ export async function deleteBuckets(
     if (!namespaceId) return;
     await statement(
       db,
-      "DELETE FROM profile_buckets WHERE namespace_id = ? AND name IN (SELECT value FROM json_each(?))",
-    ).run(namespaceId, JSON.stringify(names));
+      `DELETE FROM profile_buckets WHERE namespace_id = $1 AND name IN (SELECT j.value FROM ${db.dialect.each("$2", "text", "j")})`,
+    ).run(namespaceId, db.dialect.list(names));
   });
 }
 
@@ -124,14 +124,11 @@ export interface ProfileScope {
   at: string;
 }
 
-/** Latest, live memories of the scope that pass the filter, over alias `m`. */
-function liveScope(scope: ProfileScope, form?: FilterForm): { sql: string; params: SQLInputValue[] } {
-  const f = compileFilter(scope.filter, MEMORY_FILTER_TARGET, form);
-  return {
-    sql: `m.namespace_id = ? AND m.is_latest = 1 AND m.is_forgotten = 0
-          AND (m.forget_after IS NULL OR m.forget_after > ?) AND ${f.sql}`,
-    params: [scope.namespaceId, scope.at, ...f.params],
-  };
+/** Latest, live memories of the scope that pass the filter, over alias `m`; parameters added to `p`. */
+function liveScope(scope: ProfileScope, p: Params, form?: FilterForm): string {
+  return `m.namespace_id = ${p.add(scope.namespaceId)} AND m.is_latest = 1 AND m.is_forgotten = 0
+          AND (m.forget_after IS NULL OR m.forget_after > ${p.add(scope.at)})
+          AND ${compileFilter(scope.filter, MEMORY_FILTER_TARGET, p, form)}`;
 }
 
 /** A profile candidate: with whom it is about and who said it (memory/whose.ts reads them). */
@@ -149,12 +146,13 @@ export async function profileSection(
   isStatic: boolean,
   limit: number,
 ): Promise<ProfileRow[]> {
-  const live = liveScope(scope, filterFormFor(db));
+  const p = new Params(db.dialect);
   return (await statement(
     db,
-    `SELECT m.id, m.memory, m.subject, m.speaker FROM memories m WHERE ${live.sql} AND m.is_static = ?
-     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
-  ).all(...live.params, isStatic ? 1 : 0, limit)) as unknown as ProfileRow[];
+    `SELECT m.id, m.memory, m.subject, m.speaker FROM memories m WHERE ${liveScope(scope, p, filterFormFor(db))}
+       AND m.is_static = ${p.add(isStatic ? 1 : 0)}
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ${p.add(limit)}`,
+  ).all(...p.values)) as unknown as ProfileRow[];
 }
 
 /**
@@ -171,7 +169,7 @@ export async function profileMemoriesHolding(
     db,
     scope.namespaceId,
     stems,
-    liveScope(scope, filterFormFor(db)),
+    (p) => liveScope(scope, p, filterFormFor(db)),
     limit,
     "m.id, m.memory, m.subject, m.speaker",
   );

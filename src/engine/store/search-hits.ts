@@ -50,8 +50,9 @@ export async function chunkHitRows(db: Db, rowids: readonly number[]): Promise<C
   return (await statement(
     db,
     `SELECT c.rowid, c.id, c.document_id, c.position, c.text, c.start_offset, c.end_offset, c.created_at, d.metadata
-       FROM json_each(?) j CROSS JOIN chunks c ON c.rowid = j.value CROSS JOIN documents d ON d.id = c.document_id`,
-  ).all(JSON.stringify(rowids))) as unknown as ChunkHitRow[];
+       FROM ${db.dialect.each("$1", "bigint", "j")} CROSS JOIN chunks c CROSS JOIN documents d
+       WHERE c.rowid = j.value AND d.id = c.document_id`,
+  ).all(db.dialect.list(rowids))) as unknown as ChunkHitRow[];
 }
 
 /** Memories by rowid (a rowid no longer stored is left out). */
@@ -60,8 +61,8 @@ export async function memoryHitRows(db: Db, rowids: readonly number[]): Promise<
     db,
     `SELECT m.rowid, m.id, m.memory, m.metadata, m.is_latest, m.is_inference, m.document_id,
             m.created_at, m.updated_at, m.event_date
-     FROM json_each(?) j CROSS JOIN memories m ON m.rowid = j.value`,
-  ).all(JSON.stringify(rowids))) as unknown as MemoryHitRow[];
+     FROM ${db.dialect.each("$1", "bigint", "j")} CROSS JOIN memories m WHERE m.rowid = j.value`,
+  ).all(db.dialect.list(rowids))) as unknown as MemoryHitRow[];
 }
 
 /** Where a memory came from: a source document and the span its sentence is there (null: unknown). */
@@ -78,9 +79,9 @@ export async function memorySourceSpans(
 ): Promise<Map<string, MemorySourceSpan[]>> {
   const rows = (await statement(
     db,
-    `SELECT s.memory_id, s.document_id, s.start_offset, s.end_offset FROM json_each(?) j
-       CROSS JOIN memory_sources s ON s.memory_id = j.value`,
-  ).all(JSON.stringify(memoryIds))) as {
+    `SELECT s.memory_id, s.document_id, s.start_offset, s.end_offset
+     FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN memory_sources s WHERE s.memory_id = j.value`,
+  ).all(db.dialect.list(memoryIds))) as {
     memory_id: string;
     document_id: string;
     start_offset: number | null;
@@ -104,7 +105,7 @@ export async function documentCitationRow(
     db,
     `SELECT id, custom_id, title, type, url, source, metadata, document_date,
        EXISTS (SELECT 1 FROM forgotten_sentences f WHERE f.document_id = documents.id) AS has_forgotten
-     FROM documents WHERE id = ?`,
+     FROM documents WHERE id = $1`,
   ).get(documentId)) as DocumentCitationRow | undefined;
 }
 
@@ -112,7 +113,7 @@ export async function documentCitationRow(
 export async function latestDocumentDate(db: Db, namespaceId: string): Promise<string | null> {
   const row = (await statement(
     db,
-    "SELECT max(document_date) AS d FROM documents WHERE namespace_id = ? AND document_date IS NOT NULL",
+    "SELECT max(document_date) AS d FROM documents WHERE namespace_id = $1 AND document_date IS NOT NULL",
   ).get(namespaceId)) as { d: string | null } | undefined;
   return row?.d ?? null;
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { stemTexts } from "../text/terms.js";
-import { type Db, dialectOf } from "./connection.js";
+import { type Db, type Dialect, Params } from "./connection.js";
 import { statement } from "./statements.js";
 
 /**
@@ -68,7 +68,7 @@ export function registerSearchFunctions(db: DatabaseSync): void {
  * (postingsIn) rather than reading whole lists, which in process is the faster way.
  */
 export function postingsAreRemote(db: Db): boolean {
-  return dialectOf(db) === "postgres";
+  return db.dialect.remote;
 }
 
 /**
@@ -80,7 +80,7 @@ export function postingsAreRemote(db: Db): boolean {
 export async function searchSpace(db: Db, namespaceId: string, corpus: Corpus): Promise<SearchSpace | null> {
   const row = (await statement(
     db,
-    "SELECT id, units, length FROM search_spaces WHERE namespace_id = ? AND corpus = ?",
+    "SELECT id, units, length FROM search_spaces WHERE namespace_id = $1 AND corpus = $2",
   ).get(namespaceId, corpus)) as SearchSpace | undefined;
   return row ?? null;
 }
@@ -101,10 +101,10 @@ export async function spaceAndHolding(
     db,
     `SELECT s.id, s.units, s.length, t.term, t.units AS n
      FROM search_spaces s
-     LEFT JOIN (SELECT j.value AS term FROM json_each(?) j) q ON TRUE
+     LEFT JOIN (SELECT j.value AS term FROM ${db.dialect.each("$1", "text", "j")}) q ON TRUE
      LEFT JOIN search_terms t ON t.space = s.id AND t.term = q.term
-     WHERE s.namespace_id = ? AND s.corpus = ?`,
-  ).all(JSON.stringify([...new Set(stems)]), namespaceId, corpus)) as unknown as (SearchSpace & {
+     WHERE s.namespace_id = $2 AND s.corpus = $3`,
+  ).all(db.dialect.list([...new Set(stems)]), namespaceId, corpus)) as unknown as (SearchSpace & {
     term: string | null;
     n: number | null;
   })[];
@@ -129,8 +129,8 @@ export async function unitsHolding(
   const rows = (await statement(
     db,
     `SELECT t.term, ${textOnly ? "t.text_units" : "t.units"} AS n
-     FROM json_each(?) j CROSS JOIN search_terms t ON t.space = ? AND t.term = j.value`,
-  ).all(JSON.stringify([...new Set(stems)]), space)) as { term: string; n: number }[];
+     FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN search_terms t WHERE t.space = $2 AND t.term = j.value`,
+  ).all(db.dialect.list([...new Set(stems)]), space)) as { term: string; n: number }[];
   for (const r of rows) out.set(r.term, r.n);
   return out;
 }
@@ -140,9 +140,10 @@ async function textPostings(db: Db, space: number, stems: readonly string[]): Pr
   if (stems.length === 0) return [];
   return (await statement(
     db,
-    `SELECT p.unit, p.term, p.tf, p.tf_context AS tfContext, p.length
-     FROM json_each(?) j CROSS JOIN search_postings p ON p.space = ? AND p.term = j.value WHERE p.tf > 0`,
-  ).all(JSON.stringify([...new Set(stems)]), space)) as unknown as Posting[];
+    `SELECT p.unit, p.term, p.tf, p.tf_context AS "tfContext", p.length
+     FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN search_postings p
+     WHERE p.space = $2 AND p.term = j.value AND p.tf > 0`,
+  ).all(db.dialect.list([...new Set(stems)]), space)) as unknown as Posting[];
 }
 
 /**
@@ -152,12 +153,15 @@ async function textPostings(db: Db, space: number, stems: readonly string[]): Pr
 export type PostingRow = [unit: number, term: string, tf: number, tfContext: number, length: number];
 
 /**
- * A shared context's postings, as its units' (the stems a unit also holds in its own text are in
- * its own posting, with their context count: left out here, so each unit and stem is one row).
+ * The shared contexts' postings of the stems in `terms` (a table whose column `term` is `on`), as
+ * their units' postings (the stems a unit also holds in its own text are in its own posting, with
+ * their context count: left out here, so each unit and stem is one row). Over the aliases `c`
+ * (the context's posting) and `u` (the unit); `space` the space's parameter.
  */
-const SHARED_CONTEXT_HITS = `
-  CROSS JOIN search_units u ON u.context = c.context
-  WHERE NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = c.space AND p.term = c.term AND p.unit = u.unit)`;
+const sharedContextHits = (terms: string, on: string, space: string) => `
+  FROM ${terms} CROSS JOIN search_context_postings c CROSS JOIN search_units u
+  WHERE c.space = ${space} AND c.term = ${on} AND u.context = c.context
+    AND NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = c.space AND p.term = c.term AND p.unit = u.unit)`;
 
 /**
  * Every posting of the stems in the space, one row per unit and stem. Its cost is the stems'
@@ -168,14 +172,13 @@ export async function postingRows(db: Db, space: number, stems: readonly string[
   const st = statement(
     db,
     `SELECT p.unit, p.term, p.tf, p.tf_context, p.length
-     FROM json_each(?1) j CROSS JOIN search_postings p ON p.space = ?2 AND p.term = j.value
+     FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN search_postings p WHERE p.space = $2 AND p.term = j.value
      UNION ALL
      SELECT u.unit, c.term, 0, c.tf, u.length
-     FROM json_each(?1) j CROSS JOIN search_context_postings c ON c.space = ?2 AND c.term = j.value
-     ${SHARED_CONTEXT_HITS}`,
+     ${sharedContextHits(db.dialect.each("$1", "text", "j"), "j.value", "$2")}`,
   );
   st.setReturnArrays(true);
-  return (await st.all(JSON.stringify([...new Set(stems)]), space)) as unknown as PostingRow[];
+  return (await st.all(db.dialect.list([...new Set(stems)]), space)) as unknown as PostingRow[];
 }
 
 /** BM25's constants and the space's average unit length, for a score summed by the database. */
@@ -197,7 +200,7 @@ const real = (x: number) => `CAST(${x} AS DOUBLE PRECISION)`;
 function bm25Part(w: Bm25Weights, idf: string, tf: string, tfContext: string, length: string): string {
   const freq = `(${tf} + ${real(w.contextWeight)} * ${tfContext})`;
   return `CASE WHEN ${freq} > 0 THEN ${idf} * ${freq} * ${real(w.k1 + 1)} /
-    (${freq} + ${real(w.k1)} * (${real(1 - w.b)} + ${real(w.b)} * ${length} / CAST(?3 AS DOUBLE PRECISION))) ELSE 0 END`;
+    (${freq} + ${real(w.k1)} * (${real(1 - w.b)} + ${real(w.b)} * ${length} / CAST($3 AS DOUBLE PRECISION))) ELSE 0 END`;
 }
 
 /** A query term as topUnits scores it: its stems (several: a phrase, all in one unit) and its idf. */
@@ -228,42 +231,39 @@ export async function topUnits(
   const st = statement(
     db,
     `WITH q (term, idf) AS MATERIALIZED (
-       SELECT j.value ->> 0, CAST(j.value ->> 1 AS DOUBLE PRECISION) FROM json_each(?1) j
+       SELECT j.value ->> 0, CAST(j.value ->> 1 AS DOUBLE PRECISION) FROM ${db.dialect.rows("$1", "j")}
      ),
      ph (phrase, term) AS MATERIALIZED (
-       SELECT CAST(j.value ->> 0 AS INTEGER), j.value ->> 1 FROM json_each(?6) j
+       SELECT CAST(j.value ->> 0 AS INTEGER), j.value ->> 1 FROM ${db.dialect.rows("$6", "j")}
      ),
      pw (phrase, idf, stems) AS MATERIALIZED (
        SELECT CAST(j.value ->> 0 AS INTEGER), CAST(j.value ->> 1 AS DOUBLE PRECISION), CAST(j.value ->> 2 AS INTEGER)
-       FROM json_each(?7) j
+       FROM ${db.dialect.rows("$7", "j")}
      ),
      hits (unit, phrase, tf, tf_context, length) AS (
        SELECT p.unit, ph.phrase, p.tf, p.tf_context, p.length
-       FROM ph CROSS JOIN search_postings p ON p.space = ?2 AND p.term = ph.term
+       FROM ph CROSS JOIN search_postings p WHERE p.space = $2 AND p.term = ph.term
        UNION ALL
        SELECT u.unit, ph.phrase, 0, c.tf, u.length
-       FROM ph CROSS JOIN search_context_postings c ON c.space = ?2 AND c.term = ph.term
-       ${SHARED_CONTEXT_HITS}
+       ${sharedContextHits("ph", "ph.term", "$2")}
      ),
      found (unit, tf, tf_context, length, idf) AS (
        SELECT h.unit, min(h.tf), min(h.tf_context), max(h.length), pw.idf
-       FROM hits h CROSS JOIN pw ON pw.phrase = h.phrase
+       FROM hits h CROSS JOIN pw WHERE pw.phrase = h.phrase
        GROUP BY h.unit, h.phrase, pw.idf, pw.stems HAVING count(*) = pw.stems
      )
      SELECT unit, sum(part) AS bm25, max(length) AS length FROM (
        SELECT p.unit AS unit, ${bm25Part(weights, "q.idf", "p.tf", "p.tf_context", "p.length")} AS part, p.length AS length
-       FROM q CROSS JOIN search_postings p ON p.space = ?2 AND p.term = q.term
+       FROM q CROSS JOIN search_postings p WHERE p.space = $2 AND p.term = q.term
        UNION ALL
        SELECT u.unit, ${bm25Part(weights, "q.idf", "0", "c.tf", "u.length")}, u.length
-       FROM q CROSS JOIN search_context_postings c ON c.space = ?2 AND c.term = q.term
-       ${SHARED_CONTEXT_HITS}
+       ${sharedContextHits("q", "q.term", "$2")}
        UNION ALL
        SELECT f.unit, ${bm25Part(weights, "f.idf", "f.tf", "f.tf_context", "f.length")}, f.length FROM found f
-     ) x GROUP BY unit ORDER BY bm25 DESC, unit LIMIT ?4 OFFSET ?5`,
+     ) x GROUP BY unit ORDER BY bm25 DESC, unit LIMIT $4 OFFSET $5`,
   );
   st.setReturnArrays(true);
-  // Each list's rows as arrays read by index (`j.value ->> K`): on PostgreSQL a built-in
-  // set-returning function reads them (translate.ts), where an index read by `j.key` needs json_each.
+  // Each list's rows as arrays read by index (`j.value ->> K`).
   return (await st.all(
     JSON.stringify(single.map((t) => [t.stems[0], t.idf])),
     space,
@@ -275,18 +275,21 @@ export async function topUnits(
   )) as unknown as ScoredUnit[];
 }
 
-/** postingsIn's own postings on SQLite: a point look-up per stem and unit, in the table's key order. */
-const POSTINGS_OF_UNITS = `json_each(?1) s CROSS JOIN json_each(?2) x
-     CROSS JOIN search_postings p ON p.space = ?3 AND p.term = s.value AND p.unit = x.value`;
 /**
- * On PostgreSQL, each unit's postings read whole (they lie together, in the unit index and in the
- * table) and kept when their stem is asked: a query's 40-odd stems made a point look-up per stem and
- * unit cost 14k buffer reads for 80 units (10-15 ms), this 360 (2-3 ms). OFFSET 0 keeps the planner
- * from turning it back into point look-ups.
+ * postingsIn's own postings ($1 the stems, $2 the units, $3 the space). In process (SQLite), a
+ * point look-up per stem and unit, in the table's key order. Across a wire (PostgreSQL), each
+ * unit's postings read whole (they lie together, in the unit index and in the table) and kept when
+ * their stem is asked: a query's 40-odd stems made a point look-up per stem and unit cost 14k
+ * buffer reads for 80 units (10-15 ms), this 360 (2-3 ms); OFFSET 0 keeps the planner from turning
+ * it back into point look-ups.
  */
-const POSTINGS_OF_UNITS_PG = `json_each(?2) x
-     JOIN LATERAL (SELECT * FROM search_postings p WHERE p.space = ?3 AND p.unit = CAST(x.value AS BIGINT) OFFSET 0) p ON TRUE
-     WHERE p.term IN (SELECT s.value FROM json_each(?1) s)`;
+const postingsOfUnits = (d: Dialect) =>
+  d.remote
+    ? `${d.each("$2", "bigint", "x")}
+       CROSS JOIN LATERAL (SELECT * FROM search_postings p WHERE p.space = $3 AND p.unit = x.value OFFSET 0) p
+       WHERE p.term IN (SELECT s.value FROM ${d.each("$1", "text", "s")})`
+    : `${d.each("$1", "text", "s")} CROSS JOIN ${d.each("$2", "bigint", "x")} CROSS JOIN search_postings p
+       WHERE p.space = $3 AND p.term = s.value AND p.unit = x.value`;
 
 /** The postings of `stems` in the given units only (point look-ups: a few per candidate). */
 export async function postingsIn(
@@ -298,18 +301,19 @@ export async function postingsIn(
   if (units.length === 0 || stems.length === 0) return [];
   return (await statement(
     db,
-    `SELECT p.unit, p.term, p.tf, p.tf_context AS tfContext, p.length
-     FROM ${dialectOf(db) === "postgres" ? POSTINGS_OF_UNITS_PG : POSTINGS_OF_UNITS}
+    `SELECT p.unit, p.term, p.tf, p.tf_context AS "tfContext", p.length
+     FROM ${postingsOfUnits(db.dialect)}
      UNION ALL
      SELECT u.unit, c.term, 0, c.tf, u.length
-     FROM json_each(?2) x CROSS JOIN search_units u ON u.space = ?3 AND u.unit = x.value AND u.context IS NOT NULL
-     CROSS JOIN json_each(?1) s
-     CROSS JOIN search_context_postings c ON c.space = ?3 AND c.term = s.value AND c.context = u.context
-     WHERE NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = ?3 AND p.term = c.term AND p.unit = u.unit)`,
+     FROM ${db.dialect.each("$2", "bigint", "x")} CROSS JOIN search_units u
+     CROSS JOIN ${db.dialect.each("$1", "text", "s")} CROSS JOIN search_context_postings c
+     WHERE u.space = $3 AND u.unit = x.value AND u.context IS NOT NULL
+       AND c.space = $3 AND c.term = s.value AND c.context = u.context
+       AND NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = $3 AND p.term = c.term AND p.unit = u.unit)`,
   ).all(
-    JSON.stringify([...new Set(stems)]),
+    db.dialect.list([...new Set(stems)]),
     // In key order, so that each stem's look-ups walk its postings forwards.
-    JSON.stringify([...units].sort((a, b) => a - b)),
+    db.dialect.list([...units].sort((a, b) => a - b)),
     space,
   )) as unknown as Posting[];
 }
@@ -321,13 +325,13 @@ export async function postingsIn(
  * different orders. PostgreSQL only: a SQLite transaction excludes every other writer.
  */
 export async function lockSearchSpace(db: Db, namespaceId: string, corpus: Corpus): Promise<void> {
-  if (dialectOf(db) !== "postgres" || !db.isTransaction) return;
+  if (!db.dialect.forUpdate || !db.isTransaction) return;
   // Made here if it is not yet, as its units' triggers would make it: the first writers of a
   // namespace take turns too (the second waits for the first's insert). An update that changes
   // nothing locks the row in the same round trip (a heap-only tuple: no index written).
   await statement(
     db,
-    `INSERT INTO search_spaces (namespace_id, corpus) VALUES (?, ?)
+    `INSERT INTO search_spaces (namespace_id, corpus) VALUES ($1, $2)
      ON CONFLICT (namespace_id, corpus) DO UPDATE SET units = search_spaces.units`,
   ).run(namespaceId, corpus);
 }
@@ -340,7 +344,10 @@ export async function lockSearchSpace(db: Db, namespaceId: string, corpus: Corpu
  */
 export async function indexQueued(db: Db, space?: number): Promise<boolean> {
   if (db.isTransaction) return false;
-  const queued = statement(db, "SELECT 1 FROM search_pending WHERE ?1 IS NULL OR space = ?1 LIMIT 1");
+  const queued = statement(
+    db,
+    "SELECT 1 FROM search_pending WHERE CAST($1 AS bigint) IS NULL OR space = $1 LIMIT 1",
+  );
   if (!(await queued.get(space ?? null))) return false;
   // Its own transaction, not store/db.ts's `transaction` (which calls indexPending and so would
   // import this file back).
@@ -362,27 +369,33 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
   // On PostgreSQL writers of one namespace's documents commit side by side (store/db.ts
   // documentTransaction): the spaces with units to index are locked first, in one order, so that
   // their statistics (terms, units, length) take one writer at a time, and only their units are read.
+  const d = db.dialect;
   const locked =
-    namespaceIds && dialectOf(db) === "postgres"
+    namespaceIds && d.forUpdate
       ? (
           (await statement(
             db,
             `SELECT s.id FROM search_spaces s
-             WHERE s.namespace_id IN (SELECT value FROM json_each(?)) AND EXISTS (SELECT 1 FROM search_pending p WHERE p.space = s.id)
-             ORDER BY s.id FOR UPDATE`,
-          ).all(JSON.stringify(namespaceIds))) as { id: number }[]
+             WHERE s.namespace_id IN (SELECT ns.value FROM ${d.each("$1", "text", "ns")})
+               AND EXISTS (SELECT 1 FROM search_pending p WHERE p.space = s.id)
+             ORDER BY s.id${d.forUpdate}`,
+          ).all(d.list(namespaceIds))) as { id: number }[]
         ).map((r) => r.id)
       : null;
   if (locked?.length === 0) return;
-  const spaces = locked && JSON.stringify(locked);
   for (;;) {
+    const p = new Params(d);
+    const where = [
+      space === undefined ? null : `p.space = ${p.add(space)}`,
+      namespaceIds ? `s.namespace_id IN (SELECT ns.value FROM ${p.each(namespaceIds, "text", "ns")})` : null,
+      locked ? `p.space IN (SELECT l.value FROM ${p.each(locked, "bigint", "l")})` : null,
+    ].filter((c) => c !== null);
     const pending = (await statement(
       db,
       `SELECT p.space, p.unit, s.corpus FROM search_pending p JOIN search_spaces s ON s.id = p.space
-       WHERE (?1 IS NULL OR p.space = ?1) AND (?2 IS NULL OR s.namespace_id IN (SELECT value FROM json_each(?2)))
-         AND (?3 IS NULL OR p.space IN (SELECT value FROM json_each(?3)))
+       WHERE ${where.length ? where.join(" AND ") : "TRUE"}
        ORDER BY p.space, p.unit LIMIT ${INDEX_PASS_UNITS}`,
-    ).all(space ?? null, namespaceIds ? JSON.stringify(namespaceIds) : null, spaces)) as {
+    ).all(...p.values)) as {
       space: number;
       unit: number;
       corpus: Corpus;
@@ -398,7 +411,7 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
     await statement(
       db,
       `DELETE FROM search_pending WHERE (space, unit) IN
-         (SELECT ${int("j.value ->> 0")}, ${int("j.value ->> 1")} FROM json_each(?) j)`,
+         (SELECT ${int("j.value ->> 0")}, ${int("j.value ->> 1")} FROM ${db.dialect.rows("$1", "j")})`,
     ).run(JSON.stringify(pending.map((p) => [p.space, p.unit])));
     // A pass short of full read every unit queued (indexing queues none): no need to ask again.
     if (pending.length < INDEX_PASS_UNITS) return;
@@ -419,9 +432,9 @@ interface PassContext {
 async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly number[]): Promise<void> {
   const rows = (await statement(
     db,
-    `SELECT t.rowid AS unit, t.${TEXT_COLUMN[corpus]} AS text, t.context FROM json_each(?) j
-     CROSS JOIN ${TABLE[corpus]} t ON t.rowid = j.value`,
-  ).all(JSON.stringify(units))) as { unit: number; text: string | null; context: string | null }[];
+    `SELECT t.rowid AS unit, t.${TEXT_COLUMN[corpus]} AS text, t.context
+     FROM ${db.dialect.each("$1", "bigint", "j")} CROSS JOIN ${TABLE[corpus]} t WHERE t.rowid = j.value`,
+  ).all(db.dialect.list(units))) as { unit: number; text: string | null; context: string | null }[];
   if (rows.length === 0) return;
   const texts = stemTexts(rows.map((r) => r.text ?? ""));
   const hashes = rows.map((r) =>
@@ -439,10 +452,10 @@ async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly
     }
   });
   // A context two units of the pass hold, or one already shared, is shared: posted once.
-  const findShared = statement(db, "SELECT id FROM search_contexts WHERE space = ? AND hash = ?");
+  const findShared = statement(db, "SELECT id FROM search_contexts WHERE space = $1 AND hash = $2");
   const newShared = statement(
     db,
-    "INSERT INTO search_contexts (space, hash, members, length) VALUES (?, ?, 0, ?) RETURNING id",
+    "INSERT INTO search_contexts (space, hash, members, length) VALUES ($1, $2, 0, $3) RETURNING id",
   );
   const contextRows: [string, number, number][] = [];
   const members: [number, number][] = [];
@@ -481,30 +494,30 @@ async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly
   };
   await insert(
     `INSERT INTO search_units (space, unit, length, context)
-     SELECT ?2, ${int("j.value ->> 0")}, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM json_each(?1) j`,
+     SELECT $2, ${int("j.value ->> 0")}, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM ${db.dialect.rows("$1", "j")}`,
     unitRows,
   );
   await insert(
     `INSERT INTO search_postings (space, term, unit, tf, tf_context, length)
-     SELECT ?2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")}, ${int("j.value ->> 3")}, ${int("j.value ->> 4")}
-     FROM json_each(?1) j`,
+     SELECT $2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")}, ${int("j.value ->> 3")}, ${int("j.value ->> 4")}
+     FROM ${db.dialect.rows("$1", "j")}`,
     postingRows,
   );
   await insert(
     `INSERT INTO search_context_postings (space, term, context, tf)
-     SELECT ?2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM json_each(?1) j`,
+     SELECT $2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM ${db.dialect.rows("$1", "j")}`,
     contextRows,
   );
-  const join = statement(db, "UPDATE search_contexts SET members = members + ? WHERE id = ?");
+  const join = statement(db, "UPDATE search_contexts SET members = members + $1 WHERE id = $2");
   for (const [id, n] of members) await join.run(n, id);
   await insert(
     `INSERT INTO search_terms (space, term, units, text_units)
-     SELECT ?2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM json_each(?1) j WHERE true
+     SELECT $2, j.value ->> 0, ${int("j.value ->> 1")}, ${int("j.value ->> 2")} FROM ${db.dialect.rows("$1", "j")} WHERE true
      ON CONFLICT (space, term) DO UPDATE SET units = search_terms.units + excluded.units,
        text_units = search_terms.text_units + excluded.text_units`,
     [...frequencies].map(([stem, [n, t]]) => [stem, n, t]),
   );
-  await statement(db, "UPDATE search_spaces SET units = units + ?, length = length + ? WHERE id = ?").run(
+  await statement(db, "UPDATE search_spaces SET units = units + $1, length = length + $2 WHERE id = $3").run(
     rows.length,
     length,
     space,
@@ -512,9 +525,9 @@ async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly
 }
 
 /**
- * An integer read from JSON: SQLite's `->>` gives it as an integer already, PostgreSQL's (a JSON
- * text in store/postgres/compat.ts) as text, which an INSERT into an integer column refuses.
- * CAST is one text for both (and costs SQLite nothing measurable).
+ * An integer read from JSON: SQLite's `->>` gives it as an integer already, PostgreSQL's as text,
+ * which an INSERT into an integer column refuses. CAST is one text for both (and costs SQLite
+ * nothing measurable).
  */
 const int = (expr: string) => `CAST(${expr} AS BIGINT)`;
 
@@ -536,9 +549,9 @@ export async function unitSpeakers(
   if (units.length === 0) return new Map();
   const rows = (await statement(
     db,
-    `SELECT t.rowid AS unit, t.speaker FROM json_each(?) j CROSS JOIN ${TABLE[corpus]} t ON t.rowid = j.value
-     WHERE t.speaker IS NOT NULL`,
-  ).all(JSON.stringify(units))) as { unit: number; speaker: string }[];
+    `SELECT t.rowid AS unit, t.speaker FROM ${db.dialect.each("$1", "bigint", "j")} CROSS JOIN ${TABLE[corpus]} t
+     WHERE t.rowid = j.value AND t.speaker IS NOT NULL`,
+  ).all(db.dialect.list(units))) as { unit: number; speaker: string }[];
   return new Map(rows.map((r) => [r.unit, r.speaker]));
 }
 
@@ -558,8 +571,8 @@ export async function nextSpeaker(
   // the "\u0000" that would otherwise follow it).
   const row = (await statement(
     db,
-    `SELECT speaker AS name FROM chunks WHERE namespace_id = ? AND speaker IS NOT NULL
-       AND speaker ${after ? ">" : ">="} ? AND speaker < ? ORDER BY speaker LIMIT 1`,
+    `SELECT speaker AS name FROM chunks WHERE namespace_id = $1 AND speaker IS NOT NULL
+       AND speaker ${after ? ">" : ">="} $2 AND speaker < $3 ORDER BY speaker LIMIT 1`,
   ).get(namespaceId, from, end)) as { name: string } | undefined;
   return row?.name;
 }
@@ -577,9 +590,9 @@ export async function firstSpeakers(
   if (ranges.length === 0) return [];
   const rows = (await statement(
     db,
-    `SELECT j.value ->> 0 AS "from", (SELECT speaker FROM chunks WHERE namespace_id = ?2 AND speaker IS NOT NULL
+    `SELECT j.value ->> 0 AS "from", (SELECT speaker FROM chunks WHERE namespace_id = $2 AND speaker IS NOT NULL
        AND speaker >= j.value ->> 0 AND speaker < j.value ->> 1 ORDER BY speaker LIMIT 1) AS name
-     FROM json_each(?1) j`,
+     FROM ${db.dialect.rows("$1", "j")}`,
   ).all(JSON.stringify(ranges), namespaceId)) as { from: string; name: string | null }[];
   const first = new Map(rows.map((r) => [r.from, r.name ?? undefined]));
   return ranges.map(([from]) => first.get(from));
@@ -594,7 +607,7 @@ export async function memoriesHolding<Row = { id: string; memory: string }>(
   db: Db,
   namespaceId: string,
   stems: readonly string[],
-  where: { sql: string; params: SQLInputValue[] },
+  where: (p: Params) => string,
   limit: number,
   columns = "m.id, m.memory",
 ): Promise<Row[]> {
@@ -609,11 +622,12 @@ export async function memoriesHolding<Row = { id: string; memory: string }>(
   const out: Row[] = [];
   // Visible ones in rank order, a window at a time.
   for (let from = 0; from < ranked.length && out.length < limit; from += limit) {
+    const p = new Params(db.dialect);
     const rows = (await statement(
       db,
-      `SELECT ${columns} FROM json_each(?) j CROSS JOIN memories m ON m.rowid = j.value
-       WHERE ${where.sql} ORDER BY j.key`,
-    ).all(JSON.stringify(ranked.slice(from, from + limit)), ...where.params)) as Row[];
+      `SELECT ${columns} FROM ${p.each(ranked.slice(from, from + limit), "bigint", "j")} CROSS JOIN memories m
+       WHERE m.rowid = j.value AND ${where(p)} ORDER BY j.key`,
+    ).all(...p.values)) as Row[];
     out.push(...rows.slice(0, limit - out.length));
   }
   return out;

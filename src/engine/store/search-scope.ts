@@ -1,6 +1,5 @@
-import type { SQLInputValue } from "node:sqlite";
 import type { Filter } from "../../api/filter.js";
-import type { Db } from "./connection.js";
+import { type Db, Params } from "./connection.js";
 import { compileFilter, type FilterForm, type FilterTarget, filterFormFor } from "./filter.js";
 import type { Corpus } from "./search-index.js";
 import { statement } from "./statements.js";
@@ -40,38 +39,30 @@ export const MEMORY_FILTER_TARGET: FilterTarget = {
  * The conditions that make a row visible to a search in this scope, over the aliases `c`/`d`
  * (chunks) or `m` (memories): namespace, document status `done`, latest and live memories, filter.
  */
-export function scopeSql(
-  corpus: Corpus,
-  scope: Scope,
-  form?: FilterForm,
-): { sql: string; params: SQLInputValue[] } {
+export function scopeSql(corpus: Corpus, scope: Scope, p: Params, form?: FilterForm): string {
   if (corpus === "chunks") {
-    const f = compileFilter(scope.filter, CHUNK_FILTER_TARGET, form);
-    return {
-      sql: `c.namespace_id = ? AND d.status = 'done' AND ${f.sql}`,
-      params: [scope.namespaceId, ...f.params],
-    };
+    return `c.namespace_id = ${p.add(scope.namespaceId)} AND d.status = 'done'
+      AND ${compileFilter(scope.filter, CHUNK_FILTER_TARGET, p, form)}`;
   }
-  const f = compileFilter(scope.filter, MEMORY_FILTER_TARGET, form);
   const live = scope.includeForgotten
-    ? { sql: "TRUE", params: [] }
-    : {
-        sql: "m.is_forgotten = 0 AND (m.forget_after IS NULL OR m.forget_after > ?)",
-        params: [scope.now ?? new Date().toISOString()],
-      };
-  return {
-    sql: `m.namespace_id = ? AND ${scope.includeSuperseded ? "" : "m.is_latest = 1 AND "}${live.sql} AND ${f.sql}`,
-    params: [scope.namespaceId, ...live.params, ...f.params],
-  };
+    ? "TRUE"
+    : `m.is_forgotten = 0 AND (m.forget_after IS NULL OR m.forget_after > ${p.add(scope.now ?? new Date().toISOString())})`;
+  return `m.namespace_id = ${p.add(scope.namespaceId)} AND ${scope.includeSuperseded ? "" : "m.is_latest = 1 AND "}${live}
+    AND ${compileFilter(scope.filter, MEMORY_FILTER_TARGET, p, form)}`;
 }
 
-/** FROM clause over the candidates' rowids (a JSON array in the first parameter). */
-// CROSS JOIN pins json_each as the outer loop: otherwise the planner may walk the namespace's
-// rows by index and probe the candidate list for each.
-const FROM: Record<Corpus, string> = {
-  chunks:
-    "json_each(?) AS j CROSS JOIN chunks c ON c.rowid = j.value CROSS JOIN documents d ON d.id = c.document_id",
-  memories: "json_each(?) AS j CROSS JOIN memories m ON m.rowid = j.value",
+/**
+ * The candidates (a list of rowids, `j`) and their rows. The list is the outer loop (SQLite's
+ * CROSS JOIN pins it): otherwise the planner may walk the namespace's rows by index and probe the
+ * candidate list for each.
+ */
+const FROM: Record<Corpus, (candidates: string) => string> = {
+  chunks: (candidates) => `${candidates} CROSS JOIN chunks c CROSS JOIN documents d`,
+  memories: (candidates) => `${candidates} CROSS JOIN memories m`,
+};
+const JOINED: Record<Corpus, string> = {
+  chunks: "c.rowid = j.value AND d.id = c.document_id",
+  memories: "m.rowid = j.value",
 };
 const ROWID: Record<Corpus, string> = { chunks: "c.rowid", memories: "m.rowid" };
 
@@ -83,18 +74,19 @@ export async function visibleRowids(
   scope: Scope,
 ): Promise<Set<number>> {
   if (rowids.length === 0) return new Set();
-  const where = scopeSql(corpus, scope, filterFormFor(db));
+  const p = new Params(db.dialect);
+  const from = FROM[corpus](p.each(rowids, "bigint", "j"));
   const rows = (await statement(
     db,
-    `SELECT ${ROWID[corpus]} AS rowid FROM ${FROM[corpus]} WHERE ${where.sql}`,
-  ).all(JSON.stringify(rowids), ...where.params)) as { rowid: number }[];
+    `SELECT ${ROWID[corpus]} AS rowid FROM ${from} WHERE ${JOINED[corpus]} AND ${scopeSql(corpus, scope, p, filterFormFor(db))}`,
+  ).all(...p.values)) as { rowid: number }[];
   return new Set(rows.map((r) => r.rowid));
 }
 
 /** Whether the namespace holds any memory (hybrid search falls back to chunks without one). */
 export async function hasMemories(db: Db, namespaceId: string): Promise<boolean> {
   return (
-    (await statement(db, "SELECT 1 FROM memories WHERE namespace_id = ? LIMIT 1").get(namespaceId)) !==
+    (await statement(db, "SELECT 1 FROM memories WHERE namespace_id = $1 LIMIT 1").get(namespaceId)) !==
     undefined
   );
 }

@@ -1,5 +1,12 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
-import { type Db, inTransaction, type Statement, type TransactionLock, transactionOf } from "./connection.js";
+import {
+  type Db,
+  type Dialect,
+  inTransaction,
+  type Statement,
+  type TransactionLock,
+  transactionOf,
+} from "./connection.js";
 import { withWriteLock } from "./write-lock.js";
 
 /**
@@ -8,7 +15,21 @@ import { withWriteLock } from "./write-lock.js";
  * transaction's awaits let other callers run: their statements wait until it ends (a connection
  * holds one transaction, and they must neither see its uncommitted rows nor write into it).
  */
+/** SQLite's side of connection.ts Dialect. */
+const sqliteDialect: Dialect = {
+  name: "sqlite",
+  each: (param, _type, alias) => `json_each(${param}) AS ${alias}`,
+  list: (values) => JSON.stringify(values),
+  rows: (param, alias) => `json_each(${param}) AS ${alias}`,
+  jsonText: (column, key) => `(${column} ->> '$."${key}"')`,
+  days: (timestamp) => `julianday(${timestamp})`,
+  forUpdate: "",
+  skipLocked: "",
+  remote: false,
+};
+
 export class SqliteDatabase implements Db {
+  readonly dialect = sqliteDialect;
   /** Settles when the open transaction ends; null while none is open. */
   private gate: Promise<void> | null = null;
 
@@ -26,7 +47,7 @@ export class SqliteDatabase implements Db {
   }
 
   prepare(sql: string): Statement {
-    return new SqliteStatement(this, this.raw.prepare(sql));
+    return new SqliteStatement(this, this.raw.prepare(sql), numberedParams(sql));
   }
 
   exec(sql: string): Promise<void> {
@@ -84,22 +105,48 @@ export class SqliteDatabase implements Db {
   }
 }
 
+/**
+ * The names of a statement's numbered parameters (`$1` ... `$N`), or null for one with anonymous
+ * `?` (SQLite's own statements: migrations, pragmas). SQLite numbers named parameters in the order
+ * they first appear, and node:sqlite binds only anonymous ones by position, so numbered ones are
+ * bound by name. A `$` followed by a digit appears nowhere else in the store's SQL (JSON paths are
+ * `'$.key'`, `'$[0]'`).
+ */
+function numberedParams(sql: string): string[] | null {
+  let n = 0;
+  for (const m of sql.matchAll(/\$(\d+)/g)) n = Math.max(n, Number(m[1]));
+  return n === 0 ? null : Array.from({ length: n }, (_, i) => `$${i + 1}`);
+}
+
 class SqliteStatement implements Statement {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly st: StatementSync,
+    private readonly names: string[] | null,
   ) {}
 
+  /** `params` as node:sqlite binds them: by name for numbered parameters. */
+  private bind(params: SQLInputValue[]): SQLInputValue[] {
+    const names = this.names;
+    if (!names) return params;
+    if (params.length !== names.length)
+      throw new RangeError(`statement takes ${names.length} parameters, given ${params.length}`);
+    const named: Record<string, SQLInputValue> = {};
+    for (let i = 0; i < names.length; i++) named[names[i]!] = params[i]!;
+    return [named as unknown as SQLInputValue];
+  }
+
   get(...params: SQLInputValue[]) {
-    return this.db.turn(() => this.st.get(...params));
+    return this.db.turn(() => this.st.get(...this.bind(params)));
   }
 
   all(...params: SQLInputValue[]) {
-    return this.db.turn(() => this.st.all(...params));
+    return this.db.turn(() => this.st.all(...this.bind(params)));
   }
 
-  run(...params: SQLInputValue[]) {
-    return this.db.turn(() => this.st.run(...params));
+  async run(...params: SQLInputValue[]) {
+    const r = await this.db.turn(() => this.st.run(...this.bind(params)));
+    return { changes: Number(r.changes) };
   }
 
   setReturnArrays(enabled: boolean): void {

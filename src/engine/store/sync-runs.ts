@@ -47,7 +47,7 @@ export async function insertRun(db: Db, connectorId: string): Promise<SyncRunRow
   try {
     await statement(
       db,
-      "INSERT INTO sync_runs (id, connector_id, status, created_at) VALUES (?, ?, 'queued', ?)",
+      "INSERT INTO sync_runs (id, connector_id, status, created_at) VALUES ($1, $2, 'queued', $3)",
     ).run(id, connectorId, now());
   } catch (error) {
     if (isUniqueViolation(error, "sync_runs.connector_id")) return undefined;
@@ -57,13 +57,13 @@ export async function insertRun(db: Db, connectorId: string): Promise<SyncRunRow
 }
 
 export async function getRun(db: Db, id: string): Promise<SyncRunRow | undefined> {
-  return (await statement(db, "SELECT * FROM sync_runs WHERE id = ?").get(id)) as SyncRunRow | undefined;
+  return (await statement(db, "SELECT * FROM sync_runs WHERE id = $1").get(id)) as SyncRunRow | undefined;
 }
 
 export async function recentRuns(db: Db, connectorId: string, limit: number): Promise<SyncRunRow[]> {
   return (await statement(
     db,
-    "SELECT * FROM sync_runs WHERE connector_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
+    "SELECT * FROM sync_runs WHERE connector_id = $1 ORDER BY created_at DESC, rowid DESC LIMIT $2",
   ).all(connectorId, limit)) as unknown as SyncRunRow[];
 }
 
@@ -71,7 +71,7 @@ export async function recentRuns(db: Db, connectorId: string, limit: number): Pr
 export async function startRun(db: Db, id: string): Promise<void> {
   await statement(
     db,
-    "UPDATE sync_runs SET status = 'running', started_at = COALESCE(started_at, ?) WHERE id = ?",
+    "UPDATE sync_runs SET status = 'running', started_at = COALESCE(started_at, $1) WHERE id = $2",
   ).run(now(), id);
 }
 
@@ -87,7 +87,7 @@ export async function finishRun(
 ): Promise<void> {
   await statement(
     db,
-    "UPDATE sync_runs SET status = ?, error = ?, counts = ?, failed_items = ?, finished_at = ? WHERE id = ?",
+    "UPDATE sync_runs SET status = $1, error = $2, counts = $3, failed_items = $4, finished_at = $5 WHERE id = $6",
   ).run(
     outcome.status,
     outcome.error ?? null,

@@ -1,4 +1,4 @@
-import { type Db, dialectOf } from "./connection.js";
+import type { Db } from "./connection.js";
 import { PostgresDatabase } from "./postgres/connect.js";
 import type { Corpus } from "./search-index.js";
 import { statement } from "./statements.js";
@@ -12,17 +12,17 @@ export interface StoredVector {
 const NAMESPACE_VECTORS_SQL: Record<Corpus, string> = {
   chunks: `SELECT v.chunk_rowid AS rowid, v.embedding AS embedding
            FROM chunks c JOIN chunk_vectors v ON v.chunk_rowid = c.rowid
-           WHERE c.namespace_id = ? AND v.model = ?`,
+           WHERE c.namespace_id = $1 AND v.model = $2`,
   memories: `SELECT v.memory_rowid AS rowid, v.embedding AS embedding
              FROM memories m JOIN memory_vectors v ON v.memory_rowid = m.rowid
-             WHERE m.namespace_id = ? AND v.model = ?`,
+             WHERE m.namespace_id = $1 AND v.model = $2`,
 };
 
-const VECTORS_OF_SQL: Record<Corpus, string> = {
-  chunks: `SELECT v.chunk_rowid AS rowid, v.embedding AS embedding FROM json_each(?) j
-           CROSS JOIN chunk_vectors v ON v.chunk_rowid = j.value WHERE v.model = ?`,
-  memories: `SELECT v.memory_rowid AS rowid, v.embedding AS embedding FROM json_each(?) j
-             CROSS JOIN memory_vectors v ON v.memory_rowid = j.value WHERE v.model = ?`,
+const VECTORS_OF_SQL: Record<Corpus, (rowids: string) => string> = {
+  chunks: (rowids) => `SELECT v.chunk_rowid AS rowid, v.embedding AS embedding FROM ${rowids}
+           CROSS JOIN chunk_vectors v WHERE v.chunk_rowid = j.value AND v.model = $2`,
+  memories: (rowids) => `SELECT v.memory_rowid AS rowid, v.embedding AS embedding FROM ${rowids}
+             CROSS JOIN memory_vectors v WHERE v.memory_rowid = j.value AND v.model = $2`,
 };
 
 /** Every vector of `model` that the namespace's units of `corpus` hold. */
@@ -45,8 +45,8 @@ export async function vectorsOf(
   rowids: readonly number[],
   model: string,
 ): Promise<StoredVector[]> {
-  return (await statement(db, VECTORS_OF_SQL[corpus]).all(
-    JSON.stringify(rowids),
+  return (await statement(db, VECTORS_OF_SQL[corpus](db.dialect.each("$1", "bigint", "j"))).all(
+    db.dialect.list(rowids),
     model,
   )) as unknown as StoredVector[];
 }
@@ -58,7 +58,7 @@ export async function vectorsOf(
 export async function dataVersion(db: Db): Promise<string> {
   // PostgreSQL: the next transaction id moves whenever any connection writes (an id is assigned
   // to every writing transaction, this connection's included).
-  if (dialectOf(db) === "postgres") {
+  if (db.dialect.name === "postgres") {
     return String(
       (
         (await statement(db, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS v").get()) as {
@@ -125,13 +125,13 @@ export async function nearestVectors(
     );
     state.indexes.add(key);
   }
-  const distance = `((v.vec::${typed}) OPERATOR(${ext}.<=>) (?1::${typed}))`;
+  const distance = `((v.vec::${typed}) OPERATOR(${ext}.<=>) ($1::${typed}))`;
   const rows = (await statement(
     db,
     `SELECT v.${t.rowid} AS rowid, 1 - ${distance} AS cosine
      FROM ${t.vectors} v JOIN ${t.units} u ON u.rowid = v.${t.rowid}
-     WHERE ${ext}.vector_dims(v.vec) = ${dims} AND u.namespace_id = ?2 AND v.model = ?3
-     ORDER BY ${distance} LIMIT ?4`,
+     WHERE ${ext}.vector_dims(v.vec) = ${dims} AND u.namespace_id = $2 AND v.model = $3
+     ORDER BY ${distance} LIMIT $4`,
   ).all(`[${Array.from(query, (x) => (Number.isFinite(x) ? x : 0)).join(",")}]`, namespaceId, model, k)) as {
     rowid: number;
     cosine: number;

@@ -170,7 +170,9 @@ describe("connectors sync on a schedule", () => {
     // The hour passed while it was down (the last run is made older in the store): the next start syncs.
     const raw = await openDatabase(dir.path, testDatabase());
     await raw
-      .prepare("UPDATE sync_runs SET created_at = ?, started_at = ?, finished_at = ? WHERE connector_id = ?")
+      .prepare(
+        "UPDATE sync_runs SET created_at = $1, started_at = $2, finished_at = $3 WHERE connector_id = $4",
+      )
       .run(...Array(3).fill(new Date(Date.now() - 3601_000).toISOString()), id);
     await raw.close();
     const c = await serve();
@@ -190,7 +192,7 @@ describe("connectors sync on a schedule", () => {
     const db = a.server.engine.context.db;
     // The first run, queued at create, ends; the next is due a minute later.
     await db
-      .prepare("UPDATE sync_runs SET status = 'done', finished_at = ? WHERE connector_id = ?")
+      .prepare("UPDATE sync_runs SET status = 'done', finished_at = $1 WHERE connector_id = $2")
       .run(new Date().toISOString(), id);
     const sa = connectorService(a.server.engine.context);
     const sb = connectorService(b.server.engine.context);

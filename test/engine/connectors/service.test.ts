@@ -74,7 +74,7 @@ async function finished(e: Engine, runId: string) {
 const connectorDocs = async (e: Engine, id: string) =>
   (await e.context.db
     .prepare(
-      "SELECT custom_id, source, title, content, metadata FROM documents WHERE connector_id = ? ORDER BY custom_id",
+      "SELECT custom_id, source, title, content, metadata FROM documents WHERE connector_id = $1 ORDER BY custom_id",
     )
     .all(id)) as { custom_id: string; source: string; title: string; content: string; metadata: string }[];
 
@@ -315,7 +315,7 @@ describe("connector service OAuth", () => {
     await expect(service.completeAuthorization({ state, code: "late" })).rejects.toThrow(InputError);
     expect(auth.state.codeExchanges).toBe(0);
     const row = await e.context.db
-      .prepare("SELECT state, oauth_state FROM connectors WHERE id = ?")
+      .prepare("SELECT state, oauth_state FROM connectors WHERE id = $1")
       .get(created.id);
     expect(row).toEqual({ state: "expired", oauth_state: null });
   });

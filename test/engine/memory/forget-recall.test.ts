@@ -303,7 +303,7 @@ describe("forget means gone from recall", () => {
     const db: Db = await openDatabase(dir.path, testDatabase());
     try {
       await db
-        .prepare("UPDATE memories SET forget_after = ? WHERE id = ?")
+        .prepare("UPDATE memories SET forget_after = $1 WHERE id = $2")
         .run("2020-01-01T00:00:00.000Z", code.id);
       expect((await memories("trip")).some((m) => m.id === code.id)).toBe(false);
       expect(await sweepExpired({ db })).toBeGreaterThan(0);
@@ -417,7 +417,7 @@ describe("forget means gone from recall, with vectors", () => {
         const rows = (await db
           .prepare(
             `SELECT c.content, v.model FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_rowid = c.rowid
-              WHERE c.document_id = ?`,
+              WHERE c.document_id = $1`,
           )
           .all(added.body.id)) as { content: string; model: string | null }[];
         expect(rows).toEqual([{ content: "We climb on Saturday mornings with Dana.", model: "words-64" }]);

@@ -127,9 +127,9 @@ describe("POST /ns/{namespace}/profile", () => {
       const db = t.engine.context.db;
       const plan = (await db
         .prepare(
-          `EXPLAIN QUERY PLAN SELECT m.id, m.memory FROM memories m WHERE m.namespace_id = ? AND m.is_latest = 1
-           AND m.is_forgotten = 0 AND (m.forget_after IS NULL OR m.forget_after > ?) AND 1 AND m.is_static = ?
-         ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?`,
+          `EXPLAIN QUERY PLAN SELECT m.id, m.memory FROM memories m WHERE m.namespace_id = $1 AND m.is_latest = 1
+           AND m.is_forgotten = 0 AND (m.forget_after IS NULL OR m.forget_after > $2) AND 1 AND m.is_static = $3
+         ORDER BY m.created_at DESC, m.rowid DESC LIMIT $4`,
         )
         .all("x", "y", 1, 20)) as { detail: string }[];
       expect(plan.map((r) => r.detail).join("\n")).toMatch(

@@ -104,7 +104,7 @@ describe("relations between memories", () => {
     expect(ids.size).toBe(1);
     const [id] = [...ids];
     const sources = (await t.engine.context.db
-      .prepare("SELECT document_id FROM memory_sources WHERE memory_id = ? ORDER BY rowid")
+      .prepare("SELECT document_id FROM memory_sources WHERE memory_id = $1 ORDER BY rowid")
       .all(id!)) as { document_id: string }[];
     expect(sources.map((s) => s.document_id).sort()).toEqual([...documents].sort());
     expect((await listMemories("alice")).filter((m) => /jazz/i.test(m.memory))).toHaveLength(1);

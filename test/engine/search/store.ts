@@ -59,7 +59,7 @@ export class TestStore {
       .prepare(
         `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, text, title, type, source, metadata,
            document_date, status, dreaming_status, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'done', ?, ?)`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'done', $13, $14)`,
       )
       .run(
         id,
@@ -85,7 +85,7 @@ export class TestStore {
         .prepare(
           `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset,
              label, speaker, context, created_at)
-           VALUES (?, ?, ?, ?, ?, 'text', ?, ?, ?, ?, ?, ?) RETURNING rowid`,
+           VALUES ($1, $2, $3, $4, $5, 'text', $6, $7, $8, $9, $10, $11) RETURNING rowid`,
         )
         .get(
           chunkId,
@@ -106,7 +106,7 @@ export class TestStore {
       const v = opts.embedder?.vectors[position];
       if (v) {
         await this.db
-          .prepare("INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES (?, ?, ?)")
+          .prepare("INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES ($1, $2, $3)")
           .run(row.rowid, opts.embedder!.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
       }
       chunkIds.push(chunkId);
@@ -145,7 +145,7 @@ export class TestStore {
       .prepare(
         `INSERT INTO memories (id, namespace_id, memory, metadata, is_inference, is_latest, is_forgotten, version,
            parent_memory_id, forget_after, document_id, context, speaker, event_date, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
       )
       .run(
         id,
@@ -168,7 +168,7 @@ export class TestStore {
     if (opts.documentId && opts.sourceStart !== undefined) {
       await this.db
         .prepare(
-          "INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at) VALUES (?, ?, ?, ?, ?)",
+          "INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at) VALUES ($1, $2, $3, $4, $5)",
         )
         .run(id, opts.documentId, opts.sourceStart, opts.sourceStart + 1, t);
     }
@@ -177,7 +177,7 @@ export class TestStore {
 
   async relate(fromId: string, toId: string, relation: "updates" | "extends" | "derives"): Promise<void> {
     await this.db
-      .prepare("INSERT INTO memory_relations (from_id, to_id, relation, created_at) VALUES (?, ?, ?, ?)")
+      .prepare("INSERT INTO memory_relations (from_id, to_id, relation, created_at) VALUES ($1, $2, $3, $4)")
       .run(fromId, toId, relation, new Date().toISOString());
   }
 

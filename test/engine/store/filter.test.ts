@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Filter } from "../../../src/api/filter.js";
+import { Params } from "../../../src/engine/store/connection.js";
 import { compileFilter, type FilterForm } from "../../../src/engine/store/filter.js";
 import { TEST_BACKEND } from "../harness.js";
 import { TestStore } from "../search/store.js";
@@ -42,6 +43,7 @@ let form: FilterForm = "sql";
 
 async function select(filter: unknown): Promise<string[]> {
   const parsed = Filter.parse(filter);
+  const p = new Params(store.db.dialect);
   const f = compileFilter(
     parsed,
     {
@@ -50,26 +52,28 @@ async function select(filter: unknown): Promise<string[]> {
       type: "d.type",
       documentId: ["d.id", "d.custom_id"],
     },
+    p,
     form,
   );
-  const rows = (await store.db.prepare(`SELECT d.id FROM documents d WHERE ${f.sql}`).all(...f.params)) as {
+  const rows = (await store.db.prepare(`SELECT d.id FROM documents d WHERE ${f}`).all(...p.values)) as {
     id: string;
   }[];
   const byId = Object.fromEntries(Object.entries(ids).map(([k, v]) => [v, k]));
   return rows.map((r) => byId[r.id]!).sort();
 }
 
-// The function form is SQLite's (a JavaScript function of the connection); PostgreSQL always takes SQL,
-// in its own JSON operators (the `postgres` form) or through the compat functions (the `sql` form).
-const FORMS = TEST_BACKEND === "postgres" ? (["sql", "postgres"] as const) : (["sql", "function"] as const);
+// SQLite takes its own SQL (the `sql` form) and the function form (a JavaScript function of the
+// connection); PostgreSQL takes SQL in its own JSON operators (the `postgres` form).
+const FORMS = TEST_BACKEND === "postgres" ? (["postgres"] as const) : (["sql", "function"] as const);
 describe.each(FORMS)("compileFilter, %s form", (which) => {
   beforeAll(() => {
     form = which;
   });
 
   it("matches no filter as everything", () => {
-    const f = compileFilter(undefined, { metadata: "d.metadata" });
-    expect(f).toEqual({ sql: "TRUE", params: [] });
+    const p = new Params(store.db.dialect);
+    expect(compileFilter(undefined, { metadata: "d.metadata" }, p)).toBe("TRUE");
+    expect(p.values).toEqual([]);
   });
 
   it("compares strings case-sensitively by default", async () => {
@@ -183,6 +187,7 @@ describe.each(FORMS)("compileFilter, %s form", (which) => {
 
   it("never puts a value in the SQL text", async () => {
     const hostile = "x' OR 1=1 --";
+    const p = new Params(store.db.dialect);
     const f = compileFilter(
       {
         operator: "or",
@@ -192,15 +197,21 @@ describe.each(FORMS)("compileFilter, %s form", (which) => {
         ],
       },
       { metadata: "d.metadata" },
+      p,
       form,
     );
-    expect(f.sql).not.toContain(hostile);
-    if (form !== "function") expect(f.params).toContain(hostile);
+    expect(f).not.toContain(hostile);
+    if (form !== "function") expect(p.values).toContain(hostile);
     else {
       // One handle, and one text for every filter of a target: one prepared statement.
-      expect(f.params).toHaveLength(1);
-      const other = compileFilter({ field: "n", operator: "gt", value: 3 }, { metadata: "d.metadata" }, form);
-      expect(other.sql).toBe(f.sql);
+      expect(p.values).toHaveLength(1);
+      const other = compileFilter(
+        { field: "n", operator: "gt", value: 3 },
+        { metadata: "d.metadata" },
+        new Params(store.db.dialect),
+        form,
+      );
+      expect(other).toBe(f);
     }
     expect(await select({ field: "topic", operator: "eq", value: hostile })).toEqual([]);
   });

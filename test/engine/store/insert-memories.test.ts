@@ -68,7 +68,7 @@ async function stored(engine: TestEngine, namespace: string) {
        FROM memories m JOIN namespaces n ON n.id = m.namespace_id
        LEFT JOIN memory_sources s ON s.memory_id = m.id
        LEFT JOIN memory_vectors v ON v.memory_rowid = m.rowid
-       WHERE n.name = ? ORDER BY m.memory`,
+       WHERE n.name = $1 ORDER BY m.memory`,
       )
       .all(namespace)
   ).map((r) => ({ ...r, embedding: r.embedding ? [...(r.embedding as Uint8Array)] : null }));

@@ -118,7 +118,7 @@ describe.skipIf(TEST_BACKEND !== "postgres")("namespace write transactions on Po
       (
         (await a
           .prepare(
-            "SELECT count(*) AS n FROM search_pending p JOIN search_spaces s ON s.id = p.space WHERE s.namespace_id = ?",
+            "SELECT count(*) AS n FROM search_pending p JOIN search_spaces s ON s.id = p.space WHERE s.namespace_id = $1",
           )
           .get(ns)) as { n: number }
       ).n;
@@ -177,7 +177,7 @@ describe.skipIf(TEST_BACKEND !== "postgres")("a transaction PostgreSQL ends to b
     const org = await ensureOrganization(a, "org");
     const [x, y] = [await ensureNamespace(a, org.id, "x"), await ensureNamespace(a, org.id, "y")];
     const bump = (db: Db, id: string) =>
-      db.prepare("UPDATE namespaces SET document_count = document_count + 1 WHERE id = ?").run(id);
+      db.prepare("UPDATE namespaces SET document_count = document_count + 1 WHERE id = $1").run(id);
     let runsOfA = 0;
     let runsOfB = 0;
     let bHolds!: () => void;
@@ -202,7 +202,7 @@ describe.skipIf(TEST_BACKEND !== "postgres")("a transaction PostgreSQL ends to b
     });
     expect(await Promise.all([first, second])).toEqual(["a", "b"]);
     const counts = (await a
-      .prepare("SELECT document_count AS n FROM namespaces WHERE id IN (?, ?) ORDER BY name")
+      .prepare("SELECT document_count AS n FROM namespaces WHERE id IN ($1, $2) ORDER BY name")
       .all(x.id, y.id)) as { n: number }[];
     expect(counts.map((c) => c.n)).toEqual([2, 2]);
     // One of them was ended and run again: both committed once in the end.

@@ -107,7 +107,8 @@ async function seed(db: Db): Promise<{ a: string; b: string }> {
 }
 
 const memoryText = async (db: Db, rowid: number) =>
-  ((await db.prepare("SELECT memory FROM memories WHERE rowid = ?").get(rowid)) as { memory: string }).memory;
+  ((await db.prepare("SELECT memory FROM memories WHERE rowid = $1").get(rowid)) as { memory: string })
+    .memory;
 
 const queries = [3, 17, 42, 99, 250].map((i) => vectorOf(i * 31 + 5));
 

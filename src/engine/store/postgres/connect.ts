@@ -1,23 +1,21 @@
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { SQLInputValue, SQLOutputValue, StatementResultingChanges } from "node:sqlite";
+import type { SQLInputValue, SQLOutputValue } from "node:sqlite";
 import { threadId } from "node:worker_threads";
 import type pg from "pg";
 import {
   type Db,
+  type Dialect,
   inTransaction,
   type OpenTransaction,
   type Statement,
   StoreUnavailableError,
-  setDialect,
   type TransactionLock,
   transactionOf,
 } from "../connection.js";
-import { COMPAT_SCHEMA, COMPAT_VERSION, compatSql } from "./compat.js";
 import { setUpPgvector } from "./pgvector.js";
 import { PG_SCHEMA_VERSION, pgMigrations } from "./schema.js";
-import { translate } from "./translate.js";
 
 /**
  * A PostgreSQL database behind the store's asynchronous surface (store/connection.ts Db): a pool of
@@ -113,7 +111,7 @@ function unavailable(err: unknown): StoreUnavailableError | undefined {
 
 /**
  * node-postgres's Client, whose connection runs `sessionSql` before the pool hands it out: the
- * schema first on its search_path, SQLite's look-alikes next. pgvector 0.8+: an HNSW scan filtered
+ * schema first on its search_path. pgvector 0.8+: an HNSW scan filtered
  * by namespace goes on until it has k rows (refused by older versions: left as it is).
  */
 function sessionClient(sessionSql: string): typeof pg.Client {
@@ -168,9 +166,28 @@ export function parseDatabaseUrl(
   return { connectionString: u.toString(), schema };
 }
 
+/**
+ * PostgreSQL's side of connection.ts Dialect. Lists travel as arrays (node-postgres writes a JS
+ * array as an array literal) and unnest; rows as one jsonb parameter.
+ */
+const postgresDialect: Dialect = {
+  name: "postgres",
+  each: (param, type, alias) => `unnest(CAST(${param} AS ${type}[])) WITH ORDINALITY AS ${alias}(value, key)`,
+  // The array itself: toParam passes it to node-postgres as it is.
+  list: (values) => values as unknown as SQLInputValue,
+  rows: (param, alias) => `jsonb_array_elements(CAST(${param} AS jsonb)) AS ${alias}(value)`,
+  jsonText: (column, key) => `(CAST(${column} AS jsonb) ->> '${key}')`,
+  days: (timestamp) => `(extract(epoch FROM CAST(${timestamp} AS timestamptz)) / 86400.0)`,
+  forUpdate: " FOR UPDATE",
+  skipLocked: " FOR UPDATE SKIP LOCKED",
+  remote: true,
+};
+
 export class PostgresDatabase implements Db {
+  readonly dialect = postgresDialect;
   private readonly pool: pg.Pool;
-  private readonly translated = new Map<string, { text: string; rowidColumn?: string; name: string }>();
+  /** Each statement's name on the server: prepared once per connection, on first use. */
+  private readonly names = new Map<string, string>();
   private closed = false;
   readonly schema: string;
   private readonly lockKey: number;
@@ -187,7 +204,7 @@ export class PostgresDatabase implements Db {
     this.schema = schema;
     this.lockKey = createHash("sha1").update(schema).digest().readInt32BE(0);
     const statementTimeout = envNumber("MEMCTX_PG_STATEMENT_TIMEOUT_MS", STATEMENT_TIMEOUT_MS_DEFAULT);
-    this.sessionSql = `SET search_path TO "${schema}", ${COMPAT_SCHEMA}, pg_catalog`;
+    this.sessionSql = `SET search_path TO "${schema}", pg_catalog`;
     this.config = {
       connectionString,
       application_name: "memctx",
@@ -197,7 +214,7 @@ export class PostgresDatabase implements Db {
       idleTimeoutMillis: 30_000,
       statement_timeout: statementTimeout,
       lock_timeout: statementTimeout,
-      // Every connection starts with the schema first on its search_path, SQLite's look-alikes next.
+      // Every connection starts with the schema first on its search_path.
       // The server's own timeout may never come (a network gone silent): the driver gives up too.
       query_timeout: statementTimeout + 5_000,
     };
@@ -205,7 +222,6 @@ export class PostgresDatabase implements Db {
     // An idle connection that breaks (PostgreSQL restarted) is dropped by the pool; unheard, its
     // error would stop the process.
     this.pool.on("error", () => {});
-    setDialect(this, "postgres");
   }
 
   /** The calling context's transaction on this database, if any. */
@@ -239,13 +255,12 @@ export class PostgresDatabase implements Db {
     }
   }
 
-  prepare(sql: string): Statement {
-    let t = this.translated.get(sql);
-    if (!t) {
-      t = { ...translate(sql), name: `m${this.translated.size}` };
-      this.translated.set(sql, t);
+  prepare(text: string): Statement {
+    let name = this.names.get(text);
+    if (name === undefined) {
+      name = `m${this.names.size}`;
+      this.names.set(text, name);
     }
-    const { text, rowidColumn, name } = t;
     let arrays = false;
     const query = (params: SQLInputValue[]) =>
       this.query({
@@ -257,14 +272,7 @@ export class PostgresDatabase implements Db {
     return {
       get: async (...params) => (await query(params)).rows[0] as Record<string, SQLOutputValue> | undefined,
       all: async (...params) => (await query(params)).rows as Record<string, SQLOutputValue>[],
-      run: async (...params): Promise<StatementResultingChanges> => {
-        const r = await query(params);
-        const rows = r.rows as Record<string, number>[];
-        return {
-          changes: r.rowCount ?? 0,
-          lastInsertRowid: rowidColumn && rows.length ? rows[rows.length - 1]![rowidColumn]! : 0,
-        };
-      },
+      run: async (...params) => ({ changes: (await query(params)).rowCount ?? 0 }),
       setReturnArrays: (enabled) => {
         arrays = enabled;
       },
@@ -438,7 +446,7 @@ export class PostgresDatabase implements Db {
   }
 
   /**
-   * Creates or upgrades the compat functions and the schema, on one connection under a session
+   * Creates or upgrades the schema, on one connection under a session
    * advisory lock (replicas starting at once migrate once).
    */
   async migrate(): Promise<number> {
@@ -452,11 +460,6 @@ export class PostgresDatabase implements Db {
     try {
       await client.query(`SELECT pg_advisory_lock(${lock})`);
       try {
-        const compat = await client.query(
-          "SELECT obj_description(oid, 'pg_namespace') AS c FROM pg_namespace WHERE nspname = $1",
-          [COMPAT_SCHEMA],
-        );
-        if (compat.rows[0]?.c !== `memctx compat ${COMPAT_VERSION}`) await client.query(compatSql);
         await client.query(
           `CREATE SCHEMA IF NOT EXISTS "${this.schema}";
            CREATE TABLE IF NOT EXISTS "${this.schema}".memctx_schema (version INTEGER NOT NULL);

@@ -228,7 +228,8 @@ describe("the source tree's structure", () => {
     const found: string[] = [];
     for (const file of files) {
       const name = rel(file);
-      if (!inside(file, STORE) || inside(file, join(STORE, "postgres")) || name in ONE_DATABASE_ONLY) continue;
+      if (!inside(file, STORE) || inside(file, join(STORE, "postgres")) || name in ONE_DATABASE_ONLY)
+        continue;
       readFileSync(file, "utf8")
         .split("\n")
         .forEach((line, i) => {
@@ -240,8 +241,18 @@ describe("the source tree's structure", () => {
     }
     expect(found, found.join("\n")).toEqual([]);
     // The patterns find what PostgreSQL would refuse.
-    const refused = ["id = ?", "WHERE a IS ?1", "FROM json_each($1) j", "INSERT OR IGNORE INTO t", "julianday(x)"];
-    for (const line of refused) expect(ONE_DATABASE_SQL.some(([p]) => p.test(line)), line).toBe(true);
+    const refused = [
+      "id = ?",
+      "WHERE a IS ?1",
+      "FROM json_each($1) j",
+      "INSERT OR IGNORE INTO t",
+      "julianday(x)",
+    ];
+    for (const line of refused)
+      expect(
+        ONE_DATABASE_SQL.some(([p]) => p.test(line)),
+        line,
+      ).toBe(true);
   });
 
   it("finds what it looks for (the checks can fail)", () => {

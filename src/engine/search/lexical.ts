@@ -1,5 +1,8 @@
 import type { Db } from "../store/connection.js";
 import {
+  type Bm25Constants,
+  bm25Part,
+  NUMBERS,
   type Posting,
   postingRows,
   postingsAreRemote,
@@ -173,12 +176,12 @@ function byStem(postings: readonly Posting[]): Map<string, Map<number, Posting>>
   return out;
 }
 
-/** BM25's part of one term in a unit: columns weighed (text 1, context CONTEXT_WEIGHT), then saturated. */
+/** BM25's constants, as the store's bm25Part takes them. */
+const BM25: Bm25Constants = { k1: K1, b: B, contextWeight: CONTEXT_WEIGHT };
+
+/** BM25's part of one term in a unit (the store's bm25Part, on numbers: the one formula). */
 function termScore(idf: number, hit: TermHit, averageLength: number): number {
-  const tf = hit.tf + CONTEXT_WEIGHT * hit.tfContext;
-  if (tf <= 0) return 0;
-  const norm = K1 * (1 - B + (B * hit.length) / (averageLength || 1));
-  return (idf * tf * (K1 + 1)) / (tf + norm);
+  return bm25Part(NUMBERS, BM25, averageLength || 1, idf, hit.tf, hit.tfContext, hit.length);
 }
 
 /**
@@ -384,7 +387,7 @@ async function topVisibleSummed(
   at: { scope: Scope; count: number; averageLength: number },
 ): Promise<Scored[]> {
   const weighted = terms.map(({ term, idf }) => ({ stems: term.stems, idf }));
-  const weights = { k1: K1, b: B, contextWeight: CONTEXT_WEIGHT, averageLength: at.averageLength || 1 };
+  const weights = { ...BM25, averageLength: at.averageLength || 1 };
   return await firstVisible(db, corpus, at.scope, at.count, async (from, size) =>
     (await topUnits(db, space, weighted, weights, size, from)).map(([rowid, bm25, length]) => ({
       rowid,

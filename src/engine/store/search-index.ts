@@ -181,26 +181,76 @@ export async function postingRows(db: Db, space: number, stems: readonly string[
   return (await st.all(db.dialect.list([...new Set(stems)]), space)) as unknown as PostingRow[];
 }
 
-/** BM25's constants and the space's average unit length, for a score summed by the database. */
-export interface Bm25Weights {
+/** BM25's constants. */
+export interface Bm25Constants {
   k1: number;
   b: number;
   /** The weight of a unit's context column against its own text (1). */
   contextWeight: number;
+}
+
+/** BM25's constants and the space's average unit length, for a score summed by the database. */
+export interface Bm25Weights extends Bm25Constants {
   averageLength: number;
 }
+
+/** topUnits' parameter of the space's average unit length: one statement text for every space. */
+const AVERAGE_LENGTH = "CAST($3 AS DOUBLE PRECISION)";
 
 /** A unit, its partial BM25 score and its length. */
 export type ScoredUnit = [unit: number, bm25: number, length: number];
 
-/** A constant as a double on both backends (PostgreSQL reads 0.3 as an exact numeric). */
-const real = (x: number) => `CAST(${x} AS DOUBLE PRECISION)`;
+/**
+ * Arithmetic that BM25 is written in (bm25Part): on numbers, where search sums postings itself,
+ * and on SQL expressions, where the database sums them (topUnits). One formula, two evaluations:
+ * the scores of both ways are the same sums of the same terms in the same order.
+ */
+export interface Arithmetic<T> {
+  constant(x: number): T;
+  add(a: T, b: T): T;
+  mul(a: T, b: T): T;
+  div(a: T, b: T): T;
+  /** `value` where `x` > 0, else 0. */
+  whenPositive(x: T, value: T): T;
+}
 
-/** BM25's part of one term in a unit: its idf `idf` over the columns `tf`, `tfContext`, `length`. */
-function bm25Part(w: Bm25Weights, idf: string, tf: string, tfContext: string, length: string): string {
-  const freq = `(${tf} + ${real(w.contextWeight)} * ${tfContext})`;
-  return `CASE WHEN ${freq} > 0 THEN ${idf} * ${freq} * ${real(w.k1 + 1)} /
-    (${freq} + ${real(w.k1)} * (${real(1 - w.b)} + ${real(w.b)} * ${length} / CAST($3 AS DOUBLE PRECISION))) ELSE 0 END`;
+export const NUMBERS: Arithmetic<number> = {
+  constant: (x) => x,
+  add: (a, b) => a + b,
+  mul: (a, b) => a * b,
+  div: (a, b) => a / b,
+  whenPositive: (x, value) => (x > 0 ? value : 0),
+};
+
+const SQL: Arithmetic<string> = {
+  // A constant as a double on both backends (PostgreSQL reads 0.3 as an exact numeric).
+  constant: (x) => `CAST(${x} AS DOUBLE PRECISION)`,
+  add: (a, b) => `(${a} + ${b})`,
+  mul: (a, b) => `(${a} * ${b})`,
+  div: (a, b) => `(${a} / ${b})`,
+  whenPositive: (x, value) => `CASE WHEN ${x} > 0 THEN ${value} ELSE 0 END`,
+};
+
+/**
+ * BM25's part of one term in a unit: its idf over the unit's term frequency in its own text
+ * (`tf`, weight 1) and in its context (`tfContext`, weight contextWeight), saturated by k1 and
+ * normalized by the unit's length against the average (b).
+ */
+export function bm25Part<T>(
+  n: Arithmetic<T>,
+  w: Bm25Constants,
+  averageLength: T,
+  idf: T,
+  tf: T,
+  tfContext: T,
+  length: T,
+): T {
+  const freq = n.add(tf, n.mul(n.constant(w.contextWeight), tfContext));
+  const norm = n.mul(
+    n.constant(w.k1),
+    n.add(n.constant(1 - w.b), n.div(n.mul(n.constant(w.b), length), averageLength)),
+  );
+  return n.whenPositive(freq, n.div(n.mul(n.mul(idf, freq), n.constant(w.k1 + 1)), n.add(freq, norm)));
 }
 
 /** A query term as topUnits scores it: its stems (several: a phrase, all in one unit) and its idf. */
@@ -253,13 +303,13 @@ export async function topUnits(
        GROUP BY h.unit, h.phrase, pw.idf, pw.stems HAVING count(*) = pw.stems
      )
      SELECT unit, sum(part) AS bm25, max(length) AS length FROM (
-       SELECT p.unit AS unit, ${bm25Part(weights, "q.idf", "p.tf", "p.tf_context", "p.length")} AS part, p.length AS length
+       SELECT p.unit AS unit, ${bm25Part(SQL, weights, AVERAGE_LENGTH, "q.idf", "p.tf", "p.tf_context", "p.length")} AS part, p.length AS length
        FROM q CROSS JOIN search_postings p WHERE p.space = $2 AND p.term = q.term
        UNION ALL
-       SELECT u.unit, ${bm25Part(weights, "q.idf", "0", "c.tf", "u.length")}, u.length
+       SELECT u.unit, ${bm25Part(SQL, weights, AVERAGE_LENGTH, "q.idf", "0", "c.tf", "u.length")}, u.length
        ${sharedContextHits("q", "q.term", "$2")}
        UNION ALL
-       SELECT f.unit, ${bm25Part(weights, "f.idf", "f.tf", "f.tf_context", "f.length")}, f.length FROM found f
+       SELECT f.unit, ${bm25Part(SQL, weights, AVERAGE_LENGTH, "f.idf", "f.tf", "f.tf_context", "f.length")}, f.length FROM found f
      ) x GROUP BY unit ORDER BY bm25 DESC, unit LIMIT $4 OFFSET $5`,
   );
   st.setReturnArrays(true);

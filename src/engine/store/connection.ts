@@ -111,8 +111,26 @@ export interface Dialect {
    * listed); bind `list(values)`. SQLite: json_each of a JSON array; PostgreSQL: unnest of an array.
    */
   each(param: string, type: "bigint" | "text", alias: string): string;
-  /** The bound value of a list for `each`. */
+  /** The bound value of a list for `each`, `isIn` and `rowsOf`. */
   list(values: readonly (string | number)[]): SQLInputValue;
+  /**
+   * Whether `expr` is one of a list parameter's values, as a condition an index on `expr` serves.
+   * SQLite: IN a json_each; PostgreSQL: `= ANY` of an array.
+   */
+  isIn(expr: string, param: string, type: "bigint" | "text"): string;
+  /**
+   * The rows of `table` AS `alias` whose `key` is one of a list parameter's values, looked up by
+   * `key`'s index whatever the table's statistics say (a namespace's rows written a moment ago have
+   * none yet): a FROM item and the condition it needs. SQLite pins json_each as the outer loop
+   * (CROSS JOIN); PostgreSQL scans the key's index with `= ANY` of an array.
+   */
+  rowsOf(
+    table: string,
+    alias: string,
+    key: string,
+    param: string,
+    type: "bigint" | "text",
+  ): { from: string; where: string };
   /**
    * A JSON array parameter (text) of rows, each an array read as `alias.value ->> K` (the store's
    * batched writes: one statement, one parameter, any number of rows).

@@ -47,21 +47,22 @@ export interface DocumentCitationRow {
 
 /** Chunks by rowid, each with its document's metadata (a rowid no longer stored is left out). */
 export async function chunkHitRows(db: Db, rowids: readonly number[]): Promise<ChunkHitRow[]> {
+  const chunks = db.dialect.rowsOf("chunks", "c", "rowid", "$1", "bigint");
   return (await statement(
     db,
     `SELECT c.rowid, c.id, c.document_id, c.position, c.text, c.start_offset, c.end_offset, c.created_at, d.metadata
-       FROM ${db.dialect.each("$1", "bigint", "j")} CROSS JOIN chunks c CROSS JOIN documents d
-       WHERE c.rowid = j.value AND d.id = c.document_id`,
+       FROM ${chunks.from} CROSS JOIN documents d WHERE ${chunks.where} AND d.id = c.document_id`,
   ).all(db.dialect.list(rowids))) as unknown as ChunkHitRow[];
 }
 
 /** Memories by rowid (a rowid no longer stored is left out). */
 export async function memoryHitRows(db: Db, rowids: readonly number[]): Promise<MemoryHitRow[]> {
+  const memories = db.dialect.rowsOf("memories", "m", "rowid", "$1", "bigint");
   return (await statement(
     db,
     `SELECT m.rowid, m.id, m.memory, m.metadata, m.is_latest, m.is_inference, m.document_id,
             m.created_at, m.updated_at, m.event_date
-     FROM ${db.dialect.each("$1", "bigint", "j")} CROSS JOIN memories m WHERE m.rowid = j.value`,
+     FROM ${memories.from} WHERE ${memories.where}`,
   ).all(db.dialect.list(rowids))) as unknown as MemoryHitRow[];
 }
 
@@ -77,10 +78,11 @@ export async function memorySourceSpans(
   db: Db,
   memoryIds: readonly string[],
 ): Promise<Map<string, MemorySourceSpan[]>> {
+  const spans = db.dialect.rowsOf("memory_sources", "s", "memory_id", "$1", "text");
   const rows = (await statement(
     db,
     `SELECT s.memory_id, s.document_id, s.start_offset, s.end_offset
-     FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN memory_sources s WHERE s.memory_id = j.value`,
+     FROM ${spans.from} WHERE ${spans.where}`,
   ).all(db.dialect.list(memoryIds))) as {
     memory_id: string;
     document_id: string;

@@ -52,17 +52,12 @@ export function scopeSql(corpus: Corpus, scope: Scope, p: Params, form?: FilterF
 }
 
 /**
- * The candidates (a list of rowids, `j`) and their rows. The list is the outer loop (SQLite's
- * CROSS JOIN pins it): otherwise the planner may walk the namespace's rows by index and probe the
- * candidate list for each.
+ * The candidates' rows, looked up by rowid (Dialect.rowsOf): otherwise a planner may walk the
+ * namespace's rows by index and probe the candidate list for each.
  */
-const FROM: Record<Corpus, (candidates: string) => string> = {
-  chunks: (candidates) => `${candidates} CROSS JOIN chunks c CROSS JOIN documents d`,
-  memories: (candidates) => `${candidates} CROSS JOIN memories m`,
-};
-const JOINED: Record<Corpus, string> = {
-  chunks: "c.rowid = j.value AND d.id = c.document_id",
-  memories: "m.rowid = j.value",
+const TABLE: Record<Corpus, { table: string; alias: string; joined: string }> = {
+  chunks: { table: "chunks", alias: "c", joined: "CROSS JOIN documents d WHERE d.id = c.document_id AND" },
+  memories: { table: "memories", alias: "m", joined: "WHERE" },
 };
 const ROWID: Record<Corpus, string> = { chunks: "c.rowid", memories: "m.rowid" };
 
@@ -75,10 +70,12 @@ export async function visibleRowids(
 ): Promise<Set<number>> {
   if (rowids.length === 0) return new Set();
   const p = new Params(db.dialect);
-  const from = FROM[corpus](p.each(rowids, "bigint", "j"));
+  const t = TABLE[corpus];
+  const rows_ = db.dialect.rowsOf(t.table, t.alias, "rowid", p.add(db.dialect.list(rowids)), "bigint");
   const rows = (await statement(
     db,
-    `SELECT ${ROWID[corpus]} AS rowid FROM ${from} WHERE ${JOINED[corpus]} AND ${scopeSql(corpus, scope, p, filterFormFor(db))}`,
+    `SELECT ${ROWID[corpus]} AS rowid FROM ${rows_.from} ${t.joined} ${rows_.where}
+     AND ${scopeSql(corpus, scope, p, filterFormFor(db))}`,
   ).all(...p.values)) as { rowid: number }[];
   return new Set(rows.map((r) => r.rowid));
 }

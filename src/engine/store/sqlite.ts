@@ -20,6 +20,11 @@ const sqliteDialect: Dialect = {
   name: "sqlite",
   each: (param, _type, alias) => `json_each(${param}) AS ${alias}`,
   list: (values) => JSON.stringify(values),
+  isIn: (expr, param) => `${expr} IN (SELECT value FROM json_each(${param}))`,
+  rowsOf: (table, alias, key, param) => ({
+    from: `json_each(${param}) AS ${alias}_key CROSS JOIN ${table} ${alias} ON ${alias}.${key} = ${alias}_key.value`,
+    where: "TRUE",
+  }),
   rows: (param, alias) => `json_each(${param}) AS ${alias}`,
   jsonText: (column, key) => `(${column} ->> '$."${key}"')`,
   days: (timestamp) => `julianday(${timestamp})`,

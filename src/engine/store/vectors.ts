@@ -18,11 +18,9 @@ const NAMESPACE_VECTORS_SQL: Record<Corpus, string> = {
              WHERE m.namespace_id = $1 AND v.model = $2`,
 };
 
-const VECTORS_OF_SQL: Record<Corpus, (rowids: string) => string> = {
-  chunks: (rowids) => `SELECT v.chunk_rowid AS rowid, v.embedding AS embedding FROM ${rowids}
-           CROSS JOIN chunk_vectors v WHERE v.chunk_rowid = j.value AND v.model = $2`,
-  memories: (rowids) => `SELECT v.memory_rowid AS rowid, v.embedding AS embedding FROM ${rowids}
-             CROSS JOIN memory_vectors v WHERE v.memory_rowid = j.value AND v.model = $2`,
+const VECTORS_OF: Record<Corpus, { table: string; key: string }> = {
+  chunks: { table: "chunk_vectors", key: "chunk_rowid" },
+  memories: { table: "memory_vectors", key: "memory_rowid" },
 };
 
 /** Every vector of `model` that the namespace's units of `corpus` hold. */
@@ -45,10 +43,12 @@ export async function vectorsOf(
   rowids: readonly number[],
   model: string,
 ): Promise<StoredVector[]> {
-  return (await statement(db, VECTORS_OF_SQL[corpus](db.dialect.each("$1", "bigint", "j"))).all(
-    db.dialect.list(rowids),
-    model,
-  )) as unknown as StoredVector[];
+  const { table, key } = VECTORS_OF[corpus];
+  const rows = db.dialect.rowsOf(table, "v", key, "$1", "bigint");
+  return (await statement(
+    db,
+    `SELECT v.${key} AS rowid, v.embedding AS embedding FROM ${rows.from} WHERE ${rows.where} AND v.model = $2`,
+  ).all(db.dialect.list(rowids), model)) as unknown as StoredVector[];
 }
 
 /**

@@ -175,6 +175,11 @@ const postgresDialect: Dialect = {
   each: (param, type, alias) => `unnest(CAST(${param} AS ${type}[])) WITH ORDINALITY AS ${alias}(value, key)`,
   // The array itself: toParam passes it to node-postgres as it is.
   list: (values) => values as unknown as SQLInputValue,
+  isIn: (expr, param, type) => `${expr} = ANY(CAST(${param} AS ${type}[]))`,
+  rowsOf: (table, alias, key, param, type) => ({
+    from: `${table} ${alias}`,
+    where: `${alias}.${key} = ANY(CAST(${param} AS ${type}[]))`,
+  }),
   rows: (param, alias) => `jsonb_array_elements(CAST(${param} AS jsonb)) AS ${alias}(value)`,
   jsonText: (column, key) => `(CAST(${column} AS jsonb) ->> '${key}')`,
   days: (timestamp) => `(extract(epoch FROM CAST(${timestamp} AS timestamptz)) / 86400.0)`,

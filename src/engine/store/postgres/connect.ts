@@ -285,9 +285,7 @@ export class PostgresDatabase implements Db {
   }
 
   async exec(sql: string): Promise<void> {
-    const s = sql.trim();
-    if (/^PRAGMA\b/i.test(s)) return;
-    await this.query({ text: s });
+    await this.query({ text: sql.trim() });
   }
 
   get isTransaction(): boolean {

@@ -111,22 +111,10 @@ const SQL_PATTERNS: [RegExp, string][] = [
 ];
 
 function sqlOutsideStore(): string[] {
-  const found: string[] = [];
-  for (const file of files) {
-    const name = rel(file);
-    if (!name.startsWith("src/engine/") || inside(file, STORE)) continue;
-    if (name in SQL_ALLOWED) continue;
-    readFileSync(file, "utf8")
-      .split("\n")
-      .forEach((line, i) => {
-        // Comments may name SQL (they say why); only code counts.
-        if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
-        for (const [pattern, what] of SQL_PATTERNS) {
-          if (pattern.test(line)) found.push(`${name}:${i + 1}: ${what}: ${line.trim()}`);
-        }
-      });
-  }
-  return found;
+  return codeLinesMatching(
+    SQL_PATTERNS,
+    (f) => rel(f).startsWith("src/engine/") && !inside(f, STORE) && !(rel(f) in SQL_ALLOWED),
+  );
 }
 
 /** Store files whose SQL only one database runs, each with its reason. */
@@ -160,15 +148,12 @@ const BACKEND_PATTERNS: [RegExp, string][] = [
   [/===?\s*["'](postgres|sqlite)["']|["'](postgres|sqlite)["']\s*===?/, "a branch on the backend's name"],
 ];
 
-function codeLinesMatching(
-  patterns: [RegExp, string][],
-  allowed: Record<string, string>,
-  under: string,
-): string[] {
+/** Code lines (not comments) of the files `which` takes that match one of `patterns`. */
+function codeLinesMatching(patterns: [RegExp, string][], which: (file: string) => boolean): string[] {
   const found: string[] = [];
   for (const file of files) {
     const name = rel(file);
-    if (!name.startsWith(under) || inside(file, STORE) || name in allowed) continue;
+    if (!which(file)) continue;
     readFileSync(file, "utf8")
       .split("\n")
       .forEach((line, i) => {
@@ -183,7 +168,10 @@ function codeLinesMatching(
 
 describe("the source tree's structure", () => {
   it("keeps the database backends inside src/engine/store/ (nothing above it branches on one)", () => {
-    const found = codeLinesMatching(BACKEND_PATTERNS, BACKEND_ALLOWED, "src/");
+    const found = codeLinesMatching(
+      BACKEND_PATTERNS,
+      (f) => rel(f).startsWith("src/") && !inside(f, STORE) && !(rel(f) in BACKEND_ALLOWED),
+    );
     expect(found, found.join("\n")).toEqual([]);
     // The patterns find the store's own backend code.
     const storeText = readFileSync(join(STORE, "db.ts"), "utf8").split("\n");
@@ -225,20 +213,10 @@ describe("the source tree's structure", () => {
   });
 
   it("writes the store's shared statements in SQL both databases speak (nothing is translated at run time)", () => {
-    const found: string[] = [];
-    for (const file of files) {
-      const name = rel(file);
-      if (!inside(file, STORE) || inside(file, join(STORE, "postgres")) || name in ONE_DATABASE_ONLY)
-        continue;
-      readFileSync(file, "utf8")
-        .split("\n")
-        .forEach((line, i) => {
-          if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
-          for (const [pattern, what] of ONE_DATABASE_SQL) {
-            if (pattern.test(line)) found.push(`${name}:${i + 1}: ${what}: ${line.trim()}`);
-          }
-        });
-    }
+    const found = codeLinesMatching(
+      ONE_DATABASE_SQL,
+      (f) => inside(f, STORE) && !inside(f, join(STORE, "postgres")) && !(rel(f) in ONE_DATABASE_ONLY),
+    );
     expect(found, found.join("\n")).toEqual([]);
     // The patterns find what PostgreSQL would refuse.
     const refused = [

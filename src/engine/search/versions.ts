@@ -1,5 +1,5 @@
 import type { Db } from "../store/connection.js";
-import { getMemoryRow } from "../store/memories.js";
+import { latestRowids } from "../store/memories.js";
 import { newerVersionIds } from "../store/memory-relations.js";
 import { type Scope, visibleRowids } from "../store/search-scope.js";
 import type { Scored } from "./fusion.js";
@@ -27,20 +27,23 @@ export async function latestVersionRowids(
   ids: readonly string[],
 ): Promise<Map<string, number>> {
   const found = new Map<string, number>();
-  for (const id of new Set(ids)) {
-    const seen = new Set([id]);
-    let frontier = [id];
-    for (let step = 0; step < MAX_VERSION_STEPS && frontier.length > 0 && !found.has(id); step++) {
-      const newer = await newerVersionIds(db, frontier);
-      frontier = [...newer.values()].flat().filter((n) => !seen.has(n) && seen.add(n));
-      for (const n of frontier) {
-        const row = await getMemoryRow(db, scope.namespaceId, n);
-        if (row?.is_latest === 1) {
-          found.set(id, row.rowid);
-          break;
-        }
-      }
+  // Every memory's walk a step at a time, all of them in the same two statements per step.
+  let walks = [...new Set(ids)].map((id) => ({ id, seen: new Set([id]), frontier: [id] }));
+  for (let step = 0; step < MAX_VERSION_STEPS && walks.length > 0; step++) {
+    const newer = await newerVersionIds(
+      db,
+      walks.flatMap((w) => w.frontier),
+    );
+    for (const w of walks)
+      w.frontier = w.frontier
+        .flatMap((f) => newer.get(f) ?? [])
+        .filter((n) => !w.seen.has(n) && w.seen.add(n));
+    const latest = await latestRowids(db, scope.namespaceId, [...new Set(walks.flatMap((w) => w.frontier))]);
+    for (const w of walks) {
+      const hit = w.frontier.find((n) => latest.has(n));
+      if (hit !== undefined) found.set(w.id, latest.get(hit)!);
     }
+    walks = walks.filter((w) => !found.has(w.id) && w.frontier.length > 0);
   }
   const visible = await visibleRowids(db, "memories", [...found.values()], {
     ...scope,

@@ -184,9 +184,13 @@ export class Params {
     this.values.push(value);
     return `$${this.values.length}`;
   }
-  /** A list of values as a table `alias(value)` (Dialect.each). */
+  /** A list of values as a table `alias(value, key)` (Dialect.each). */
   each(values: readonly (string | number)[], type: "bigint" | "text", alias: string): string {
     return this.dialect.each(this.add(this.dialect.list(values)), type, alias);
+  }
+  /** Whether `expr` is one of `values` (Dialect.isIn). */
+  isIn(expr: string, values: readonly (string | number)[], type: "bigint" | "text"): string {
+    return this.dialect.isIn(expr, this.add(this.dialect.list(values)), type);
   }
 }
 

@@ -273,16 +273,16 @@ export async function findDocumentsIn(
   namespaceIds: readonly string[],
   idOrCustomId: string,
 ): Promise<DocumentRow[]> {
-  const namespaces = `(SELECT ns.value FROM ${db.dialect.each("$2", "text", "ns")})`;
-  const byId = (await statement(
-    db,
-    `SELECT * FROM documents WHERE id = $1 AND namespace_id IN ${namespaces}`,
-  ).get(idOrCustomId, db.dialect.list(namespaceIds))) as DocumentRow | undefined;
+  const inAny = db.dialect.isIn("namespace_id", "$2", "text");
+  const byId = (await statement(db, `SELECT * FROM documents WHERE id = $1 AND ${inAny}`).get(
+    idOrCustomId,
+    db.dialect.list(namespaceIds),
+  )) as DocumentRow | undefined;
   if (byId) return [byId];
-  return (await statement(
-    db,
-    `SELECT * FROM documents WHERE custom_id = $1 AND namespace_id IN ${namespaces} ORDER BY rowid`,
-  ).all(idOrCustomId, db.dialect.list(namespaceIds))) as unknown as DocumentRow[];
+  return (await statement(db, `SELECT * FROM documents WHERE custom_id = $1 AND ${inAny} ORDER BY rowid`).all(
+    idOrCustomId,
+    db.dialect.list(namespaceIds),
+  )) as unknown as DocumentRow[];
 }
 
 /** A document of the namespace by service id or caller id (a service id wins a tie). */
@@ -500,7 +500,7 @@ export async function setDreamingStatus(
   await statement(
     db,
     `UPDATE documents SET dreaming_status = $1, updated_at = $2
-     WHERE id IN (SELECT j.value FROM ${db.dialect.each("$3", "text", "j")})`,
+     WHERE ${db.dialect.isIn("id", "$3", "text")}`,
   ).run(status, now(), db.dialect.list(ids));
 }
 
@@ -633,10 +633,9 @@ export async function indexDocument(
     }
     const dropped = [...stored.values()].filter((r) => kept.get(r.position) !== r).map((r) => r.rowid);
     if (dropped.length) {
-      await statement(
-        db,
-        `DELETE FROM chunks WHERE rowid IN (SELECT j.value FROM ${db.dialect.each("$1", "bigint", "j")})`,
-      ).run(db.dialect.list(dropped));
+      await statement(db, `DELETE FROM chunks WHERE ${db.dialect.isIn("rowid", "$1", "bigint")}`).run(
+        db.dialect.list(dropped),
+      );
     }
     const t = now();
     const insert = statement(

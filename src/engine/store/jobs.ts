@@ -128,8 +128,8 @@ export async function claimJob(
       const queued = (await statement(
         db,
         `SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= $1
-         AND kind IN (SELECT k.value FROM ${d.each("$2", "text", "k")})
-         AND NOT (kind IN (SELECT o.value FROM ${d.each("$3", "text", "o")}) AND EXISTS (
+         AND ${d.isIn("kind", "$2", "text")}
+         AND NOT (${d.isIn("kind", "$3", "text")} AND EXISTS (
            SELECT 1 FROM jobs r WHERE r.state = 'running' AND r.lease_until >= $1
              AND r.kind = j.kind AND r.namespace_id = j.namespace_id))
        ORDER BY id LIMIT 1${skipLocked}`,
@@ -139,7 +139,7 @@ export async function claimJob(
         : ((await statement(
             db,
             `SELECT id FROM jobs WHERE state = 'running' AND lease_until < $1
-               AND kind IN (SELECT k.value FROM ${d.each("$2", "text", "k")}) ORDER BY lease_until LIMIT 1${skipLocked}`,
+               AND ${d.isIn("kind", "$2", "text")} ORDER BY lease_until LIMIT 1${skipLocked}`,
           ).get(iso(t), kindList)) as { id: number } | undefined);
       const ready = queued ?? expired;
       if (!ready) return undefined;

@@ -185,6 +185,20 @@ export async function getMemoryRow(db: Db, namespaceId: string, id: string): Pro
   )) as MemoryRow | undefined;
 }
 
+/** The rowids of those of `ids` that are the namespace's latest versions. */
+export async function latestRowids(
+  db: Db,
+  namespaceId: string,
+  ids: readonly string[],
+): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = (await statement(
+    db,
+    `SELECT id, rowid FROM memories WHERE namespace_id = $1 AND is_latest = 1 AND ${db.dialect.isIn("id", "$2", "text")}`,
+  ).all(namespaceId, db.dialect.list(ids))) as { id: string; rowid: number }[];
+  return new Map(rows.map((r) => [r.id, r.rowid]));
+}
+
 /** A memory of any of these namespaces (legacy lists span several). */
 export async function getMemoryRowIn(
   db: Db,
@@ -193,7 +207,7 @@ export async function getMemoryRowIn(
 ): Promise<MemoryRow | undefined> {
   return (await statement(
     db,
-    `SELECT ${ROW} FROM memories WHERE id = $1 AND namespace_id IN (SELECT ns.value FROM ${db.dialect.each("$2", "text", "ns")})`,
+    `SELECT ${ROW} FROM memories WHERE id = $1 AND ${db.dialect.isIn("namespace_id", "$2", "text")}`,
   ).get(id, db.dialect.list(namespaceIds))) as MemoryRow | undefined;
 }
 
@@ -467,7 +481,7 @@ export async function memoriesAbout(db: Db, ids: readonly string[], subject: str
   return (
     (await statement(
       db,
-      `SELECT id FROM memories WHERE id IN (SELECT j.value FROM ${db.dialect.each("$1", "text", "j")}) AND subject = $2`,
+      `SELECT id FROM memories WHERE ${db.dialect.isIn("id", "$1", "text")} AND subject = $2`,
     ).all(db.dialect.list(ids), subject)) as { id: string }[]
   ).map((r) => r.id);
 }

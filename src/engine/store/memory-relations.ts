@@ -59,16 +59,14 @@ export async function relatedMemoryRows(
  * insertMemory), so following them from a superseded memory reaches its latest version.
  */
 export async function newerVersionIds(db: Db, ids: readonly string[]): Promise<Map<string, string[]>> {
-  const newer = new Map<string, string[]>();
-  const next = statement(
+  const newer = new Map<string, string[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return newer;
+  const rows = (await statement(
     db,
-    "SELECT from_id AS id FROM memory_relations WHERE to_id = $1 AND relation = 'updates'",
-  );
-  for (const id of new Set(ids))
-    newer.set(
-      id,
-      ((await next.all(id)) as { id: string }[]).map((r) => r.id),
-    );
+    `SELECT to_id, from_id FROM memory_relations WHERE relation = 'updates' AND ${db.dialect.isIn("to_id", "$1", "text")}
+     ORDER BY rowid`,
+  ).all(db.dialect.list([...new Set(ids)]))) as { to_id: string; from_id: string }[];
+  for (const r of rows) newer.get(r.to_id)!.push(r.from_id);
   return newer;
 }
 

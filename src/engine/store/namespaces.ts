@@ -89,7 +89,7 @@ export async function listNamespaces(
   allowed: string[] | null,
 ): Promise<{ namespaces: NamespaceSummary[]; total: number }> {
   const p = new Params(db.dialect, organizationId);
-  const filter = allowed ? `AND name IN (SELECT a.value FROM ${p.each(allowed, "text", "a")})` : "";
+  const filter = allowed ? `AND ${p.isIn("name", allowed, "text")}` : "";
   const total = (
     (await statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = $1 ${filter}`).get(
       ...p.values,
@@ -184,7 +184,7 @@ export async function namespacesNamed(
   return (await statement(
     db,
     `SELECT * FROM namespaces WHERE organization_id = $1
-     AND name IN (SELECT n.value FROM ${db.dialect.each("$2", "text", "n")}) ORDER BY name`,
+     AND ${db.dialect.isIn("name", "$2", "text")} ORDER BY name`,
   ).all(organizationId, db.dialect.list(names))) as unknown as NamespaceRow[];
 }
 

@@ -113,7 +113,7 @@ export async function countNamespaces(
   organizationId: string,
   allowed: string[] | null,
 ): Promise<number> {
-  const filter = allowed ? ` AND name IN (SELECT a.value FROM ${db.dialect.each("$2", "text", "a")})` : "";
+  const filter = allowed ? ` AND ${db.dialect.isIn("name", "$2", "text")}` : "";
   const args = allowed ? [organizationId, db.dialect.list(allowed)] : [organizationId];
   return (
     (await statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = $1${filter}`).get(

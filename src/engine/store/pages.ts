@@ -32,7 +32,5 @@ export const pagination = (page: number, limit: number, total: number) => ({
  * use): a WHERE fragment, its parameter added to `p`.
  */
 export function inNamespaces(column: string, ids: string | readonly string[], p: Params): string {
-  return typeof ids === "string"
-    ? `${column} = ${p.add(ids)}`
-    : `${column} IN (SELECT ns.value FROM ${p.each(ids, "text", "ns")})`;
+  return typeof ids === "string" ? `${column} = ${p.add(ids)}` : p.isIn(column, ids, "text");
 }

@@ -111,7 +111,7 @@ export async function deleteBuckets(
     if (!namespaceId) return;
     await statement(
       db,
-      `DELETE FROM profile_buckets WHERE namespace_id = $1 AND name IN (SELECT j.value FROM ${db.dialect.each("$2", "text", "j")})`,
+      `DELETE FROM profile_buckets WHERE namespace_id = $1 AND ${db.dialect.isIn("name", "$2", "text")}`,
     ).run(namespaceId, db.dialect.list(names));
   });
 }

@@ -440,7 +440,7 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
           (await statement(
             db,
             `SELECT s.id FROM search_spaces s
-             WHERE s.namespace_id IN (SELECT ns.value FROM ${d.each("$1", "text", "ns")})
+             WHERE ${d.isIn("s.namespace_id", "$1", "text")}
                AND EXISTS (SELECT 1 FROM search_pending p WHERE p.space = s.id)
              ORDER BY s.id${d.forUpdate}`,
           ).all(d.list(namespaceIds))) as { id: number }[]
@@ -451,8 +451,8 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
     const p = new Params(d);
     const where = [
       space === undefined ? null : `p.space = ${p.add(space)}`,
-      namespaceIds ? `s.namespace_id IN (SELECT ns.value FROM ${p.each(namespaceIds, "text", "ns")})` : null,
-      locked ? `p.space IN (SELECT l.value FROM ${p.each(locked, "bigint", "l")})` : null,
+      namespaceIds ? p.isIn("s.namespace_id", namespaceIds, "text") : null,
+      locked ? p.isIn("p.space", locked, "bigint") : null,
     ].filter((c) => c !== null);
     const pending = (await statement(
       db,

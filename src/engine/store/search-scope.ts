@@ -71,10 +71,10 @@ export async function visibleRowids(
   if (rowids.length === 0) return new Set();
   const p = new Params(db.dialect);
   const t = TABLE[corpus];
-  const rows_ = db.dialect.rowsOf(t.table, t.alias, "rowid", p.add(db.dialect.list(rowids)), "bigint");
+  const candidates = db.dialect.rowsOf(t.table, t.alias, "rowid", p.add(db.dialect.list(rowids)), "bigint");
   const rows = (await statement(
     db,
-    `SELECT ${ROWID[corpus]} AS rowid FROM ${rows_.from} ${t.joined} ${rows_.where}
+    `SELECT ${ROWID[corpus]} AS rowid FROM ${candidates.from} ${t.joined} ${candidates.where}
      AND ${scopeSql(corpus, scope, p, filterFormFor(db))}`,
   ).all(...p.values)) as { rowid: number }[];
   return new Set(rows.map((r) => r.rowid));

@@ -22,8 +22,9 @@ import { commitFacts } from "../src/engine/memory/dreamer.js";
 import { OfflineExtractor } from "../src/engine/memory/extract/offline.js";
 import type { ExtractionInput } from "../src/engine/memory/extract/types.js";
 import type { Fact } from "../src/engine/memory/relations.js";
+import { storeDocument } from "../src/engine/services/documents.js";
 import { type Db, transaction } from "../src/engine/store/db.js";
-import { addDocument, getDocumentRow } from "../src/engine/store/documents.js";
+import { getDocumentRow } from "../src/engine/store/documents.js";
 import { insertMemory } from "../src/engine/store/memories.js";
 import { ensureNamespace, type NamespaceRow } from "../src/engine/store/namespaces.js";
 import { ensureOrganization, LOCAL_ORGANIZATION } from "../src/engine/store/organizations.js";
@@ -115,7 +116,7 @@ async function seed(db: Db, ns: NamespaceRow, corpus: Corpus, count: number): Pr
     await transaction(db, async () => {
       for (let i = start; i < Math.min(count, start + 100); i++) {
         const d = corpus.document(i);
-        const { id } = await addDocument(db, ns, { content: d.text, date: d.date, dreaming: "instant" });
+        const { id } = await storeDocument(db, ns, { content: d.text, date: d.date, dreaming: "instant" });
         for (const f of d.facts) {
           await insertMemory(db, {
             namespaceId: ns.id,
@@ -156,7 +157,7 @@ async function commitCost(size: number, measureDocs: number): Promise<void> {
     let extractMs = 0;
     for (let i = 0; i < measureDocs; i++) {
       const d = corpus.document(seedDocs + i);
-      const { id } = await addDocument(db, ns, { content: d.text, date: d.date });
+      const { id } = await storeDocument(db, ns, { content: d.text, date: d.date });
       await db.prepare("UPDATE documents SET status = 'done' WHERE id = ?").run(id);
       const row = (await getDocumentRow(db, id))!;
       const t = performance.now();

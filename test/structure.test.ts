@@ -44,6 +44,18 @@ function importsOf(file: string): Import[] {
 
 const graph = new Map(files.map((f) => [f, importsOf(f)]));
 
+// An import or re-export that brings values, not only types: `import { a, type B } from "./x.js"`,
+// `export { a } from "./x.js"` (not `import type ...` / `export type ...`).
+const VALUE_IMPORT = /^(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s*["'](\.{1,2}\/[^"']+)["']/gm;
+
+function valueImportsOf(file: string): Import[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(VALUE_IMPORT)].map((m) => ({
+    line: text.slice(0, m.index).split("\n").length,
+    target: resolve(dirname(file), m[1]!.replace(/\.js$/, ".ts")),
+  }));
+}
+
 /** Strongly connected components of more than one file (or a file importing itself): Tarjan. */
 function importCycles(edges: Map<string, string[]>): string[][] {
   let next = 0;
@@ -86,7 +98,7 @@ const STORE = join(SRC, "engine", "store");
 const inside = (file: string, dir: string) => file.startsWith(`${dir}/`);
 
 /** What store/ must not import: everything that calls it (store may import src/api/ and src/engine/text/). */
-const ABOVE_STORE = ["search", "memory", "pipeline", "connectors", "routes", "ingest", "models"]
+const ABOVE_STORE = ["search", "memory", "services", "pipeline", "connectors", "routes", "ingest", "models"]
   .map((d) => join(SRC, "engine", d))
   .concat([join(SRC, "mcp"), join(SRC, "cli"), join(SRC, "client")]);
 const ABOVE_STORE_FILES = ["app.ts", "auth.ts", "context.ts", "index.ts", "server.ts", "processing.ts"].map(
@@ -190,6 +202,24 @@ describe("the source tree's structure", () => {
       }
     }
     expect(upward, upward.join("\n")).toEqual([]);
+  });
+
+  it("routes call services, never the store (they may name its types)", () => {
+    const routes = join(SRC, "engine", "routes");
+    const direct = files
+      .filter((f) => inside(f, routes))
+      .flatMap((f) =>
+        valueImportsOf(f)
+          .filter((i) => inside(i.target, STORE))
+          .map((i) => `${rel(f)}:${i.line} imports ${rel(i.target)}`),
+      );
+    expect(direct, direct.join("\n")).toEqual([]);
+    // The check sees a route's value imports and tells a type-only import of the store from one.
+    const documents = join(routes, "documents.ts");
+    expect(
+      valueImportsOf(documents).some((i) => i.target === join(SRC, "engine", "services", "documents.ts")),
+    ).toBe(true);
+    expect(graph.get(documents)!.some((i) => inside(i.target, STORE))).toBe(true);
   });
 
   it("has no import loop anywhere in src/", () => {

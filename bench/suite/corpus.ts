@@ -7,13 +7,9 @@
 import type { Engine } from "../../src/engine/index.js";
 import { chunkText } from "../../src/engine/ingest/chunk.js";
 import type { Fact } from "../../src/engine/memory/relations.js";
+import { storeDocument } from "../../src/engine/services/documents.js";
 import { transaction } from "../../src/engine/store/db.js";
-import {
-  addDocument,
-  getDocumentRow,
-  indexDocument,
-  setDreamingStatus,
-} from "../../src/engine/store/documents.js";
+import { getDocumentRow, indexDocument, setDreamingStatus } from "../../src/engine/store/documents.js";
 import { claimJob, completeJob } from "../../src/engine/store/jobs.js";
 import { insertMemories, type NewMemoryRow } from "../../src/engine/store/memories.js";
 import { ensureNamespace } from "../../src/engine/store/namespaces.js";
@@ -165,7 +161,7 @@ export async function seedDocuments(
       const ids: string[] = [];
       for (const [k, d] of docs.entries()) {
         const i = start + k;
-        const { id } = await addDocument(db, ns, {
+        const { id } = await storeDocument(db, ns, {
           content: d.text,
           customId: `seed-${i}`,
           date: d.date,

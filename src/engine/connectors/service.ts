@@ -14,6 +14,8 @@ import {
 } from "../../api/index.js";
 import type { EngineContext } from "../context.js";
 import { ConflictError, InputError, NotFoundError } from "../errors.js";
+import { storeDocument } from "../services/documents.js";
+import { writeInNamespace } from "../services/namespaces.js";
 import { connectorItems, deleteConnectorItem, upsertConnectorItem } from "../store/connector-items.js";
 import {
   type ConnectorRow,
@@ -30,7 +32,7 @@ import {
   updateConnectorSettings,
 } from "../store/connectors.js";
 import { type Db, parseJson, transaction } from "../store/db.js";
-import { addDocument, deleteDocuments } from "../store/documents.js";
+import { deleteDocuments } from "../store/documents.js";
 import { enqueueJob, type JobRow } from "../store/jobs.js";
 import { getNamespace, type NamespaceRow } from "../store/namespaces.js";
 import {
@@ -124,47 +126,54 @@ export class ConnectorService {
     return queued;
   }
 
-  /** In the caller's namespace, which exists by now (a route creates it in the same transaction). */
-  async create(namespace: NamespaceRow, body: CreateConnectorBody): Promise<CreateConnectorResponse> {
-    const provider = this.providers[body.provider];
-    const config = provider.validateConfig(body.config ?? {});
-    const base = {
-      organization_id: namespace.organization_id,
-      namespace_id: namespace.id,
-      provider: body.provider,
-      config: JSON.stringify(config),
-      selection: null,
-      document_limit: body.documentLimit ?? CONNECTOR_DOCUMENT_LIMIT_DEFAULT,
-      sync_interval_seconds: body.syncIntervalSeconds ?? CONNECTOR_SYNC_INTERVAL_DEFAULT_SECONDS,
-    };
-    // GitHub also takes a personal access token in config: then there is no OAuth dance.
-    const tokenInConfig = body.provider === "github" && typeof config.token === "string";
-    if (isOAuthProvider(body.provider) && !tokenInConfig) {
-      if (!body.redirectUrl) {
-        throw new InputError("redirectUrl", `is required for ${body.provider} (an OAuth provider)`);
+  /**
+   * In the caller's namespace, made in the same transaction: a refused create (a bad config)
+   * creates nothing.
+   */
+  async create(
+    organizationId: string,
+    name: string,
+    body: CreateConnectorBody,
+  ): Promise<CreateConnectorResponse> {
+    return await writeInNamespace(this.ctx, organizationId, name, async (namespace) => {
+      const provider = this.providers[body.provider];
+      const config = provider.validateConfig(body.config ?? {});
+      const base = {
+        organization_id: namespace.organization_id,
+        namespace_id: namespace.id,
+        provider: body.provider,
+        config: JSON.stringify(config),
+        selection: null,
+        document_limit: body.documentLimit ?? CONNECTOR_DOCUMENT_LIMIT_DEFAULT,
+        sync_interval_seconds: body.syncIntervalSeconds ?? CONNECTOR_SYNC_INTERVAL_DEFAULT_SECONDS,
+      };
+      // GitHub also takes a personal access token in config: then there is no OAuth dance.
+      const tokenInConfig = body.provider === "github" && typeof config.token === "string";
+      if (isOAuthProvider(body.provider) && !tokenInConfig) {
+        if (!body.redirectUrl) {
+          throw new InputError("redirectUrl", `is required for ${body.provider} (an OAuth provider)`);
+        }
+        const state = createState();
+        const verifier = createCodeVerifier();
+        const url = provider.authorizationUrl!({
+          state,
+          redirectUrl: body.redirectUrl,
+          codeChallenge: codeChallengeS256(verifier),
+        });
+        const expiresAt = new Date(Date.now() + OAUTH_LINK_TTL_MS).toISOString();
+        const row = await insertConnector(this.db, {
+          ...base,
+          state: "pending",
+          oauth_state: state,
+          code_verifier: verifier,
+          redirect_url: body.redirectUrl,
+          authorization_url: url,
+          authorization_expires_at: expiresAt,
+        });
+        return { id: row.id, authorization: { url, expiresAt } };
       }
-      const state = createState();
-      const verifier = createCodeVerifier();
-      const url = provider.authorizationUrl!({
-        state,
-        redirectUrl: body.redirectUrl,
-        codeChallenge: codeChallengeS256(verifier),
-      });
-      const expiresAt = new Date(Date.now() + OAUTH_LINK_TTL_MS).toISOString();
+      // A config provider is connected at once and starts syncing (spec, Connector states).
       const row = await insertConnector(this.db, {
-        ...base,
-        state: "pending",
-        oauth_state: state,
-        code_verifier: verifier,
-        redirect_url: body.redirectUrl,
-        authorization_url: url,
-        authorization_expires_at: expiresAt,
-      });
-      return { id: row.id, authorization: { url, expiresAt } };
-    }
-    // A config provider is connected at once and starts syncing (spec, Connector states).
-    const row = await transaction(this.db, async () => {
-      const created = await insertConnector(this.db, {
         ...base,
         state: "connected",
         oauth_state: null,
@@ -173,11 +182,9 @@ export class ConnectorService {
         authorization_url: null,
         authorization_expires_at: null,
       });
-      await this.queueRun(created.id);
-      return created;
+      await this.queueRun(row.id);
+      return { id: row.id, authorization: null };
     });
-    this.ctx.queue.wake();
-    return { id: row.id, authorization: null };
   }
 
   /** The OAuth redirect: exchanges the code of a pending connector, connects it and starts its first sync. */
@@ -427,7 +434,7 @@ export class ConnectorService {
     ns: NamespaceRow,
     item: SyncItemDocument,
   ): Promise<string> {
-    const { id } = await addDocument(this.db, ns, {
+    const { id } = await storeDocument(this.db, ns, {
       content: item.content,
       customId: customId(connector.id, item.externalId),
       metadata: { ...item.metadata, connectorId: connector.id, externalId: item.externalId },

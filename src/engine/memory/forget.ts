@@ -1,7 +1,8 @@
 import type { ForgetResponse } from "../../api/memories.js";
+import { ConflictError } from "../errors.js";
 import { type Embedder, embedsChunks } from "../models/embedder.js";
 import { search } from "../search/search.js";
-import { type Db, namespaceTransaction, transaction } from "../store/db.js";
+import { type Db, namespaceTransaction, newId, transaction } from "../store/db.js";
 import {
   addForgottenSentence,
   chunkContents,
@@ -18,7 +19,7 @@ import {
   rewriteChunk,
   setMemoryContext,
 } from "../store/forgotten.js";
-import { getMemoryRow, type MemoryRow, markForgotten } from "../store/memories.js";
+import { getMemoryRow, isForgotten, type MemoryRow, markForgotten } from "../store/memories.js";
 import { relatedMemoryRows } from "../store/memory-relations.js";
 import { memorySourceSpans } from "../store/search-hits.js";
 import {
@@ -29,6 +30,7 @@ import {
   withoutSentences,
 } from "../text/redact.js";
 import { queryTerms, stemTexts } from "../text/terms.js";
+import { type MemorySelector, selectMemory } from "./read.js";
 
 /**
  * Forget means gone from recall. Forgetting a memory (by id, by meaning, v4 DELETE or
@@ -288,6 +290,30 @@ export async function forgetByIds(
   await reembedChunks(deps, rewritten);
   return response;
 }
+
+/**
+ * Forgets the one memory a selector names (404 when none; 409 when it is forgotten already),
+ * with its earlier versions, then re-embeds the rewritten chunks; answers its id.
+ */
+export async function forgetSelected(
+  deps: ForgetDeps,
+  namespaceId: string | null,
+  selector: MemorySelector,
+  reason: string,
+): Promise<string> {
+  const { id, rewritten } = await transaction(deps.db, async () => {
+    const row = await selectMemory(deps.db, namespaceId, selector);
+    if (isForgotten(row))
+      throw new ConflictError("Memory already forgotten", `memory ${row.id} is already forgotten`);
+    const done = await forgetByIdsInTransaction(deps.db, row.namespace_id, [row.id], reason);
+    return { id: row.id, rewritten: done.rewritten };
+  });
+  await reembedChunks(deps, rewritten);
+  return id;
+}
+
+/** Names one legacy forget-matching request in its answer and in the reason its memories record. */
+export const newForgetBatchId = () => newId("fgb");
 
 /** How a forget by meaning may be tuned (legacy forget-matching sets them; v5 uses the defaults). */
 export interface ForgetByMeaningOptions {

@@ -1,14 +1,19 @@
 import type { Filter } from "../../api/filter.js";
 import type { Profile } from "../../api/profile.js";
+import type { EngineContext } from "../context.js";
+import { writeInNamespace } from "../services/namespaces.js";
 import type { Db } from "../store/db.js";
 import { namespaceContexts } from "../store/namespaces.js";
 import {
   type BucketDefinition,
+  bucketMap,
+  deleteBuckets,
   effectiveBuckets,
   type ProfileRow,
   type ProfileScope,
   profileMemoriesHolding,
   profileSection,
+  putBuckets,
 } from "../store/profile.js";
 import { type QueryTerm, queryTerms, stemTexts } from "../text/terms.js";
 import { isAboutSomeoneElse, otherPeople, userSubjects } from "./whose.js";
@@ -37,6 +42,45 @@ export class UnknownBucketError extends Error {
     super(`buckets: unknown bucket '${bucket}' (effective buckets: ${known.join(", ") || "none"})`);
     this.name = "UnknownBucketError";
   }
+}
+
+// The effective buckets as a list of definitions (the legacy routes answer them so).
+export { effectiveBuckets };
+
+/** The effective buckets of a namespace (null: one never written) as the contract answers them. */
+export async function bucketDefinitions(
+  db: Db,
+  organizationId: string,
+  namespaceId: string | null,
+): Promise<Record<string, string>> {
+  return bucketMap(await effectiveBuckets(db, organizationId, namespaceId));
+}
+
+/**
+ * Adds or updates a namespace's buckets, making the namespace in the same transaction (a refused
+ * change, naming an organization's bucket, creates nothing); answers the effective buckets.
+ */
+export async function setBuckets(
+  ctx: EngineContext,
+  organizationId: string,
+  namespace: string,
+  buckets: Record<string, string>,
+): Promise<Record<string, string>> {
+  return await writeInNamespace(ctx, organizationId, namespace, async (ns) => {
+    await putBuckets(ctx.db, organizationId, ns.id, buckets);
+    return await bucketDefinitions(ctx.db, organizationId, ns.id);
+  });
+}
+
+/** Removes namespace buckets by name; answers the effective buckets. */
+export async function removeBuckets(
+  db: Db,
+  organizationId: string,
+  namespaceId: string | null,
+  names: readonly string[],
+): Promise<Record<string, string>> {
+  await deleteBuckets(db, organizationId, namespaceId, names);
+  return await bucketDefinitions(db, organizationId, namespaceId);
 }
 
 export interface ProfileRequest {

@@ -1,9 +1,22 @@
 import { RELATED_LIMIT_DEFAULT } from "../../api/limits.js";
 import type { Memory } from "../../api/memories.js";
+import { NotFoundError } from "../errors.js";
 import type { Db } from "../store/db.js";
 import { latestSourceDocument } from "../store/documents.js";
-import { getMemoryRow, type MemoryRow, toMemory } from "../store/memories.js";
+import {
+  getMemoryRow,
+  getMemoryRowIn,
+  isForgotten,
+  latestByKey,
+  type MemoryRow,
+  memoryRelationRows,
+  memorySourceDocumentIds,
+  toMemory,
+} from "../store/memories.js";
 import { type RelationDirection, relatedMemoryRows } from "../store/memory-relations.js";
+
+// A page of memories has no rule above the store's (a list never shows earlier versions).
+export { listMemories } from "../store/memories.js";
 
 export interface ReadMemoryOptions {
   include?: readonly ("related" | "documents")[] | undefined;
@@ -59,4 +72,66 @@ async function present(db: Db, row: MemoryRow, withDocument: boolean): Promise<M
     if (doc) m.included = { ...m.included, document: doc };
   }
   return m;
+}
+
+/** Names one memory: by id, or by its text (the newest latest memory holding it, once normalized). */
+export type MemorySelector = { id: string } | { content: string };
+
+/** The memory a selector names in this namespace; 404 when there is none. */
+export async function selectMemory(
+  db: Db,
+  namespaceId: string | null,
+  s: MemorySelector,
+): Promise<MemoryRow> {
+  const row = !namespaceId
+    ? undefined
+    : "id" in s
+      ? await getMemoryRow(db, namespaceId, s.id)
+      : (await latestByKey(db, namespaceId, s.content))[0];
+  if (!row) throw new NotFoundError("Memory");
+  return row;
+}
+
+/** Those of `ids` that are memories of the namespace, not forgotten (nor past forget_after) at `at`. */
+export async function liveMemoriesOf(
+  db: Db,
+  namespaceId: string,
+  ids: readonly string[],
+  at = new Date().toISOString(),
+): Promise<MemoryRow[]> {
+  const rows: MemoryRow[] = [];
+  for (const id of new Set(ids)) {
+    const r = await getMemoryRow(db, namespaceId, id);
+    if (r !== undefined && !isForgotten(r, at)) rows.push(r);
+  }
+  return rows;
+}
+
+/**
+ * Where a memory of one of these namespaces comes from and what it is tied to, as the v4 list
+ * shows it: its earlier versions (up to `historyLimit`), the live memories it has a relation with,
+ * and its source documents.
+ */
+export async function memoryLineage(
+  db: Db,
+  namespaceIds: readonly string[],
+  memoryId: string,
+  historyLimit: number,
+): Promise<{
+  history: Memory[];
+  memoryRelations: { id: string; memory: string; relation: string }[];
+  documentIds: string[];
+}> {
+  const row = (await getMemoryRowIn(db, namespaceIds, memoryId))!;
+  const history =
+    (await readMemory(db, row.namespace_id, row.id, { include: ["related"], relatedLimit: historyLimit }))
+      ?.included?.related?.parents ?? [];
+  const at = new Date().toISOString();
+  const memoryRelations: { id: string; memory: string; relation: string }[] = [];
+  for (const r of await memoryRelationRows(db, row.id)) {
+    const other = await getMemoryRow(db, row.namespace_id, r.id);
+    if (other && !isForgotten(other, at))
+      memoryRelations.push({ id: other.id, memory: other.memory, relation: r.relation });
+  }
+  return { history, memoryRelations, documentIds: await memorySourceDocumentIds(db, row.id) };
 }

@@ -1,18 +1,12 @@
 import type { Metadata } from "../../api/common.js";
 import type { Memory } from "../../api/memories.js";
-import { ConflictError, NotFoundError } from "../errors.js";
+import { ConflictError } from "../errors.js";
 import type { Embedder } from "../models/embedder.js";
 import { type Db, transaction } from "../store/db.js";
-import {
-  getMemoryRow,
-  insertMemory,
-  isForgotten,
-  latestByKey,
-  type MemoryRow,
-  memoryMetadata,
-  toMemory,
-} from "../store/memories.js";
+import { insertMemory, isForgotten, type MemoryRow, memoryMetadata, toMemory } from "../store/memories.js";
+import { ensureNamespace } from "../store/namespaces.js";
 import { forgetSentences, reembedChunks } from "./forget.js";
+import { type MemorySelector, selectMemory } from "./read.js";
 import { normalizeExpiry } from "./relations.js";
 
 /**
@@ -59,22 +53,23 @@ async function vectorsFor(
 }
 
 /**
- * Writes memories to a namespace in one transaction (embedded first, outside it). `namespaceOf`
- * runs inside the transaction, so a refused write creates not even the namespace.
+ * Writes memories to a namespace (by name) in one transaction (embedded first, outside it). The
+ * namespace is made inside the transaction, so a refused write creates not even the namespace.
  */
 export async function writeMemories(
   deps: MemoryWriteDeps,
-  namespaceOf: () => Promise<{ id: string }>,
+  organizationId: string,
+  namespace: string,
   memories: readonly NewMemory[],
   signal?: AbortSignal,
-): Promise<MemoryRow[]> {
+): Promise<Memory[]> {
   const vectors = await vectorsFor(
     deps,
     memories.map((m) => m.content),
     signal,
   );
   return await transaction(deps.db, async () => {
-    const ns = await namespaceOf();
+    const ns = await ensureNamespace(deps.db, organizationId, namespace);
     const rows: MemoryRow[] = [];
     for (const [i, m] of memories.entries()) {
       rows.push(
@@ -94,26 +89,8 @@ export async function writeMemories(
         }),
       );
     }
-    return rows;
+    return rows.map(toMemory);
   });
-}
-
-/** Names one memory: by id, or by its text (the newest latest memory holding it, once normalized). */
-export type MemorySelector = { id: string } | { content: string };
-
-/** The memory a selector names in this namespace; 404 when there is none. */
-export async function selectMemory(
-  db: Db,
-  namespaceId: string | null,
-  s: MemorySelector,
-): Promise<MemoryRow> {
-  const row = !namespaceId
-    ? undefined
-    : "id" in s
-      ? await getMemoryRow(db, namespaceId, s.id)
-      : (await latestByKey(db, namespaceId, s.content))[0];
-  if (!row) throw new NotFoundError("Memory");
-  return row;
 }
 
 export interface MemoryUpdate {

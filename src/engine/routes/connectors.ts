@@ -7,8 +7,8 @@ import { creatingRoute, type EngineApp, route } from "./route.js";
 export function connectorRoutes(app: EngineApp, ctx: EngineContext): void {
   const connectors = connectorService(ctx);
 
-  creatingRoute(app, ctx, endpoints.createConnector, async ({ namespace, body }) =>
-    connectors.create(namespace, body),
+  creatingRoute(app, ctx, endpoints.createConnector, async ({ organization, namespace, body }) =>
+    connectors.create(organization.id, namespace, body),
   );
   route(app, ctx, endpoints.listConnectors, async ({ organization, namespace }) => ({
     connectors: await connectors.list(organization.id, namespace),

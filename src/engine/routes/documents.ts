@@ -2,22 +2,18 @@ import { endpoints } from "../../api/endpoints.js";
 import { AddDocumentFileFields } from "../../api/files.js";
 import type { EngineContext } from "../context.js";
 import { NotFoundError } from "../errors.js";
-import { withinDocumentQuota } from "../quota.js";
+import { listMemories } from "../memory/read.js";
 import {
-  addDocument,
-  appendToDocument,
-  chunksOfDocument,
+  addDocuments,
   deleteDocuments,
-  findDocument,
   listChunks,
   listDocuments,
   type NewDocument,
-  toDocument,
-} from "../store/documents.js";
-import { listMemories, memoriesOfDocument } from "../store/memories.js";
-import { type Page, pagination } from "../store/pages.js";
+  readDocument,
+} from "../services/documents.js";
+import type { Page } from "../store/pages.js";
 import { storedFile } from "./multipart.js";
-import { creatingRoute, type EngineApp, route } from "./route.js";
+import { creatingRoute, type EngineApp, pagination, route } from "./route.js";
 
 /** The engine reads the upload's file part itself; its text fields are checked by this schema. */
 const addDocumentFile = { ...endpoints.addDocumentFile, body: AddDocumentFileFields };
@@ -59,38 +55,22 @@ export function documentRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
 
   creatingRoute(app, ctx, endpoints.addDocument, async ({ organization, namespace, query, body }) => {
-    const doc = { content: body.content, ...documentFields(body, query) };
+    const document = { content: body.content, ...documentFields(body, query) };
     // The contract lets append through only with an id.
-    return await withinDocumentQuota(ctx, organization.id, async () =>
-      body.append && body.id !== undefined
-        ? await appendToDocument(db, namespace, { ...doc, customId: body.id })
-        : await addDocument(db, namespace, doc),
-    );
+    const append = body.append === true && body.id !== undefined;
+    return (await addDocuments(ctx, organization.id, [{ namespace, document, append }]))[0];
   });
 
   creatingRoute(app, ctx, addDocumentFile, async ({ organization, namespace, query, body, upload }) => {
     const file = storedFile(upload!, body);
-    return await withinDocumentQuota(
-      ctx,
-      organization.id,
-      async () =>
-        await addDocument(db, namespace, {
-          content: "",
-          file,
-          title: file.name,
-          ...documentFields(body, query),
-        }),
-    );
+    const document = { content: "", file, title: file.name, ...documentFields(body, query) };
+    return (await addDocuments(ctx, organization.id, [{ namespace, document }]))[0];
   });
 
   route(app, ctx, endpoints.getDocument, async ({ namespace, params, query }) => {
-    const doc = namespace && (await findDocument(db, namespace.id, params.id));
+    const doc = namespace && (await readDocument(db, namespace.id, params.id, new Set(query.include ?? [])));
     if (!doc) throw new NotFoundError("Document");
-    const include = new Set(query.include ?? []);
-    return toDocument(doc, {
-      chunks: include.has("chunks") ? await chunksOfDocument(db, doc) : undefined,
-      memories: include.has("memories") ? await memoriesOfDocument(db, doc.id) : undefined,
-    });
+    return doc;
   });
 
   route(app, ctx, endpoints.deleteDocuments, async ({ namespace, body }) => {

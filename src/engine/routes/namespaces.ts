@@ -1,15 +1,13 @@
 import { endpoints, NAMESPACES_ALIAS_PATH } from "../../api/endpoints.js";
 import type { EngineContext } from "../context.js";
 import { InputError, NotFoundError } from "../errors.js";
-import { newId } from "../store/db.js";
 import {
   deleteNamespace,
   listNamespaces,
-  setSupportingContext,
+  patchNamespace,
   toNamespaceRecord,
-} from "../store/namespaces.js";
-import { pagination } from "../store/pages.js";
-import { assertNamespaceAllowed, creatingRoute, type EngineApp, route } from "./route.js";
+} from "../services/namespaces.js";
+import { assertNamespaceAllowed, creatingRoute, type EngineApp, pagination, route } from "./route.js";
 
 export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
@@ -42,8 +40,8 @@ export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
     app,
     ctx,
     endpoints.patchNamespace,
-    async ({ namespace, body }) =>
-      await toNamespaceRecord(db, await setSupportingContext(db, namespace, body.supportingContext)),
+    async ({ organization, namespace, body }) =>
+      await patchNamespace(ctx, organization.id, namespace, body.supportingContext),
   );
 
   // Body deliberately not read: moveTo comes from the query only (supplement).
@@ -53,7 +51,6 @@ export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
     }
     if (query.moveTo) assertNamespaceAllowed(principal, query.moveTo);
     if (!namespace) throw new NotFoundError("Namespace");
-    await deleteNamespace(db, namespace, query.moveTo);
-    return { operationId: newId("op"), status: "done" };
+    return await deleteNamespace(db, namespace, query.moveTo);
   });
 }

@@ -1,7 +1,6 @@
 import { endpoints } from "../../api/endpoints.js";
 import type { EngineContext } from "../context.js";
-import { buildProfile } from "../memory/profile.js";
-import { bucketMap, deleteBuckets, effectiveBuckets, putBuckets } from "../store/profile.js";
+import { bucketDefinitions, buildProfile, removeBuckets, setBuckets } from "../memory/profile.js";
 import { creatingRoute, type EngineApp, route } from "./route.js";
 
 /**
@@ -18,17 +17,14 @@ export function profileRoutes(app: EngineApp, ctx: EngineContext): void {
   }));
 
   route(app, ctx, endpoints.getBuckets, async ({ organization, namespace }) => ({
-    buckets: bucketMap(await effectiveBuckets(db, organization.id, namespace?.id ?? null)),
+    buckets: await bucketDefinitions(db, organization.id, namespace?.id ?? null),
   }));
 
-  // One transaction with the namespace: a refused change does not even create it.
-  creatingRoute(app, ctx, endpoints.putBuckets, async ({ organization, namespace, body }) => {
-    await putBuckets(db, organization.id, namespace.id, body.buckets);
-    return { buckets: bucketMap(await effectiveBuckets(db, organization.id, namespace.id)) };
-  });
+  creatingRoute(app, ctx, endpoints.putBuckets, async ({ organization, namespace, body }) => ({
+    buckets: await setBuckets(ctx, organization.id, namespace, body.buckets),
+  }));
 
-  route(app, ctx, endpoints.deleteBuckets, async ({ organization, namespace, body }) => {
-    await deleteBuckets(db, organization.id, namespace?.id ?? null, body.buckets);
-    return { buckets: bucketMap(await effectiveBuckets(db, organization.id, namespace?.id ?? null)) };
-  });
+  route(app, ctx, endpoints.deleteBuckets, async ({ organization, namespace, body }) => ({
+    buckets: await removeBuckets(db, organization.id, namespace?.id ?? null, body.buckets),
+  }));
 }

@@ -6,8 +6,7 @@ import { REQUEST_BODY_MAX_BYTES } from "../../api/limits.js";
 import type { EngineContext } from "../context.js";
 import { growsStore } from "../disk-reserve.js";
 import { ForbiddenError, InputError, TooLargeError } from "../errors.js";
-import { documentTransaction, transaction } from "../store/db.js";
-import { ensureNamespace, findNamespace, type NamespaceRow } from "../store/namespaces.js";
+import { findNamespace, type NamespaceRow } from "../services/namespaces.js";
 import type { OrganizationRow, Principal } from "../store/organizations.js";
 import { FILE_PART, readUpload, type UploadedFile } from "./multipart.js";
 
@@ -69,41 +68,22 @@ export function route<E extends Endpoint>(
 }
 
 /**
- * Like `route`, for writes that bring their namespace into being: the namespace is found or
- * created in one transaction with the handler, so a refused write creates nothing. The handler
- * runs inside the transaction: it must wait on nothing but the store.
- * Idle workers are woken after the commit, for the jobs the write may have queued.
+ * Like `route`, for writes that bring their namespace into being: the namespace is not looked up
+ * here but handed to the handler by name, for its service to make in the write's own transaction
+ * (services/: a refused write creates nothing, and the service says which locks it needs).
  */
 export function creatingRoute<E extends Endpoint>(
   app: EngineApp,
   ctx: EngineContext,
   endpoint: E,
-  handler: (request: RouteRequest<E, NamespaceRow>) => unknown,
+  handler: (request: RouteRequest<E, string>) => unknown,
 ): void {
   const grows = growsStore(endpoint);
   on(app, endpoint, endpoint.path, async (c) => {
     if (grows) await ctx.disk?.assertRoom();
     const input = await parseRequest(c, endpoint, ctx.dataDir);
-    // The write's own store operations take the locks they need (store/db.ts): on PostgreSQL an
-    // add of a document takes none of its namespace, so adds go on while the namespace's documents
-    // are indexed and its memories committed (two writers making one namespace meet on its name's
-    // unique key). Every write under a document quota takes the schema-wide lock: it reads the
-    // whole organization's documents (quota.ts).
-    const name = (input.params as { namespace?: string } | undefined)?.namespace;
-    const quota = ctx.limits?.documentTokenQuota ?? null;
-    const write = async () => {
-      const request = await scoped(c, input, async (org, name) => await ensureNamespace(ctx.db, org, name));
-      const ns = request.namespace as NamespaceRow | undefined;
-      const handle = async () => handler(request as RouteRequest<E, NamespaceRow>);
-      // Its search units are indexed at the commit.
-      return ns ? await documentTransaction(ctx.db, ns.id, handle) : await handle();
-    };
-    const out =
-      quota === null && name !== undefined
-        ? await documentTransaction(ctx.db, null, write)
-        : await transaction(ctx.db, write);
-    ctx.queue.wake();
-    return send(c, endpoint, out);
+    const request = await scoped(c, input, async (_org, name) => name);
+    return send(c, endpoint, await handler(request as RouteRequest<E, string>));
   });
 }
 
@@ -130,7 +110,7 @@ function on(
   });
 }
 
-type Lookup = (organizationId: string, name: string) => Promise<NamespaceRow | null>;
+type Lookup = (organizationId: string, name: string) => Promise<NamespaceRow | string | null>;
 
 /** The request with its principal, organization and (allowed) namespace. */
 async function scoped<E extends Endpoint>(c: Context<EngineEnv>, input: Input<E>, lookup: Lookup) {
@@ -150,6 +130,14 @@ function send(c: Context<EngineEnv>, endpoint: Endpoint, out: unknown): Response
   if (out instanceof Response) return out;
   return c.json(out as object, endpoint.status ?? 200);
 }
+
+/** The contract's pagination of a list answer. */
+export const pagination = (page: number, limit: number, total: number) => ({
+  currentPage: page,
+  totalPages: Math.ceil(total / limit),
+  totalItems: total,
+  limit,
+});
 
 export function assertNamespaceAllowed(principal: Principal, namespace: string): void {
   if (principal.namespaces && !principal.namespaces.includes(namespace)) {

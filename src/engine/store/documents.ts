@@ -3,17 +3,7 @@ import type { Chunk, Document, DocumentStatus } from "../../api/documents.js";
 import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
 import { Params } from "./connection.js";
-import {
-  type Db,
-  documentTransaction,
-  lockName,
-  namespaceTransaction,
-  newId,
-  now,
-  parseJson,
-  sha256,
-} from "./db.js";
-import { dropDocumentFile, putDocumentFile, type StoredFile } from "./document-files.js";
+import { type Db, documentTransaction, lockName, namespaceTransaction, newId, now, parseJson } from "./db.js";
 import { compileFilter, filterFormFor } from "./filter.js";
 import { enqueueDocumentJob, enqueueJob } from "./jobs.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
@@ -75,173 +65,148 @@ export interface ChunkRow {
   text: string;
 }
 
-/** A document as the engine receives it, whatever the route (v5, batch, connector). */
-export interface NewDocument {
-  content: string;
-  customId?: string | null;
-  metadata?: Metadata;
-  date?: string | null;
-  supportingContext?: string | null;
-  filterByMetadata?: Metadata | null;
-  taskType?: "memory" | "superrag";
-  dreaming?: "dynamic" | "instant";
-  source?: string;
-  title?: string | null;
-  connectorId?: string | null;
-  /**
-   * An uploaded file: its bytes are stored beside the document and made into text by processing
-   * (`content` is then empty until the text replaces it); `type` is the file's, known at upload.
-   */
-  file?: StoredFile & { type: string };
-}
-
 /** Payload of a 'document' job: the generation it processes (an upsert makes older ones stale). */
 export interface DocumentJobPayload {
   generation: number;
 }
 
 /**
- * Whether re-sent content would be processed into what is already stored: the date labels chunks
- * and resolves relative dates in memories, the metadata becomes the memories' metadata (and their
- * `forgetAfter` expiry), the supporting context and filterByMetadata shape extraction, the task
- * type decides whether memories are made at all.
+ * A document's fields as an add stores them: JSON columns as their text, defaults applied
+ * (services/documents.ts decides from them whether re-sent content is processed again).
  */
-function sameProcessingInputs(
-  existing: DocumentRow,
-  f: {
-    metadata: string;
-    date: string | null;
-    supportingContext: string | null;
-    filterByMetadata: string | null;
-    taskType: string;
-  },
-): boolean {
-  return (
-    existing.metadata === f.metadata &&
-    existing.document_date === f.date &&
-    existing.supporting_context === f.supportingContext &&
-    existing.filter_by_metadata === f.filterByMetadata &&
-    existing.task_type === f.taskType
+export interface DocumentFields {
+  content: string;
+  contentHash: string;
+  metadata: string;
+  date: string | null;
+  supportingContext: string | null;
+  filterByMetadata: string | null;
+  taskType: "memory" | "superrag";
+  dreaming: "dynamic" | "instant";
+  /** null: the stored one stays (an upsert), or the default for a new document. */
+  source: string | null;
+  title: string | null;
+  connectorId: string | null;
+  /** An uploaded file's type; null: text (kept as it was by an upsert). */
+  type: string | null;
+}
+
+/**
+ * The namespace's document with this caller id, if any; inside a transaction, writers of the same
+ * caller id take turns from here until it ends (its row may not exist yet).
+ */
+export async function claimCallerId(
+  db: Db,
+  namespaceId: string,
+  customId: string,
+): Promise<DocumentRow | undefined> {
+  await lockName(db, `document:${namespaceId}:${customId}`);
+  return (await statement(db, "SELECT * FROM documents WHERE namespace_id = $1 AND custom_id = $2").get(
+    namespaceId,
+    customId,
+  )) as DocumentRow | undefined;
+}
+
+/** The same document sent again: only its dreaming mode and update time change. */
+export async function touchDocument(db: Db, id: string, dreaming: DocumentFields["dreaming"]): Promise<void> {
+  await statement(db, "UPDATE documents SET dreaming = $1, updated_at = $2 WHERE id = $3").run(
+    dreaming,
+    now(),
+    id,
   );
 }
 
 /**
- * Stores a document and queues its processing in one transaction (acknowledged means kept).
- * Re-sending a caller id upserts: the same content with the same date, metadata, context and task
- * type answers the current status and queues nothing (unless it failed); anything else bumps the
- * generation and queues it again (see sameProcessingInputs).
+ * Stores new fields in a document as its next generation, queued for processing;
+ * `dreamedChars` is how much of its text the memories drawn so far stay valid for (null: none).
  */
-export async function addDocument(
+export async function replaceDocument(
   db: Db,
-  // Only the namespace's id is read: documents.ts does not depend on namespaces.ts (which deletes documents).
-  ns: { id: string },
-  doc: NewDocument,
-  /** The content is the stored content with text appended (appendToDocument). */
-  appended = false,
-): Promise<{ id: string; status: DocumentStatus }> {
-  // A file is the same document again when its bytes are.
-  const hash = sha256(doc.file ? doc.file.bytes : doc.content);
+  id: string,
+  f: DocumentFields,
+  generation: number,
+  dreamedChars: number | null,
+): Promise<void> {
+  await statement(
+    db,
+    `UPDATE documents SET content = $1, content_hash = $2, metadata = $3, document_date = $4, supporting_context = $5,
+       filter_by_metadata = $6, task_type = $7, dreaming = $8, source = COALESCE($9, source),
+       title = COALESCE($10, title), connector_id = COALESCE($11, connector_id), type = COALESCE($12, type),
+       status = 'queued', dreaming_status = 'dreaming', error = NULL, generation = $13, dreamed_chars = $14,
+       updated_at = $15
+     WHERE id = $16`,
+  ).run(
+    f.content,
+    f.contentHash,
+    f.metadata,
+    f.date,
+    f.supportingContext,
+    f.filterByMetadata,
+    f.taskType,
+    f.dreaming,
+    f.source,
+    f.title,
+    f.connectorId,
+    f.type,
+    generation,
+    dreamedChars,
+    now(),
+    id,
+  );
+}
+
+/** Inserts a new document (generation 1, queued) and answers its service id. */
+export async function insertDocument(
+  db: Db,
+  namespaceId: string,
+  customId: string | null,
+  f: DocumentFields,
+): Promise<string> {
+  const id = newId("doc");
   const t = now();
-  const fields = {
-    metadata: JSON.stringify(doc.metadata ?? {}),
-    date: doc.date ?? null,
-    supportingContext: doc.supportingContext ?? null,
-    filterByMetadata: doc.filterByMetadata ? JSON.stringify(doc.filterByMetadata) : null,
-    taskType: doc.taskType ?? "memory",
-    dreaming: doc.dreaming ?? "dynamic",
-  };
-  return await documentTransaction(db, ns.id, async () => {
-    // Two writers of one caller id take turns (its row may not exist yet).
-    if (doc.customId) await lockName(db, `document:${ns.id}:${doc.customId}`);
-    const existing = doc.customId
-      ? ((await statement(db, "SELECT * FROM documents WHERE namespace_id = $1 AND custom_id = $2").get(
-          ns.id,
-          doc.customId,
-        )) as DocumentRow | undefined)
-      : undefined;
-    if (
-      existing &&
-      existing.content_hash === hash &&
-      existing.status !== "failed" &&
-      sameProcessingInputs(existing, fields)
-    ) {
-      // The same document again: keep its processing (only the dreaming mode may differ).
-      await statement(db, "UPDATE documents SET dreaming = $1, updated_at = $2 WHERE id = $3").run(
-        fields.dreaming,
-        t,
-        existing.id,
-      );
-      return { id: existing.id, status: existing.status };
-    }
-    let id: string;
-    let generation: number;
-    if (existing) {
-      id = existing.id;
-      generation = existing.generation + 1;
-      await statement(
-        db,
-        `UPDATE documents SET content = $1, content_hash = $2, metadata = $3, document_date = $4, supporting_context = $5,
-           filter_by_metadata = $6, task_type = $7, dreaming = $8, source = COALESCE($9, source),
-           title = COALESCE($10, title), connector_id = COALESCE($11, connector_id), type = COALESCE($12, type),
-           status = 'queued', dreaming_status = 'dreaming', error = NULL, generation = $13, dreamed_chars = $14,
-           updated_at = $15
-         WHERE id = $16`,
-      ).run(
-        doc.content,
-        hash,
-        fields.metadata,
-        fields.date,
-        fields.supportingContext,
-        fields.filterByMetadata,
-        fields.taskType,
-        fields.dreaming,
-        doc.source ?? null,
-        doc.title ?? null,
-        doc.connectorId ?? null,
-        doc.file?.type ?? null,
-        generation,
-        // Memories drawn from the text so far stay valid only for appended text under the same inputs.
-        appended && sameProcessingInputs(existing, fields) ? existing.dreamed_chars : null,
-        t,
-        id,
-      );
-    } else {
-      id = newId("doc");
-      generation = 1;
-      await statement(
-        db,
-        `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, metadata, document_date,
-           supporting_context, filter_by_metadata, task_type, dreaming, source, title, connector_id, type, status,
-           dreaming_status, generation, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, COALESCE($15, 'text'), 'queued', 'dreaming', 1, $16, $17)`,
-      ).run(
-        id,
-        ns.id,
-        doc.customId ?? null,
-        doc.content,
-        hash,
-        fields.metadata,
-        fields.date,
-        fields.supportingContext,
-        fields.filterByMetadata,
-        fields.taskType,
-        fields.dreaming,
-        doc.source ?? "api",
-        doc.title ?? null,
-        doc.connectorId ?? null,
-        doc.file?.type ?? null,
-        t,
-        t,
-      );
-    }
-    if (doc.file) await putDocumentFile(db, id, doc.file);
-    else if (existing) await dropDocumentFile(db, id);
-    const payload = { generation } satisfies DocumentJobPayload;
-    // A new document has no job to take the payload over: one statement, not three.
-    if (existing) await enqueueDocumentJob(db, id, ns.id, payload);
-    else await enqueueJob(db, { kind: "document", documentId: id, namespaceId: ns.id, payload });
-    return { id, status: "queued" as const };
-  });
+  await statement(
+    db,
+    `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, metadata, document_date,
+       supporting_context, filter_by_metadata, task_type, dreaming, source, title, connector_id, type, status,
+       dreaming_status, generation, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, 'api'), $13, $14, COALESCE($15, 'text'),
+       'queued', 'dreaming', 1, $16, $17)`,
+  ).run(
+    id,
+    namespaceId,
+    customId,
+    f.content,
+    f.contentHash,
+    f.metadata,
+    f.date,
+    f.supportingContext,
+    f.filterByMetadata,
+    f.taskType,
+    f.dreaming,
+    f.source,
+    f.title,
+    f.connectorId,
+    f.type,
+    t,
+    t,
+  );
+  return id;
+}
+
+/**
+ * Queues the processing of a document's generation. A new document has no job to take the payload
+ * over: one statement, not three.
+ */
+export async function queueDocument(
+  db: Db,
+  documentId: string,
+  namespaceId: string,
+  generation: number,
+  isNew: boolean,
+): Promise<void> {
+  const payload = { generation } satisfies DocumentJobPayload;
+  if (isNew) await enqueueJob(db, { kind: "document", documentId, namespaceId, payload });
+  else await enqueueDocumentJob(db, documentId, namespaceId, payload);
 }
 
 /**
@@ -756,31 +721,4 @@ async function insertChunksAtOnce(
     for (const r of got) out.set(r.position, r.rowid);
   }
   return out;
-}
-
-/**
- * Appends `doc.content` to the document with caller id `doc.customId` on a new line (a conversation
- * turn), or starts it; then stores it as addDocument does. Read and write happen in one write
- * transaction, so turns appended at once by several processes are all kept, in commit order.
- * The caller sends one turn, not the transcript; answers the document's line count too.
- */
-export async function appendToDocument(
-  db: Db,
-  ns: { id: string },
-  doc: NewDocument & { customId: string },
-): Promise<{ id: string; status: DocumentStatus; lines: number }> {
-  return await documentTransaction(db, ns.id, async () => {
-    await lockName(db, `document:${ns.id}:${doc.customId}`);
-    const existing = (await statement(
-      db,
-      // The line break bound: neither database's spelling of it as a literal (char(10), chr(10)) is the other's.
-      `SELECT content, length(content) - length(replace(content, $3, '')) + 1 AS lines
-         FROM documents WHERE namespace_id = $1 AND custom_id = $2`,
-    ).get(ns.id, doc.customId, "\n")) as { content: string; lines: number } | undefined;
-    const added = doc.content.trim();
-    const content = existing ? `${existing.content.trimEnd()}\n${added}` : added;
-    const addedLines = added.split("\n").length;
-    const result = await addDocument(db, ns, { ...doc, content }, existing !== undefined);
-    return { ...result, lines: existing ? existing.lines + addedLines : addedLines };
-  });
 }

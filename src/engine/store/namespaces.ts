@@ -1,7 +1,6 @@
 import type { NamespaceRecord, NamespaceSummary } from "../../api/namespaces.js";
 import { Params } from "./connection.js";
-import { type Db, newId, now, transaction } from "./db.js";
-import { deleteDocuments } from "./documents.js";
+import { type Db, newId, now } from "./db.js";
 import { statement } from "./statements.js";
 
 export interface NamespaceRow {
@@ -129,42 +128,40 @@ export async function setSupportingContext(
 }
 
 /**
- * Deletes a namespace and everything in it (foreign keys cascade to documents, chunks, vectors,
- * memories, buckets, connectors and jobs). With `moveTo`, its content first moves to that
- * namespace of the same organization; a moved document replaces a target document with the same
- * caller id.
+ * The target's documents that a move of `fromId`'s content into it replaces: those with a caller
+ * id that the moved namespace also has.
  */
-export async function deleteNamespace(db: Db, ns: NamespaceRow, moveTo?: string): Promise<void> {
-  await transaction(db, async () => {
-    if (moveTo && moveTo !== ns.name) {
-      const target = await ensureNamespace(db, ns.organization_id, moveTo);
-      // Replaced target documents go as a delete does: with the memories only they were the source of.
-      const replaced = (await statement(
-        db,
-        `SELECT id FROM documents WHERE namespace_id = $1 AND custom_id IN
-             (SELECT custom_id FROM documents WHERE namespace_id = $2 AND custom_id IS NOT NULL)`,
-      ).all(target.id, ns.id)) as { id: string }[];
-      await deleteDocuments(
-        db,
-        target.id,
-        replaced.map((d) => d.id),
-      );
-      for (const table of ["documents", "chunks", "memories", "jobs", "connectors"]) {
-        await statement(db, `UPDATE ${table} SET namespace_id = $1 WHERE namespace_id = $2`).run(
-          target.id,
-          ns.id,
-        );
-      }
-      // Buckets the target has already (by name) stay the target's: the moved ones go with the namespace.
-      await statement(
-        db,
-        `UPDATE profile_buckets SET namespace_id = $1 WHERE namespace_id = $2
-           AND name NOT IN (SELECT name FROM profile_buckets WHERE namespace_id = $1)`,
-      ).run(target.id, ns.id);
-      await statement(db, "UPDATE namespaces SET updated_at = $1 WHERE id = $2").run(now(), target.id);
-    }
-    await statement(db, "DELETE FROM namespaces WHERE id = $1").run(ns.id);
-  });
+export async function documentsReplacedByMove(db: Db, fromId: string, toId: string): Promise<string[]> {
+  const rows = (await statement(
+    db,
+    `SELECT id FROM documents WHERE namespace_id = $1 AND custom_id IN
+         (SELECT custom_id FROM documents WHERE namespace_id = $2 AND custom_id IS NOT NULL)`,
+  ).all(toId, fromId)) as { id: string }[];
+  return rows.map((d) => d.id);
+}
+
+/**
+ * Moves a namespace's documents, chunks, memories, jobs, connectors and buckets into another one;
+ * a bucket the target has already (by name) stays the target's.
+ */
+export async function moveNamespaceContents(db: Db, fromId: string, toId: string): Promise<void> {
+  for (const table of ["documents", "chunks", "memories", "jobs", "connectors"]) {
+    await statement(db, `UPDATE ${table} SET namespace_id = $1 WHERE namespace_id = $2`).run(toId, fromId);
+  }
+  await statement(
+    db,
+    `UPDATE profile_buckets SET namespace_id = $1 WHERE namespace_id = $2
+       AND name NOT IN (SELECT name FROM profile_buckets WHERE namespace_id = $1)`,
+  ).run(toId, fromId);
+  await statement(db, "UPDATE namespaces SET updated_at = $1 WHERE id = $2").run(now(), toId);
+}
+
+/**
+ * Deletes a namespace and everything still in it (foreign keys cascade to documents, chunks,
+ * vectors, memories, buckets, connectors and jobs).
+ */
+export async function dropNamespace(db: Db, id: string): Promise<void> {
+  await statement(db, "DELETE FROM namespaces WHERE id = $1").run(id);
 }
 
 /**

@@ -20,13 +20,6 @@ export function orderBy(alias: string, p: Pick<PageRequest, "sort" | "order">, h
   return `${alias}.${col} ${dir}, ${alias}.rowid ${dir}`;
 }
 
-export const pagination = (page: number, limit: number, total: number) => ({
-  currentPage: page,
-  totalPages: Math.ceil(total / limit),
-  totalItems: total,
-  limit,
-});
-
 /**
  * `column` within one namespace, or within several (legacy lists span the namespaces a key may
  * use): a WHERE fragment, its parameter added to `p`.

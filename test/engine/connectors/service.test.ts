@@ -87,7 +87,7 @@ describe("connector service", () => {
       (await ensureOrganization(e.context.db, "local")).id,
       "team",
     );
-    const created = await service.create(team, {
+    const created = await service.create(team.organization_id, team.name, {
       provider: "web-crawler",
       config: { startUrl: site.url },
       documentLimit: 10,
@@ -150,7 +150,10 @@ describe("connector service", () => {
       (await ensureOrganization(e.context.db, "local")).id,
       "team",
     );
-    const { id } = await service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
+    const { id } = await service.create(team.organization_id, team.name, {
+      provider: "web-crawler",
+      config: { startUrl: site.url },
+    });
     await expect(service.sync(team, id)).rejects.toBeInstanceOf(ConflictError);
   });
 
@@ -162,13 +165,13 @@ describe("connector service", () => {
       (await ensureOrganization(e.context.db, "local")).id,
       "team",
     );
-    await expect((() => service.create(team, { provider: "web-crawler", config: {} }))()).rejects.toThrow(
-      expect.objectContaining({ field: "config.startUrl" }),
-    );
-    await expect((() => service.create(team, { provider: "github" }))()).rejects.toThrow(
-      expect.objectContaining({ field: "redirectUrl" }),
-    );
-    const { id } = await service.create(team, {
+    await expect(
+      (() => service.create(team.organization_id, team.name, { provider: "web-crawler", config: {} }))(),
+    ).rejects.toThrow(expect.objectContaining({ field: "config.startUrl" }));
+    await expect(
+      (() => service.create(team.organization_id, team.name, { provider: "github" }))(),
+    ).rejects.toThrow(expect.objectContaining({ field: "redirectUrl" }));
+    const { id } = await service.create(team.organization_id, team.name, {
       provider: "s3",
       config: { bucket: "notes", accessKeyId: "AKID", secretAccessKey: "very-secret", endpoint: site.url },
     });
@@ -189,7 +192,10 @@ describe("connector service", () => {
       (await ensureOrganization(e.context.db, "local")).id,
       "team",
     );
-    const a = await service.create(team, { provider: "web-crawler", config: { startUrl: site.url } });
+    const a = await service.create(team.organization_id, team.name, {
+      provider: "web-crawler",
+      config: { startUrl: site.url },
+    });
     await finished(e, (await service.get(team, a.id)).latestRun!.id);
     expect(await service.remove(team, a.id, true)).toEqual({ id: a.id, deleted: true, documentsDeleted: 3 });
     expect(await connectorDocs(e, a.id)).toEqual([]);
@@ -224,7 +230,10 @@ describe("connector service OAuth", () => {
       "team",
     );
     const redirectUrl = "http://127.0.0.1:8787/connectors/oauth/callback";
-    const created = await service.create(team, { provider: "github", redirectUrl });
+    const created = await service.create(team.organization_id, team.name, {
+      provider: "github",
+      redirectUrl,
+    });
     expect(created.authorization!.url.startsWith(`${auth.url}/authorize?`)).toBe(true);
     expect(Date.parse(created.authorization!.expiresAt) - Date.now()).toBeGreaterThan(59 * 60_000);
     expect(await service.list(team.organization_id, team)).toEqual([]);
@@ -268,7 +277,7 @@ describe("connector service OAuth", () => {
         (await ensureOrganization(e.context.db, "local")).id,
         "team",
       );
-      const created = await service.create(team, {
+      const created = await service.create(team.organization_id, team.name, {
         provider: "github",
         redirectUrl: `${base}/connectors/oauth/callback`,
       });
@@ -304,7 +313,7 @@ describe("connector service OAuth", () => {
       (await ensureOrganization(e.context.db, "local")).id,
       "team",
     );
-    const created = await service.create(team, {
+    const created = await service.create(team.organization_id, team.name, {
       provider: "github",
       redirectUrl: "http://127.0.0.1:8787/connectors/oauth/callback",
     });

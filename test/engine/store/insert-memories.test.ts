@@ -4,8 +4,8 @@
  * test backend (SQLite, and PostgreSQL in the PG pass).
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { storeDocument } from "../../../src/engine/services/documents.js";
 import { transaction } from "../../../src/engine/store/db.js";
-import { addDocument } from "../../../src/engine/store/documents.js";
 import { insertMemories, insertMemory, type NewMemoryRow } from "../../../src/engine/store/memories.js";
 import { ensureNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization, LOCAL_ORGANIZATION } from "../../../src/engine/store/organizations.js";
@@ -28,7 +28,7 @@ async function seed(engine: TestEngine, namespace: string, n: number, batched: b
   const db = engine.engine.context.db;
   const ns = await ensureNamespace(db, (await ensureOrganization(db, LOCAL_ORGANIZATION)).id, namespace);
   return await transaction(db, async () => {
-    const { id: documentId } = await addDocument(db, ns, {
+    const { id: documentId } = await storeDocument(db, ns, {
       content: "Ana, Bo and Cy near Porto.",
       customId: "d",
     });

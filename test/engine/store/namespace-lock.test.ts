@@ -8,6 +8,8 @@
  * A document whose namespace changed while it was processed (the last test) is refused on both.
  */
 import { describe, expect, it } from "vitest";
+import { storeDocument } from "../../../src/engine/services/documents.js";
+import { deleteNamespace } from "../../../src/engine/services/namespaces.js";
 import {
   type Db,
   documentTransaction,
@@ -15,14 +17,9 @@ import {
   namespaceTransaction,
   transaction,
 } from "../../../src/engine/store/db.js";
-import {
-  addDocument,
-  DocumentMovedError,
-  getDocumentRow,
-  indexDocument,
-} from "../../../src/engine/store/documents.js";
+import { DocumentMovedError, getDocumentRow, indexDocument } from "../../../src/engine/store/documents.js";
 import { insertMemory } from "../../../src/engine/store/memories.js";
-import { deleteNamespace, ensureNamespace, findNamespace } from "../../../src/engine/store/namespaces.js";
+import { ensureNamespace, findNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../../src/engine/store/organizations.js";
 import { directMemory, storeConnections, TEST_BACKEND } from "../harness.js";
 
@@ -134,7 +131,7 @@ describe.skipIf(TEST_BACKEND !== "postgres")("document write transactions on Pos
     await namespaceTransaction(a, ns.id, async () => {
       // A dream's commit: memories written (the namespace's counters, its memory index).
       await insertMemory(a, directMemory(ns.id, "The team ships on Fridays."));
-      const added = await addDocument(b, ns, { content: "Standup moved to 10:00.", customId: "standup" });
+      const added = await storeDocument(b, ns, { content: "Standup moved to 10:00.", customId: "standup" });
       expect(added.status).toBe("queued");
       // ... and the document is indexed meanwhile.
       const generation = (await getDocumentRow(b, added.id))!.generation;
@@ -153,19 +150,24 @@ describe.skipIf(TEST_BACKEND !== "postgres")("document write transactions on Pos
     const [a, b] = await twoConnections();
     const org = await ensureOrganization(a, "org");
     const ns = await ensureNamespace(a, org.id, "team");
-    const { id } = await addDocument(a, ns, { content: "v1", customId: "notes" });
+    const { id } = await storeDocument(a, ns, { content: "v1", customId: "notes" });
     const generation = (await getDocumentRow(a, id))!.generation;
     await indexDocument(a, { id, namespaceId: ns.id }, generation, {
       ...chunked("v1"),
       alsoInTransaction: async () => {
         // The same caller id written again waits for this document's indexing (its row is locked)...
-        await expect(addDocument(b, ns, { content: "v2", customId: "notes" })).rejects.toThrow(LOCK_TIMEOUT);
+        await expect(storeDocument(b, ns, { content: "v2", customId: "notes" })).rejects.toThrow(
+          LOCK_TIMEOUT,
+        );
         // ...another document of the namespace does not.
-        expect((await addDocument(b, ns, { content: "other", customId: "other" })).status).toBe("queued");
+        expect((await storeDocument(b, ns, { content: "other", customId: "other" })).status).toBe("queued");
       },
     });
     // Once committed, the upsert goes through as a new generation, queued again.
-    expect(await addDocument(b, ns, { content: "v2", customId: "notes" })).toEqual({ id, status: "queued" });
+    expect(await storeDocument(b, ns, { content: "v2", customId: "notes" })).toEqual({
+      id,
+      status: "queued",
+    });
     expect((await getDocumentRow(b, id))!.generation).toBe(generation + 1);
   });
 });
@@ -215,7 +217,7 @@ describe("a document moved to another namespace while it was processed", () => {
     const db = await connect();
     const org = await ensureOrganization(db, "org");
     const from = await ensureNamespace(db, org.id, "from");
-    const { id } = await addDocument(db, from, { content: "Ada moved to Lisbon." });
+    const { id } = await storeDocument(db, from, { content: "Ada moved to Lisbon." });
     const generation = (await getDocumentRow(db, id))!.generation;
     // The job read the document here; then its namespace is deleted, its content moved.
     await deleteNamespace(db, from, "to");

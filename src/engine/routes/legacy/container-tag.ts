@@ -1,10 +1,5 @@
+import { findNamespace, type NamespaceRow, namespacesNamed } from "../../services/namespaces.js";
 import type { Db } from "../../store/db.js";
-import {
-  ensureNamespace,
-  findNamespace,
-  type NamespaceRow,
-  namespacesNamed,
-} from "../../store/namespaces.js";
 import type { Principal } from "../../store/organizations.js";
 import { assertNamespaceAllowed } from "../route.js";
 
@@ -41,10 +36,10 @@ export async function readNamespace(
   return (await findNamespace(db, principal.organization.id, name)) ?? null;
 }
 
-/** An allowed namespace for writing, created on first use: call inside the write's transaction. */
-export async function writeNamespace(db: Db, principal: Principal, name: string): Promise<NamespaceRow> {
+/** An allowed namespace for writing, by name: its service makes it on first use. */
+export function writableNamespace(principal: Principal, name: string): string {
   assertNamespaceAllowed(principal, name);
-  return await ensureNamespace(db, principal.organization.id, name);
+  return name;
 }
 
 /**

@@ -2,11 +2,10 @@ import { endpoints } from "../../../api/endpoints.js";
 import type { ConversationMessage } from "../../../api/legacy.js";
 import type { EngineContext } from "../../context.js";
 import { InputError } from "../../errors.js";
-import { withinDocumentQuota } from "../../quota.js";
-import { addDocument } from "../../store/documents.js";
+import { addDocuments } from "../../services/documents.js";
 import { formatTurn } from "../../text/conversation.js";
 import { type EngineApp, route } from "../route.js";
-import { containerTagOf, writeNamespace } from "./container-tag.js";
+import { containerTagOf, writableNamespace } from "./container-tag.js";
 
 /** What a message said, as text: its text parts, or the tools it called. */
 function messageText(m: ConversationMessage): string {
@@ -29,7 +28,6 @@ function messageText(m: ConversationMessage): string {
  * as a v5 upsert by id does; unchanged messages are not processed again.
  */
 export function legacyConversationRoutes(app: EngineApp, ctx: EngineContext): void {
-  const { db } = ctx;
   route(app, ctx, endpoints.legacyAddConversation, async ({ principal, body }) => {
     const lines = body.messages
       .map((m) => ({ m, text: messageText(m) }))
@@ -38,17 +36,12 @@ export function legacyConversationRoutes(app: EngineApp, ctx: EngineContext): vo
     if (lines.length === 0) {
       throw new InputError("messages", "at least one message must carry text (a string or a text part)");
     }
-    const added = await withinDocumentQuota(
-      ctx,
-      principal.organization.id,
-      async () =>
-        await addDocument(db, await writeNamespace(db, principal, containerTagOf(body)), {
-          content: lines.join("\n"),
-          customId: body.conversationId,
-          metadata: body.metadata,
-        }),
-    );
-    ctx.queue.wake();
-    return { id: added.id, conversationId: body.conversationId, status: added.status };
+    const [added] = await addDocuments(ctx, principal.organization.id, [
+      {
+        namespace: writableNamespace(principal, containerTagOf(body)),
+        document: { content: lines.join("\n"), customId: body.conversationId, metadata: body.metadata },
+      },
+    ]);
+    return { id: added!.id, conversationId: body.conversationId, status: added!.status };
   });
 }

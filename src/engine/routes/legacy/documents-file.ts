@@ -1,11 +1,10 @@
 import { endpoints } from "../../../api/endpoints.js";
 import { LegacyFileFields } from "../../../api/files.js";
 import type { EngineContext } from "../../context.js";
-import { withinDocumentQuota } from "../../quota.js";
-import { addDocument } from "../../store/documents.js";
+import { addDocuments } from "../../services/documents.js";
 import { storedFile } from "../multipart.js";
 import { type EngineApp, route } from "../route.js";
-import { containerTagOf, writeNamespace } from "./container-tag.js";
+import { containerTagOf, writableNamespace } from "./container-tag.js";
 
 /** The engine reads the upload's file part itself; its text fields are checked by this schema. */
 const legacyAddFile = { ...endpoints.legacyAddFile, body: LegacyFileFields };
@@ -17,11 +16,10 @@ const legacyAddFile = { ...endpoints.legacyAddFile, body: LegacyFileFields };
 export function documentFileRoutes(app: EngineApp, ctx: EngineContext): void {
   route(app, ctx, legacyAddFile, async ({ principal, body, upload }) => {
     const file = storedFile(upload!, body);
-    const added = await withinDocumentQuota(
-      ctx,
-      principal.organization.id,
-      async () =>
-        await addDocument(ctx.db, await writeNamespace(ctx.db, principal, containerTagOf(body)), {
+    const [added] = await addDocuments(ctx, principal.organization.id, [
+      {
+        namespace: writableNamespace(principal, containerTagOf(body)),
+        document: {
           content: "",
           file,
           title: file.name,
@@ -30,9 +28,9 @@ export function documentFileRoutes(app: EngineApp, ctx: EngineContext): void {
           supportingContext: body.entityContext,
           taskType: body.taskType,
           dreaming: body.dreaming,
-        }),
-    );
-    ctx.queue.wake();
-    return { id: added.id, status: added.status };
+        },
+      },
+    ]);
+    return { id: added!.id, status: added!.status };
   });
 }

@@ -3,21 +3,19 @@ import { endpoints } from "../../../api/endpoints.js";
 import type { LegacyDocument } from "../../../api/legacy.js";
 import type { EngineContext } from "../../context.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
-import { withinDocumentQuota } from "../../quota.js";
-import { transaction } from "../../store/db.js";
 import {
-  addDocument,
+  addDocuments,
   chunksOfDocument,
   type DocumentRow,
   deleteDocuments,
+  deleteDocumentsIn,
   findDocumentsIn,
   listDocuments,
   toDocument,
-} from "../../store/documents.js";
-import type { NamespaceRow } from "../../store/namespaces.js";
-import { pagination } from "../../store/pages.js";
-import { type EngineApp, route } from "../route.js";
-import { containerTagOf, readNamespaces, writeNamespace } from "./container-tag.js";
+} from "../../services/documents.js";
+import type { NamespaceRow } from "../../services/namespaces.js";
+import { type EngineApp, pagination, route } from "../route.js";
+import { containerTagOf, readNamespaces, writableNamespace } from "./container-tag.js";
 
 /** A v5 document as v3 showed it: lifecycle fields also at the top, and its namespace as a container tag. */
 export function toLegacyDocument(doc: Document, namespace: string): LegacyDocument {
@@ -70,11 +68,10 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
   };
 
   route(app, ctx, endpoints.legacyAddDocument, async ({ principal, body }) => {
-    const added = await withinDocumentQuota(
-      ctx,
-      principal.organization.id,
-      async () =>
-        await addDocument(db, await writeNamespace(db, principal, containerTagOf(body)), {
+    const [added] = await addDocuments(ctx, principal.organization.id, [
+      {
+        namespace: writableNamespace(principal, containerTagOf(body)),
+        document: {
           content: body.content,
           customId: body.customId,
           metadata: body.metadata,
@@ -83,9 +80,9 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
           filterByMetadata: body.filterByMetadata,
           taskType: body.taskType,
           dreaming: body.dreaming,
-        }),
-    );
-    ctx.queue.wake();
+        },
+      },
+    ]);
     return added;
   });
 
@@ -113,22 +110,8 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
 
   // Before DELETE /v3/documents/{id}: "bulk" is this route, not a document id.
   route(app, ctx, endpoints.legacyBulkDeleteDocuments, async ({ principal, body }) => {
-    const errors: { id: string; error: string }[] = [];
-    let deletedCount = 0;
-    await transaction(db, async () => {
-      const allowed = (await readNamespaces(db, principal)).map((n) => n.id);
-      for (const id of new Set(body.ids)) {
-        const rows = await findDocumentsIn(db, allowed, id);
-        if (rows.length !== 1) {
-          errors.push({
-            id,
-            error: rows.length === 0 ? "document not found" : "customId is used in several namespaces",
-          });
-          continue;
-        }
-        deletedCount += (await deleteDocuments(db, rows[0]!.namespace_id, [rows[0]!.id])).count;
-      }
-    });
+    const allowed = (await readNamespaces(db, principal)).map((n) => n.id);
+    const { count: deletedCount, errors } = await deleteDocumentsIn(db, allowed, body.ids);
     return { success: errors.length === 0, deletedCount, ...(errors.length ? { errors } : {}) };
   });
 

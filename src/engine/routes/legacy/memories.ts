@@ -1,29 +1,11 @@
 import { endpoints } from "../../../api/endpoints.js";
 import type { MemoryRef } from "../../../api/memories.js";
 import type { EngineContext } from "../../context.js";
-import { ConflictError } from "../../errors.js";
-import {
-  forgetByIds,
-  forgetByIdsInTransaction,
-  forgetByMeaning,
-  reembedChunks,
-} from "../../memory/forget.js";
-import { readMemory } from "../../memory/read.js";
-import { type MemorySelector, selectMemory, updateMemory, writeMemories } from "../../memory/write.js";
-import { newId, transaction } from "../../store/db.js";
-import {
-  getMemoryRow,
-  getMemoryRowIn,
-  isForgotten,
-  listMemories,
-  type MemoryRow,
-  memoryMetadata,
-  memoryRelationRows,
-  memorySourceDocumentIds,
-} from "../../store/memories.js";
-import { pagination } from "../../store/pages.js";
-import { type EngineApp, route } from "../route.js";
-import { readNamespace, readNamespaces, writeNamespace } from "./container-tag.js";
+import { forgetByIds, forgetByMeaning, forgetSelected, newForgetBatchId } from "../../memory/forget.js";
+import { listMemories, liveMemoriesOf, type MemorySelector, memoryLineage } from "../../memory/read.js";
+import { updateMemory, writeMemories } from "../../memory/write.js";
+import { type EngineApp, pagination, route } from "../route.js";
+import { readNamespace, readNamespaces, writableNamespace } from "./container-tag.js";
 
 /** Earlier versions shown per memory in a v4 list. */
 const HISTORY_LIMIT = 10;
@@ -42,22 +24,24 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
   const deps = { db, embedder: ctx.embedder, log: ctx.log };
 
   route(app, ctx, endpoints.legacyAddMemories, async ({ principal, body, signal }) => {
-    const rows = await writeMemories(
+    const memories = await writeMemories(
       deps,
-      async () => await writeNamespace(db, principal, body.containerTag),
+      principal.organization.id,
+      writableNamespace(principal, body.containerTag),
       body.memories.map((m) => ({ ...m, eventDate: m.temporalContext?.eventDate })),
       signal,
     );
     return {
       documentId: null,
-      memories: rows.map((r) => ({
-        id: r.id,
-        memory: r.memory,
-        isStatic: r.is_static === 1,
-        createdAt: r.created_at,
-        forgetAfter: r.forget_after,
-        forgetReason: r.forget_reason,
-        metadata: memoryMetadata(r),
+      memories: memories.map((m) => ({
+        id: m.id,
+        memory: m.memory,
+        isStatic: m.isStatic,
+        // toMemory always sets it.
+        createdAt: m.system!.createdAt,
+        forgetAfter: m.forgetAfter,
+        forgetReason: m.forgetReason,
+        metadata: m.metadata,
       })),
     };
   });
@@ -69,26 +53,13 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
 
   route(app, ctx, endpoints.legacyForgetMemory, async ({ principal, body }) => {
     const ns = await readNamespace(db, principal, body.containerTag);
-    const { id, rewritten } = await transaction(db, async () => {
-      const row = await selectMemory(db, ns?.id ?? null, selectorOf(body));
-      if (isForgotten(row)) {
-        throw new ConflictError("Memory already forgotten", `memory ${row.id} is already forgotten`);
-      }
-      const done = await forgetByIdsInTransaction(
-        db,
-        row.namespace_id,
-        [row.id],
-        body.reason ?? "forgotten by id",
-      );
-      return { id: row.id, rewritten: done.rewritten };
-    });
-    await reembedChunks(deps, rewritten);
+    const id = await forgetSelected(deps, ns?.id ?? null, selectorOf(body), body.reason ?? "forgotten by id");
     return { id, forgotten: true as const };
   });
 
   route(app, ctx, endpoints.legacyForgetMatching, async ({ principal, body, signal }) => {
     const ns = await readNamespace(db, principal, body.containerTag);
-    const batchId = newId("fgb");
+    const batchId = newForgetBatchId();
     const reason = body.reason ?? `forget-matching ${batchId}`;
     let candidates: MemoryRef[];
     if (body.query !== undefined) {
@@ -99,12 +70,7 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
       });
       candidates = found.matches;
     } else {
-      const at = new Date().toISOString();
-      const rows: MemoryRow[] = [];
-      for (const id of new Set(body.ids ?? [])) {
-        const r = ns ? await getMemoryRow(db, ns.id, id) : undefined;
-        if (r !== undefined && !isForgotten(r, at)) rows.push(r);
-      }
+      const rows = ns ? await liveMemoriesOf(db, ns.id, body.ids ?? []) : [];
       candidates = rows.slice(0, body.maxForget).map((r) => ({ id: r.id, memory: r.memory }));
     }
     const what = body.query !== undefined ? `matching '${body.query}'` : "of the given ids";
@@ -138,25 +104,8 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
       return { memoryEntries: [], pagination: pagination(body.page, body.limit, 0) };
     const ids = namespaces.map((n) => n.id);
     const page = await listMemories(db, ids, body, body.filters, false);
-    const at = new Date().toISOString();
     const memoryEntries = await Promise.all(
-      page.items.map(async (m) => {
-        const row = (await getMemoryRowIn(db, ids, m.id))!;
-        const history =
-          (
-            await readMemory(db, row.namespace_id, row.id, {
-              include: ["related"],
-              relatedLimit: HISTORY_LIMIT,
-            })
-          )?.included?.related?.parents ?? [];
-        const memoryRelations: { id: string; memory: string; relation: string }[] = [];
-        for (const r of await memoryRelationRows(db, row.id)) {
-          const other = await getMemoryRow(db, row.namespace_id, r.id);
-          if (other && !isForgotten(other, at))
-            memoryRelations.push({ id: other.id, memory: other.memory, relation: r.relation });
-        }
-        return { ...m, history, memoryRelations, documentIds: await memorySourceDocumentIds(db, row.id) };
-      }),
+      page.items.map(async (m) => ({ ...m, ...(await memoryLineage(db, ids, m.id, HISTORY_LIMIT)) })),
     );
     return { memoryEntries, pagination: pagination(body.page, body.limit, page.total) };
   });

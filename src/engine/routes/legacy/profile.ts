@@ -1,7 +1,6 @@
 import { endpoints } from "../../../api/endpoints.js";
 import type { EngineContext } from "../../context.js";
-import { buildProfile } from "../../memory/profile.js";
-import { effectiveBuckets } from "../../store/profile.js";
+import { buildProfile, effectiveBuckets } from "../../memory/profile.js";
 import { type EngineApp, route } from "../route.js";
 import { readNamespace } from "./container-tag.js";
 import { legacySearch } from "./search.js";

@@ -43,6 +43,13 @@ export interface OpenOptions {
    */
   databaseUrl?: string | undefined;
   /**
+   * On PostgreSQL, how many statements this connection runs at once (its pool's size, unless
+   * MEMCTX_PG_POOL_SIZE says otherwise): a processing thread's job loops and their lease renewals
+   * (pipeline/thread.ts); default, the process that answers requests: postgres/connect.ts
+   * poolSizeForRequests.
+   */
+  concurrency?: number | undefined;
+  /**
    * false: this connection's commits never checkpoint the WAL into the database file (the other
    * connections' do, see checkpoint()). A checkpoint runs in the commit that passes the threshold:
    * on the connection that answers requests, a 40 MB upload's commit spent 200 ms copying the WAL.
@@ -60,7 +67,7 @@ const WRITES_CACHE_MIB = 64;
  * files the database file's mode); an existing directory keeps the mode its owner chose.
  */
 export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Promise<Db> {
-  if (opts.databaseUrl) return await openPostgres(dataDir, opts.databaseUrl);
+  if (opts.databaseUrl) return await openPostgres(dataDir, opts.databaseUrl, opts.concurrency);
   if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
     chmodSync(dataDir, DATA_DIR_MODE);
   }
@@ -103,11 +110,11 @@ export async function checkpoint(db: Db): Promise<void> {
 }
 
 /** Opens (and migrates) a PostgreSQL database: the same store over store/postgres/. */
-async function openPostgres(dataDir: string, url: string): Promise<Db> {
+async function openPostgres(dataDir: string, url: string, concurrency?: number): Promise<Db> {
   if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
     chmodSync(dataDir, DATA_DIR_MODE);
   }
-  const db = new PostgresDatabase(url, dataDir);
+  const db = new PostgresDatabase(url, dataDir, concurrency);
   try {
     useSecretKey(db, dataDir);
     await db.migrate();

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
 import type { SQLInputValue, SQLOutputValue } from "node:sqlite";
 import { threadId } from "node:worker_threads";
 import type pg from "pg";
@@ -24,8 +25,9 @@ import { PG_SCHEMA_VERSION, pgMigrations } from "./schema.js";
  * connection, a transaction keeps one from BEGIN to COMMIT (carried by the async context).
  *
  * What an operator sets (environment):
- * - MEMCTX_PG_POOL_SIZE: connections per process (default POOL_SIZE_DEFAULT; each processing thread
- *   has a pool of its own);
+ * - MEMCTX_PG_POOL_SIZE: connections per pool (default: sized for the machine, poolSizeForRequests,
+ *   in the process that answers requests; two per job loop plus one in each processing thread,
+ *   which has a pool of its own);
  * - MEMCTX_PG_STATEMENT_TIMEOUT_MS: how long one statement (or a lock wait) may take (default 10 s),
  *   so that a statement stuck behind another session's lock fails its request (503) instead of
  *   holding it;
@@ -48,8 +50,13 @@ const WRITE_LOCK_CLASS = 0x6d656d; // "mem"
 const QUEUE_LOCK_CLASS = 0x6a6f62; // "job"
 const MIGRATION_LOCK_CLASS = 0x6d6967; // "mig"
 
-/** Connections of a process's pool by default: requests wait on the database, not on the CPU. */
-export const POOL_SIZE_DEFAULT = 10;
+/**
+ * Connections of the pool that answers requests, by default: twice the cores plus one, at least 5
+ * (PostgreSQL's wiki and HikariCP size a pool so: more connections than the CPUs can keep busy
+ * only queue inside the database). A statement waiting on a lock holds one of them; requests past
+ * the pool wait for a free one (MEMCTX_PG_ACQUIRE_TIMEOUT_MS).
+ */
+export const poolSizeForRequests = (cores = availableParallelism()) => Math.max(5, 2 * cores + 1);
 const STATEMENT_TIMEOUT_MS_DEFAULT = 10_000;
 const ACQUIRE_TIMEOUT_MS_DEFAULT = 5_000;
 /** Runs of a transaction that PostgreSQL ends to break a deadlock, before its error is the caller's. */
@@ -204,7 +211,8 @@ export class PostgresDatabase implements Db {
    */
   pgvector: string | null = null;
 
-  constructor(url: string, dataDir?: string, poolSize = envNumber("MEMCTX_PG_POOL_SIZE", POOL_SIZE_DEFAULT)) {
+  constructor(url: string, dataDir?: string, concurrency = poolSizeForRequests()) {
+    const poolSize = envNumber("MEMCTX_PG_POOL_SIZE", concurrency);
     const { connectionString, schema } = parseDatabaseUrl(url, dataDir);
     this.schema = schema;
     this.lockKey = createHash("sha1").update(schema).digest().readInt32BE(0);

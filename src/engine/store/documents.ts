@@ -116,6 +116,24 @@ export async function touchDocument(db: Db, id: string, dreaming: DocumentFields
   );
 }
 
+/** The fields' values in the order of FIELD_COLUMNS: the first twelve parameters of both writes below. */
+const fieldValues = (f: DocumentFields) => [
+  f.content,
+  f.contentHash,
+  f.metadata,
+  f.date,
+  f.supportingContext,
+  f.filterByMetadata,
+  f.taskType,
+  f.dreaming,
+  f.source,
+  f.title,
+  f.connectorId,
+  f.type,
+];
+const FIELD_COLUMNS = `content, content_hash, metadata, document_date, supporting_context, filter_by_metadata,
+  task_type, dreaming, source, title, connector_id, type`;
+
 /**
  * Stores new fields in a document as its next generation, queued for processing;
  * `dreamedChars` is how much of its text the memories drawn so far stay valid for (null: none).
@@ -135,24 +153,7 @@ export async function replaceDocument(
        status = 'queued', dreaming_status = 'dreaming', error = NULL, generation = $13, dreamed_chars = $14,
        updated_at = $15
      WHERE id = $16`,
-  ).run(
-    f.content,
-    f.contentHash,
-    f.metadata,
-    f.date,
-    f.supportingContext,
-    f.filterByMetadata,
-    f.taskType,
-    f.dreaming,
-    f.source,
-    f.title,
-    f.connectorId,
-    f.type,
-    generation,
-    dreamedChars,
-    now(),
-    id,
-  );
+  ).run(...fieldValues(f), generation, dreamedChars, now(), id);
 }
 
 /** Inserts a new document (generation 1, queued) and answers its service id. */
@@ -166,30 +167,11 @@ export async function insertDocument(
   const t = now();
   await statement(
     db,
-    `INSERT INTO documents (id, namespace_id, custom_id, content, content_hash, metadata, document_date,
-       supporting_context, filter_by_metadata, task_type, dreaming, source, title, connector_id, type, status,
-       dreaming_status, generation, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, 'api'), $13, $14, COALESCE($15, 'text'),
+    `INSERT INTO documents (${FIELD_COLUMNS}, id, namespace_id, custom_id, status, dreaming_status, generation,
+       created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9, 'api'), $10, $11, COALESCE($12, 'text'), $13, $14, $15,
        'queued', 'dreaming', 1, $16, $17)`,
-  ).run(
-    id,
-    namespaceId,
-    customId,
-    f.content,
-    f.contentHash,
-    f.metadata,
-    f.date,
-    f.supportingContext,
-    f.filterByMetadata,
-    f.taskType,
-    f.dreaming,
-    f.source,
-    f.title,
-    f.connectorId,
-    f.type,
-    t,
-    t,
-  );
+  ).run(...fieldValues(f), id, namespaceId, customId, t, t);
   return id;
 }
 

@@ -118,7 +118,7 @@ function unavailable(err: unknown): StoreUnavailableError | undefined {
 
 /**
  * node-postgres's Client, whose connection runs `sessionSql` before the pool hands it out: the
- * schema first on its search_path. pgvector 0.8+: an HNSW scan filtered
+ * schema first on its search_path, JIT off. pgvector 0.8+: an HNSW scan filtered
  * by namespace goes on until it has k rows (refused by older versions: left as it is).
  */
 function sessionClient(sessionSql: string): typeof pg.Client {
@@ -217,7 +217,10 @@ export class PostgresDatabase implements Db {
     this.schema = schema;
     this.lockKey = createHash("sha1").update(schema).digest().readInt32BE(0);
     const statementTimeout = envNumber("MEMCTX_PG_STATEMENT_TIMEOUT_MS", STATEMENT_TIMEOUT_MS_DEFAULT);
-    this.sessionSql = `SET search_path TO "${schema}", pg_catalog`;
+    // No JIT: its compile of a large expression (a deeply nested filter) ran for minutes, took
+    // gigabytes and ignored statement_timeout and pg_cancel_backend, since LLVM never checks for
+    // interrupts; memctx's statements are short, and what JIT saves is milliseconds at best.
+    this.sessionSql = `SET search_path TO "${schema}", pg_catalog; SET jit = off`;
     this.config = {
       connectionString,
       application_name: "memctx",

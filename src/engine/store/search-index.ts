@@ -653,46 +653,36 @@ function unitsOf(d: Dialect, corpus: Corpus): string {
 }
 
 /**
- * The first of the namespace's speakers (chunks' speakers, lowercased) in [`from`, `end`) (or
- * (`from`, `end`) with `after`), in
- * order: one index seek (chunks_namespace_speaker), however large the namespace.
+ * The first `count` of the namespace's speakers (chunks' speakers, lowercased) in each range
+ * [from, end), in order: for each range's `from`, its names. One statement for all of a query's
+ * words; each name one index seek (chunks_namespace_speaker) from the last, however large the
+ * namespace and however many turns each speaker has (a recursive walk: DISTINCT would read them all).
  */
-export async function nextSpeaker(
-  db: Db,
-  namespaceId: string,
-  from: string,
-  end: string,
-  after = false,
-): Promise<string | undefined> {
-  // `after`: strictly after `from` (the next name after one found; PostgreSQL's text cannot hold
-  // the "\u0000" that would otherwise follow it).
-  const row = (await statement(
-    db,
-    `SELECT speaker AS name FROM chunks WHERE namespace_id = $1 AND speaker IS NOT NULL
-       AND speaker ${after ? ">" : ">="} $2 AND speaker < $3 ORDER BY speaker LIMIT 1`,
-  ).get(namespaceId, from, end)) as { name: string } | undefined;
-  return row?.name;
-}
-
-/**
- * nextSpeaker for several ranges at once, from their starts (inclusive): for each [from, end), the
- * first speaker in it or undefined, in the order given. One statement (one round trip on
- * PostgreSQL) for all of a query's words, one index seek each.
- */
-export async function firstSpeakers(
+export async function speakersIn(
   db: Db,
   namespaceId: string,
   ranges: readonly (readonly [from: string, end: string])[],
-): Promise<(string | undefined)[]> {
-  if (ranges.length === 0) return [];
+  count: number,
+): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>(ranges.map(([from]) => [from, []]));
+  if (ranges.length === 0 || count <= 0) return out;
+  // The next name strictly after the last (PostgreSQL's text cannot hold the "\u0000" that an
+  // inclusive bound would need).
   const rows = (await statement(
     db,
-    `SELECT j.value ->> 0 AS "from", (SELECT speaker FROM chunks WHERE namespace_id = $2 AND speaker IS NOT NULL
-       AND speaker >= j.value ->> 0 AND speaker < j.value ->> 1 ORDER BY speaker LIMIT 1) AS name
-     FROM ${db.dialect.rows("$1", "j")}`,
-  ).all(JSON.stringify(ranges), namespaceId)) as { from: string; name: string | null }[];
-  const first = new Map(rows.map((r) => [r.from, r.name ?? undefined]));
-  return ranges.map(([from]) => first.get(from));
+    `WITH RECURSIVE walk (start, name, n, upto) AS (
+       SELECT j.value ->> 0, (SELECT speaker FROM chunks WHERE namespace_id = $2 AND speaker IS NOT NULL
+         AND speaker >= j.value ->> 0 AND speaker < j.value ->> 1 ORDER BY speaker LIMIT 1), 1, j.value ->> 1
+       FROM ${db.dialect.rows("$1", "j")}
+       UNION ALL
+       SELECT w.start, (SELECT speaker FROM chunks WHERE namespace_id = $2 AND speaker IS NOT NULL
+         AND speaker > w.name AND speaker < w.upto ORDER BY speaker LIMIT 1), w.n + 1, w.upto
+       FROM walk w WHERE w.name IS NOT NULL AND w.n < $3
+     )
+     SELECT start, name FROM walk WHERE name IS NOT NULL ORDER BY start, n`,
+  ).all(JSON.stringify(ranges), namespaceId, count)) as { start: string; name: string }[];
+  for (const r of rows) out.get(r.start)?.push(r.name);
+  return out;
 }
 
 /**

@@ -12,7 +12,6 @@ import {
   latestDocumentDate,
   type MemoryHitRow,
   memoryHitRows,
-  memorySourceSpans,
 } from "../store/search-hits.js";
 import { searchStatistics } from "../store/search-index.js";
 import type { Corpus, Scope } from "../store/search-scope.js";
@@ -260,13 +259,6 @@ async function hydrate(db: Db, selected: readonly Scored[]): Promise<Item[]> {
   if (selected.some((s) => s.corpus === "memories")) {
     for (const r of await memoryHitRows(db, ids("memories"))) memories.set(r.rowid, r);
   }
-  const sources =
-    memories.size > 0
-      ? await memorySourceSpans(
-          db,
-          [...memories.values()].map((m) => m.id),
-        )
-      : new Map();
   const items: Item[] = [];
   for (const scored of selected) {
     if (scored.corpus === "chunks") {
@@ -294,7 +286,7 @@ async function hydrate(db: Db, selected: readonly Scored[]): Promise<Item[]> {
           date: row.event_date,
           text: row.memory,
           documentId: row.document_id,
-          sources: sources.get(row.id) ?? [],
+          sources: row.sources,
         });
     }
   }

@@ -30,6 +30,8 @@ export interface MemoryHitRow {
   created_at: string;
   updated_at: string;
   event_date: string | null;
+  /** The documents it came from and where in them. */
+  sources: MemorySourceSpan[];
 }
 
 export interface DocumentCitationRow {
@@ -55,15 +57,34 @@ export async function chunkHitRows(db: Db, rowids: readonly number[]): Promise<C
   ).all(db.dialect.list(rowids))) as unknown as ChunkHitRow[];
 }
 
-/** Memories by rowid (a rowid no longer stored is left out). */
+/**
+ * Memories by rowid, each with its sources (a rowid no longer stored is left out): a row per
+ * memory and source, in one statement (a round trip less per search over a wire).
+ */
 export async function memoryHitRows(db: Db, rowids: readonly number[]): Promise<MemoryHitRow[]> {
   const memories = db.dialect.rowsOf("memories", "m", "rowid", "$1", "bigint");
-  return (await statement(
+  const rows = (await statement(
     db,
     `SELECT m.rowid, m.id, m.memory, m.metadata, m.is_latest, m.is_inference, m.document_id,
-            m.created_at, m.updated_at, m.event_date
-     FROM ${memories.from} WHERE ${memories.where}`,
-  ).all(db.dialect.list(rowids))) as unknown as MemoryHitRow[];
+            m.created_at, m.updated_at, m.event_date,
+            s.document_id AS source_document_id, s.start_offset AS source_start, s.end_offset AS source_end
+     FROM ${memories.from} LEFT JOIN memory_sources s ON s.memory_id = m.id WHERE ${memories.where}`,
+  ).all(db.dialect.list(rowids))) as unknown as (Omit<MemoryHitRow, "sources"> & {
+    source_document_id: string | null;
+    source_start: number | null;
+    source_end: number | null;
+  })[];
+  const byRowid = new Map<number, MemoryHitRow>();
+  for (const { source_document_id, source_start, source_end, ...row } of rows) {
+    let hit = byRowid.get(row.rowid);
+    if (!hit) {
+      hit = { ...row, sources: [] };
+      byRowid.set(row.rowid, hit);
+    }
+    if (source_document_id !== null)
+      hit.sources.push({ documentId: source_document_id, start: source_start, end: source_end });
+  }
+  return [...byRowid.values()];
 }
 
 /** Where a memory came from: a source document and the span its sentence is there (null: unknown). */

@@ -7,11 +7,10 @@ import { forgottenSentences } from "../store/forgotten.js";
 import { relatedMemoryRefs } from "../store/memory-relations.js";
 import {
   type ChunkHitRow,
-  chunkHitRows,
   documentCitationRow,
+  hitRows,
   latestDocumentDate,
   type MemoryHitRow,
-  memoryHitRows,
 } from "../store/search-hits.js";
 import { searchStatistics } from "../store/search-index.js";
 import type { Corpus, Scope } from "../store/search-scope.js";
@@ -251,14 +250,9 @@ type Item = RerankItem & {
 /** Loads the rows of the selected candidates, in the candidates' order. */
 async function hydrate(db: Db, selected: readonly Scored[]): Promise<Item[]> {
   const ids = (corpus: Corpus) => selected.filter((s) => s.corpus === corpus).map((s) => s.rowid);
-  const chunks = new Map<number, ChunkHitRow>();
-  const memories = new Map<number, MemoryHitRow>();
-  if (selected.some((s) => s.corpus === "chunks")) {
-    for (const r of await chunkHitRows(db, ids("chunks"))) chunks.set(r.rowid, r);
-  }
-  if (selected.some((s) => s.corpus === "memories")) {
-    for (const r of await memoryHitRows(db, ids("memories"))) memories.set(r.rowid, r);
-  }
+  const rows = await hitRows(db, ids("chunks"), ids("memories"));
+  const chunks = new Map(rows.chunks.map((r) => [r.rowid, r]));
+  const memories = new Map(rows.memories.map((r) => [r.rowid, r]));
   const items: Item[] = [];
   for (const scored of selected) {
     if (scored.corpus === "chunks") {

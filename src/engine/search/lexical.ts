@@ -8,11 +8,10 @@ import {
   postingsAreRemote,
   postingsIn,
   type SearchSpace,
-  spaceAndHolding,
-  topUnits,
-  unitSpeakers,
+  type SpaceStatistics,
+  searchStatistics,
 } from "../store/search-index.js";
-import { type Corpus, type Scope, visibleRowids } from "../store/search-scope.js";
+import { type Corpus, type Scope, topUnits, visibleRowids } from "../store/search-scope.js";
 import { backgroundUnitShare } from "../text/background.js";
 import type { QueryTerm } from "../text/terms.js";
 
@@ -130,6 +129,11 @@ export interface LexicalOptions {
    * the query's idf sum (a query is not harder to answer for having synonyms).
    */
   expansions?: readonly { term: QueryTerm; weight: number }[] | undefined;
+  /**
+   * The corpus's space and its units holding each stem of the terms and expansions, when the
+   * caller has read them already (store searchStatistics, one read for both corpora); else read here.
+   */
+  statistics?: SpaceStatistics | undefined;
 }
 
 /** A unit's occurrences of one term: its text's and its context's counts, and its length. */
@@ -213,12 +217,15 @@ export async function lexicalSearch(
   const expansions = opts.expansions ?? [];
   const all = [...terms, ...expansions.map((e) => e.term)];
   const weight = [...terms.map(() => 1), ...expansions.map((e) => e.weight)];
-  const { space, holding: counts } = await spaceAndHolding(
-    db,
-    scope.namespaceId,
-    corpus,
-    all.flatMap((t) => t.stems),
-  );
+  const { space, holding: counts } =
+    opts.statistics ??
+    (
+      await searchStatistics(
+        db,
+        scope.namespaceId,
+        all.flatMap((t) => t.stems),
+      )
+    )[corpus];
   const frequency = all.map((t) => Math.min(...t.stems.map((s) => counts.get(s) ?? 0)));
   const idf = all.map((t, i) => weight[i]! * termIdf(space, frequency[i]!, t));
   capUbiquitous(idf.slice(0, own), frequency, space).forEach((v, i) => {
@@ -273,7 +280,7 @@ export async function lexicalSearch(
       await addLeftOutTerms(db, space.id, candidates, leftOut, averageLength, counts);
     }
     if (opts.person && opts.person.names.size > 0 && candidates.length > 0) {
-      await weighSpeakers(db, corpus, candidates, opts.person.names, opts.person.factor);
+      weighSpeakers(candidates, opts.person.names, opts.person.factor);
     }
     return result(candidates.map(({ rowid, bm25 }) => ({ rowid, bm25 })));
   }
@@ -281,6 +288,8 @@ export async function lexicalSearch(
 
 /** A candidate and its length (for the left-out terms' parts). */
 type Scored = LexicalCandidate & { length: number };
+/** A visible candidate, with who said it (null: nobody), read with its visibility. */
+type Visible = Scored & { speaker: string | null };
 
 /**
  * The best visible rows for the given terms alone, up to `count`, by their partial BM25: with the
@@ -295,7 +304,7 @@ async function topVisible(
   space: number,
   terms: readonly { term: QueryTerm; idf: number }[],
   at: { scope: Scope; count: number; averageLength: number },
-): Promise<Scored[]> {
+): Promise<Visible[]> {
   return postingsAreRemote(db)
     ? await topVisibleSummed(db, corpus, space, terms, at)
     : await topVisibleHere(db, corpus, space, terms, at);
@@ -308,7 +317,7 @@ async function topVisibleHere(
   space: number,
   terms: readonly { term: QueryTerm; idf: number }[],
   at: { scope: Scope; count: number; averageLength: number },
-): Promise<Scored[]> {
+): Promise<Visible[]> {
   if (terms.length === 0) return [];
   const rows = await postingRows(
     db,
@@ -339,34 +348,35 @@ async function topVisibleHere(
     }
   }
   const ranked = [...scores.values()].sort((a, b) => b.bm25 - a.bm25 || a.rowid - b.rowid);
-  return await firstVisible(db, corpus, at.scope, at.count, (from, size) => ranked.slice(from, from + size));
-}
-
-/**
- * The first `count` rows of a ranking, read a page at a time (`page(from, size)`), that are
- * visible in `scope` (status, latest, forgotten, filter): each next page 8 times the last, only
- * while too few were.
- */
-async function firstVisible(
-  db: Db,
-  corpus: Corpus,
-  scope: Scope,
-  count: number,
-  page: (from: number, size: number) => Promise<Scored[]> | Scored[],
-): Promise<Scored[]> {
-  const out: Scored[] = [];
-  let from = 0;
-  let size = count;
-  for (;;) {
-    const rows = await page(from, size);
+  return await firstVisible(at.count, async (from, size) => {
+    const rows = ranked.slice(from, from + size);
     const visible = await visibleRowids(
       db,
       corpus,
       rows.map((r) => r.rowid),
-      scope,
+      at.scope,
     );
+    return { rows, visible };
+  });
+}
+
+/**
+ * The first `count` rows of a ranking, read a page at a time (`page(from, size)`: the rows and
+ * those of them visible in the search's scope (status, latest, forgotten, filter) with their
+ * speakers): each next page 8 times the last, only while too few were.
+ */
+async function firstVisible(
+  count: number,
+  page: (from: number, size: number) => Promise<{ rows: Scored[]; visible: Map<number, string | null> }>,
+): Promise<Visible[]> {
+  const out: Visible[] = [];
+  let from = 0;
+  let size = count;
+  for (;;) {
+    const { rows, visible } = await page(from, size);
     for (const r of rows) {
-      if (visible.has(r.rowid)) out.push(r);
+      const speaker = visible.get(r.rowid);
+      if (speaker !== undefined) out.push({ ...r, speaker });
       if (out.length >= count) return out;
     }
     if (rows.length < size) return out;
@@ -376,8 +386,8 @@ async function firstVisible(
 }
 
 /**
- * topVisible with the sums taken by the database (store/search-index.ts topUnits): only the best
- * rows of each page come back, not every posting.
+ * topVisible with the sums taken by the database (store/search-scope.ts topUnits): only the best
+ * rows of each page come back, not every posting, with their visibility in the same statement.
  */
 async function topVisibleSummed(
   db: Db,
@@ -385,16 +395,16 @@ async function topVisibleSummed(
   space: number,
   terms: readonly { term: QueryTerm; idf: number }[],
   at: { scope: Scope; count: number; averageLength: number },
-): Promise<Scored[]> {
+): Promise<Visible[]> {
   const weighted = terms.map(({ term, idf }) => ({ stems: term.stems, idf }));
   const weights = { ...BM25, averageLength: at.averageLength || 1 };
-  return await firstVisible(db, corpus, at.scope, at.count, async (from, size) =>
-    (await topUnits(db, space, weighted, weights, size, from)).map(([rowid, bm25, length]) => ({
-      rowid,
-      bm25,
-      length,
-    })),
-  );
+  return await firstVisible(at.count, async (from, size) => {
+    const page = await topUnits(db, corpus, at.scope, space, weighted, weights, size, from);
+    return {
+      rows: page.map(([rowid, bm25, length]) => ({ rowid, bm25, length })),
+      visible: new Map(page.filter((u) => u[3] === 1).map((u) => [u[0], u[4]])),
+    };
+  });
 }
 
 /**
@@ -443,22 +453,10 @@ async function addLeftOutTerms(
 }
 
 /** Multiplies by `factor` the score of each candidate said by someone not in `names`; re-sorts. */
-async function weighSpeakers(
-  db: Db,
-  corpus: Corpus,
-  candidates: Scored[],
-  names: ReadonlySet<string>,
-  factor: number,
-): Promise<void> {
-  const speakers = await unitSpeakers(
-    db,
-    corpus,
-    candidates.map((c) => c.rowid),
-  );
+function weighSpeakers(candidates: Visible[], names: ReadonlySet<string>, factor: number): void {
   let changed = false;
   for (const c of candidates) {
-    const speaker = speakers.get(c.rowid);
-    if (speaker !== undefined && !names.has(speaker)) {
+    if (c.speaker !== null && !names.has(c.speaker)) {
       c.bm25 *= factor;
       changed = true;
     }

@@ -1,5 +1,5 @@
 import type { Db } from "../store/connection.js";
-import { firstSpeakers, nextSpeaker } from "../store/search-index.js";
+import { speakersIn } from "../store/search-index.js";
 
 /** Score factor of a unit said by someone else when the query names a person (RECIPE.md step 5). */
 export const OTHER_PERSON_FACTOR = 0.7;
@@ -20,8 +20,8 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}.'_-]*/gu;
 
 /**
  * The namespace's speakers (conversation turns' roles) that the query's words name, whole or by a
- * prefix of at least three letters. Each word costs an index seek (chunks_namespace_speaker),
- * however large the namespace; the words' first seeks are one statement. Memory subjects are not
+ * prefix of at least three letters. Each name costs an index seek (chunks_namespace_speaker),
+ * however large the namespace; all the words' seeks are one statement. Memory subjects are not
  * names: extractors also give things ("music", "caroline's art") as subjects.
  */
 export async function namedPeople(
@@ -35,20 +35,21 @@ export async function namedPeople(
   const words = [
     ...new Set((query.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/[.'_-]+$/, ""))),
   ].filter((word) => word.length >= MIN_PREFIX && !stopWords.has(word));
-  const ranges = words.map((word) => [word, `${word}\u{10ffff}`] as const);
-  // The first name each word starts, all words at once; then the next ones of the words that start one.
-  const firsts = await firstSpeakers(db, namespaceId, ranges);
-  for (const [i, [word, end]] of ranges.entries()) {
-    let name = firsts[i];
-    for (let n = 0; n < MAX_NAMES_PER_WORD && name !== undefined; n++) {
+  // The names each word starts, walked from the word in order, all words in one statement.
+  const named = await speakersIn(
+    db,
+    namespaceId,
+    words.map((word) => [word, `${word}\u{10ffff}`] as const),
+    MAX_NAMES_PER_WORD,
+  );
+  for (const word of words) {
+    for (const name of named.get(word) ?? []) {
       // A name of several words is named by its first ("jon snow" by "jon").
       const first = name.split(/\s+/)[0] ?? "";
       if (first.startsWith(word)) {
         names.add(name);
         if (name !== word) expansions.add(name);
       }
-      // Walk the distinct names that start with the word, one seek each.
-      name = n + 1 < MAX_NAMES_PER_WORD ? await nextSpeaker(db, namespaceId, name, end, true) : undefined;
     }
   }
   return { names, expansions: [...expansions] };

@@ -7,14 +7,13 @@ import { forgottenSentences } from "../store/forgotten.js";
 import { relatedMemoryRefs } from "../store/memory-relations.js";
 import {
   type ChunkHitRow,
-  chunkHitRows,
   documentCitationRow,
+  hitRows,
   latestDocumentDate,
   type MemoryHitRow,
-  memoryHitRows,
-  memorySourceSpans,
 } from "../store/search-hits.js";
-import { type Corpus, hasMemories, type Scope } from "../store/search-scope.js";
+import { searchStatistics } from "../store/search-index.js";
+import type { Corpus, Scope } from "../store/search-scope.js";
 import { redactTitle } from "../text/redact.js";
 import { queryTerms, STOP_WORDS } from "../text/terms.js";
 import { dropRepeats } from "./dedup.js";
@@ -91,11 +90,8 @@ export async function search(
     includeSuperseded: true,
   };
 
-  const corpora: Corpus[] = [];
-  if (mode !== "memories") corpora.push("chunks");
-  // Hybrid answers from chunks alone while the namespace has no memory yet.
-  if (mode === "memories" || (mode === "hybrid" && (await hasMemories(db, namespaceId))))
-    corpora.push("memories");
+  /** The corpora searched, fixed by the first query's statistics (see rank). */
+  let corpora: Corpus[] | undefined;
 
   // Rerankers look at more candidates than they return.
   const pool = rerank === "none" ? limit : Math.min(100, rerank === "aggregate" ? limit * 5 : limit * 3);
@@ -116,12 +112,28 @@ export async function search(
     // What the query means without saying it: WordNet's synonyms and kinds, weighed lower.
     const expansions = expansionTerms(terms).map((e) => ({ ...e, weight: EXPANSION_WEIGHT * e.weight }));
     const person = people.names.size > 0 ? { names: people.names, factor: OTHER_PERSON_FACTOR } : undefined;
+    // Both corpora's statistics and whether there are memories at all: one read for the query.
+    const statistics = await searchStatistics(db, namespaceId, [
+      ...terms.flatMap((t) => t.stems),
+      ...expansions.flatMap((e) => e.term.stems),
+    ]);
+    if (!corpora) {
+      corpora = [];
+      if (mode !== "memories") corpora.push("chunks");
+      // Hybrid answers from chunks alone while the namespace has no memory yet.
+      if (mode === "memories" || (mode === "hybrid" && statistics.hasMemories)) corpora.push("memories");
+    }
     const queryVector = await embedQuery(deps, query, signal);
 
     const lexical = new Map<Corpus, LexicalResult>();
     const lists: Scored[][] = [];
     for (const corpus of corpora) {
-      const lex = await lexicalSearch(db, corpus, terms, scope, want, { threshold, person, expansions });
+      const lex = await lexicalSearch(db, corpus, terms, scope, want, {
+        threshold,
+        person,
+        expansions,
+        statistics: statistics[corpus],
+      });
       lexical.set(corpus, lex);
       // Beside memories, chunks rank lower (see HYBRID_CHUNK_WEIGHT).
       const weight = corpus === "chunks" && corpora.includes("memories") ? HYBRID_CHUNK_WEIGHT : 1;
@@ -238,21 +250,9 @@ type Item = RerankItem & {
 /** Loads the rows of the selected candidates, in the candidates' order. */
 async function hydrate(db: Db, selected: readonly Scored[]): Promise<Item[]> {
   const ids = (corpus: Corpus) => selected.filter((s) => s.corpus === corpus).map((s) => s.rowid);
-  const chunks = new Map<number, ChunkHitRow>();
-  const memories = new Map<number, MemoryHitRow>();
-  if (selected.some((s) => s.corpus === "chunks")) {
-    for (const r of await chunkHitRows(db, ids("chunks"))) chunks.set(r.rowid, r);
-  }
-  if (selected.some((s) => s.corpus === "memories")) {
-    for (const r of await memoryHitRows(db, ids("memories"))) memories.set(r.rowid, r);
-  }
-  const sources =
-    memories.size > 0
-      ? await memorySourceSpans(
-          db,
-          [...memories.values()].map((m) => m.id),
-        )
-      : new Map();
+  const rows = await hitRows(db, ids("chunks"), ids("memories"));
+  const chunks = new Map(rows.chunks.map((r) => [r.rowid, r]));
+  const memories = new Map(rows.memories.map((r) => [r.rowid, r]));
   const items: Item[] = [];
   for (const scored of selected) {
     if (scored.corpus === "chunks") {
@@ -280,7 +280,7 @@ async function hydrate(db: Db, selected: readonly Scored[]): Promise<Item[]> {
           date: row.event_date,
           text: row.memory,
           documentId: row.document_id,
-          sources: sources.get(row.id) ?? [],
+          sources: row.sources,
         });
     }
   }

@@ -30,6 +30,8 @@ export interface MemoryHitRow {
   created_at: string;
   updated_at: string;
   event_date: string | null;
+  /** The documents it came from and where in them. */
+  sources: MemorySourceSpan[];
 }
 
 export interface DocumentCitationRow {
@@ -45,25 +47,91 @@ export interface DocumentCitationRow {
   has_forgotten: number;
 }
 
-/** Chunks by rowid, each with its document's metadata (a rowid no longer stored is left out). */
-export async function chunkHitRows(db: Db, rowids: readonly number[]): Promise<ChunkHitRow[]> {
+/**
+ * A search's hits by rowid, in one statement (a round trip less per search over a wire): chunks,
+ * each with its document's metadata, and memories, each with its sources (a row per memory and
+ * source). A rowid no longer stored is left out.
+ */
+export async function hitRows(
+  db: Db,
+  chunkRowids: readonly number[],
+  memoryRowids: readonly number[],
+): Promise<{ chunks: ChunkHitRow[]; memories: MemoryHitRow[] }> {
+  if (chunkRowids.length === 0 && memoryRowids.length === 0) return { chunks: [], memories: [] };
   const chunks = db.dialect.rowsOf("chunks", "c", "rowid", "$1", "bigint");
-  return (await statement(
+  const memories = db.dialect.rowsOf("memories", "m", "rowid", "$2", "bigint");
+  // One column list for both: `text` a chunk's text or a memory's, the other kind's columns null.
+  const rows = (await statement(
     db,
-    `SELECT c.rowid, c.id, c.document_id, c.position, c.text, c.start_offset, c.end_offset, c.created_at, d.metadata
-       FROM ${chunks.from} CROSS JOIN documents d WHERE ${chunks.where} AND d.id = c.document_id`,
-  ).all(db.dialect.list(rowids))) as unknown as ChunkHitRow[];
+    `SELECT 'chunks' AS corpus, c.rowid, c.id, c.document_id, c.text, d.metadata, c.created_at,
+            c.position, c.start_offset, c.end_offset, NULL AS is_latest, NULL AS is_inference,
+            NULL AS updated_at, NULL AS event_date,
+            NULL AS source_document_id, NULL AS source_start, NULL AS source_end
+     FROM ${chunks.from} CROSS JOIN documents d WHERE ${chunks.where} AND d.id = c.document_id
+     UNION ALL
+     SELECT 'memories', m.rowid, m.id, m.document_id, m.memory, m.metadata, m.created_at,
+            NULL, NULL, NULL, m.is_latest, m.is_inference, m.updated_at, m.event_date,
+            s.document_id, s.start_offset, s.end_offset
+     FROM ${memories.from} LEFT JOIN memory_sources s ON s.memory_id = m.id WHERE ${memories.where}`,
+  ).all(db.dialect.list(chunkRowids), db.dialect.list(memoryRowids))) as unknown as HitRow[];
+  const out = { chunks: [] as ChunkHitRow[], memories: new Map<number, MemoryHitRow>() };
+  for (const r of rows) {
+    if (r.corpus === "chunks") {
+      out.chunks.push({
+        rowid: r.rowid,
+        id: r.id,
+        document_id: r.document_id!,
+        position: r.position!,
+        text: r.text,
+        start_offset: r.start_offset!,
+        end_offset: r.end_offset!,
+        created_at: r.created_at,
+        metadata: r.metadata,
+      });
+      continue;
+    }
+    let hit = out.memories.get(r.rowid);
+    if (!hit) {
+      hit = {
+        rowid: r.rowid,
+        id: r.id,
+        memory: r.text,
+        metadata: r.metadata,
+        is_latest: r.is_latest!,
+        is_inference: r.is_inference!,
+        document_id: r.document_id,
+        created_at: r.created_at,
+        updated_at: r.updated_at!,
+        event_date: r.event_date,
+        sources: [],
+      };
+      out.memories.set(r.rowid, hit);
+    }
+    if (r.source_document_id !== null)
+      hit.sources.push({ documentId: r.source_document_id, start: r.source_start, end: r.source_end });
+  }
+  return { chunks: out.chunks, memories: [...out.memories.values()] };
 }
 
-/** Memories by rowid (a rowid no longer stored is left out). */
-export async function memoryHitRows(db: Db, rowids: readonly number[]): Promise<MemoryHitRow[]> {
-  const memories = db.dialect.rowsOf("memories", "m", "rowid", "$1", "bigint");
-  return (await statement(
-    db,
-    `SELECT m.rowid, m.id, m.memory, m.metadata, m.is_latest, m.is_inference, m.document_id,
-            m.created_at, m.updated_at, m.event_date
-     FROM ${memories.from} WHERE ${memories.where}`,
-  ).all(db.dialect.list(rowids))) as unknown as MemoryHitRow[];
+/** A row of hitRows' statement: a chunk's or a memory's (with one of its sources) columns. */
+interface HitRow {
+  corpus: "chunks" | "memories";
+  rowid: number;
+  id: string;
+  document_id: string | null;
+  text: string;
+  metadata: string;
+  created_at: string;
+  position: number | null;
+  start_offset: number | null;
+  end_offset: number | null;
+  is_latest: number | null;
+  is_inference: number | null;
+  updated_at: string | null;
+  event_date: string | null;
+  source_document_id: string | null;
+  source_start: number | null;
+  source_end: number | null;
 }
 
 /** Where a memory came from: a source document and the span its sentence is there (null: unknown). */

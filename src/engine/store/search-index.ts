@@ -85,33 +85,54 @@ export async function searchSpace(db: Db, namespaceId: string, corpus: Corpus): 
   return row ?? null;
 }
 
+/** A space of one corpus and its units holding each of a query's stems (0: none). */
+export interface SpaceStatistics {
+  space: SearchSpace | null;
+  holding: Map<string, number>;
+}
+
+/** What a search reads first about its namespace: each corpus's statistics, and whether it has memories. */
+export interface SearchStatistics {
+  /** Whether the namespace holds any memory, indexed or not (hybrid search falls back to chunks without one). */
+  hasMemories: boolean;
+  chunks: SpaceStatistics;
+  memories: SpaceStatistics;
+}
+
 /**
- * A namespace's space of `corpus` and its units holding each stem (anywhere: text or context), in
- * one statement: searchSpace and unitsHolding together, which every lexical search asks for first
- * (a round trip less per corpus where statements cross a wire). A stem the space never saw counts 0.
+ * A namespace's spaces of both corpora, their units holding each stem (anywhere: text or context)
+ * and whether it holds any memory, in one statement: what every search asks for before it ranks
+ * (a round trip each where statements cross a wire). A stem a space never saw counts 0.
  */
-export async function spaceAndHolding(
+export async function searchStatistics(
   db: Db,
   namespaceId: string,
-  corpus: Corpus,
   stems: readonly string[],
-): Promise<{ space: SearchSpace | null; holding: Map<string, number> }> {
-  const holding = new Map<string, number>(stems.map((s) => [s, 0]));
+): Promise<SearchStatistics> {
+  const empty = (): SpaceStatistics => ({ space: null, holding: new Map(stems.map((s) => [s, 0])) });
+  const out: SearchStatistics = { hasMemories: false, chunks: empty(), memories: empty() };
+  // The one-row h keeps hasMemories in the answer when the namespace has no space yet.
   const rows = (await statement(
     db,
-    `SELECT s.id, s.units, s.length, t.term, t.units AS n
-     FROM search_spaces s
-     LEFT JOIN (SELECT j.value AS term FROM ${db.dialect.each("$1", "text", "j")}) q ON TRUE
-     LEFT JOIN search_terms t ON t.space = s.id AND t.term = q.term
-     WHERE s.namespace_id = $2 AND s.corpus = $3`,
-  ).all(db.dialect.list([...new Set(stems)]), namespaceId, corpus)) as unknown as (SearchSpace & {
+    `SELECT h.has_memories, s.corpus, s.id, s.units, s.length, t.term, t.units AS n
+     FROM (SELECT CASE WHEN EXISTS (SELECT 1 FROM memories WHERE namespace_id = $2) THEN 1 ELSE 0 END AS has_memories) h
+     LEFT JOIN search_spaces s ON s.namespace_id = $2
+     LEFT JOIN (SELECT j.value AS term FROM ${db.dialect.each("$1", "text", "j")}) q ON s.id IS NOT NULL
+     LEFT JOIN search_terms t ON t.space = s.id AND t.term = q.term`,
+  ).all(db.dialect.list([...new Set(stems)]), namespaceId)) as unknown as (SearchSpace & {
+    has_memories: number;
+    corpus: Corpus | null;
     term: string | null;
     n: number | null;
   })[];
-  const first = rows[0];
-  if (!first) return { space: null, holding };
-  for (const r of rows) if (r.term !== null && r.n !== null) holding.set(r.term, r.n);
-  return { space: { id: first.id, units: first.units, length: first.length }, holding };
+  for (const r of rows) {
+    out.hasMemories = Number(r.has_memories) === 1;
+    if (r.corpus === null) continue;
+    const corpus = out[r.corpus];
+    corpus.space ??= { id: r.id, units: r.units, length: r.length };
+    if (r.term !== null && r.n !== null) corpus.holding.set(r.term, r.n);
+  }
+  return out;
 }
 
 /**
@@ -194,9 +215,6 @@ export interface Bm25Weights extends Bm25Constants {
   averageLength: number;
 }
 
-/** topUnits' parameter of the space's average unit length: one statement text for every space. */
-const AVERAGE_LENGTH = "CAST($3 AS DOUBLE PRECISION)";
-
 /** A unit, its partial BM25 score and its length. */
 export type ScoredUnit = [unit: number, bm25: number, length: number];
 
@@ -263,66 +281,63 @@ export interface WeightedTerm {
  * The units of the space with the highest BM25 over `terms`, best first, `limit` of them after
  * the first `offset`: what search/lexical.ts sums from postingRows (a phrase counts where all its
  * stems are, as often as its rarest), summed by the database, so that only the best rows cross
- * into JavaScript (and, on PostgreSQL, the wire) however many postings the terms hold. The terms
- * are materialized lists joined to the postings' index (as postingRows' json_each is): inlined,
+ * into JavaScript (and, on PostgreSQL, the wire) however many postings the terms hold. A WITH
+ * clause whose last table, `page (unit, bm25, length)`, is that page, for a statement to read (with
+ * the units' visibility: search-scope.ts topUnits), its values added to `p`. The terms are
+ * materialized lists joined to the postings' index (as postingRows' json_each is): inlined,
  * PostgreSQL estimated 100 terms and scanned the space's postings whole (450 ms a search at 100k).
  */
-export async function topUnits(
-  db: Db,
+export function topUnitsPage(
+  p: Params,
   space: number,
   terms: readonly WeightedTerm[],
   weights: Bm25Weights,
   limit: number,
-  offset = 0,
-): Promise<ScoredUnit[]> {
-  if (terms.length === 0 || limit <= 0) return [];
+  offset: number,
+): string {
   const single = terms.filter((t) => t.stems.length === 1);
   const phrases = terms.filter((t) => t.stems.length > 1);
-  const st = statement(
-    db,
-    `WITH q (term, idf) AS MATERIALIZED (
-       SELECT j.value ->> 0, CAST(j.value ->> 1 AS DOUBLE PRECISION) FROM ${db.dialect.rows("$1", "j")}
+  // Each list's rows as arrays read by index (`j.value ->> K`); the space's average length a
+  // parameter, so that every space shares one statement text.
+  const q = p.add(JSON.stringify(single.map((t) => [t.stems[0], t.idf])));
+  const sp = p.add(space);
+  const averageLength = `CAST(${p.add(weights.averageLength)} AS DOUBLE PRECISION)`;
+  const ph = p.add(JSON.stringify(phrases.flatMap((t, i) => t.stems.map((stem) => [i, stem]))));
+  const pw = p.add(JSON.stringify(phrases.map((t, i) => [i, t.idf, t.stems.length])));
+  const d = p.dialect;
+  return `WITH q (term, idf) AS MATERIALIZED (
+       SELECT j.value ->> 0, CAST(j.value ->> 1 AS DOUBLE PRECISION) FROM ${d.rows(q, "j")}
      ),
      ph (phrase, term) AS MATERIALIZED (
-       SELECT CAST(j.value ->> 0 AS INTEGER), j.value ->> 1 FROM ${db.dialect.rows("$6", "j")}
+       SELECT CAST(j.value ->> 0 AS INTEGER), j.value ->> 1 FROM ${d.rows(ph, "j")}
      ),
      pw (phrase, idf, stems) AS MATERIALIZED (
        SELECT CAST(j.value ->> 0 AS INTEGER), CAST(j.value ->> 1 AS DOUBLE PRECISION), CAST(j.value ->> 2 AS INTEGER)
-       FROM ${db.dialect.rows("$7", "j")}
+       FROM ${d.rows(pw, "j")}
      ),
      hits (unit, phrase, tf, tf_context, length) AS (
        SELECT p.unit, ph.phrase, p.tf, p.tf_context, p.length
-       FROM ph CROSS JOIN search_postings p WHERE p.space = $2 AND p.term = ph.term
+       FROM ph CROSS JOIN search_postings p WHERE p.space = ${sp} AND p.term = ph.term
        UNION ALL
        SELECT u.unit, ph.phrase, 0, c.tf, u.length
-       ${sharedContextHits("ph", "ph.term", "$2")}
+       ${sharedContextHits("ph", "ph.term", sp)}
      ),
      found (unit, tf, tf_context, length, idf) AS (
        SELECT h.unit, min(h.tf), min(h.tf_context), max(h.length), pw.idf
        FROM hits h CROSS JOIN pw WHERE pw.phrase = h.phrase
        GROUP BY h.unit, h.phrase, pw.idf, pw.stems HAVING count(*) = pw.stems
-     )
-     SELECT unit, sum(part) AS bm25, max(length) AS length FROM (
-       SELECT p.unit AS unit, ${bm25Part(SQL, weights, AVERAGE_LENGTH, "q.idf", "p.tf", "p.tf_context", "p.length")} AS part, p.length AS length
-       FROM q CROSS JOIN search_postings p WHERE p.space = $2 AND p.term = q.term
-       UNION ALL
-       SELECT u.unit, ${bm25Part(SQL, weights, AVERAGE_LENGTH, "q.idf", "0", "c.tf", "u.length")}, u.length
-       ${sharedContextHits("q", "q.term", "$2")}
-       UNION ALL
-       SELECT f.unit, ${bm25Part(SQL, weights, AVERAGE_LENGTH, "f.idf", "f.tf", "f.tf_context", "f.length")}, f.length FROM found f
-     ) x GROUP BY unit ORDER BY bm25 DESC, unit LIMIT $4 OFFSET $5`,
-  );
-  st.setReturnArrays(true);
-  // Each list's rows as arrays read by index (`j.value ->> K`).
-  return (await st.all(
-    JSON.stringify(single.map((t) => [t.stems[0], t.idf])),
-    space,
-    weights.averageLength,
-    limit,
-    offset,
-    JSON.stringify(phrases.flatMap((t, i) => t.stems.map((stem) => [i, stem]))),
-    JSON.stringify(phrases.map((t, i) => [i, t.idf, t.stems.length])),
-  )) as unknown as ScoredUnit[];
+     ),
+     page (unit, bm25, length) AS MATERIALIZED (
+       SELECT unit, sum(part) AS bm25, max(length) AS length FROM (
+         SELECT p.unit AS unit, ${bm25Part(SQL, weights, averageLength, "q.idf", "p.tf", "p.tf_context", "p.length")} AS part, p.length AS length
+         FROM q CROSS JOIN search_postings p WHERE p.space = ${sp} AND p.term = q.term
+         UNION ALL
+         SELECT u.unit, ${bm25Part(SQL, weights, averageLength, "q.idf", "0", "c.tf", "u.length")}, u.length
+         ${sharedContextHits("q", "q.term", sp)}
+         UNION ALL
+         SELECT f.unit, ${bm25Part(SQL, weights, averageLength, "f.idf", "f.tf", "f.tf_context", "f.length")}, f.length FROM found f
+       ) x GROUP BY unit ORDER BY bm25 DESC, unit LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}
+     )`;
 }
 
 /**
@@ -637,61 +652,37 @@ function unitsOf(d: Dialect, corpus: Corpus): string {
   return `${rows.from} WHERE ${rows.where}`;
 }
 
-/** Who said each unit (a conversation turn's role, lowercased); units said by nobody are left out. */
-export async function unitSpeakers(
-  db: Db,
-  corpus: Corpus,
-  units: readonly number[],
-): Promise<Map<number, string>> {
-  if (units.length === 0) return new Map();
-  const rows = (await statement(
-    db,
-    `SELECT t.rowid AS unit, t.speaker FROM ${unitsOf(db.dialect, corpus)} AND t.speaker IS NOT NULL`,
-  ).all(db.dialect.list(units))) as { unit: number; speaker: string }[];
-  return new Map(rows.map((r) => [r.unit, r.speaker]));
-}
-
 /**
- * The first of the namespace's speakers (chunks' speakers, lowercased) in [`from`, `end`) (or
- * (`from`, `end`) with `after`), in
- * order: one index seek (chunks_namespace_speaker), however large the namespace.
+ * The first `count` of the namespace's speakers (chunks' speakers, lowercased) in each range
+ * [from, end), in order: for each range's `from`, its names. One statement for all of a query's
+ * words; each name one index seek (chunks_namespace_speaker) from the last, however large the
+ * namespace and however many turns each speaker has (a recursive walk: DISTINCT would read them all).
  */
-export async function nextSpeaker(
-  db: Db,
-  namespaceId: string,
-  from: string,
-  end: string,
-  after = false,
-): Promise<string | undefined> {
-  // `after`: strictly after `from` (the next name after one found; PostgreSQL's text cannot hold
-  // the "\u0000" that would otherwise follow it).
-  const row = (await statement(
-    db,
-    `SELECT speaker AS name FROM chunks WHERE namespace_id = $1 AND speaker IS NOT NULL
-       AND speaker ${after ? ">" : ">="} $2 AND speaker < $3 ORDER BY speaker LIMIT 1`,
-  ).get(namespaceId, from, end)) as { name: string } | undefined;
-  return row?.name;
-}
-
-/**
- * nextSpeaker for several ranges at once, from their starts (inclusive): for each [from, end), the
- * first speaker in it or undefined, in the order given. One statement (one round trip on
- * PostgreSQL) for all of a query's words, one index seek each.
- */
-export async function firstSpeakers(
+export async function speakersIn(
   db: Db,
   namespaceId: string,
   ranges: readonly (readonly [from: string, end: string])[],
-): Promise<(string | undefined)[]> {
-  if (ranges.length === 0) return [];
+  count: number,
+): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>(ranges.map(([from]) => [from, []]));
+  if (ranges.length === 0 || count <= 0) return out;
+  // The next name strictly after the last (PostgreSQL's text cannot hold the "\u0000" that an
+  // inclusive bound would need).
   const rows = (await statement(
     db,
-    `SELECT j.value ->> 0 AS "from", (SELECT speaker FROM chunks WHERE namespace_id = $2 AND speaker IS NOT NULL
-       AND speaker >= j.value ->> 0 AND speaker < j.value ->> 1 ORDER BY speaker LIMIT 1) AS name
-     FROM ${db.dialect.rows("$1", "j")}`,
-  ).all(JSON.stringify(ranges), namespaceId)) as { from: string; name: string | null }[];
-  const first = new Map(rows.map((r) => [r.from, r.name ?? undefined]));
-  return ranges.map(([from]) => first.get(from));
+    `WITH RECURSIVE walk (start, name, n, upto) AS (
+       SELECT j.value ->> 0, (SELECT speaker FROM chunks WHERE namespace_id = $2 AND speaker IS NOT NULL
+         AND speaker >= j.value ->> 0 AND speaker < j.value ->> 1 ORDER BY speaker LIMIT 1), 1, j.value ->> 1
+       FROM ${db.dialect.rows("$1", "j")}
+       UNION ALL
+       SELECT w.start, (SELECT speaker FROM chunks WHERE namespace_id = $2 AND speaker IS NOT NULL
+         AND speaker > w.name AND speaker < w.upto ORDER BY speaker LIMIT 1), w.n + 1, w.upto
+       FROM walk w WHERE w.name IS NOT NULL AND w.n < $3
+     )
+     SELECT start, name FROM walk WHERE name IS NOT NULL ORDER BY start, n`,
+  ).all(JSON.stringify(ranges), namespaceId, count)) as { start: string; name: string }[];
+  for (const r of rows) out.get(r.start)?.push(r.name);
+  return out;
 }
 
 /**

@@ -1,7 +1,13 @@
 import type { Filter } from "../../api/filter.js";
 import { type Db, Params } from "./connection.js";
 import { compileFilter, type FilterForm, type FilterTarget, filterFormFor } from "./filter.js";
-import type { Corpus } from "./search-index.js";
+import {
+  type Bm25Weights,
+  type Corpus,
+  type ScoredUnit,
+  topUnitsPage,
+  type WeightedTerm,
+} from "./search-index.js";
 import { statement } from "./statements.js";
 
 export type { Corpus };
@@ -61,29 +67,78 @@ const TABLE: Record<Corpus, { table: string; alias: string; joined: string }> = 
 };
 const ROWID: Record<Corpus, string> = { chunks: "c.rowid", memories: "m.rowid" };
 
-/** The subset of `rowids` visible in `scope`. */
+/**
+ * The subset of `rowids` visible in `scope`, each with who said it (a conversation turn's role,
+ * lowercased; null: nobody), which a search that names people weighs by (search/person.ts).
+ */
 export async function visibleRowids(
   db: Db,
   corpus: Corpus,
   rowids: readonly number[],
   scope: Scope,
-): Promise<Set<number>> {
-  if (rowids.length === 0) return new Set();
+): Promise<Map<number, string | null>> {
+  if (rowids.length === 0) return new Map();
   const p = new Params(db.dialect);
   const t = TABLE[corpus];
   const candidates = db.dialect.rowsOf(t.table, t.alias, "rowid", p.add(db.dialect.list(rowids)), "bigint");
   const rows = (await statement(
     db,
-    `SELECT ${ROWID[corpus]} AS rowid FROM ${candidates.from} ${t.joined} ${candidates.where}
+    `SELECT ${ROWID[corpus]} AS rowid, ${t.alias}.speaker FROM ${candidates.from} ${t.joined} ${candidates.where}
      AND ${scopeSql(corpus, scope, p, filterFormFor(db))}`,
-  ).all(...p.values)) as { rowid: number }[];
-  return new Set(rows.map((r) => r.rowid));
+  ).all(...p.values)) as { rowid: number; speaker: string | null }[];
+  return new Map(rows.map((r) => [r.rowid, r.speaker]));
 }
 
-/** Whether the namespace holds any memory (hybrid search falls back to chunks without one). */
-export async function hasMemories(db: Db, namespaceId: string): Promise<boolean> {
-  return (
-    (await statement(db, "SELECT 1 FROM memories WHERE namespace_id = $1 LIMIT 1").get(namespaceId)) !==
-    undefined
+/** A unit of topUnits' page: its partial BM25 score and length, whether it is visible (1, else null), its speaker. */
+export type PageUnit = [...ScoredUnit, visible: 1 | null, speaker: string | null];
+
+/**
+ * The page's rows joined to `page.unit`, `scope`'s conditions in the join: `visible` is not null
+ * for a visible one. A join, not a subquery per unit: PostgreSQL plans a filter's thousands of
+ * leaves (each a subquery of its own) many times slower inside a correlated subquery than in a
+ * join or a WHERE (as visibleRowids has them), past the statement timeout of a filter test.
+ */
+const PAGE_ROWS: Record<Corpus, { join: (scope: string) => string; visible: string; speaker: string }> = {
+  chunks: {
+    join: (scope) =>
+      `LEFT JOIN chunks c ON c.rowid = page.unit LEFT JOIN documents d ON d.id = c.document_id AND ${scope}`,
+    visible: "d.id",
+    speaker: "c.speaker",
+  },
+  memories: {
+    join: (scope) => `LEFT JOIN memories m ON m.rowid = page.unit AND ${scope}`,
+    visible: "m.rowid",
+    speaker: "m.speaker",
+  },
+};
+
+/**
+ * A page of the space's units by BM25 over `terms` (search-index.ts topUnitsPage), each with
+ * visibleRowids' answer, in one statement: the database sums the postings and checks the page's
+ * units in one round trip.
+ */
+export async function topUnits(
+  db: Db,
+  corpus: Corpus,
+  scope: Scope,
+  space: number,
+  terms: readonly WeightedTerm[],
+  weights: Bm25Weights,
+  limit: number,
+  offset = 0,
+): Promise<PageUnit[]> {
+  if (terms.length === 0 || limit <= 0) return [];
+  const p = new Params(db.dialect);
+  const page = topUnitsPage(p, space, terms, weights, limit, offset);
+  const rows = PAGE_ROWS[corpus];
+  const st = statement(
+    db,
+    `${page}
+     SELECT page.unit, page.bm25, page.length, CASE WHEN ${rows.visible} IS NULL THEN NULL ELSE 1 END AS visible,
+       ${rows.speaker} AS speaker
+     FROM page ${rows.join(scopeSql(corpus, scope, p, filterFormFor(db)))}
+     ORDER BY page.bm25 DESC, page.unit`,
   );
+  st.setReturnArrays(true);
+  return (await st.all(...p.values)) as unknown as PageUnit[];
 }

@@ -143,6 +143,26 @@ describe("the person factor", () => {
     expect((await namedPeople(store.db, await store.namespace("bob"), "Mel", STOP_WORDS)).names.size).toBe(0);
   });
 
+  it("names every speaker a word starts, up to four, each once however many turns they have", async () => {
+    const speakers = ["joanna", "joan", "jon", "jon snow", "jonas", "jonathan", "jones"];
+    await store.document(
+      ns,
+      speakers.flatMap((_, i) => [`turn ${i}`, `again ${i}`]),
+      { speakers: speakers.flatMap((s) => [s, s]) },
+    );
+    // The first four in name order from "jon" ("jones" is a fifth).
+    expect(await namedPeople(store.db, ns, "Did Jon call?", STOP_WORDS)).toEqual({
+      names: new Set(["jon", "jon snow", "jonas", "jonathan"]),
+      expansions: ["jon snow", "jonas", "jonathan"],
+    });
+    // "joa": joan and joanna; two words of one query, in one read.
+    expect((await namedPeople(store.db, ns, "Did Joa meet Jonat?", STOP_WORDS)).expansions).toEqual([
+      "joan",
+      "joanna",
+      "jonathan",
+    ]);
+  });
+
   it("multiplies the score of what someone else said by the factor", async () => {
     await store.document(ns, ["pottery pottery pottery and more", "pottery and more"], {
       speakers: ["caroline", "melanie"],

@@ -6,9 +6,9 @@ import {
   postingRows,
   type ScoredUnit,
   searchSpace,
-  topUnits,
   type WeightedTerm,
 } from "../../../src/engine/store/search-index.js";
+import { topUnits } from "../../../src/engine/store/search-scope.js";
 import { TEST_KEY, tempDir } from "../harness.js";
 
 let dir: ReturnType<typeof tempDir>;
@@ -106,16 +106,30 @@ describe("topUnits: BM25 summed by the database", () => {
         ],
       ] as WeightedTerm[][]) {
         const oracle = ranked(await summedHere(db, space.id, terms, weights.averageLength));
-        const got = await topUnits(db, space.id, terms, weights, 100);
+        const got = await topUnits(db, corpus, { namespaceId: nsId }, space.id, terms, weights, 100);
         expect(got.map((r) => r[0])).toEqual(oracle.map((r) => r[0]));
         got.forEach((r, i) => {
           expect(r[1]).toBeCloseTo(oracle[i]![1], 9);
           expect(r[2]).toBe(oracle[i]![2]);
         });
-        // A window further down the same ranking.
-        expect((await topUnits(db, space.id, terms, weights, 2, 1)).map((r) => r[0])).toEqual(
-          oracle.slice(1, 3).map((r) => r[0]),
+        // Each unit with its visibility in the search's scope: all of them here, none in another namespace's.
+        expect(got.every((r) => r[3] === 1)).toBe(true);
+        const elsewhere = await topUnits(
+          db,
+          corpus,
+          { namespaceId: "elsewhere" },
+          space.id,
+          terms,
+          weights,
+          100,
         );
+        expect(elsewhere.map((r) => [r[0], r[3]])).toEqual(got.map((r) => [r[0], null]));
+        // A window further down the same ranking.
+        expect(
+          (await topUnits(db, corpus, { namespaceId: nsId }, space.id, terms, weights, 2, 1)).map(
+            (r) => r[0],
+          ),
+        ).toEqual(oracle.slice(1, 3).map((r) => r[0]));
       }
     }
   });

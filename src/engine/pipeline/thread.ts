@@ -24,9 +24,7 @@ const db = await openDatabase(config.dataDir, {
   writeLock: config.writeLock,
   databaseUrl: config.databaseUrl,
   cache: "writes",
-  // Each job loop runs one transaction at a time while its lease is renewed beside it; the periodic
-  // tasks (expiry sweep, scheduled syncs) take one more.
-  concurrency: 2 * (config.loops ?? 1) + 1,
+  processingLoops: config.loops ?? 1,
 });
 // Jobs this thread commits (a dream batch, a sync's documents) wake the other threads too.
 const queue = new JobQueue(db, () => send({ type: "wake" }));

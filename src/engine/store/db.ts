@@ -43,12 +43,14 @@ export interface OpenOptions {
    */
   databaseUrl?: string | undefined;
   /**
-   * On PostgreSQL, how many statements this connection runs at once (its pool's size, unless
-   * MEMCTX_PG_POOL_SIZE says otherwise): a processing thread's job loops and their lease renewals
-   * (pipeline/thread.ts); default, the process that answers requests: postgres/connect.ts
-   * poolSizeForRequests.
+   * A processing thread's connection, running this many job loops (pipeline/thread.ts). On
+   * PostgreSQL its pool has two connections per loop and one more (a job's transaction and its
+   * lease renewal each; periodic tasks), and its commits do not wait for the WAL flush
+   * (synchronous_commit off): what it writes (chunks, the search index, memories, job bookkeeping)
+   * is made from documents already committed, and a commit lost to a server crash leaves its job to
+   * run again. Writes a caller is answered for (an add) always wait for the flush.
    */
-  concurrency?: number | undefined;
+  processingLoops?: number | undefined;
   /**
    * false: this connection's commits never checkpoint the WAL into the database file (the other
    * connections' do, see checkpoint()). A checkpoint runs in the commit that passes the threshold:
@@ -67,7 +69,7 @@ const WRITES_CACHE_MIB = 64;
  * files the database file's mode); an existing directory keeps the mode its owner chose.
  */
 export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Promise<Db> {
-  if (opts.databaseUrl) return await openPostgres(dataDir, opts.databaseUrl, opts.concurrency);
+  if (opts.databaseUrl) return await openPostgres(dataDir, opts.databaseUrl, opts.processingLoops);
   if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
     chmodSync(dataDir, DATA_DIR_MODE);
   }
@@ -110,11 +112,11 @@ export async function checkpoint(db: Db): Promise<void> {
 }
 
 /** Opens (and migrates) a PostgreSQL database: the same store over store/postgres/. */
-async function openPostgres(dataDir: string, url: string, concurrency?: number): Promise<Db> {
+async function openPostgres(dataDir: string, url: string, processingLoops?: number): Promise<Db> {
   if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
     chmodSync(dataDir, DATA_DIR_MODE);
   }
-  const db = new PostgresDatabase(url, dataDir, concurrency);
+  const db = new PostgresDatabase(url, dataDir, processingLoops);
   try {
     useSecretKey(db, dataDir);
     await db.migrate();

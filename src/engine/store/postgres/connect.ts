@@ -27,7 +27,8 @@ import { PG_SCHEMA_VERSION, pgMigrations } from "./schema.js";
  * What an operator sets (environment):
  * - MEMCTX_PG_POOL_SIZE: connections per pool (default: sized for the machine, poolSizeForRequests,
  *   in the process that answers requests; two per job loop plus one in each processing thread,
- *   which has a pool of its own);
+ *   which has a pool of its own, whose commits do not wait for the WAL flush: store/db.ts
+ *   OpenOptions.processingLoops);
  * - MEMCTX_PG_STATEMENT_TIMEOUT_MS: how long one statement (or a lock wait) may take (default 10 s),
  *   so that a statement stuck behind another session's lock fails its request (503) instead of
  *   holding it;
@@ -211,8 +212,12 @@ export class PostgresDatabase implements Db {
    */
   pgvector: string | null = null;
 
-  constructor(url: string, dataDir?: string, concurrency = poolSizeForRequests()) {
-    const poolSize = envNumber("MEMCTX_PG_POOL_SIZE", concurrency);
+  /** `processingLoops`: a processing thread's connection (store/db.ts OpenOptions). */
+  constructor(url: string, dataDir?: string, processingLoops?: number) {
+    const poolSize = envNumber(
+      "MEMCTX_PG_POOL_SIZE",
+      processingLoops === undefined ? poolSizeForRequests() : 2 * processingLoops + 1,
+    );
     const { connectionString, schema } = parseDatabaseUrl(url, dataDir);
     this.schema = schema;
     this.lockKey = createHash("sha1").update(schema).digest().readInt32BE(0);
@@ -225,7 +230,9 @@ export class PostgresDatabase implements Db {
     // every table is reached by a key or a namespace's index), and the search's ranking statement
     // spent 1.4 ms of its 3-5 ms planning: search p50 at 10k memories 27.8 -> 16.9 ms in process
     // (npm run bench -- --only speed --quick --backend postgres, back to back).
-    this.sessionSql = `SET search_path TO "${schema}", pg_catalog; SET jit = off; SET plan_cache_mode = force_generic_plan`;
+    this.sessionSql = `SET search_path TO "${schema}", pg_catalog; SET jit = off; SET plan_cache_mode = force_generic_plan${
+      processingLoops === undefined ? "" : "; SET synchronous_commit = off"
+    }`;
     this.config = {
       connectionString,
       application_name: "memctx",

@@ -125,36 +125,40 @@ export async function search(
     }
     const queryVector = await embedQuery(deps, query, signal);
 
-    const lexical = new Map<Corpus, LexicalResult>();
-    const lists: Scored[][] = [];
-    for (const corpus of corpora) {
-      const lex = await lexicalSearch(db, corpus, terms, scope, want, {
-        threshold,
-        person,
-        expansions,
-        statistics: statistics[corpus],
-      });
-      lexical.set(corpus, lex);
-      // Beside memories, chunks rank lower (see HYBRID_CHUNK_WEIGHT).
-      const weight = corpus === "chunks" && corpora.includes("memories") ? HYBRID_CHUNK_WEIGHT : 1;
-      let vec: VectorCandidate[] = [];
-      if (queryVector && embedder && (corpus === "memories" || embedsChunks(embedder))) {
-        // A row found by its vector alone scores at most the similarity of a cosine of 1 (a text
-        // with the very words of the query, which lexical search finds anyway): when that is not
-        // above the threshold, only the lexical candidates need their cosine, not a namespace scan.
-        vec =
-          Math.sqrt(weight) * similarity(1) <= threshold
-            ? await vectorScores(
-                db,
-                corpus,
-                queryVector,
-                embedder.model,
-                lex.candidates.map((c) => c.rowid),
-              )
-            : await vectorSearch(db, corpus, queryVector, embedder.model, scope, want);
-      }
-      lists.push(fuseCorpus(corpus, lex, vec, weight, similarity));
-    }
+    // The corpora are ranked at once: on PostgreSQL each ranking statement runs on a connection of
+    // its own, and at 100k memories they are most of a search's time.
+    const chosen = corpora;
+    const ranked = await Promise.all(
+      chosen.map(async (corpus) => {
+        const lex = await lexicalSearch(db, corpus, terms, scope, want, {
+          threshold,
+          person,
+          expansions,
+          statistics: statistics[corpus],
+        });
+        // Beside memories, chunks rank lower (see HYBRID_CHUNK_WEIGHT).
+        const weight = corpus === "chunks" && chosen.includes("memories") ? HYBRID_CHUNK_WEIGHT : 1;
+        let vec: VectorCandidate[] = [];
+        if (queryVector && embedder && (corpus === "memories" || embedsChunks(embedder))) {
+          // A row found by its vector alone scores at most the similarity of a cosine of 1 (a text
+          // with the very words of the query, which lexical search finds anyway): when that is not
+          // above the threshold, only the lexical candidates need their cosine, not a namespace scan.
+          vec =
+            Math.sqrt(weight) * similarity(1) <= threshold
+              ? await vectorScores(
+                  db,
+                  corpus,
+                  queryVector,
+                  embedder.model,
+                  lex.candidates.map((c) => c.rowid),
+                )
+              : await vectorSearch(db, corpus, queryVector, embedder.model, scope, want);
+        }
+        return { corpus, lex, list: fuseCorpus(corpus, lex, vec, weight, similarity) };
+      }),
+    );
+    const lexical = new Map<Corpus, LexicalResult>(ranked.map((r) => [r.corpus, r.lex]));
+    const lists: Scored[][] = ranked.map((r) => r.list);
     // A superseded version found by its own words answers as the memory's latest version.
     const items = await currentVersions(
       await hydrate(db, selectHits(lists, threshold, Number.POSITIVE_INFINITY)),

@@ -57,7 +57,7 @@ const MIGRATION_LOCK_CLASS = 0x6d6967; // "mig"
  * only queue inside the database). A statement waiting on a lock holds one of them; requests past
  * the pool wait for a free one (MEMCTX_PG_ACQUIRE_TIMEOUT_MS).
  */
-export const poolSizeForRequests = (cores = availableParallelism()) => Math.max(5, 2 * cores + 1);
+const poolSizeForRequests = (cores = availableParallelism()) => Math.max(5, 2 * cores + 1);
 const STATEMENT_TIMEOUT_MS_DEFAULT = 10_000;
 const ACQUIRE_TIMEOUT_MS_DEFAULT = 5_000;
 /** Runs of a transaction that PostgreSQL ends to break a deadlock, before its error is the caller's. */

@@ -17,20 +17,9 @@ import {
   RateLimitError,
   UnprocessableEntityError,
 } from "../../src/client/index.js";
-import { closedPort, startServer, type TestServer } from "./server.js";
+import { closedPort, scriptedServerPerFile } from "../support/scripted-server.js";
 
-let server: TestServer;
-let client: MemoryClient;
-
-beforeAll(async () => {
-  server = await startServer();
-  client = new MemoryClient({ baseUrl: server.url, apiKey: "mk_test", maxRetries: 0 });
-});
-afterEach(() => server.reset());
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const { server, client } = scriptedServerPerFile({ maxRetries: 0 });
 
 const caught = async (p: Promise<unknown>): Promise<MemoryApiError> => {
   try {

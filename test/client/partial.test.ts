@@ -1,19 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { failedBatchItems, hasPartialFailure, itemErrors, MemoryClient } from "../../src/client/index.js";
-import { startServer, type TestServer } from "./server.js";
+import { scriptedServerPerFile } from "../support/scripted-server.js";
 
-let server: TestServer;
-let client: MemoryClient;
-
-beforeAll(async () => {
-  server = await startServer();
-  client = new MemoryClient({ baseUrl: server.url, apiKey: "mk_test", maxRetries: 0 });
-});
-afterEach(() => server.reset());
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const { server, client } = scriptedServerPerFile({ maxRetries: 0 });
 
 describe("partial failures inside a 200 come back as data", () => {
   it("returns a batch with failed items and finds them with their input positions", async () => {

@@ -10,21 +10,10 @@ import {
   parseRetryAfter,
   RateLimitError,
 } from "../../src/client/index.js";
-import { closedPort, documentBody, startServer, type TestServer } from "./server.js";
+import { closedPort, documentBody, scriptedServerPerFile } from "../support/scripted-server.js";
 
-let server: TestServer;
-let client: MemoryClient;
-
-beforeAll(async () => {
-  server = await startServer();
-  // Default maxRetries (2); a tiny backoff base keeps the tests fast.
-  client = new MemoryClient({ baseUrl: server.url, apiKey: "mk_test", retryBaseMs: 1 });
-});
-afterEach(() => server.reset());
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+// Default maxRetries (2); a tiny backoff base keeps the tests fast.
+const { server, client } = scriptedServerPerFile({ retryBaseMs: 1 });
 
 const rateLimited = (retryAfter: string) => ({
   status: 429,

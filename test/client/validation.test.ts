@@ -1,19 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { InvalidRequestError, MemoryApiError, MemoryClient } from "../../src/client/index.js";
-import { startServer, type TestServer } from "./server.js";
+import { scriptedServerPerFile } from "../support/scripted-server.js";
 
-let server: TestServer;
-let client: MemoryClient;
-
-beforeAll(async () => {
-  server = await startServer();
-  client = new MemoryClient({ baseUrl: server.url, apiKey: "mk_test", retryBaseMs: 1 });
-});
-afterEach(() => server.reset());
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+// Default maxRetries (2); a tiny backoff base keeps the tests fast.
+const { server, client } = scriptedServerPerFile({ retryBaseMs: 1 });
 
 /** Runs `call`, expects InvalidRequestError matching `message`, and that the server saw nothing. */
 async function rejectsBeforeSending(call: () => Promise<unknown>, message: RegExp): Promise<void> {

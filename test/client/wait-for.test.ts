@@ -6,20 +6,10 @@ import {
   MemoryClient,
   WaitTimeoutError,
 } from "../../src/client/index.js";
-import { documentBody, startServer, type TestServer } from "./server.js";
+import { documentBody, scriptedServerPerFile } from "../support/scripted-server.js";
 
-let server: TestServer;
-let client: MemoryClient;
-
-beforeAll(async () => {
-  server = await startServer();
-  client = new MemoryClient({ baseUrl: server.url, apiKey: "mk_test", retryBaseMs: 1 });
-});
-afterEach(() => server.reset());
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+// Default maxRetries (2); a tiny backoff base keeps the tests fast.
+const { server, client } = scriptedServerPerFile({ retryBaseMs: 1 });
 
 const states = (...s: [string, string][]) =>
   s.map(([status, dreaming]) => ({ json: documentBody("d1", status, dreaming) }));

@@ -1,20 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
 import { VERSION } from "../../src/version.js";
-import { documentBody, emptyList, type Received, startServer, type TestServer, ts } from "./server.js";
+import {
+  documentBody,
+  emptyList,
+  type Received,
+  scriptedServerPerFile,
+  startServer,
+  ts,
+} from "../support/scripted-server.js";
 
-let server: TestServer;
-let client: MemoryClient;
-
-beforeAll(async () => {
-  server = await startServer();
-  client = new MemoryClient({ baseUrl: server.url, apiKey: "mk_test", maxRetries: 0 });
-});
-afterEach(() => server.reset());
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const { server, client } = scriptedServerPerFile({ maxRetries: 0 });
 
 const last = (): Received => server.received.at(-1)!;
 const memory = { id: "m1", memory: "Alice likes tea" };

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DocumentFailedError, MemoryClient } from "../../src/client/index.js";
-import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../engine/harness.js";
 import { makeDocxBomb } from "../engine/ingest/file-fixtures.js";
+import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../support/harness.js";
 
 const MB = 1024 * 1024;
 const dir = tempDir("memctx-bombs-");

@@ -7,27 +7,16 @@ import { MemoryClient as Client, ConflictError, type MemoryClient } from "../../
 import { createKey } from "../../src/engine/store/organizations.js";
 import {
   type ServeChild,
+  serverPerFile,
   spawnServe,
   startTestServer,
   stopChild,
   TEST_KEY,
   type TestServer,
   tempDir,
-} from "../engine/harness.js";
+} from "../support/harness.js";
 
-let dir: ReturnType<typeof tempDir>;
-let server: TestServer;
-let client: MemoryClient;
-
-beforeAll(async () => {
-  dir = tempDir();
-  server = await startTestServer(dir.path);
-  client = server.client();
-});
-afterAll(async () => {
-  await server?.close();
-  dir?.remove();
-});
+const { server, client } = serverPerFile();
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field below
 type Json = any;

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHttpChild, spawnMcpHttp, tempDir } from "../engine/harness.js";
+import { type McpHttpChild, spawnMcpHttp, tempDir } from "../support/harness.js";
 
 const dir = tempDir("memctx-http-401-");
 let mcp: McpHttpChild;

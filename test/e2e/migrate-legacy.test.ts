@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ROOT, startTestServer, type TestServer, tempDir } from "../engine/harness.js";
+import { ROOT, startTestServer, type TestServer, tempDir } from "../support/harness.js";
 
 /**
  * A v3/v4-era service as the hosted one publishes it, as far as a migration reads it:

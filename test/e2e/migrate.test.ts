@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Document } from "../../src/api/index.js";
 import { MemoryClient } from "../../src/client/index.js";
-import { ROOT, type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../engine/harness.js";
+import { ROOT, type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../support/harness.js";
 
 const children: ServeChild[] = [];
 const dirs: ReturnType<typeof tempDir>[] = [];

@@ -23,7 +23,7 @@ import {
   stopChild,
   TEST_KEY,
   tempDir,
-} from "../engine/harness.js";
+} from "../support/harness.js";
 
 const run = promisify(execFile);
 const memctx = (...args: string[]) =>

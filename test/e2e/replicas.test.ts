@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
-import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../engine/harness.js";
+import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../support/harness.js";
 
 /**
  * Two `memctx serve` replicas on one PostgreSQL database (issue 12): they share the documents and

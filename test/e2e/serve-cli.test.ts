@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { ROOT, type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../engine/harness.js";
+import { ROOT, type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../support/harness.js";
 
 const run = promisify(execFile);
 const children: ServeChild[] = [];

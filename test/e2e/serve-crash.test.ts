@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
-import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../engine/harness.js";
+import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../support/harness.js";
 
 const children: ServeChild[] = [];
 let dir: ReturnType<typeof tempDir> | undefined;

@@ -4,7 +4,7 @@
  * thread that answers requests. (Figures: bench/health-under-load.ts.)
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../engine/harness.js";
+import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../support/harness.js";
 
 let dir: ReturnType<typeof tempDir> | undefined;
 let serve: ServeChild | undefined;

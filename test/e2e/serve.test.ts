@@ -5,21 +5,9 @@ import { REQUEST_BODY_MAX_BYTES } from "../../src/api/limits.js";
 import { AuthenticationError, type MemoryClient, NotFoundError } from "../../src/client/index.js";
 import { createKey } from "../../src/engine/store/organizations.js";
 import { SCHEMA_VERSION } from "../../src/engine/store/schema.js";
-import { startTestServer, type TestServer, tempDir } from "../engine/harness.js";
+import { serverPerFile, startTestServer, type TestServer, tempDir } from "../support/harness.js";
 
-let dir: ReturnType<typeof tempDir>;
-let server: TestServer;
-let client: MemoryClient;
-
-beforeAll(async () => {
-  dir = tempDir();
-  server = await startTestServer(dir.path);
-  client = server.client();
-});
-afterAll(async () => {
-  await server?.close();
-  dir?.remove();
-});
+const { server, client } = serverPerFile();
 
 const chunkTexts = async (ns: string) =>
   (await client.ns(ns).chunks.list({ limit: 100 })).chunks.map((c) => c.content).sort();

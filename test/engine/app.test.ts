@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Engine, openEngine } from "../../src/engine/index.js";
 import { LAST_USED_RESOLUTION_MS, listKeys } from "../../src/engine/store/organizations.js";
-import { TEST_BACKEND, TEST_KEY, tempDir } from "./harness.js";
+import { TEST_BACKEND, TEST_KEY, tempDir } from "../support/harness.js";
 
 let dir: ReturnType<typeof tempDir>;
 let engine: Engine | undefined;

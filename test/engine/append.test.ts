@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidRequestError, type MemoryClient } from "../../src/client/index.js";
-import { ROOT, startTestServer, type TestServer, tempDir } from "./harness.js";
+import { ROOT, serverPerFile, startTestServer, type TestServer, tempDir } from "../support/harness.js";
 
 const NODE = join(ROOT, "node_modules/.bin/node");
 
@@ -31,17 +31,7 @@ function appender(dataDir: string, who: string, turns: number): Promise<void> {
 }
 
 describe("appending conversation turns to a document", () => {
-  const dir = tempDir("memctx-append-");
-  let server: TestServer;
-  let client: MemoryClient;
-  beforeAll(async () => {
-    server = await startTestServer(dir.path, { workers: 0 });
-    client = server.client();
-  });
-  afterAll(async () => {
-    await server.close();
-    dir.remove();
-  });
+  const { server, client, dir } = serverPerFile({ workers: 0, prefix: "memctx-append-" });
 
   it("starts the document with the first turn and adds each later one on a new line", async () => {
     const ns = client.ns("talk");
@@ -66,7 +56,7 @@ describe("appending conversation turns to a document", () => {
   });
 
   it("keeps every turn when two processes append to one conversation at once", async () => {
-    await Promise.all([appender(dir.path, "ana", 40), appender(dir.path, "bob", 40)]);
+    await Promise.all([appender(dir, "ana", 40), appender(dir, "bob", 40)]);
     const doc = await client.ns("chat").documents.get("conv-race");
     const lines = (doc.content ?? "").split("\n");
     expect(lines).toHaveLength(80);

@@ -11,18 +11,9 @@ import {
   FILTER_MAX_DEPTH,
   JSON_VALUE_MAX_DEPTH,
 } from "../../src/api/limits.js";
-import { startTestServer, type TestServer, tempDir } from "./harness.js";
+import { serverPerFile, startTestServer, type TestServer, tempDir } from "../support/harness.js";
 
-let dir: ReturnType<typeof tempDir>;
-let server: TestServer;
-beforeAll(async () => {
-  dir = tempDir("memctx-deep-bodies-");
-  server = await startTestServer(dir.path, { workers: 1 });
-});
-afterAll(async () => {
-  await server.close();
-  dir.remove();
-});
+const { server } = serverPerFile({ workers: 1 });
 
 /** Written out as text: JSON.stringify itself overflows the stack some thousands of levels down. */
 const legacyNested = (depth: number, leaf = '{"key":"team","value":"blue"}') =>

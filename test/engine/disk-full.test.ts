@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Engine, openEngine } from "../../src/engine/index.js";
 import type { Db } from "../../src/engine/store/db.js";
-import { startTestServer, TEST_BACKEND, type TestServer, tempDir, until } from "./harness.js";
+import { startTestServer, TEST_BACKEND, type TestServer, tempDir } from "../support/harness.js";
+import { until } from "../support/wait.js";
 
 /**
  * A full disk, made real by SQLite itself: `PRAGMA max_page_count` at the file's current size on

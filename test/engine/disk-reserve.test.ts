@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseDiskReserve } from "../../src/engine/disk-reserve.js";
 import { type Engine, openEngine } from "../../src/engine/index.js";
 import { UPLOADS_DIR } from "../../src/engine/routes/spool.js";
-import { startTestServer, TEST_BACKEND, type TestServer, tempDir, until } from "./harness.js";
+import { startTestServer, TEST_BACKEND, type TestServer, tempDir } from "../support/harness.js";
+import { until } from "../support/wait.js";
 
 const MiB = 1024 * 1024;
 /** How far below the free space the reserve sits, and how much more than that the ballast takes. */

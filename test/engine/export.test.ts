@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
 import { type Engine, openEngine } from "../../src/engine/index.js";
 import { installDreaming } from "../../src/engine/memory/dreamer.js";
-import { ROOT, TEST_BACKEND, tempDir } from "./harness.js";
+import { ROOT, TEST_BACKEND, tempDir } from "../support/harness.js";
 
 const NODE = join(ROOT, "node_modules/.bin/node");
 const MAIN = join(ROOT, "dist/cli/main.js");

@@ -3,7 +3,7 @@ import { MemoryClient, PaymentRequiredError, RateLimitError } from "../../src/cl
 import { type RunningServer, startServer } from "../../src/engine/server.js";
 import { organizationDocumentTokens } from "../../src/engine/store/namespaces.js";
 import { authenticate } from "../../src/engine/store/organizations.js";
-import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "./harness.js";
+import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../support/harness.js";
 
 const servers: RunningServer[] = [];
 const children: ServeChild[] = [];

@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "./harness.js";
+import { ROOT } from "../support/harness.js";
 
 const run = promisify(execFile);
 

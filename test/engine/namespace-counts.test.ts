@@ -5,7 +5,7 @@ import { type Engine, openEngine } from "../../src/engine/index.js";
 import { DATABASE_FILE, type Db, openDatabase, sha256 } from "../../src/engine/store/db.js";
 import { createKey, listKeys, registerKey } from "../../src/engine/store/organizations.js";
 import { migrations } from "../../src/engine/store/schema.js";
-import { TEST_BACKEND, TEST_KEY, tempDir, testDatabase } from "./harness.js";
+import { TEST_BACKEND, TEST_KEY, tempDir, testDatabase } from "../support/harness.js";
 
 let dir: ReturnType<typeof tempDir>;
 let engine: Engine | undefined;

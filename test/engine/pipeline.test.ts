@@ -7,7 +7,7 @@ import type { Embedder } from "../../src/engine/models/embedder.js";
 import type { Dreamer } from "../../src/engine/pipeline/dreamer.js";
 import { setDreamingStatus } from "../../src/engine/store/documents.js";
 import { claimJob } from "../../src/engine/store/jobs.js";
-import { TEST_KEY, tempDir } from "./harness.js";
+import { TEST_KEY, tempDir } from "../support/harness.js";
 
 let dir: ReturnType<typeof tempDir>;
 const engines: Engine[] = [];

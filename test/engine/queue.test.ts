@@ -9,7 +9,7 @@ import {
 } from "../../src/engine/store/jobs.js";
 import { ensureNamespace } from "../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../src/engine/store/organizations.js";
-import { storeConnections } from "./harness.js";
+import { storeConnections } from "../support/harness.js";
 
 const db = storeConnections();
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { getConnectorRow } from "../../src/engine/store/connectors.js";
 import { DATABASE_FILE } from "../../src/engine/store/db.js";
 import { keyFromString, SECRET_KEY_FILE } from "../../src/engine/store/secrets.js";
-import { ROOT, startTestServer, TEST_BACKEND, type TestServer, tempDir } from "./harness.js";
+import { ROOT, startTestServer, TEST_BACKEND, type TestServer, tempDir } from "../support/harness.js";
 
 const TOKEN = "ghp_a-personal-token-nobody-may-read";
 const saved = { ...process.env };

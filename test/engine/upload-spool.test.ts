@@ -8,20 +8,13 @@ import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UPLOADS_DIR } from "../../src/engine/routes/spool.js";
-import { startTestServer, TEST_KEY, type TestServer, tempDir, until } from "./harness.js";
+import { serverPerFile, startTestServer, TEST_KEY, type TestServer, tempDir } from "../support/harness.js";
+import { until } from "../support/wait.js";
 
-const dir = tempDir("memctx-spool-");
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer(dir.path, { workers: 0 });
-});
-afterAll(async () => {
-  await server.close();
-  dir.remove();
-});
+const { server, dir } = serverPerFile({ workers: 0, prefix: "memctx-spool-" });
 
 const spooled = () => {
-  const d = join(dir.path, UPLOADS_DIR);
+  const d = join(dir, UPLOADS_DIR);
   try {
     return readdirSync(d).map((f) => ({
       mode: statSync(join(d, f)).mode & 0o777,

@@ -1,24 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FILE_MAX_BYTES } from "../../src/api/index.js";
 import type { MemoryClient } from "../../src/client/index.js";
-import { startTestServer, TEST_BACKEND, type TestServer, tempDir } from "./harness.js";
+import {
+  serverPerFile,
+  startTestServer,
+  TEST_BACKEND,
+  type TestServer,
+  tempDir,
+} from "../support/harness.js";
 import { makeDocx, makeDocxBomb, makePng, makeWav } from "./ingest/file-fixtures.js";
 import { makePdf } from "./ingest/pdf-fixture.js";
 
 /** Uploads over real HTTP to the engine on 127.0.0.1, with files made byte by byte here. */
 describe("file uploads", () => {
-  const dir = tempDir();
-  let server: TestServer;
-  let client: MemoryClient;
-
-  beforeAll(async () => {
-    server = await startTestServer(dir.path);
-    client = server.client();
-  });
-  afterAll(async () => {
-    await server.close();
-    dir.remove();
-  });
+  const { server, client } = serverPerFile();
 
   /** The first chunk hit for `query` in `ns`, with its document id. */
   const chunkHit = async (ns: string, query: string) => {

@@ -6,20 +6,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { InternalServerError, MemoryClient } from "../../src/client/index.js";
-import { startServer, type TestServer } from "../client/server.js";
+import { scriptedServerPerFile } from "../support/scripted-server.js";
 
-let server: TestServer;
-let client: MemoryClient;
-
-beforeAll(async () => {
-  server = await startServer();
-  client = new MemoryClient({ baseUrl: server.url, apiKey: "mk_test", retryBaseMs: 1 });
-});
-afterEach(() => server.reset());
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+// Default maxRetries (2); a tiny backoff base keeps the tests fast.
+const { server, client } = scriptedServerPerFile({ retryBaseMs: 1 });
 
 const forgetResponse = { count: 0, matches: [], errors: [] };
 

@@ -7,7 +7,7 @@ import { type Engine, openEngine } from "../../src/engine/index.js";
 import { noDreaming } from "../../src/engine/pipeline/dreamer.js";
 import { claimJob } from "../../src/engine/store/jobs.js";
 import { createKey, LOCAL_ORGANIZATION, revokeKey } from "../../src/engine/store/organizations.js";
-import { TEST_KEY, tempDir } from "../engine/harness.js";
+import { TEST_KEY, tempDir } from "../support/harness.js";
 
 let dir: ReturnType<typeof tempDir> | undefined;
 const engines: Engine[] = [];

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Engine, openEngine } from "../../src/engine/index.js";
 import { createKey, LOCAL_ORGANIZATION } from "../../src/engine/store/organizations.js";
-import { TEST_KEY, tempDir } from "../engine/harness.js";
+import { TEST_KEY, tempDir } from "../support/harness.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field in assertions
 type Json = any;

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Engine, openEngine } from "../../src/engine/index.js";
 import { noDreaming } from "../../src/engine/pipeline/dreamer.js";
-import { TEST_KEY, tempDir } from "../engine/harness.js";
+import { TEST_KEY, tempDir } from "../support/harness.js";
 
 let dir: ReturnType<typeof tempDir>;
 let engine: Engine;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { endpoints, fillPath } from "../../src/api/endpoints.js";
 import { UI_CONTENT_SECURITY_POLICY } from "../../src/ui/static-files.js";
-import { ROOT, startTestServer, type TestServer, tempDir } from "../engine/harness.js";
+import { ROOT, startTestServer, type TestServer, tempDir } from "../support/harness.js";
 
 const STATIC = join(ROOT, "src/ui/static");
 let dir: ReturnType<typeof tempDir>;

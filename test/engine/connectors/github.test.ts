@@ -2,15 +2,8 @@ import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGitHub } from "../../../src/engine/connectors/providers/github.js";
 import { InputError } from "../../../src/engine/errors.js";
-import {
-  collect,
-  documentsOf,
-  json,
-  startServer,
-  syncContext,
-  type TestServer,
-  versionsOf,
-} from "./helpers.js";
+import { type HttpServer, json, startHttpServer } from "../../support/http-server.js";
+import { collect, documentsOf, syncContext, versionsOf } from "./helpers.js";
 
 /** Git's blob sha: sha1("blob <size>\0<content>"). */
 const blobSha = (content: string) =>
@@ -19,7 +12,7 @@ const blobSha = (content: string) =>
     .digest("hex");
 
 const TOKEN = "gho_test_token";
-let api: TestServer;
+let api: HttpServer;
 let files: Map<string, Map<string, string>>; // repo -> path -> content
 
 beforeEach(async () => {
@@ -37,7 +30,7 @@ beforeEach(async () => {
     ],
     ["acme/empty-docs", new Map([["CHANGELOG.md", "## 1.0.0"]])],
   ]);
-  api = await startServer((req, res) => {
+  api = await startHttpServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${TOKEN}`)
       return json(res, 401, { message: "Bad credentials" });
     if (req.headers.accept !== "application/vnd.github+json")

@@ -1,18 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGmail, decodeBase64Url } from "../../../src/engine/connectors/providers/gmail.js";
-import {
-  collect,
-  documentsOf,
-  json,
-  startServer,
-  syncContext,
-  type TestServer,
-  versionsOf,
-} from "./helpers.js";
+import { type HttpServer, json, startHttpServer } from "../../support/http-server.js";
+import { collect, documentsOf, syncContext, versionsOf } from "./helpers.js";
 
 const TOKEN = "ya29.gmail";
 const b64url = (s: string) => Buffer.from(s).toString("base64url");
-let api: TestServer;
+let api: HttpServer;
 
 beforeEach(async () => {
   const messages: Record<string, unknown> = {
@@ -59,7 +52,7 @@ beforeEach(async () => {
       },
     },
   };
-  api = await startServer((req, res) => {
+  api = await startHttpServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${TOKEN}`) return json(res, 401, { error: { code: 401 } });
     const url = new URL(req.url ?? "/", api.url);
     if (url.pathname === "/gmail/v1/users/me/messages") {

@@ -1,18 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGoogleDrive, driveQuery } from "../../../src/engine/connectors/providers/google-drive.js";
-import {
-  collect,
-  documentsOf,
-  json,
-  makePdf,
-  startServer,
-  syncContext,
-  type TestServer,
-  versionsOf,
-} from "./helpers.js";
+import { type HttpServer, json, startHttpServer } from "../../support/http-server.js";
+import { collect, documentsOf, makePdf, syncContext, versionsOf } from "./helpers.js";
 
 const TOKEN = "ya29.drive";
-let api: TestServer;
+let api: HttpServer;
 
 beforeEach(async () => {
   const files = [
@@ -35,7 +27,7 @@ beforeEach(async () => {
     { id: "pdf1", name: "paper.pdf", mimeType: "application/pdf", version: "1", size: "900" },
     { id: "big1", name: "dump.txt", mimeType: "text/plain", version: "1", size: String(60 * 1024 * 1024) },
   ];
-  api = await startServer((req, res) => {
+  api = await startHttpServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${TOKEN}`)
       return json(res, 401, { error: { code: 401, message: "Invalid Credentials" } });
     const url = new URL(req.url ?? "/", api.url);

@@ -1,21 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGranola } from "../../../src/engine/connectors/providers/granola.js";
 import { InputError } from "../../../src/engine/errors.js";
-import {
-  collect,
-  documentsOf,
-  json,
-  startServer,
-  syncContext,
-  type TestServer,
-  versionsOf,
-} from "./helpers.js";
+import { type HttpServer, json, startHttpServer } from "../../support/http-server.js";
+import { collect, documentsOf, syncContext, versionsOf } from "./helpers.js";
 
 const KEY = "grn_testkey";
-let api: TestServer;
+let api: HttpServer;
 
 beforeEach(async () => {
-  api = await startServer((req, res) => {
+  api = await startHttpServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${KEY}`) return json(res, 401, { message: "invalid api key" });
     const url = new URL(req.url ?? "/", api.url);
     if (url.pathname === "/v1/notes") {

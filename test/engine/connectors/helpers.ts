@@ -1,53 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { connectorFetch } from "../../../src/engine/connectors/fetch.js";
 import type { SyncContext, SyncItem, SyncItemDocument } from "../../../src/engine/connectors/types.js";
-
-/** A real HTTP server on 127.0.0.1 (port 0) for a provider's wire format. */
-export interface TestServer {
-  url: string;
-  /** Every request the server saw: method and path with query. */
-  requests: { method: string; path: string; headers: IncomingMessage["headers"] }[];
-  close(): Promise<void>;
-}
-
-export type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => unknown;
-
-export async function startServer(handler: Handler): Promise<TestServer> {
-  const requests: TestServer["requests"] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      requests.push({ method: req.method ?? "GET", path: req.url ?? "/", headers: req.headers });
-      Promise.resolve(handler(req, res, Buffer.concat(chunks).toString("utf8"))).catch((error: unknown) => {
-        if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
-        res.end(String(error));
-      });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-export function json(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify(body));
-}
 
 /** A sync context whose fetch is the engine's: safeFetch, here allowed onto loopback. */
 export function syncContext(overrides: Partial<SyncContext> = {}): SyncContext {

@@ -1,14 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createNotion, NOTION_VERSION } from "../../../src/engine/connectors/providers/notion.js";
-import {
-  collect,
-  documentsOf,
-  json,
-  startServer,
-  syncContext,
-  type TestServer,
-  versionsOf,
-} from "./helpers.js";
+import { type HttpServer, json, startHttpServer } from "../../support/http-server.js";
+import { collect, documentsOf, syncContext, versionsOf } from "./helpers.js";
 
 const TOKEN = "secret_notion";
 const rt = (text: string) => [{ type: "text", text: { content: text }, plain_text: text }];
@@ -21,7 +14,7 @@ const page = (id: string, title: string, edited: string) => ({
   properties: { Name: { id: "title", type: "title", title: rt(title) } },
 });
 
-let api: TestServer;
+let api: HttpServer;
 let edited: string;
 let searchBodies: Record<string, unknown>[];
 
@@ -109,7 +102,7 @@ beforeEach(async () => {
       },
     ],
   };
-  api = await startServer((req, res, body) => {
+  api = await startHttpServer((req, res, body) => {
     if (req.headers.authorization !== `Bearer ${TOKEN}`)
       return json(res, 401, { object: "error", status: 401, code: "unauthorized" });
     if (req.headers["notion-version"] !== NOTION_VERSION)

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { json, startServer, type TestServer } from "./helpers.js";
+import { type HttpServer, json, startHttpServer } from "../../support/http-server.js";
 
 /**
  * A local OAuth 2.0 authorization server (RFC 6749 authorization code + RFC 7636 PKCE S256,
@@ -16,7 +16,7 @@ export interface AuthServerState {
   /** authorization_code grants asked for, granted or not. */
   codeExchanges: number;
 }
-export interface AuthServer extends TestServer {
+export interface AuthServer extends HttpServer {
   clientId: string;
   clientSecret: string;
   state: AuthServerState;
@@ -32,7 +32,7 @@ export async function startAuthServer(extra?: (req: IncomingMessage) => unknown)
   };
   const clientId = "client-123";
   const clientSecret = "s3cret+/=";
-  const server = await startServer((req, res, body) => {
+  const server = await startHttpServer((req, res, body) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     if (req.method === "GET" && url.pathname === "/authorize") {
       const p = url.searchParams;

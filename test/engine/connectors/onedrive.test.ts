@@ -1,23 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createOneDrive } from "../../../src/engine/connectors/providers/onedrive.js";
-import {
-  collect,
-  documentsOf,
-  json,
-  makePdf,
-  startServer,
-  syncContext,
-  type TestServer,
-  versionsOf,
-} from "./helpers.js";
+import { type HttpServer, json, startHttpServer } from "../../support/http-server.js";
+import { collect, documentsOf, makePdf, syncContext, versionsOf } from "./helpers.js";
 
 const TOKEN = "eyJ0.graph";
-let api: TestServer;
-let download: TestServer;
+let api: HttpServer;
+let download: HttpServer;
 
 beforeEach(async () => {
   // Graph answers /content with a 302 to a pre-authenticated URL on another host.
-  download = await startServer((req, res) => {
+  download = await startHttpServer((req, res) => {
     if (req.headers.authorization)
       return json(res, 400, { error: "the bearer token must not reach the download host" });
     const url = new URL(req.url ?? "/", download.url);
@@ -42,7 +34,7 @@ beforeEach(async () => {
     file: { mimeType: "application/octet-stream" },
     ...extra,
   });
-  api = await startServer((req, res) => {
+  api = await startHttpServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${TOKEN}`)
       return json(res, 401, { error: { code: "InvalidAuthenticationToken" } });
     const url = new URL(req.url ?? "/", api.url);

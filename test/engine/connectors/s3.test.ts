@@ -11,22 +11,15 @@ import {
   uriEncode,
 } from "../../../src/engine/connectors/sigv4.js";
 import { InputError } from "../../../src/engine/errors.js";
-import {
-  collect,
-  documentsOf,
-  makePdf,
-  startServer,
-  syncContext,
-  type TestServer,
-  versionsOf,
-} from "./helpers.js";
+import { type HttpServer, startHttpServer } from "../../support/http-server.js";
+import { collect, documentsOf, makePdf, syncContext, versionsOf } from "./helpers.js";
 
 const ACCESS_KEY = "AKIDLOCALTEST";
 const SECRET = "local/secret+key";
 const REGION = "eu-west-1";
 const BUCKET = "team-notes";
 
-let s3: TestServer;
+let s3: HttpServer;
 let objects: Map<string, { body: Buffer; type: string; size?: number }>;
 let verified = 0;
 
@@ -87,7 +80,7 @@ beforeEach(async () => {
     ["docs/sub/", { body: Buffer.alloc(0), type: "application/x-directory" }],
     ["other/outside.txt", { body: Buffer.from("Not under the prefix."), type: "text/plain" }],
   ]);
-  s3 = await startServer((req, res, body) => {
+  s3 = await startHttpServer((req, res, body) => {
     const problem = checkSignature(req, body);
     if (problem) {
       res.writeHead(403, { "content-type": "application/xml" });

@@ -5,13 +5,13 @@ import { connectorService } from "../../../src/engine/connectors/service.js";
 import { type RunningServer, startServer } from "../../../src/engine/server.js";
 import { openDatabase } from "../../../src/engine/store/db.js";
 import { recentRuns } from "../../../src/engine/store/sync-runs.js";
-import { TEST_KEY, tempDir, testDatabase } from "../harness.js";
-import { startServer as startSite, type TestServer } from "./helpers.js";
+import { TEST_KEY, tempDir, testDatabase } from "../../support/harness.js";
+import { type HttpServer, startHttpServer as startSite } from "../../support/http-server.js";
 
 /** The processing loops look for due connectors this often in these tests (default: a minute). */
 const CHECK_MS = 150;
 
-let site: TestServer;
+let site: HttpServer;
 let pages: Map<string, { body: string; etag: string }>;
 let dir: ReturnType<typeof tempDir>;
 const servers: RunningServer[] = [];

@@ -10,12 +10,12 @@ import { type Engine, openEngine } from "../../../src/engine/index.js";
 import { ensureNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../../src/engine/store/organizations.js";
 import { getRun } from "../../../src/engine/store/sync-runs.js";
-import { startServer, type TestServer } from "./helpers.js";
+import { type HttpServer, startHttpServer } from "../../support/http-server.js";
 import { type AuthServer, startAuthServer } from "./oauth-server.js";
 
 let dir: string;
 let engines: Engine[];
-let site: TestServer;
+let site: HttpServer;
 let pages: Map<string, { body: string; etag: string }>;
 
 const page = (title: string, text: string, links: string[] = []) =>
@@ -29,7 +29,7 @@ beforeEach(async () => {
     ["/one", { body: page("One", "First page."), etag: '"o1"' }],
     ["/two", { body: page("Two", "Second page."), etag: '"t1"' }],
   ]);
-  site = await startServer((req, res) => {
+  site = await startHttpServer((req, res) => {
     const p = pages.get(req.url ?? "/");
     if (!p) {
       res.writeHead(404);

@@ -5,15 +5,8 @@ import {
   createWebCrawler,
 } from "../../../src/engine/connectors/providers/web-crawler.js";
 import { InputError } from "../../../src/engine/errors.js";
-import {
-  collect,
-  documentsOf,
-  makePdf,
-  startServer,
-  syncContext,
-  type TestServer,
-  versionsOf,
-} from "./helpers.js";
+import { type HttpServer, startHttpServer } from "../../support/http-server.js";
+import { collect, documentsOf, makePdf, syncContext, versionsOf } from "./helpers.js";
 
 const crawler = createWebCrawler();
 
@@ -27,12 +20,12 @@ interface Page {
   lastModified?: string;
 }
 
-let site: TestServer;
-let offsite: TestServer;
+let site: HttpServer;
+let offsite: HttpServer;
 let pages: Map<string, Page>;
 
 beforeEach(async () => {
-  offsite = await startServer((_req, res) => {
+  offsite = await startHttpServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html" });
     res.end(html("Elsewhere", "<p>not on the site</p>"));
   });
@@ -94,7 +87,7 @@ beforeEach(async () => {
     ["/doc.pdf", { type: "application/pdf", etag: '"pdf-1"', body: makePdf("Portable document text") }],
     ["/notes.txt", { type: "text/plain; charset=utf-8", body: "Plain notes without a validator." }],
   ]);
-  site = await startServer((req, res) => {
+  site = await startHttpServer((req, res) => {
     const path = req.url ?? "/";
     if (path === "/robots.txt") {
       res.writeHead(200, { "content-type": "text/plain" });

@@ -7,7 +7,7 @@ import {
 } from "../../../src/engine/ingest/content.js";
 import { FetchRefusedError } from "../../../src/engine/ingest/fetch.js";
 import { PDF_PAGE_BREAK } from "../../../src/engine/ingest/pdf.js";
-import { type LocalServer, startServer } from "./local-server.js";
+import { type HttpServer, startHttpServer } from "../../support/http-server.js";
 import { makePdf } from "./pdf-fixture.js";
 
 const PAGE = `<!doctype html>
@@ -36,9 +36,9 @@ const PDF = makePdf(
   "Q3 Report",
 );
 
-let server: LocalServer;
+let server: HttpServer;
 beforeAll(async () => {
-  server = await startServer((req, res) => {
+  server = await startHttpServer((req, res) => {
     const routes: Record<string, [string, string | Uint8Array]> = {
       "/page.html": ["text/html; charset=utf-8", PAGE],
       "/report.pdf": ["application/pdf", PDF],
@@ -74,11 +74,11 @@ const allow = { allowPrivateNetwork: true };
 
 describe("resolveContent for URLs", () => {
   it("turns an HTML page into its title and readable text, without scripts, styles or navigation", async () => {
-    const resolved = await resolveContent(`${server.origin}/page.html`, allow);
+    const resolved = await resolveContent(`${server.url}/page.html`, allow);
     expect(resolved.type).toBe("webpage");
     expect(resolved.format).toBe("plain");
     expect(resolved.title).toBe("Berlin & Beyond");
-    expect(resolved.url).toBe(`${server.origin}/page.html`);
+    expect(resolved.url).toBe(`${server.url}/page.html`);
     expect(resolved.text).toContain("Moving to Berlin");
     expect(resolved.text).toContain("Caroline moved to Berlin in May 2023.");
     expect(resolved.text).toContain("She works as a counselor — and loves the parks.");
@@ -99,13 +99,13 @@ describe("resolveContent for URLs", () => {
   });
 
   it("decodes a page in the charset its <meta> declares when the header names none", async () => {
-    const resolved = await resolveContent(`${server.origin}/latin1.html`, allow);
+    const resolved = await resolveContent(`${server.url}/latin1.html`, allow);
     expect(resolved.title).toBe("Café");
     expect(resolved.text).toBe("Crème brûlée");
   });
 
   it("reads the text of a PDF, page by page, with its title", async () => {
-    const resolved = await resolveContent(`${server.origin}/report.pdf`, allow);
+    const resolved = await resolveContent(`${server.url}/report.pdf`, allow);
     expect(resolved.type).toBe("pdf");
     expect(resolved.title).toBe("Q3 Report");
     expect(resolved.text).toContain("Revenue grew by 12 percent (year over year).");
@@ -113,33 +113,33 @@ describe("resolveContent for URLs", () => {
   });
 
   it("recognises a PDF by its %PDF- magic whatever the Content-Type says", async () => {
-    const resolved = await resolveContent(`${server.origin}/download`, allow);
+    const resolved = await resolveContent(`${server.url}/download`, allow);
     expect(resolved.type).toBe("pdf");
     expect(resolved.text).toContain("Quarterly report");
   });
 
   it("keeps plain text and markdown as text, and detects a transcript served as text", async () => {
-    const notes = await resolveContent(`${server.origin}/notes.txt`, allow);
+    const notes = await resolveContent(`${server.url}/notes.txt`, allow);
     expect(notes).toMatchObject({ type: "text", format: "plain", text: "Plain notes about a trip." });
-    const readme = await resolveContent(`${server.origin}/readme.md`, allow);
+    const readme = await resolveContent(`${server.url}/readme.md`, allow);
     expect(readme).toMatchObject({ type: "text", text: "# Title\n\nSome *markdown* text." });
-    const chat = await resolveContent(`${server.origin}/chat.txt`, allow);
+    const chat = await resolveContent(`${server.url}/chat.txt`, allow);
     expect(chat.format).toBe("conversation");
   });
 
   it("keeps images, video and audio as a short description, typed by their media", async () => {
-    const photo = await resolveContent(`${server.origin}/photo.jpg`, allow);
+    const photo = await resolveContent(`${server.url}/photo.jpg`, allow);
     expect(photo.type).toBe("image");
     expect(photo.title).toBe("photo.jpg");
-    expect(photo.text).toContain(`${server.origin}/photo.jpg`);
+    expect(photo.text).toContain(`${server.url}/photo.jpg`);
     expect(photo.text).toContain("image/jpeg");
     expect(photo.text).toContain("2.0 KB");
-    expect((await resolveContent(`${server.origin}/clip.mp4`, allow)).type).toBe("video");
-    expect((await resolveContent(`${server.origin}/song.mp3`, allow)).type).toBe("audio");
+    expect((await resolveContent(`${server.url}/clip.mp4`, allow)).type).toBe("video");
+    expect((await resolveContent(`${server.url}/song.mp3`, allow)).type).toBe("audio");
   });
 
   it("refuses a content type it cannot read, naming the type", async () => {
-    const error = await resolveContent(`${server.origin}/app.zip`, allow).catch((e: unknown) => e);
+    const error = await resolveContent(`${server.url}/app.zip`, allow).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnsupportedContentError);
     expect(error).toBeInstanceOf(FetchRefusedError);
     expect((error as Error).message).toContain("application/zip is not supported");
@@ -147,7 +147,7 @@ describe("resolveContent for URLs", () => {
 
   it("refuses a loopback URL unless private networks are allowed", async () => {
     await expect(
-      resolveContent(`${server.origin}/notes.txt`, { allowPrivateNetwork: false }),
+      resolveContent(`${server.url}/notes.txt`, { allowPrivateNetwork: false }),
     ).rejects.toBeInstanceOf(FetchRefusedError);
   });
 });
@@ -180,15 +180,12 @@ describe("resolveContent for text", () => {
   });
 
   it("treats a URL inside a sentence, or several lines, as text", async () => {
-    for (const content of [
-      `See ${server.origin}/notes.txt for details`,
-      `${server.origin}/a\n${server.origin}/b`,
-    ]) {
+    for (const content of [`See ${server.url}/notes.txt for details`, `${server.url}/a\n${server.url}/b`]) {
       const resolved = await resolveContent(content, allow);
       expect(resolved.type).toBe("text");
       expect(resolved.text).toBe(content);
     }
-    expect(server.hits.filter((hit) => hit === "/a" || hit === "/b")).toEqual([]);
+    expect(server.requests.map((r) => r.path).filter((path) => path === "/a" || path === "/b")).toEqual([]);
   });
 
   it("marks a transcript as a conversation", async () => {

@@ -6,13 +6,13 @@ import {
   FetchRefusedError,
   safeFetch,
 } from "../../../src/engine/ingest/fetch.js";
-import { type LocalServer, startServer } from "./local-server.js";
+import { type HttpServer, startHttpServer } from "../../support/http-server.js";
 
-let server: LocalServer;
+let server: HttpServer;
 const text = (body: Uint8Array) => new TextDecoder().decode(body);
 
 beforeAll(async () => {
-  server = await startServer((req, res) => {
+  server = await startHttpServer((req, res, body) => {
     const url = new URL(req.url ?? "/", "http://x");
     switch (url.pathname) {
       case "/hello":
@@ -21,17 +21,10 @@ beforeAll(async () => {
           `hello ${req.headers.host} auth=${req.headers.authorization ?? "none"} amz=${req.headers["x-amz-security-token"] ?? "none"} accept=${req.headers.accept ?? "none"}`,
         );
         return;
-      case "/echo": {
-        let received = "";
-        req.on("data", (chunk: Buffer) => {
-          received += chunk.toString();
-        });
-        req.on("end", () => {
-          res.writeHead(200, { "content-type": "text/plain" });
-          res.end(`${req.method} ${received}`);
-        });
+      case "/echo":
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.end(`${req.method} ${body}`);
         return;
-      }
       case "/see-other":
         res.writeHead(303, { location: "/echo" });
         res.end();
@@ -95,16 +88,16 @@ describe("safeFetch refuses private targets by default", () => {
     ["[::ffff:127.0.0.1]", () => `http://[::ffff:127.0.0.1]:${port()}/hello`],
     ["2130706433 (127.0.0.1 as a number)", () => `http://2130706433:${port()}/hello`],
   ])("refuses %s without sending a request, and says how to allow it", async (_name, url) => {
-    const before = server.hits.length;
+    const before = server.requests.length;
     const error = await safeFetch(url(), { allowPrivateNetwork: false }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FetchRefusedError);
     expect((error as Error).message).toMatch(/refused because .* (loopback|private|link-local)/);
     expect((error as Error).message).toContain("MEMCTX_ALLOW_PRIVATE_NETWORK=1");
-    expect(server.hits.length).toBe(before);
+    expect(server.requests.length).toBe(before);
   });
 
   it("fetches a loopback URL when private networks are allowed", async () => {
-    const fetched = await safeFetch(`${server.origin}/hello`, { allowPrivateNetwork: true });
+    const fetched = await safeFetch(`${server.url}/hello`, { allowPrivateNetwork: true });
     expect(fetched.status).toBe(200);
     expect(fetched.contentType).toBe("text/plain; charset=utf-8");
     expect(text(fetched.body)).toContain(`hello 127.0.0.1:${server.port}`);
@@ -151,14 +144,14 @@ describe("safeFetch redirects", () => {
   const onlyTheServer = (address: string) => address === "127.0.0.1" || isPublicAddress(address);
 
   it("follows a redirect and reports the final URL", async () => {
-    const fetched = await safeFetch(`${server.origin}/redirect?to=/hello`, { allowPrivateNetwork: true });
-    expect(fetched.url).toBe(`${server.origin}/hello`);
+    const fetched = await safeFetch(`${server.url}/redirect?to=/hello`, { allowPrivateNetwork: true });
+    expect(fetched.url).toBe(`${server.url}/hello`);
     expect(text(fetched.body)).toContain("hello");
   });
 
   it("refuses a redirect from an allowed host to a private one, before connecting to it", async () => {
     const target = "http://internal.example/admin";
-    const error = await safeFetch(`${server.origin}/redirect?to=${encodeURIComponent(target)}`, {
+    const error = await safeFetch(`${server.url}/redirect?to=${encodeURIComponent(target)}`, {
       allowPrivateNetwork: false,
       isAllowedAddress: onlyTheServer,
       resolveHost: async (host) => [
@@ -172,7 +165,7 @@ describe("safeFetch redirects", () => {
 
   it("refuses a redirect to a private IP literal and to another scheme", async () => {
     for (const to of ["http://169.254.169.254/latest/meta-data/", "file:///etc/passwd"]) {
-      const error = await safeFetch(`${server.origin}/redirect?to=${encodeURIComponent(to)}`, {
+      const error = await safeFetch(`${server.url}/redirect?to=${encodeURIComponent(to)}`, {
         allowPrivateNetwork: false,
         isAllowedAddress: onlyTheServer,
       }).catch((e: unknown) => e);
@@ -182,13 +175,13 @@ describe("safeFetch redirects", () => {
 
   it("drops credential headers (Authorization, x-amz-*) when a redirect leaves the origin", async () => {
     const headers = { Authorization: "Bearer secret", "X-Amz-Security-Token": "tok", Accept: "text/html" };
-    const sameOrigin = await safeFetch(`${server.origin}/redirect?to=/hello`, {
+    const sameOrigin = await safeFetch(`${server.url}/redirect?to=/hello`, {
       allowPrivateNetwork: true,
       headers,
     });
     expect(text(sameOrigin.body)).toContain("auth=Bearer secret amz=tok");
     const otherOrigin = await safeFetch(
-      `${server.origin}/redirect?to=${encodeURIComponent(`http://localhost:${server.port}/hello`)}`,
+      `${server.url}/redirect?to=${encodeURIComponent(`http://localhost:${server.port}/hello`)}`,
       { allowPrivateNetwork: true, headers },
     );
     // Credentials stay behind; ordinary headers travel on.
@@ -196,14 +189,14 @@ describe("safeFetch redirects", () => {
   });
 
   it("sends a POST body, and continues a 303 as a GET without it", async () => {
-    const posted = await safeFetch(`${server.origin}/echo`, {
+    const posted = await safeFetch(`${server.url}/echo`, {
       allowPrivateNetwork: true,
       method: "POST",
       body: '{"query":"x"}',
       headers: { "content-type": "application/json" },
     });
     expect(text(posted.body)).toBe('POST {"query":"x"}');
-    const redirected = await safeFetch(`${server.origin}/see-other`, {
+    const redirected = await safeFetch(`${server.url}/see-other`, {
       allowPrivateNetwork: true,
       method: "POST",
       body: "data",
@@ -212,7 +205,7 @@ describe("safeFetch redirects", () => {
   });
 
   it("stops after 5 redirects", async () => {
-    const error = await safeFetch(`${server.origin}/loop`, { allowPrivateNetwork: true }).catch(
+    const error = await safeFetch(`${server.url}/loop`, { allowPrivateNetwork: true }).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(FetchRefusedError);
@@ -222,7 +215,7 @@ describe("safeFetch redirects", () => {
 
 describe("safeFetch limits", () => {
   it("cuts off a body that streams past maxBytes", async () => {
-    const error = await safeFetch(`${server.origin}/big`, {
+    const error = await safeFetch(`${server.url}/big`, {
       allowPrivateNetwork: true,
       maxBytes: 1024 * 1024,
     }).catch((e: unknown) => e);
@@ -231,7 +224,7 @@ describe("safeFetch limits", () => {
   });
 
   it("cuts off a 60 MB stream at the default 50 MB limit", async () => {
-    const error = await safeFetch(`${server.origin}/big`, { allowPrivateNetwork: true }).catch(
+    const error = await safeFetch(`${server.url}/big`, { allowPrivateNetwork: true }).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(FetchRefusedError);
@@ -239,7 +232,7 @@ describe("safeFetch limits", () => {
   });
 
   it("refuses a declared Content-Length above maxBytes", async () => {
-    const error = await safeFetch(`${server.origin}/declared-big`, {
+    const error = await safeFetch(`${server.url}/declared-big`, {
       allowPrivateNetwork: true,
       maxBytes: 1000,
     }).catch((e: unknown) => e);
@@ -247,7 +240,7 @@ describe("safeFetch limits", () => {
   });
 
   it("gives up after the total timeout", async () => {
-    const error = await safeFetch(`${server.origin}/slow`, {
+    const error = await safeFetch(`${server.url}/slow`, {
       allowPrivateNetwork: true,
       timeoutMs: 300,
     }).catch((e: unknown) => e);
@@ -256,7 +249,7 @@ describe("safeFetch limits", () => {
   });
 
   it("reports an HTTP error status with the status in the message", async () => {
-    const error = await safeFetch(`${server.origin}/missing`, { allowPrivateNetwork: true }).catch(
+    const error = await safeFetch(`${server.url}/missing`, { allowPrivateNetwork: true }).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(FetchFailedError);
@@ -265,15 +258,15 @@ describe("safeFetch limits", () => {
   });
 
   it("reports a connection failure as FetchFailedError", async () => {
-    const closed = await startServer(() => {});
-    const url = `${closed.origin}/x`;
+    const closed = await startHttpServer(() => {});
+    const url = `${closed.url}/x`;
     await closed.close();
     await expect(safeFetch(url, { allowPrivateNetwork: true })).rejects.toBeInstanceOf(FetchFailedError);
   });
 
   it("passes the caller's abort through", async () => {
     const controller = new AbortController();
-    const pending = safeFetch(`${server.origin}/slow`, {
+    const pending = safeFetch(`${server.url}/slow`, {
       allowPrivateNetwork: true,
       signal: controller.signal,
     });

@@ -5,8 +5,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { OfflineExtractor } from "../../../src/engine/memory/extract/offline.js";
 import type { ExtractionInput, Extractor } from "../../../src/engine/memory/extract/types.js";
 import { OpenAICompatibleEmbedder } from "../../../src/engine/models/openai-compatible.js";
+import { eventually } from "../../support/wait.js";
 import { startFakeModelServer } from "../models/openai-server.js";
-import { eventually, openTestEngine, type TestEngine } from "./harness.js";
+import { openTestEngine, type TestEngine } from "./harness.js";
 
 let open: TestEngine[] = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer, tempDir } from "../harness.js";
-import { eventually } from "./harness.js";
+import { serverPerFile, startTestServer, type TestServer, tempDir } from "../../support/harness.js";
+import { eventually } from "../../support/wait.js";
 
 /**
  * Issue 27, extraction: corrections supersede, other people's facts stay theirs, and a reference
@@ -18,8 +18,7 @@ type Mem = {
 };
 
 describe("faithful extraction through the HTTP API", () => {
-  const dir = tempDir("memctx-faithful-");
-  let server: TestServer;
+  const { server } = serverPerFile({ workers: 1 });
   const t = {
     // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
     call: async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
@@ -28,13 +27,6 @@ describe("faithful extraction through the HTTP API", () => {
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     },
   };
-  beforeAll(async () => {
-    server = await startTestServer(dir.path, { workers: 1 });
-  });
-  afterAll(async () => {
-    await server.close();
-    dir.remove();
-  });
 
   /** Adds a document, waits until it is done, returns its memories. */
   async function add(ns: string, content: string, date = "2026-11-20"): Promise<Mem[]> {

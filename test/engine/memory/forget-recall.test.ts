@@ -4,7 +4,14 @@ import type { Extractor } from "../../../src/engine/memory/extract/types.js";
 import { sweepExpired } from "../../../src/engine/memory/forget.js";
 import type { Embedder } from "../../../src/engine/models/embedder.js";
 import { type Db, openDatabase } from "../../../src/engine/store/db.js";
-import { startTestServer, type TestServer, tempDir, testDatabase, until } from "../harness.js";
+import {
+  serverPerFile,
+  startTestServer,
+  type TestServer,
+  tempDir,
+  testDatabase,
+} from "../../support/harness.js";
+import { until } from "../../support/wait.js";
 import { openTestEngine } from "./harness.js";
 
 /**
@@ -14,8 +21,7 @@ import { openTestEngine } from "./harness.js";
  * A real server on 127.0.0.1 with the offline extractor; runs on PostgreSQL too.
  */
 
-let dir: ReturnType<typeof tempDir>;
-let server: TestServer;
+const { server, dir } = serverPerFile({ workers: 1 });
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
 async function api(method: string, path: string, body?: unknown): Promise<any> {
@@ -114,15 +120,6 @@ function saysNothingOf(hits: Hit[], word: RegExp): void {
 }
 
 const matched = (hits: Hit[]) => hits.filter((h) => h.similarity > 0);
-
-beforeAll(async () => {
-  dir = tempDir("memctx-forget-recall-");
-  server = await startTestServer(dir.path, { workers: 1 });
-});
-afterAll(async () => {
-  await server.close();
-  dir.remove();
-});
 
 describe("forget means gone from recall", () => {
   it("forgotten by id (v5): its sentence leaves every search path, the rest of the passage stays, the document stays", async () => {
@@ -300,7 +297,7 @@ describe("forget means gone from recall", () => {
     );
     const code = await memoryAbout("trip", /4471/);
     // An expiry that has passed (as the extractor or a v4 write sets one): the moment forgets it.
-    const db: Db = await openDatabase(dir.path, testDatabase());
+    const db: Db = await openDatabase(dir, testDatabase());
     try {
       await db
         .prepare("UPDATE memories SET forget_after = $1 WHERE id = $2")

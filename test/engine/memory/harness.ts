@@ -102,18 +102,3 @@ export async function addFacts(
   );
   return { documentId: res.body.id, memoryIds: applied.map((a) => a.memoryId) };
 }
-
-/** Polls `check` until it returns a value (not undefined); fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

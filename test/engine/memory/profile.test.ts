@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TEST_BACKEND } from "../harness.js";
+import { TEST_BACKEND } from "../../support/harness.js";
 import { addFacts, openTestEngine, type TestEngine } from "./harness.js";
 
 let t: TestEngine;

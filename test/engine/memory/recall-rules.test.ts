@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { matchesOwnText } from "../../../src/engine/memory/forget.js";
 import { supersedes } from "../../../src/engine/memory/relations.js";
-import { addFacts, eventually, openTestEngine, type TestEngine } from "./harness.js";
+import { eventually } from "../../support/wait.js";
+import { addFacts, openTestEngine, type TestEngine } from "./harness.js";
 
 // `t` takes facts through the dreamer's commit (no workers); `w` processes documents (one worker).
 let t: TestEngine;

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
+import { json, startHttpServer } from "../../support/http-server.js";
 
 /**
  * A local stand-in for an OpenAI-compatible model server: it speaks the `/v1/embeddings` and
@@ -20,8 +20,8 @@ export interface FakeModelServer {
   baseUrl: string;
   origin: string;
   requests: RecordedRequest[];
-  /** Answers the next requests, in order; when empty, the default answer is used. */
-  queue: ((req: RecordedRequest) => Reply)[];
+  /** Answers the next requests, in order (a reply may wait); when empty, the default answer is used. */
+  queue: ((req: RecordedRequest) => Reply | Promise<Reply>)[];
   close(): Promise<void>;
 }
 
@@ -62,43 +62,22 @@ export function errorReply(status: number, message: string): Reply {
 
 export async function startFakeModelServer(): Promise<FakeModelServer> {
   const requests: RecordedRequest[] = [];
-  const queue: ((req: RecordedRequest) => Reply)[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => {
-      raw += chunk;
-    });
-    req.on("end", () => {
-      const recorded: RecordedRequest = {
-        method: req.method ?? "",
-        path: req.url ?? "",
-        headers: req.headers,
-        body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {},
-      };
-      requests.push(recorded);
-      const next = queue.shift();
-      const reply = next
-        ? next(recorded)
-        : recorded.path === "/v1/embeddings"
-          ? embeddingsReply(recorded)
-          : errorReply(404, `no route ${recorded.path}`);
-      res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
-      res.end(JSON.stringify(reply.body));
-    });
+  const queue: FakeModelServer["queue"] = [];
+  const server = await startHttpServer(async (req, res, raw) => {
+    const recorded: RecordedRequest = {
+      method: req.method ?? "",
+      path: req.url ?? "",
+      headers: req.headers,
+      body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {},
+    };
+    requests.push(recorded);
+    const next = queue.shift();
+    const reply = next
+      ? await next(recorded)
+      : recorded.path === "/v1/embeddings"
+        ? embeddingsReply(recorded)
+        : errorReply(404, `no route ${recorded.path}`);
+    json(res, reply.status, reply.body, reply.headers);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
-  return {
-    baseUrl: `${origin}/v1`,
-    origin,
-    requests,
-    queue,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { baseUrl: `${server.url}/v1`, origin: server.url, requests, queue, close: server.close };
 }

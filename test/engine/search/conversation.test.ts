@@ -8,7 +8,7 @@ import { lexicalSearch } from "../../../src/engine/search/lexical.js";
 import { namedPeople, OTHER_PERSON_FACTOR } from "../../../src/engine/search/person.js";
 import { search } from "../../../src/engine/search/search.js";
 import { queryTerms, STOP_WORDS } from "../../../src/engine/text/terms.js";
-import { tempDir } from "../harness.js";
+import { tempDir } from "../../support/harness.js";
 import { TestStore } from "./store.js";
 
 /** Conversations through the real pipeline: chunking, dating, memories, search. */

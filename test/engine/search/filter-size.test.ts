@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FILTER_LEAVES_MAX, FILTER_MAX_DEPTH } from "../../../src/api/limits.js";
-import { startTestServer, type TestServer, tempDir } from "../harness.js";
+import { serverPerFile, startTestServer, type TestServer, tempDir } from "../../support/harness.js";
 
-let dir: ReturnType<typeof tempDir>;
-let server: TestServer;
+const { server } = serverPerFile({ workers: 1 });
 
 /** 60 groups of 200 leaves: legal by the spec (1..200 operands a group, 5 levels). */
 function wideFilter(groups: number, width: number) {
@@ -28,18 +27,12 @@ function deepFilter(depth: number): unknown {
 }
 
 beforeAll(async () => {
-  dir = tempDir("memctx-filter-size-");
-  server = await startTestServer(dir.path, { workers: 1 });
   const ns = server.client().ns("wide");
   const doc = await ns.documents.add({
     content: "The blue team ships the release on Friday.",
     metadata: { team: "blue" },
   });
   await ns.documents.waitFor(doc.id, { until: "indexed", timeoutMs: 20_000 });
-});
-afterAll(async () => {
-  await server?.close();
-  dir?.remove();
 });
 
 // On PostgreSQL, planning one statement with 12,000 leaves takes 0.5-5 s (SQLite: milliseconds), and a

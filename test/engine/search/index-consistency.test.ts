@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase, transaction } from "../../../src/engine/store/db.js";
 import { insertMemory } from "../../../src/engine/store/memories.js";
 import { stemTexts } from "../../../src/engine/text/terms.js";
-import { directMemory, testDatabase } from "../harness.js";
+import { directMemory, testDatabase } from "../../support/harness.js";
 import { openTestEngine, type TestEngine } from "../memory/harness.js";
 
 let t: TestEngine | undefined;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MemoryClient, NamespaceClient } from "../../../src/client/index.js";
 import { rewriteQuery } from "../../../src/engine/search/rewrite.js";
-import { startTestServer, type TestServer, tempDir } from "../harness.js";
+import { serverPerFile, startTestServer, type TestServer, tempDir } from "../../support/harness.js";
 
 describe("rewriteQuery (the words of the rewrite)", () => {
   it("drops the words that ask the memory and keeps what is asked about", () => {
@@ -24,15 +24,10 @@ describe("rewriteQuery (the words of the rewrite)", () => {
 });
 
 describe("search with rewriteQuery: true, over HTTP", () => {
-  let dir: ReturnType<typeof tempDir>;
-  let server: TestServer;
+  const { client } = serverPerFile({ workers: 1 });
   let ns: NamespaceClient;
-  let client: MemoryClient;
 
   beforeAll(async () => {
-    dir = tempDir("memctx-rewrite-");
-    server = await startTestServer(dir.path, { workers: 1 });
-    client = server.client();
     ns = client.ns("rewrite");
     const docs = [
       "I told Sam I remember the old harbour well; he said he remembers it too.",
@@ -46,10 +41,6 @@ describe("search with rewriteQuery: true, over HTTP", () => {
     for (let i = 0; i < docs.length; i++)
       await ns.documents.waitFor(`d${i}`, { until: "indexed", timeoutMs: 30_000 });
   }, 60_000);
-  afterAll(async () => {
-    await server?.close();
-    dir?.remove();
-  });
 
   const query = "Can you remember what I told you about the wedding?";
   const top = async (rewrite: boolean | undefined) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryClient } from "../../../src/client/index.js";
 import { type Engine, openEngine } from "../../../src/engine/index.js";
-import { TEST_KEY, tempDir } from "../harness.js";
+import { TEST_KEY, tempDir } from "../../support/harness.js";
 
 let dir: ReturnType<typeof tempDir>;
 let engine: Engine;

@@ -6,7 +6,7 @@ import type { Embedder } from "../../../src/engine/models/embedder.js";
 import { type Db, newId, openDatabase, transaction } from "../../../src/engine/store/db.js";
 import { ensureNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../../src/engine/store/organizations.js";
-import { testDatabase } from "../harness.js";
+import { testDatabase } from "../../support/harness.js";
 
 /** A real store in a temp dir, with rows written straight through SQL to test search alone. */
 export class TestStore {

@@ -6,7 +6,8 @@ import {
   WordVectorEmbedder,
 } from "../../../src/engine/models/word-vectors.js";
 import { tableWords } from "../../../src/engine/text/background.js";
-import { eventually, openTestEngine, type TestEngine } from "../memory/harness.js";
+import { eventually } from "../../support/wait.js";
+import { openTestEngine, type TestEngine } from "../memory/harness.js";
 
 let t: TestEngine | undefined;
 afterEach(async () => {

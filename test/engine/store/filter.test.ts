@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Filter } from "../../../src/api/filter.js";
 import { Params } from "../../../src/engine/store/connection.js";
 import { compileFilter, type FilterForm } from "../../../src/engine/store/filter.js";
-import { TEST_BACKEND } from "../harness.js";
+import { TEST_BACKEND } from "../../support/harness.js";
 import { TestStore } from "../search/store.js";
 
 let store: TestStore;

@@ -21,7 +21,7 @@ import { DocumentMovedError, getDocumentRow, indexDocument } from "../../../src/
 import { insertMemory } from "../../../src/engine/store/memories.js";
 import { ensureNamespace, findNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../../src/engine/store/organizations.js";
-import { directMemory, storeConnections, TEST_BACKEND } from "../harness.js";
+import { directMemory, storeConnections, TEST_BACKEND } from "../../support/harness.js";
 
 const connect = storeConnections();
 

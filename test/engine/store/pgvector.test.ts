@@ -15,7 +15,7 @@ import { insertMemories } from "../../../src/engine/store/memories.js";
 import { ensureNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization, LOCAL_ORGANIZATION } from "../../../src/engine/store/organizations.js";
 import { nearestVectors } from "../../../src/engine/store/vectors.js";
-import { directMemory, tempDir } from "../harness.js";
+import { directMemory, tempDir } from "../../support/harness.js";
 
 const SERVER = new URL("./pglite-vector-server.mjs", import.meta.url).pathname;
 

@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { transaction } from "../../../src/engine/store/db.js";
 import { claimJob, completeJob, enqueueJob } from "../../../src/engine/store/jobs.js";
-import { storeConnections, TEST_BACKEND } from "../harness.js";
+import { storeConnections, TEST_BACKEND } from "../../support/harness.js";
 
 const db = storeConnections();
 

@@ -11,7 +11,7 @@ import {
   listKeys,
   registerKey,
 } from "../../../src/engine/store/organizations.js";
-import { storeConnections, TEST_BACKEND } from "../harness.js";
+import { storeConnections, TEST_BACKEND } from "../../support/harness.js";
 
 const connect = storeConnections();
 

@@ -9,7 +9,7 @@ import {
   type WeightedTerm,
 } from "../../../src/engine/store/search-index.js";
 import { topUnits } from "../../../src/engine/store/search-scope.js";
-import { TEST_KEY, tempDir } from "../harness.js";
+import { TEST_KEY, tempDir } from "../../support/harness.js";
 
 let dir: ReturnType<typeof tempDir>;
 let engine: Engine | undefined;

@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Db, openDatabase, transaction } from "../../../src/engine/store/db.js";
 import { useWriteLock, withWriteLock, writeLockOf } from "../../../src/engine/store/write-lock.js";
-import { tempDir } from "../harness.js";
+import { tempDir } from "../../support/harness.js";
 
 let dir: ReturnType<typeof tempDir>;
 const open: Db[] = [];

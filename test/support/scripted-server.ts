@@ -4,6 +4,9 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "vitest";
+import { MemoryClient, type MemoryClientOptions } from "../../src/client/index.js";
+import { perFile } from "./per-file.js";
 
 export interface Received {
   method: string;
@@ -29,7 +32,7 @@ export type Reply =
 
 export type Responder = Reply | ((req: Received) => Reply);
 
-export interface TestServer {
+export interface ScriptedServer {
   url: string;
   received: Received[];
   /** Queue replies, used in order, one per request. */
@@ -41,7 +44,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(): Promise<TestServer> {
+export async function startServer(): Promise<ScriptedServer> {
   const queue: Responder[] = [];
   const received: Received[] = [];
   const state = { fallback: { status: 200, json: {} } as Responder };
@@ -134,3 +137,19 @@ export const emptyList = {
   memories: [],
   pagination: { currentPage: 1, totalPages: 1 },
 };
+
+/**
+ * The scripted server for a whole file, and a client of it: what was received and queued is
+ * forgotten after each test. `client` takes the client's options (default: no retries).
+ */
+export function scriptedServerPerFile(
+  clientOptions: Omit<MemoryClientOptions, "baseUrl" | "apiKey"> = { maxRetries: 0 },
+): { server: ScriptedServer; client: MemoryClient } {
+  const server = perFile(startServer, (s) => s.close());
+  const client = perFile(
+    () => new MemoryClient({ baseUrl: server.url, apiKey: "mk_test", ...clientOptions }),
+    (c) => c.close(),
+  );
+  afterEach(() => server.reset());
+  return { server, client };
+}

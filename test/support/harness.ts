@@ -12,6 +12,7 @@ import type { EngineLimits } from "../../src/engine/context.js";
 import { type RunningServer, startServer } from "../../src/engine/server.js";
 import { type Db, openDatabase } from "../../src/engine/store/db.js";
 import type { NewMemoryRow } from "../../src/engine/store/memories.js";
+import { perFile } from "./per-file.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -49,17 +50,6 @@ export function storeConnections(): () => Promise<Db> {
     open.push(db);
     return db;
   };
-}
-
-/** Reads until `ok` holds of what is read; fails after `ms` with the last value read. */
-export async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out; last value ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 export const TEST_KEY = "mk_test_local_organization_key";
@@ -127,6 +117,28 @@ export async function startTestServer(
       await server.close();
     },
   };
+}
+
+/**
+ * One engine on 127.0.0.1 for the whole file (or describe block), in a temp data directory of its
+ * own, with a client of the test key; closed and removed after the last test
+ * (`const { server, client } = serverPerFile()` at the top of a file; see perFile).
+ */
+export function serverPerFile(
+  opts: { workers?: number; limits?: Partial<EngineLimits>; prefix?: string } = {},
+): { server: TestServer; client: MemoryClient; dir: string } {
+  const { prefix, ...serverOpts } = opts;
+  const dir = tempDir(prefix);
+  const server = perFile(
+    () => startTestServer(dir.path, serverOpts),
+    async (s) => {
+      await s.close();
+      dir.remove();
+    },
+  );
+  // Closed with the server.
+  const client = perFile(() => server.client());
+  return { server, client, dir: dir.path };
 }
 
 export interface ServeChild {

@@ -94,8 +94,9 @@ export function errorHandler(ctx: EngineContext): ErrorHandler<EngineEnv> {
     if (known instanceof StorageFullError) ctx.log(`disk full on ${where}: ${err.message}`);
     if (known instanceof RateLimitedError || known instanceof UnavailableError)
       c.header("Retry-After", String(known.retryAfterSeconds));
-    // The rest of a body too large may be left unread: the connection cannot serve another request.
-    if (known instanceof TooLargeError) c.header("Connection", "close");
+    // A body left unread (too large, or answered before it was read) is drained by the Node adapter
+    // after the answer, within its bounds, so the client reads the answer instead of a reset: a
+    // `Connection: close` here would close the socket at once, with the client still sending.
     return c.json(
       { error: known.title, ...(known.details ? { details: known.details } : {}) },
       statusOf(known),
@@ -200,7 +201,7 @@ export function createApp(ctx: EngineContext): Hono<EngineEnv> {
   app.use(bearerAuth(ctx));
   // After auth (the bucket is the key's), before any route: a refused request changes nothing.
   const perMinute = ctx.limits?.requestsPerMinute ?? null;
-  if (perMinute !== null) app.use(rateLimit(perMinute));
+  if (perMinute !== null) app.use(rateLimit(perMinute, ctx.clock));
   for (const routes of ROUTES) routes(app, ctx);
   return app;
 }

@@ -35,6 +35,8 @@ export interface EngineContext {
   log: (message: string) => void;
   /** Absent: no limits (processing threads, which serve no requests). */
   limits?: EngineLimits;
+  /** The time the limits read (EngineOptions.clock); absent: Date.now. */
+  clock?: () => number;
   /** The reserve of limits.diskReserve on the data directory; absent without one, or on PostgreSQL. */
   disk?: DiskReserve;
 }

@@ -83,10 +83,11 @@ export class DiskReserve {
   constructor(
     private readonly dir: string,
     readonly setting: DiskReserveSetting,
+    private readonly now: () => number = Date.now,
   ) {}
 
   state(): Promise<DiskState> {
-    const now = Date.now();
+    const now = this.now();
     if (!this.last || now - this.last.at > FRESH_MS) {
       this.last = { at: now, state: readState(this.dir, this.setting) };
     }

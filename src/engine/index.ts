@@ -46,6 +46,8 @@ export interface EngineOptions {
    * engine is never limited).
    */
   limits?: Partial<EngineLimits>;
+  /** What the limits read the time from (the rate limit's refill, the disk reserve's reading). Default Date.now; tests move it. */
+  clock?: () => number;
   /** URL fetching may reach private/loopback addresses (tests; env MEMCTX_ALLOW_PRIVATE_NETWORK=1). */
   allowPrivateNetwork?: boolean;
   /** Vectors when configured; default from the environment, else none. */
@@ -172,10 +174,11 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     dreamer: noDreaming,
     log,
     limits: { ...NO_LIMITS, ...opts.limits },
+    ...(opts.clock ? { clock: opts.clock } : {}),
   };
   // PostgreSQL keeps its data on its own server's disk: the data directory's is not the one that fills.
   const reserve = ctx.limits?.diskReserve;
-  if (reserve && !databaseUrl) ctx.disk = new DiskReserve(opts.dataDir, reserve);
+  if (reserve && !databaseUrl) ctx.disk = new DiskReserve(opts.dataDir, reserve, opts.clock);
   // A wrong model setting fails the start, as before; the extractor itself is made with the pipeline.
   const chat = opts.extractor ? null : chatModelFromEnv();
   const models = {

@@ -61,22 +61,39 @@ export function trimHeap(): boolean {
   return true;
 }
 
-/** Trims this thread's heap after each busy spell (see above); `stop` ends the watch. */
-export function trimAfterBusySpells(opts: { windowMs?: number; onTrim?: () => void } = {}): { stop(): void } {
-  let last = performance.eventLoopUtilization();
+/**
+ * The rule, apart from the clock: given each window's event-loop utilization, whether to trim now.
+ * A window at least BUSY_UTILIZATION busy starts a spell; the first window after it at most
+ * QUIET_UTILIZATION busy ends it with one trim; the window after a trim is not read (the trim and
+ * the finalizers it leaves are no busy spell of their own).
+ */
+export function busySpells(): { afterWindow(utilization: number): boolean } {
   let busy = false;
   let justTrimmed = false;
+  return {
+    afterWindow(utilization) {
+      if (justTrimmed) justTrimmed = false;
+      else if (utilization >= BUSY_UTILIZATION) busy = true;
+      else if (busy && utilization <= QUIET_UTILIZATION) {
+        busy = false;
+        justTrimmed = true;
+        return true;
+      }
+      return false;
+    },
+  };
+}
+
+/** Trims this thread's heap after each busy spell (see above); `stop` ends the watch. */
+export function trimAfterBusySpells(opts: { windowMs?: number; onTrim?: () => void } = {}): { stop(): void } {
+  const spells = busySpells();
+  let last = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const { utilization } = performance.eventLoopUtilization(now, last);
     last = now;
-    // The trim and the work it leaves behind (finalizers) are no busy spell of their own.
-    if (justTrimmed) justTrimmed = false;
-    else if (utilization >= BUSY_UTILIZATION) busy = true;
-    else if (busy && utilization <= QUIET_UTILIZATION) {
-      busy = false;
+    if (spells.afterWindow(utilization)) {
       if (trimHeap()) opts.onTrim?.();
-      justTrimmed = true;
       last = performance.eventLoopUtilization();
     }
   }, opts.windowMs ?? TRIM_WINDOW_MS);

@@ -1,13 +1,14 @@
 /**
  * Bounded work per document: a real `memctx serve` is sent Word documents that inflate far past
  * what they weigh (zip bombs, one whose directory lies) and one whose conversion needs more memory
- * than its cap. Each fails its own document quickly, naming the limit and its variable; the server
- * stays up and the next small document is done within seconds.
+ * than its cap. Each fails its own document, naming the limit and its variable; the server stays
+ * up and the next small document is done. (How fast: bench/zip-bomb.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DocumentFailedError, MemoryClient } from "../../src/client/index.js";
 import { makeDocxBomb } from "../engine/ingest/file-fixtures.js";
 import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../support/harness.js";
+import { WAIT_MS } from "../support/wait.js";
 
 const MB = 1024 * 1024;
 const dir = tempDir("memctx-bombs-");
@@ -30,11 +31,11 @@ afterAll(async () => {
   dir.remove();
 });
 
-/** The error a document failed with (waitFor throws on `failed`), and how long that took. */
+/** The error a document failed with (waitFor throws on `failed`). */
 async function failure(ns: string, id: string): Promise<string> {
   const err = await client
     .ns(ns)
-    .documents.waitFor(id, { timeoutMs: 60_000 })
+    .documents.waitFor(id, { timeoutMs: WAIT_MS })
     .then(
       () => undefined,
       (e: unknown) => e,
@@ -43,26 +44,22 @@ async function failure(ns: string, id: string): Promise<string> {
   return (err as DocumentFailedError).document.error ?? "";
 }
 
-/** The next small document after a bomb is done within 30 s: the bomb held no loop for long. */
-async function nextSmallDocumentDone(ns: string) {
-  const started = performance.now();
+/** The next small document after a bomb is done: the bomb held no processing loop. */
+async function expectNextSmallDocumentDone(ns: string) {
   const small = await client.ns(ns).documents.add({ content: "Ines moved to Porto in May." });
-  const doc = await client.ns(ns).documents.waitFor(small.id, { timeoutMs: 30_000 });
+  const doc = await client.ns(ns).documents.waitFor(small.id, { timeoutMs: WAIT_MS });
   expect(doc.system.status).toBe("done");
-  return performance.now() - started;
 }
 
 describe("a Word document that inflates past its limits", () => {
   it("fails a zip bomb whose conversion needs more than the memory cap, naming MEMCTX_FILE_MEMORY_MB; the next document flows", async () => {
-    const started = performance.now();
     const bomb = await client
       .ns("bombs")
       .documents.addFile({ file: makeDocxBomb(24 * MB), filename: "b.docx" });
     expect(await failure("bombs", bomb.id)).toMatch(
       /needed more than 64 MB of memory, the limit per file \(MEMCTX_FILE_MEMORY_MB\)/,
     );
-    expect(performance.now() - started).toBeLessThan(60_000);
-    expect(await nextSmallDocumentDone("bombs")).toBeLessThan(30_000);
+    await expectNextSmallDocumentDone("bombs");
     expect((await fetch(`${serve.url}/health`)).status).toBe(200);
   });
 
@@ -73,6 +70,6 @@ describe("a Word document that inflates past its limits", () => {
     expect(await failure("liars", bomb.id)).toMatch(
       /inflates to more than the 1024 bytes its directory entry declares/,
     );
-    expect(await nextSmallDocumentDone("liars")).toBeLessThan(30_000);
+    await expectNextSmallDocumentDone("liars");
   });
 });

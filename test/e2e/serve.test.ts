@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BatchAddResponse } from "../../src/api/documents.js";
 import { endpoints, fillPath } from "../../src/api/endpoints.js";
 import { REQUEST_BODY_MAX_BYTES } from "../../src/api/limits.js";
-import { AuthenticationError, type MemoryClient, NotFoundError } from "../../src/client/index.js";
+import {
+  AuthenticationError,
+  type MemoryClient,
+  NotFoundError,
+  PayloadTooLargeError,
+} from "../../src/client/index.js";
 import { createKey } from "../../src/engine/store/organizations.js";
 import { SCHEMA_VERSION } from "../../src/engine/store/schema.js";
 import { serverPerFile, startTestServer, type TestServer, tempDir } from "../support/harness.js";
@@ -435,6 +440,39 @@ describe("bad input: 400 naming the field and the rule, and nothing written", ()
       } as RequestInit),
     );
     expect(streamed.status).toBe(413);
+    expect((await server.call("GET", "/ns/big")).status).toBe(404);
+  });
+
+  it("lets the client read an answer given before the body was read (413, 401), not a reset, five times of five", async () => {
+    const tooLarge = "x".repeat(REQUEST_BODY_MAX_BYTES + 1);
+    const stranger = server.client("mk_not_a_key_of_this_server");
+    const eightMegabytes = "y".repeat(8 * 1024 * 1024);
+    for (let i = 0; i < 5; i++) {
+      await expect(client.ns("big").documents.add({ content: tooLarge })).rejects.toBeInstanceOf(
+        PayloadTooLargeError,
+      );
+      await expect(stranger.ns("big").documents.add({ content: eightMegabytes })).rejects.toBeInstanceOf(
+        AuthenticationError,
+      );
+      // Streamed with no Content-Length: answered once the count passes the limit, the rest drained.
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent > 2 * REQUEST_BODY_MAX_BYTES) return controller.close();
+          sent += 1024 * 1024;
+          controller.enqueue(new Uint8Array(1024 * 1024).fill(0x61));
+        },
+      });
+      const streamed = await fetch(`${server.url}/ns/big/document`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.key}`, "content-type": "application/json" },
+        body,
+        duplex: "half",
+      } as RequestInit);
+      expect(streamed.status).toBe(413);
+      await streamed.text();
+    }
+    // The connections were drained, not broken: the server goes on answering.
     expect((await server.call("GET", "/ns/big")).status).toBe(404);
   });
 });

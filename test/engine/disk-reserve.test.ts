@@ -15,8 +15,11 @@ import { startTestServer, TEST_BACKEND, type TestServer, tempDir } from "../supp
 import { until } from "../support/wait.js";
 
 const MiB = 1024 * 1024;
-/** How far below the free space the reserve sits, and how much more than that the ballast takes. */
-const MARGIN = 128 * MiB;
+/**
+ * How far below the free space the reserve sits, and how much more than that the ballast takes:
+ * wide enough that other processes writing or removing files meanwhile do not cross it.
+ */
+const MARGIN = 256 * MiB;
 
 const free = (dir: string) => {
   const s = statfsSync(dir);
@@ -60,16 +63,24 @@ describe.skipIf(TEST_BACKEND === "postgres")("the disk reserve", () => {
   it("refuses new content with 507 below the reserve, lets queued work finish, and takes writes again once space is back", async () => {
     dir = tempDir("memctx-reserve-");
     const reserve = free(dir.path) - MARGIN;
+    // A free-space reading is reused for a moment: the test's clock moves past it after each change.
+    let skew = 0;
+    const nextReading = () => {
+      skew += 60_000;
+    };
     // No processing here: the queued document waits until the reserve is reached.
-    server = await startTestServer(dir.path, { workers: 0, limits: { diskReserve: { bytes: reserve } } });
+    server = await startTestServer(dir.path, {
+      workers: 0,
+      limits: { diskReserve: { bytes: reserve } },
+      clock: () => Date.now() + skew,
+    });
     const ns = server.client().ns("reserve");
     const count = async () => (await ns.documents.list()).pagination?.totalItems ?? -1;
     const queued = await ns.documents.add({ content: "Queued before the disk filled: Ada lives in Oslo." });
 
     const ballastPath = join(dir.path, "ballast");
     ballast(ballastPath, 2 * MARGIN);
-    // A free-space reading is reused for 500 ms.
-    await new Promise((r) => setTimeout(r, 600));
+    nextReading();
     const refused = await server.call("POST", "/ns/reserve/document", {
       body: { content: "a new document" },
     });
@@ -110,7 +121,7 @@ describe.skipIf(TEST_BACKEND === "postgres")("the disk reserve", () => {
     );
 
     rmSync(ballastPath);
-    await new Promise((r) => setTimeout(r, 600));
+    nextReading();
     const again = await server.call("POST", "/ns/reserve/document", { body: { content: "a new document" } });
     expect(again.status).toBe(200);
     expect(await count()).toBe(2);

@@ -4,6 +4,7 @@ import { type RunningServer, startServer } from "../../src/engine/server.js";
 import { organizationDocumentTokens } from "../../src/engine/store/namespaces.js";
 import { authenticate } from "../../src/engine/store/organizations.js";
 import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../support/harness.js";
+import { until } from "../support/wait.js";
 
 const servers: RunningServer[] = [];
 const children: ServeChild[] = [];
@@ -20,7 +21,10 @@ async function organizationTokens(server: RunningServer): Promise<number> {
   return await organizationDocumentTokens(db, (await authenticate(db, TEST_KEY))!.organization.id);
 }
 
-async function serve(limits: { requestsPerMinute?: number | null; documentTokenQuota?: number | null } = {}) {
+async function serve(
+  limits: { requestsPerMinute?: number | null; documentTokenQuota?: number | null } = {},
+  clock?: () => number,
+) {
   const dir = tempDir();
   dirs.push(dir);
   const server = await startServer({
@@ -31,6 +35,7 @@ async function serve(limits: { requestsPerMinute?: number | null; documentTokenQ
     workers: 0,
     log: () => {},
     limits,
+    ...(clock ? { clock } : {}),
   });
   servers.push(server);
   const call = (method: string, path: string, body?: unknown, key = TEST_KEY) =>
@@ -44,7 +49,8 @@ async function serve(limits: { requestsPerMinute?: number | null; documentTokenQ
 
 describe("per-key rate limits", () => {
   it("answers 429 with Retry-After once a key has used its requests per minute, and the refused request changes nothing", async () => {
-    const { server, call } = await serve({ requestsPerMinute: 3 });
+    // The clock stands still: no token comes back during the test, however slowly it runs.
+    const { server, call } = await serve({ requestsPerMinute: 3 }, () => Date.parse("2026-11-29T12:00:00Z"));
     for (let i = 0; i < 3; i++) {
       expect((await call("POST", "/ns/rl/document", { content: `note ${i}`, id: `n${i}` })).status).toBe(200);
     }
@@ -71,21 +77,43 @@ describe("per-key rate limits", () => {
   });
 
   it("the client waits as Retry-After says and gets through", async () => {
-    const { server } = await serve({ requestsPerMinute: 60 }); // one per second after the burst
-    const client = new MemoryClient({ baseUrl: server.url, apiKey: TEST_KEY, maxRetries: 3 });
+    // The server's clock stands still while the key spends its minute, so the burst empties the
+    // bucket however slowly the machine runs; it moves on by what a 429 told the client to wait.
+    let now = Date.parse("2026-11-29T12:00:00Z");
+    const { server } = await serve({ requestsPerMinute: 60 }, () => now);
+    const answers: number[] = [];
+    // The client's requests go over HTTP to the server, through a hook that sees each answer.
+    const overHttp = async (req: Request) => {
+      const url = new URL(req.url);
+      const res = await fetch(`${server.url}${url.pathname}${url.search}`, {
+        method: req.method,
+        headers: req.headers,
+        ...(req.method === "GET" ? {} : { body: await req.text() }),
+      });
+      answers.push(res.status);
+      if (res.status === 429) now += Number(res.headers.get("retry-after")) * 1000;
+      return res;
+    };
+    const strict = new MemoryClient({ apiKey: TEST_KEY, fetch: overHttp, maxRetries: 0 });
+    const client = new MemoryClient({ apiKey: TEST_KEY, fetch: overHttp, maxRetries: 3 });
     try {
+      // Any answer spends a request (the namespace does not exist: 404).
       for (let i = 0; i < 60; i++)
-        await client
+        await strict
           .ns("rl")
           .get()
           .catch(() => {});
+      expect(answers).toEqual(Array(60).fill(404));
+      await expect(strict.ns("rl").get()).rejects.toBeInstanceOf(RateLimitError);
+      answers.length = 0;
+      now -= 1000; // the refusal above moved the clock; this add meets an empty bucket again
       const started = Date.now();
       await client.ns("rl").documents.add({ content: "after the burst", id: "late" });
-      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-      const strict = new MemoryClient({ baseUrl: server.url, apiKey: TEST_KEY, maxRetries: 0 });
-      await expect(strict.ns("rl").get()).rejects.toBeInstanceOf(RateLimitError);
-      await strict.close();
+      // One refusal (Retry-After: 1), the wait it asked for, then the add.
+      expect(answers).toEqual([429, 200]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     } finally {
+      await strict.close();
       await client.close();
     }
   });
@@ -177,7 +205,7 @@ describe("per-organization document token quota", () => {
       expect(await tokens()).toBe(2);
       // A deleted namespace takes its tokens with it.
       await client.ns("q").delete();
-      await expect.poll(tokens, { timeout: 5000 }).toBe(0);
+      await until(tokens, (n) => n === 0, "the namespace's tokens to be gone");
     } finally {
       await client.close();
     }

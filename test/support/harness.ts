@@ -82,7 +82,7 @@ export interface TestServer extends RunningServer {
 /** The engine on 127.0.0.1, port 0, in this process. */
 export async function startTestServer(
   dataDir: string,
-  opts: { workers?: number; limits?: Partial<EngineLimits> } = {},
+  opts: { workers?: number; limits?: Partial<EngineLimits>; clock?: () => number } = {},
 ): Promise<TestServer> {
   const server = await startServer({
     dataDir,
@@ -125,7 +125,7 @@ export async function startTestServer(
  * (`const { server, client } = serverPerFile()` at the top of a file; see perFile).
  */
 export function serverPerFile(
-  opts: { workers?: number; limits?: Partial<EngineLimits>; prefix?: string } = {},
+  opts: { workers?: number; limits?: Partial<EngineLimits>; clock?: () => number; prefix?: string } = {},
 ): { server: TestServer; client: MemoryClient; dir: string } {
   const { prefix, ...serverOpts } = opts;
   const dir = tempDir(prefix);

@@ -14,17 +14,17 @@ import { storeConnections, TEST_BACKEND } from "../../support/harness.js";
 const db = storeConnections();
 
 describe.skipIf(TEST_BACKEND !== "postgres")("job claims on PostgreSQL (queue lock)", () => {
-  it("do not wait for another connection's open write transaction", { timeout: 20_000 }, async () => {
+  it("do not wait for another connection's open write transaction", async () => {
     const writer = await db();
     const worker = await db();
     const id = await enqueueJob(writer, { kind: "k", payload: { n: 1 } });
     // The writer holds the schema's write lock until it commits.
     await transaction(writer, async () => {
       await writer.prepare("UPDATE namespaces SET updated_at = updated_at").run();
-      const started = Date.now();
+      // Answered while the write transaction is still open: had it waited for it, it would wait
+      // on this very test, and its lock_timeout would fail it.
       const job = await claimJob(worker, ["k"], "W", 30_000);
       expect(job?.id).toBe(id);
-      expect(Date.now() - started).toBeLessThan(5_000);
       await completeJob(worker, id, "W");
     });
     // And the writer's own claims still work after it.

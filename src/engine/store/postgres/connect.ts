@@ -29,9 +29,10 @@ import { PG_SCHEMA_VERSION, pgMigrations } from "./schema.js";
  *   in the process that answers requests; two per job loop plus one in each processing thread,
  *   which has a pool of its own, whose commits do not wait for the WAL flush: store/db.ts
  *   OpenOptions.processingLoops);
- * - MEMCTX_PG_STATEMENT_TIMEOUT_MS: how long one statement (or a lock wait) may take (default 10 s),
- *   so that a statement stuck behind another session's lock fails its request (503) instead of
- *   holding it;
+ * - MEMCTX_PG_STATEMENT_TIMEOUT_MS: how long one statement may take (default 10 s);
+ * - MEMCTX_PG_LOCK_TIMEOUT_MS: how long a statement may wait for a lock (default: the statement's
+ *   limit), so that a statement stuck behind another session's lock fails its request (503)
+ *   instead of holding it;
  * - MEMCTX_PG_ACQUIRE_TIMEOUT_MS: how long a request waits for a free connection or for a new one
  *   to connect (default 5 s), so that while PostgreSQL is down requests fail at once (503).
  * A connection that breaks (PostgreSQL restarted) is dropped by the pool and the next statement
@@ -109,11 +110,13 @@ function unavailable(err: unknown): StoreUnavailableError | undefined {
     );
   if (!transient) return undefined;
   const what =
-    code === "57014" || code === "55P03" || /Query read timeout/i.test(message)
-      ? "a statement waited past its time limit (MEMCTX_PG_STATEMENT_TIMEOUT_MS)"
-      : /timeout exceeded when trying to connect/i.test(message)
-        ? "no database connection came free in time (MEMCTX_PG_ACQUIRE_TIMEOUT_MS, MEMCTX_PG_POOL_SIZE)"
-        : `the database cannot be reached (${message})`;
+    code === "55P03"
+      ? "a statement waited for a lock past its time limit (MEMCTX_PG_LOCK_TIMEOUT_MS)"
+      : code === "57014" || /Query read timeout/i.test(message)
+        ? "a statement waited past its time limit (MEMCTX_PG_STATEMENT_TIMEOUT_MS)"
+        : /timeout exceeded when trying to connect/i.test(message)
+          ? "no database connection came free in time (MEMCTX_PG_ACQUIRE_TIMEOUT_MS, MEMCTX_PG_POOL_SIZE)"
+          : `the database cannot be reached (${message})`;
   return new StoreUnavailableError(`PostgreSQL: ${what}; try again shortly`, 5, { cause: err });
 }
 
@@ -222,6 +225,7 @@ export class PostgresDatabase implements Db {
     this.schema = schema;
     this.lockKey = createHash("sha1").update(schema).digest().readInt32BE(0);
     const statementTimeout = envNumber("MEMCTX_PG_STATEMENT_TIMEOUT_MS", STATEMENT_TIMEOUT_MS_DEFAULT);
+    const lockTimeout = envNumber("MEMCTX_PG_LOCK_TIMEOUT_MS", statementTimeout);
     // No JIT: its compile of a large expression (a deeply nested filter) ran for minutes, took
     // gigabytes and ignored statement_timeout and pg_cancel_backend, since LLVM never checks for
     // interrupts; memctx's statements are short, and what JIT saves is milliseconds at best.
@@ -241,7 +245,7 @@ export class PostgresDatabase implements Db {
       connectionTimeoutMillis: envNumber("MEMCTX_PG_ACQUIRE_TIMEOUT_MS", ACQUIRE_TIMEOUT_MS_DEFAULT),
       idleTimeoutMillis: 30_000,
       statement_timeout: statementTimeout,
-      lock_timeout: statementTimeout,
+      lock_timeout: lockTimeout,
       // Every connection starts with the schema first on its search_path.
       // The server's own timeout may never come (a network gone silent): the driver gives up too.
       query_timeout: statementTimeout + 5_000,

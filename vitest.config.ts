@@ -1,5 +1,12 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * One timeout for every test and hook, generous: a busy 2-core CI machine runs several times
+ * slower than a quiet one, and a test states what must happen, not how fast (speed is for bench/).
+ * Tests wait for conditions with test/support/wait.ts, whose bound (WAIT_MS) is below this one.
+ */
+const TEST_TIMEOUT_MS = 300_000;
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
@@ -7,8 +14,8 @@ export default defineConfig({
     setupFiles: ["./test/postgres-setup.ts"],
     // ...and drops the schemas those tests made once the run ends.
     globalSetup: ["./test/postgres-global.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    testTimeout: TEST_TIMEOUT_MS,
+    hookTimeout: TEST_TIMEOUT_MS,
     // Two cores: e2e tests start child processes and servers; keep the pool small.
     maxWorkers: 2,
     reporters: ["default", "./test/summary-reporter.ts"],

@@ -96,6 +96,8 @@ export interface Engine {
   preloadSearch(): Promise<void>;
   /** Whether processing has started (see PIPELINE_LOAD_DELAY_MS: it waits for work). */
   readonly processingStarted: boolean;
+  /** How many times the store has been asked whether work waits, while processing had not started. */
+  readonly looksForWork: number;
   /** What the engine runs, for startup lines: known from the settings, before the pipeline loads. */
   readonly models: { embedder: string; extractor: string };
   /** The storage backend and its schema version (read from the database). */
@@ -206,6 +208,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     workers.start();
   };
   const closing = new AbortController();
+  let looksForWork = 0;
   const workWaits = async (atOpen: boolean) => {
     try {
       return (
@@ -215,6 +218,8 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
       );
     } catch {
       return true; // a busy store, say: start, and let the workers look
+    } finally {
+      looksForWork++;
     }
   };
   void (async () => {
@@ -246,6 +251,9 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     preloadSearch: () => preloadSearch(ctx.embedder),
     get processingStarted() {
       return processing !== undefined;
+    },
+    get looksForWork() {
+      return looksForWork;
     },
     models,
     database: () => databaseState(db),

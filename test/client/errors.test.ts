@@ -18,6 +18,7 @@ import {
   UnprocessableEntityError,
 } from "../../src/client/index.js";
 import { closedPort, scriptedServerPerFile } from "../support/scripted-server.js";
+import { until } from "../support/wait.js";
 
 const { server, client } = scriptedServerPerFile({ maxRetries: 0 });
 
@@ -117,7 +118,11 @@ describe("transport failures", () => {
       server.reply("hang");
       const ac = new AbortController();
       const p = c.ns("alice").documents.get("d1", undefined, { signal: ac.signal });
-      while (server.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+      await until(
+        () => server.received.length,
+        (n) => n > 0,
+        "the request to arrive",
+      );
       ac.abort();
       const err = await caught(p);
       expect(err).toBeInstanceOf(APIUserAbortError);

@@ -11,6 +11,7 @@ import {
   RateLimitError,
 } from "../../src/client/index.js";
 import { closedPort, documentBody, scriptedServerPerFile } from "../support/scripted-server.js";
+import { until } from "../support/wait.js";
 
 // Default maxRetries (2); a tiny backoff base keeps the tests fast.
 const { server, client } = scriptedServerPerFile({ retryBaseMs: 1 });
@@ -144,7 +145,11 @@ describe("abort while waiting to retry", () => {
       server.fallback = { status: 503, json: { error: "unavailable" } };
       const ac = new AbortController();
       const p = c.ns("alice").documents.get("d1", undefined, { signal: ac.signal });
-      while (server.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+      await until(
+        () => server.received.length,
+        (n) => n > 0,
+        "the request to arrive",
+      );
       ac.abort();
       await expect(p).rejects.toBeInstanceOf(APIUserAbortError);
       expect(server.received).toHaveLength(1);

@@ -7,6 +7,7 @@ import {
   WaitTimeoutError,
 } from "../../src/client/index.js";
 import { documentBody, scriptedServerPerFile } from "../support/scripted-server.js";
+import { until } from "../support/wait.js";
 
 // Default maxRetries (2); a tiny backoff base keeps the tests fast.
 const { server, client } = scriptedServerPerFile({ retryBaseMs: 1 });
@@ -102,7 +103,11 @@ describe("waitFor", () => {
     server.fallback = { json: documentBody("d1", "queued", "dreaming") };
     const ac = new AbortController();
     const p = client.ns("alice").documents.waitFor("d1", { signal: ac.signal, pollIntervalMs: 5 });
-    while (server.received.length < 2) await new Promise((r) => setTimeout(r, 5));
+    await until(
+      () => server.received.length,
+      (n) => n >= 2,
+      "two polls",
+    );
     ac.abort();
     await expect(p).rejects.toBeInstanceOf(APIUserAbortError);
   });

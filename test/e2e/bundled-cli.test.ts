@@ -63,7 +63,7 @@ describe("the bundled memctx command", () => {
     } finally {
       await engine.close();
     }
-  }, 120_000);
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("lists the tools of the reviewed snapshot, and only the read-only ones with --read-only", async () => {
@@ -86,7 +86,7 @@ describe("the bundled memctx command", () => {
     } finally {
       await readOnly.close();
     }
-  }, 60_000);
+  });
 
   it("answers a fresh process's first search as the sources' engine answers it", async () => {
     const asked: [string, string][] = STORES.map((s, i) => [
@@ -124,5 +124,5 @@ describe("the bundled memctx command", () => {
     } finally {
       await engine.close();
     }
-  }, 120_000);
+  });
 });

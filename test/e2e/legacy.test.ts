@@ -45,7 +45,7 @@ describe("v3 documents", () => {
     });
     expect(added.status).toBe(200);
     expect(added.json).toEqual({ id: expect.stringMatching(/^doc_/), status: "queued" });
-    await client.ns("v3-docs").documents.waitFor(added.json.id, { until: "memories", timeoutMs: 20_000 });
+    await client.ns("v3-docs").documents.waitFor(added.json.id, { until: "memories" });
 
     const byCustom = await call("GET", "/v3/documents/bikes");
     expect(byCustom.status).toBe(200);
@@ -463,7 +463,7 @@ describe("v4 memories, read back through v5", () => {
       containerTag: "v4-list",
       dreaming: "instant",
     });
-    await client.ns("v4-list").documents.waitFor(doc.json.id, { until: "memories", timeoutMs: 20_000 });
+    await client.ns("v4-list").documents.waitFor(doc.json.id, { until: "memories" });
     const withDoc = await call("POST", "/v4/memories/list", { containerTags: ["v4-list"], limit: 100 });
     const pepper = withDoc.json.memoryEntries.find((m: Json) => m.memory.includes("Pepper"));
     expect(pepper?.documentIds).toEqual([doc.json.id]);
@@ -524,7 +524,7 @@ describe("legacy search and profile", () => {
       content: "Club notes. The lake water was cold in June. The swim club meets on Sundays at the pier.",
       containerTag: "v4-search",
     });
-    await client.ns("v4-search").documents.waitFor(doc.json.id, { timeoutMs: 20_000 });
+    await client.ns("v4-search").documents.waitFor(doc.json.id);
     const q = "summer lake swim morning bicycle";
 
     const legacy = await call("POST", "/v4/search", { q, containerTag: "v4-search" });

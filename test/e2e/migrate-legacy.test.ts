@@ -176,7 +176,7 @@ describe("memctx migrate from a v3/v4-era service", () => {
     );
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain("done: 1 namespace, copied 0, skipped 100 (already there), failed 0");
-  }, 120_000);
+  });
 
   it("reads from memctx's own legacy routes: what POST /v3/documents stored arrives with its ids and metadata", async () => {
     const sourceDir = tempDir("memctx-migrate-own-v3-");
@@ -209,7 +209,7 @@ describe("memctx migrate from a v3/v4-era service", () => {
     const doc = await server.client().ns("work").documents.get("n2");
     expect(doc.content).toBe("Note 2: Ana moved to Porto.");
     expect(doc.metadata).toEqual({ k: 2 });
-  }, 120_000);
+  });
 
   it("stops at the target's document token limit (402), and a later run goes on from there", async () => {
     const docs: LegacyDoc[] = Array.from({ length: 20 }, (_, i) => ({
@@ -251,7 +251,7 @@ describe("memctx migrate from a v3/v4-era service", () => {
     const second = await runMigrate(args(roomy.url), env);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain("done: 1 namespace, copied 16, skipped 4 (already there), failed 0");
-  }, 60_000);
+  });
 
   it("a dry run into a directory that does not exist creates nothing", async () => {
     const legacy = legacyServer(
@@ -279,5 +279,5 @@ describe("memctx migrate from a v3/v4-era service", () => {
     expect(run.stderr).toContain("would copy: 1 namespace, to copy 1, skipped 0 (already there), failed 0");
     const { existsSync } = await import("node:fs");
     expect(existsSync(target)).toBe(false);
-  }, 60_000);
+  });
 });

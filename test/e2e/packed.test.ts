@@ -51,7 +51,7 @@ describe("the packed package, installed in an empty directory", () => {
       { cwd: project, stdio: ["ignore", "ignore", "pipe"] },
     );
     installed = join(project, "node_modules", "memctx", "dist", "cli", "main.js");
-  }, 240_000);
+  });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it("prints an entry that runs the installed package and answers initialize and tools/list from elsewhere", async () => {

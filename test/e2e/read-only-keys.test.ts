@@ -24,6 +24,7 @@ import {
   TEST_KEY,
   tempDir,
 } from "../support/harness.js";
+import { until } from "../support/wait.js";
 
 const run = promisify(execFile);
 const memctx = (...args: string[]) =>
@@ -44,7 +45,7 @@ beforeAll(async () => {
   const owner = new MemoryClient({ baseUrl: serve.url, apiKey: TEST_KEY, maxRetries: 0 });
   const ns = owner.ns("ro");
   const doc = await ns.documents.add({ content: "Priya leads the Falcon project. The launch is in March." });
-  await ns.documents.waitFor(doc.id, { until: "memories", timeoutMs: 60_000 });
+  await ns.documents.waitFor(doc.id, { until: "memories" });
   documentId = doc.id;
   const connector = await ns.connectors.create({
     provider: "web-crawler",
@@ -54,13 +55,13 @@ beforeAll(async () => {
   connectorId = connector.id;
   // Its first sync runs at creation (and fails: a loopback address): let it end before the
   // tests compare what is stored.
-  for (let i = 0; i < 200; i++) {
-    const status = (await ns.connectors.get(connectorId)).latestRun?.system.status;
-    if (status !== "queued" && status !== "running") break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(
+    async () => (await ns.connectors.get(connectorId)).latestRun?.system.status,
+    (status) => status !== "queued" && status !== "running",
+    "the connector's first sync to end",
+  );
   await owner.close();
-}, 90_000);
+});
 afterAll(async () => {
   await stopChild(serve);
   dir.remove();

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
 import { type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../support/harness.js";
+import { until } from "../support/wait.js";
 
 /**
  * Two `memctx serve` replicas on one PostgreSQL database (issue 12): they share the documents and
@@ -34,9 +35,11 @@ describe.skipIf(!url)("two memctx serve replicas on one PostgreSQL database", ()
       children.push(child);
       // The backend line goes to stderr before "listening on" goes to stdout, but the two pipes
       // are read apart: it can arrive just after.
-      for (let i = 0; i < 100 && !/postgres, schema \d+/.test(child.stdout()); i++)
-        await new Promise((r) => setTimeout(r, 50));
-      expect(child.stdout()).toMatch(/postgres, schema \d+/);
+      await until(
+        () => child.stdout(),
+        (out) => /postgres, schema \d+/.test(out),
+        "the backend line",
+      );
       return child;
     };
     // Started together: the schema's migration runs once, under the advisory lock.
@@ -76,11 +79,10 @@ describe.skipIf(!url)("two memctx serve replicas on one PostgreSQL database", ()
     // Every acknowledged document reaches done (processing and dreaming) through the survivor.
     const ns = clientB.ns("replicas");
     for (const id of acknowledged) {
-      const doc = await ns.documents.waitFor(id, { timeoutMs: 120_000, pollIntervalMs: 50 });
+      const doc = await ns.documents.waitFor(id, { pollIntervalMs: 50 });
       expect(doc.system.status).toBe("done");
     }
-    const deadline = Date.now() + 120_000;
-    for (;;) {
+    const stillDreaming = async () => {
       const list = await ns.documents.list({ limit: 100 });
       const pages = Math.ceil((list.pagination.totalItems ?? 0) / 100);
       let dreaming = 0;
@@ -88,15 +90,14 @@ describe.skipIf(!url)("two memctx serve replicas on one PostgreSQL database", ()
         const p = page === 1 ? list : await ns.documents.list({ limit: 100, page });
         dreaming += p.documents.filter((d) => d.system.dreamingStatus !== "done").length;
       }
-      if (dreaming === 0) break;
-      if (Date.now() > deadline) throw new Error(`${dreaming} documents still dreaming`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+      return dreaming;
+    };
+    await until(stillDreaming, (n) => n === 0, "every document to be dreamed");
     const memories = await ns.memories.list({ limit: 100 });
     expect(memories.pagination.totalItems).toBeGreaterThan(0);
     // A document added through the killed replica is found through the other.
     const found = await ns.search({ query: "Marta 0 beehives", searchMode: "chunks", threshold: 0 });
     expect(JSON.stringify(found)).toContain("Replica test document 0");
     await clientB.close();
-  }, 300_000);
+  });
 });

@@ -11,6 +11,7 @@ import {
 import { createKey } from "../../src/engine/store/organizations.js";
 import { SCHEMA_VERSION } from "../../src/engine/store/schema.js";
 import { serverPerFile, startTestServer, type TestServer, tempDir } from "../support/harness.js";
+import { until } from "../support/wait.js";
 
 const { server, client } = serverPerFile();
 
@@ -26,7 +27,7 @@ describe("documents over a real socket", () => {
       metadata: { topic: "hobby", n: 3, ok: true, tags: ["a", "b"] },
     });
     expect(added.status).toBe("queued");
-    await ns.documents.waitFor(added.id, { until: "memories", timeoutMs: 20_000 });
+    await ns.documents.waitFor(added.id, { until: "memories" });
     const doc = await ns.documents.get("bees", { include: ["chunks"] });
     expect(doc.id).toBe(added.id);
     expect(doc.customId).toBe("bees");
@@ -45,10 +46,10 @@ describe("documents over a real socket", () => {
   it("upserts by caller id: new content replaces the old chunks", async () => {
     const ns = client.ns("upsert");
     const first = await ns.documents.add({ content: "The meeting is on Monday.", id: "m1" });
-    await ns.documents.waitFor(first.id, { timeoutMs: 20_000 });
+    await ns.documents.waitFor(first.id);
     const second = await ns.documents.add({ content: "The meeting moved to Thursday.", id: "m1" });
     expect(second).toEqual({ id: first.id, status: "queued" });
-    await ns.documents.waitFor(first.id, { timeoutMs: 20_000 });
+    await ns.documents.waitFor(first.id);
     expect(await chunkTexts("upsert")).toEqual(["The meeting moved to Thursday."]);
     const list = await ns.documents.list();
     expect(list.documents).toHaveLength(1);
@@ -57,7 +58,7 @@ describe("documents over a real socket", () => {
   it("does not reprocess identical content: it answers the current status", async () => {
     const ns = client.ns("same");
     const a = await ns.documents.add({ content: "Unchanged text.", id: "s1" });
-    await ns.documents.waitFor(a.id, { timeoutMs: 20_000 });
+    await ns.documents.waitFor(a.id);
     const before = await ns.documents.get("s1", { include: ["chunks"] });
     // Text sent as is is titled by its first line.
     expect(before.title).toBe("Unchanged text.");
@@ -71,8 +72,8 @@ describe("documents over a real socket", () => {
     const ns = client.ns("del");
     const a = await ns.documents.add({ content: "First document to delete.", id: "d1" });
     const b = await ns.documents.add({ content: "Second document that stays." });
-    await ns.documents.waitFor(a.id, { timeoutMs: 20_000 });
-    await ns.documents.waitFor(b.id, { timeoutMs: 20_000 });
+    await ns.documents.waitFor(a.id);
+    await ns.documents.waitFor(b.id);
     const res = await ns.documents.delete(["d1", "missing"]);
     expect(res.count).toBe(1);
     expect(res.errors).toEqual([{ id: "missing", error: "document not found" }]);
@@ -113,13 +114,11 @@ describe("documents over a real socket", () => {
   it("marks a document whose URL points at a private address as failed, with the reason", async () => {
     const ns = client.ns("urls");
     const added = await ns.documents.add({ content: "http://127.0.0.1:9/secret" });
-    const deadline = Date.now() + 20_000;
-    let doc = await ns.documents.get(added.id);
-    while (doc.system.status !== "failed" && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      doc = await ns.documents.get(added.id);
-    }
-    expect(doc.system.status).toBe("failed");
+    const doc = await until(
+      () => ns.documents.get(added.id),
+      (d) => d.system.status === "failed",
+      "the document to fail",
+    );
     expect(doc.error).toMatch(/private|loopback/i);
   });
 });
@@ -147,7 +146,7 @@ describe("batch add", () => {
     expect(res.results[1]!.details).toMatch(/documents\.1\.metadata\.deep/);
     expect(res.results[3]).toMatchObject({ id: "b4", status: "error" });
     expect(res.results[3]!.details).toContain("documents.3.content");
-    const b1 = await client.ns("batch").documents.waitFor("b1", { timeoutMs: 20_000 });
+    const b1 = await client.ns("batch").documents.waitFor("b1");
     expect(b1.system.status).toBe("done");
     const other = await client.ns("batch-other").documents.list();
     expect(other.documents.map((d) => d.content)).toEqual(["Another good one"]);
@@ -173,7 +172,7 @@ describe("namespaces and organization", () => {
   it("reads, patches and deletes a namespace, moving content with moveTo", async () => {
     const src = client.ns("move-src");
     const d = await src.documents.add({ content: "Moving house.", id: "mv" });
-    await src.documents.waitFor(d.id, { timeoutMs: 20_000 });
+    await src.documents.waitFor(d.id);
     const patched = await src.update({ supportingContext: "Notes about moving." });
     expect(patched).toMatchObject({
       namespace: "move-src",
@@ -207,7 +206,7 @@ describe("isolation", () => {
   it("keeps one namespace's documents out of another's reads, lists and deletes", async () => {
     const a = client.ns("iso-a");
     const doc = await a.documents.add({ content: "Secret of namespace A.", id: "secret" });
-    await a.documents.waitFor(doc.id, { timeoutMs: 20_000 });
+    await a.documents.waitFor(doc.id);
     const b = client.ns("iso-b");
     await b.documents.add({ content: "Namespace B content." });
     await expect(b.documents.get("secret")).rejects.toBeInstanceOf(NotFoundError);

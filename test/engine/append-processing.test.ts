@@ -65,7 +65,7 @@ async function open() {
 
 async function appendTurn(ns: NamespaceClient, id: string, turn: string) {
   const res = await ns.documents.add({ id, content: turn, append: true });
-  await ns.documents.waitFor(res.id, { until: "memories", timeoutMs: 20_000, pollIntervalMs: 20 });
+  await ns.documents.waitFor(res.id, { until: "memories", pollIntervalMs: 20 });
   return res;
 }
 
@@ -133,7 +133,7 @@ describe("an appended conversation is processed one new part at a time", () => {
     // The same transcript sent whole to another namespace gives the same memories.
     const whole = new MemoryClient({ apiKey: API_KEY, fetch: t.engine.fetch, maxRetries: 0 }).ns("whole");
     const sent = await whole.documents.add({ id: "conv-1", content: TURNS.join("\n") });
-    await whole.documents.waitFor(sent.id, { until: "memories", timeoutMs: 20_000, pollIntervalMs: 20 });
+    await whole.documents.waitFor(sent.id, { until: "memories", pollIntervalMs: 20 });
     expect(memoriesAfter).toEqual(await liveMemories(t, "whole"));
 
     // Search finds every turn's facts and passages.
@@ -165,13 +165,13 @@ describe("an appended conversation is processed one new part at a time", () => {
       append: true,
       metadata: { project: "family" },
     });
-    await ns.documents.waitFor(retagged.id, { until: "memories", timeoutMs: 20_000, pollIntervalMs: 20 });
+    await ns.documents.waitFor(retagged.id, { until: "memories", pollIntervalMs: 20 });
     // New metadata applies to every memory of the document: all of it was read.
     expect(extractor.texts).toEqual([TURNS.slice(0, 4).join("\n")]);
 
     extractor.texts = [];
     const replaced = await ns.documents.add({ id: "conv-2", content: TURNS.slice(4, 6).join("\n") });
-    await ns.documents.waitFor(replaced.id, { until: "memories", timeoutMs: 20_000, pollIntervalMs: 20 });
+    await ns.documents.waitFor(replaced.id, { until: "memories", pollIntervalMs: 20 });
     expect(extractor.texts).toEqual([TURNS.slice(4, 6).join("\n")]);
     expect((await chunksOf(t, docId)).map((c) => c.content)).toEqual(TURNS.slice(4, 6));
     // What the replaced transcript said is no longer a memory of it.

@@ -65,5 +65,5 @@ describe("appending conversation turns to a document", () => {
       const mine = lines.filter((l) => l.startsWith(`${who}:`));
       expect(mine).toEqual(Array.from({ length: 40 }, (_, i) => `${who}: turn ${i}`));
     }
-  }, 60_000);
+  });
 });

@@ -95,7 +95,7 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     expect((await ns.documents.get(id)).system.status).not.toBe("failed");
 
     await free(wdb);
-    await ns.documents.waitFor(id, { until: "indexed", timeoutMs: 20_000 });
+    await ns.documents.waitFor(id, { until: "indexed" });
     expect((await ns.documents.get(id)).system.status).toBe("done");
     expect(await job()).toBeUndefined();
   });

@@ -73,7 +73,7 @@ describe(`memctx export and import (${TEST_BACKEND})`, () => {
       "user: I moved to Porto last month\nassistant: How do you like Porto?\nuser: Bob and I love it",
     ]) {
       const { id } = await homeNs.documents.add({ content, dreaming: "instant" });
-      await homeNs.documents.waitFor(id, { until: "memories", timeoutMs: 30_000 });
+      await homeNs.documents.waitFor(id, { until: "memories" });
     }
     const work = client.ns("work");
     const { id } = await work.documents.add({
@@ -81,7 +81,7 @@ describe(`memctx export and import (${TEST_BACKEND})`, () => {
       metadata: { team: "infra" },
       dreaming: "instant",
     });
-    await work.documents.waitFor(id, { until: "memories", timeoutMs: 30_000 });
+    await work.documents.waitFor(id, { until: "memories" });
     const tea = (await homeNs.search({ query: "green tea", searchMode: "memories" })).results[0];
     expect(tea).toBeDefined();
     await homeNs.memories.forget([tea!.id]);
@@ -96,7 +96,7 @@ describe(`memctx export and import (${TEST_BACKEND})`, () => {
     expect(home.results.flat().length).toBeGreaterThan(3);
     await client.close();
     await engine.close();
-  }, 60_000);
+  });
   afterAll(() => {
     from.remove();
     to.remove();

@@ -144,7 +144,7 @@ describe("per-key rate limits", () => {
     }
     const bad = await spawnServe(dir.path, {}, ["--rate-limit", "fast"]).catch((e: Error) => e.message);
     expect(bad).toContain("--rate-limit must be a whole number");
-  }, 60_000);
+  });
 });
 
 describe("per-organization document token quota", () => {

@@ -76,7 +76,7 @@ describe("namespace counters", () => {
       const d = await client
         .ns(i < 2 ? "a" : "b")
         .documents.add({ content, id: `doc-${i}`, dreaming: "instant" });
-      await client.ns(i < 2 ? "a" : "b").documents.waitFor(d.id, { until: "memories", timeoutMs: 20_000 });
+      await client.ns(i < 2 ? "a" : "b").documents.waitFor(d.id, { until: "memories" });
     }
     const check = async () => expect(await listed(e)).toEqual(await scanned(db));
     expect((await scanned(db)).a!.memoryCount).toBeGreaterThan(0);
@@ -86,7 +86,7 @@ describe("namespace counters", () => {
     const up = await client
       .ns("a")
       .documents.add({ content: "Alice lives in Rome now.", id: "doc-0", dreaming: "instant" });
-    await client.ns("a").documents.waitFor(up.id, { until: "memories", timeoutMs: 20_000 });
+    await client.ns("a").documents.waitFor(up.id, { until: "memories" });
     await check();
 
     const mem = (await db

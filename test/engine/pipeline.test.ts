@@ -8,6 +8,7 @@ import type { Dreamer } from "../../src/engine/pipeline/dreamer.js";
 import { setDreamingStatus } from "../../src/engine/store/documents.js";
 import { claimJob } from "../../src/engine/store/jobs.js";
 import { TEST_KEY, tempDir } from "../support/harness.js";
+import { until } from "../support/wait.js";
 
 let dir: ReturnType<typeof tempDir>;
 const engines: Engine[] = [];
@@ -55,7 +56,7 @@ describe("the processing pipeline", () => {
     const embedder = new TestEmbedder();
     const { e, ns } = await engine({ embedder });
     const doc = await ns.documents.add({ content: "Vectors for this text." });
-    await ns.documents.waitFor(doc.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
+    await ns.documents.waitFor(doc.id, { pollIntervalMs: 10 });
     const chunks = count(e, "SELECT count(*) AS n FROM chunks WHERE document_id = $1", doc.id);
     expect(await chunks).toBeGreaterThan(0);
     expect(await count(e, "SELECT count(*) AS n FROM chunk_vectors WHERE model = 'test-embedder'")).toBe(
@@ -65,7 +66,7 @@ describe("the processing pipeline", () => {
 
     const plain = await engine({ embedder: null });
     const d2 = await plain.ns.documents.add({ content: "No vectors here." });
-    await plain.ns.documents.waitFor(d2.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
+    await plain.ns.documents.waitFor(d2.id, { pollIntervalMs: 10 });
     expect(
       await count(
         plain.e,
@@ -82,19 +83,17 @@ describe("the processing pipeline", () => {
     const { e, ns } = await engine({ embedder });
     const ok = await ns.documents.add({ content: "Fails once, then works." });
     // the retry waits out a 1 s backoff
-    await ns.documents.waitFor(ok.id, { timeoutMs: 10_000, pollIntervalMs: 20 });
+    await ns.documents.waitFor(ok.id, { pollIntervalMs: 20 });
     expect(embedder.calls.length).toBe(2);
 
     embedder.failures = 99;
     const bad = await ns.documents.add({ content: "Never works." });
     await e.context.db.prepare("UPDATE jobs SET max_attempts = 1 WHERE document_id = $1").run(bad.id);
-    let doc = await ns.documents.get(bad.id);
-    const deadline = Date.now() + 10_000;
-    while (doc.system.status !== "failed" && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-      doc = await ns.documents.get(bad.id);
-    }
-    expect(doc.system.status).toBe("failed");
+    const doc = await until(
+      () => ns.documents.get(bad.id),
+      (d) => d.system.status === "failed",
+      "the document to fail",
+    );
     expect(doc.error).toBe("embedding service unavailable");
     expect(doc.system.dreamingStatus).toBe("done");
   });
@@ -108,15 +107,22 @@ describe("the processing pipeline", () => {
     });
     const { e, ns } = await engine({ embedder, workers: 2 });
     const first = await ns.documents.add({ content: "Old version of the note.", id: "n" });
-    while (embedder.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await until(
+      () => embedder.calls.length,
+      (n) => n > 0,
+      "the first job to reach the embedder",
+    );
     await ns.documents.add({ content: "New version of the note.", id: "n" });
     // the second worker takes the new job and waits at the same gate; let both through
     release();
     embedder.gate = null;
-    const doc = await ns.documents.waitFor(first.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
+    const doc = await ns.documents.waitFor(first.id, { pollIntervalMs: 10 });
     // wait for the queue to drain, so that a late stale job would have shown itself
-    while ((await count(e, "SELECT count(*) AS n FROM jobs")) > 0)
-      await new Promise((r) => setTimeout(r, 10));
+    await until(
+      () => count(e, "SELECT count(*) AS n FROM jobs"),
+      (n) => n === 0,
+      "the queue to drain",
+    );
     const read = await ns.documents.get("n", { include: ["chunks"] });
     expect(doc.id).toBe(first.id);
     expect(read.chunks?.map((c) => c.content)).toEqual(["New version of the note."]);
@@ -144,20 +150,30 @@ describe("the processing pipeline", () => {
     };
     const { ns } = await engine({ dreamer: () => dreamer });
     const doc = await ns.documents.add({ content: "Dream about this.", dreaming: "instant" });
-    const done = await ns.documents.waitFor(doc.id, { timeoutMs: 10_000, pollIntervalMs: 5 });
+    const done = await ns.documents.waitFor(doc.id, { pollIntervalMs: 5 });
     // status done and dreamingStatus done became visible together
     expect(done.system.dreamingStatus).toBe("done");
     const later = await ns.documents.add({ content: "Later, maybe." });
-    await ns.documents.waitFor(later.id, { timeoutMs: 10_000, pollIntervalMs: 5 });
-    await new Promise((r) => setTimeout(r, 20));
+    await ns.documents.waitFor(later.id, { pollIntervalMs: 5 });
+    // dream() runs after the commit: wait until it has seen the later one (an earlier call for the
+    // instant one would have come first).
+    await until(
+      () => dreamt.flat(),
+      (ids) => ids.includes(later.id),
+      "dream() of the later document",
+    );
     expect(dreamt).toEqual([[later.id]]);
   });
 
   it("starts processing only once there is work: a job queued here, or one another process queued", async () => {
     dir = tempDir();
     const server = await engine({ workers: 1 });
-    // Past the first look (2 s after open) with an empty store: nothing loaded.
-    await new Promise((r) => setTimeout(r, 2_300));
+    // Past the first look at the store (2 s after open), which finds it empty: nothing loaded.
+    await until(
+      () => server.e.looksForWork,
+      (n) => n >= 1,
+      "the engine's first look for work",
+    );
     expect(server.e.processingStarted).toBe(false);
     // Another process on the same store (the CLI, say) queues a document and goes.
     const cli = await openEngine({
@@ -170,9 +186,7 @@ describe("the processing pipeline", () => {
     const other = new MemoryClient({ apiKey: TEST_KEY, fetch: cli.fetch, maxRetries: 0 }).ns("p");
     const doc = await other.documents.add({ content: "Queued by another process." });
     await cli.close();
-    expect(
-      (await server.ns.documents.waitFor(doc.id, { timeoutMs: 10_000, pollIntervalMs: 20 })).system.status,
-    ).toBe("done");
+    expect((await server.ns.documents.waitFor(doc.id, { pollIntervalMs: 20 })).system.status).toBe("done");
     expect(server.e.processingStarted).toBe(true);
   });
 
@@ -182,7 +196,7 @@ describe("the processing pipeline", () => {
     expect(e.processingStarted).toBe(false);
     const doc = await ns.documents.add({ content: "Process me." });
     expect(e.processingStarted).toBe(true);
-    await ns.documents.waitFor(doc.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
+    await ns.documents.waitFor(doc.id, { pollIntervalMs: 10 });
   });
 
   it("resumes documents left queued by a process without workers, and jobs held by a dead worker", async () => {
@@ -201,7 +215,7 @@ describe("the processing pipeline", () => {
 
     const second = await engine({ workers: 1, jobLeaseMs: 200 });
     for (const id of [a.id, b.id]) {
-      const doc = await second.ns.documents.waitFor(id, { timeoutMs: 10_000, pollIntervalMs: 20 });
+      const doc = await second.ns.documents.waitFor(id, { pollIntervalMs: 20 });
       expect(doc.system.status).toBe("done");
     }
   });
@@ -212,12 +226,16 @@ describe("the processing pipeline", () => {
     embedder.gate = new Promise(() => {}); // never opens: the job is in flight when the engine closes
     const first = await engine({ embedder, workers: 1 });
     const doc = await first.ns.documents.add({ content: "Interrupted by a shutdown." });
-    while (embedder.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await until(
+      () => embedder.calls.length,
+      (n) => n > 0,
+      "the job to reach the embedder",
+    );
     await first.e.close();
     expect(first.e.context.db.isOpen).toBe(false);
     // a long lease: only the release makes the job claimable at once
     const second = await engine({ embedder: new TestEmbedder(), workers: 1, jobLeaseMs: 600_000 });
-    const done = await second.ns.documents.waitFor(doc.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
+    const done = await second.ns.documents.waitFor(doc.id, { pollIntervalMs: 10 });
     expect(done.system.status).toBe("done");
   });
 
@@ -232,7 +250,7 @@ describe("the processing pipeline", () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/page`;
     const { ns } = await engine({ allowPrivateNetwork: true });
     const doc = await ns.documents.add({ content: url });
-    const done = await ns.documents.waitFor(doc.id, { timeoutMs: 10_000, pollIntervalMs: 10 });
+    const done = await ns.documents.waitFor(doc.id, { pollIntervalMs: 10 });
     expect(done.type).toBe("webpage");
     expect(done.title).toBe("Local page");
     expect(done.url).toBe(url);

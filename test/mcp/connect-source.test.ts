@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../support/wait.js";
 import { call, connect, type Session, startEngine, structured, type TestEngine, text } from "./helpers.js";
 
 const OAUTH_ENV = {
@@ -73,15 +74,17 @@ describe("connect_source", () => {
       await call(s.mcp, "connect_source", { provider: "web-crawler", config: { startUrl: siteUrl } }),
     );
     // The first sync runs to its end: its document is then there.
-    const waitForRun = async () => {
-      for (let i = 0; i < 200; i++) {
-        const c = await t.client.ns("sources").connectors.get(created.id);
-        const status = c.latestRun?.system.status;
-        if (status && status !== "queued" && status !== "running") return c.latestRun!;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error("the sync did not finish");
-    };
+    const waitForRun = async () =>
+      (
+        await until(
+          () => t.client.ns("sources").connectors.get(created.id),
+          (c) => {
+            const status = c.latestRun?.system.status;
+            return status !== undefined && status !== "queued" && status !== "running";
+          },
+          "the sync to finish",
+        )
+      ).latestRun!;
     const first = await waitForRun();
 
     const status = await call(s.mcp, "connect_source", { action: "status", id: created.id });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../support/wait.js";
 import { call, connect, type Session, startEngine, structured, type TestEngine, text } from "./helpers.js";
 
 /**
@@ -21,12 +22,11 @@ describe("faithful memory through the MCP tools", () => {
   async function remember(content: string, date: string) {
     const added = structured<{ id: string }>(await call(s.mcp, "add_memory", { content, date }));
     // Memories are ready once the document is dreamed.
-    for (let i = 0; i < 400; i++) {
-      const doc = await t.client.ns("faithful").documents.get(added.id);
-      if (doc.system?.dreamingStatus === "done") return;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error("document not dreamed");
+    await until(
+      () => t.client.ns("faithful").documents.get(added.id),
+      (doc) => doc.system?.dreamingStatus === "done",
+      "the document to be dreamed",
+    );
   }
 
   it("states only the corrected value in the profile, and keeps people's facts apart", async () => {

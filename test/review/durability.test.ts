@@ -8,6 +8,7 @@ import { noDreaming } from "../../src/engine/pipeline/dreamer.js";
 import { claimJob } from "../../src/engine/store/jobs.js";
 import { createKey, LOCAL_ORGANIZATION, revokeKey } from "../../src/engine/store/organizations.js";
 import { TEST_KEY, tempDir } from "../support/harness.js";
+import { until } from "../support/wait.js";
 
 let dir: ReturnType<typeof tempDir> | undefined;
 const engines: Engine[] = [];
@@ -77,9 +78,13 @@ describe("the job queue", () => {
     // Three processes claimed it in turn and died (crash, OOM kill) without releasing it.
     const db = first.context.db;
     for (let i = 0; i < 3; i++) {
-      const held = await claimJob(db, ["document"], `dead-process-${i}`, 1);
+      // Each lease (1 ms) must have run out before the next process can claim it.
+      const held = await until(
+        () => claimJob(db, ["document"], `dead-process-${i}`, 1),
+        (job) => job !== undefined,
+        "the lease to run out",
+      );
       expect(held?.document_id).toBe(id);
-      await new Promise((r) => setTimeout(r, 5));
     }
     await first.close();
 
@@ -89,10 +94,7 @@ describe("the job queue", () => {
         status: string;
         error: string | null;
       };
-    const deadline = Date.now() + 10_000;
-    while (!["done", "failed"].includes((await row()).status) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await until(row, (r) => ["done", "failed"].includes(r.status), "the document to end");
     expect((await row()).status).toBe("failed");
     expect((await row()).error).toMatch(/attempt/);
     const jobs = await second.context.db.prepare("SELECT state FROM jobs WHERE document_id = $1").all(id);

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Engine, openEngine } from "../../src/engine/index.js";
 import { noDreaming } from "../../src/engine/pipeline/dreamer.js";
 import { TEST_KEY, tempDir } from "../support/harness.js";
+import { until } from "../support/wait.js";
 
 let dir: ReturnType<typeof tempDir>;
 let engine: Engine;
@@ -29,14 +30,15 @@ async function call(method: string, path: string, key: string, body?: unknown) {
 }
 
 async function indexed(key: string, namespace: string, count: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const list = await call("POST", `/ns/${namespace}/list/documents?limit=100`, key, {});
-    // biome-ignore lint/suspicious/noExplicitAny: read field by field
-    const done = list.documents.filter((d: any) => d.system.status === "done").length;
-    if (done >= count || Date.now() > deadline) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await until(
+    async () => {
+      const list = await call("POST", `/ns/${namespace}/list/documents?limit=100`, key, {});
+      // biome-ignore lint/suspicious/noExplicitAny: read field by field
+      return list.documents.filter((d: any) => d.system.status === "done").length as number;
+    },
+    (done) => done >= count,
+    `${count} documents of ${namespace} indexed`,
+  );
 }
 
 /** A lexical-only engine (no vectors, no memories) on a fresh data directory. */

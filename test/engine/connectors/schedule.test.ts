@@ -7,6 +7,7 @@ import { openDatabase } from "../../../src/engine/store/db.js";
 import { recentRuns } from "../../../src/engine/store/sync-runs.js";
 import { TEST_KEY, tempDir, testDatabase } from "../../support/harness.js";
 import { type HttpServer, startHttpServer as startSite } from "../../support/http-server.js";
+import { until } from "../../support/wait.js";
 
 /** The processing loops look for due connectors this often in these tests (default: a minute). */
 const CHECK_MS = 150;
@@ -73,21 +74,16 @@ async function stop(server: RunningServer) {
 }
 
 /** Waits until the connector's latest run is finished and is not `notRun`. */
-async function nextFinishedRun(
-  read: () => Promise<Connector>,
-  notRun: string | undefined,
-  timeoutMs = 15_000,
-) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const c = await read();
-    const run = c.latestRun;
-    if (run && run.id !== notRun && (run.system.status === "done" || run.system.status === "failed"))
-      return c;
-    if (Date.now() > until) throw new Error(`no new finished run; latest: ${JSON.stringify(run)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const nextFinishedRun = (read: () => Promise<Connector>, notRun: string | undefined) =>
+  until(
+    read,
+    ({ latestRun: run }) =>
+      run !== null &&
+      run !== undefined &&
+      run.id !== notRun &&
+      (run.system.status === "done" || run.system.status === "failed"),
+    "a new finished run",
+  );
 
 describe("connectors sync on a schedule", () => {
   it("syncs again after its interval, run by the processing loop, with no trigger", async () => {
@@ -112,7 +108,7 @@ describe("connectors sync on a schedule", () => {
     ).toBeGreaterThanOrEqual(1000);
     const docs = await ns.documents.list({ limit: 10 });
     expect(docs.documents.map((d) => d.content)).toEqual(["Version two."]);
-  }, 30_000);
+  });
 
   it("defaults to daily, takes 0 for no schedule, and refuses a bad interval with a 400 naming it", async () => {
     const { server, ns } = await serve(0);
@@ -152,33 +148,43 @@ describe("connectors sync on a schedule", () => {
 
   it("keeps its schedule across a restart: due from the last run in the store", async () => {
     const a = await serve();
-    const { id } = await a.ns.connectors.create({
-      provider: "web-crawler",
-      config: { startUrl: site.url },
-      syncIntervalSeconds: 3600,
-    });
+    const create = () =>
+      a.ns.connectors.create({
+        provider: "web-crawler",
+        config: { startUrl: site.url },
+        syncIntervalSeconds: 3600,
+      });
+    const { id } = await create();
+    const { id: witness } = await create();
     const first = await nextFinishedRun(() => a.ns.connectors.get(id), undefined);
+    const witnessFirst = await nextFinishedRun(() => a.ns.connectors.get(witness), undefined);
     await stop(a.server);
 
-    // Restarted within the hour: no run.
+    /** Makes a connector's runs an hour older in the store, as if the hour had passed while it was down. */
+    const anHourAgo = async (connector: string) => {
+      const raw = await openDatabase(dir.path, testDatabase());
+      await raw
+        .prepare(
+          "UPDATE sync_runs SET created_at = $1, started_at = $2, finished_at = $3 WHERE connector_id = $4",
+        )
+        .run(...Array(3).fill(new Date(Date.now() - 3601_000).toISOString()), connector);
+      await raw.close();
+    };
+
+    // Restarted within the hour: no run. The witness, whose hour has passed, shows that the
+    // schedule was looked at (one check queues every due connector).
+    await anHourAgo(witness);
     const b = await serve();
-    await b.server.engine.ready(); // its processing loops (and their schedule checks) run
-    await new Promise((r) => setTimeout(r, 5 * CHECK_MS));
+    await nextFinishedRun(() => b.ns.connectors.get(witness), witnessFirst.latestRun!.id);
     expect((await b.ns.connectors.get(id)).latestRun?.id).toBe(first.latestRun!.id);
     await stop(b.server);
 
-    // The hour passed while it was down (the last run is made older in the store): the next start syncs.
-    const raw = await openDatabase(dir.path, testDatabase());
-    await raw
-      .prepare(
-        "UPDATE sync_runs SET created_at = $1, started_at = $2, finished_at = $3 WHERE connector_id = $4",
-      )
-      .run(...Array(3).fill(new Date(Date.now() - 3601_000).toISOString()), id);
-    await raw.close();
+    // The hour passed while it was down: the next start syncs.
+    await anHourAgo(id);
     const c = await serve();
     const after = await nextFinishedRun(() => c.ns.connectors.get(id), first.latestRun!.id);
     expect(after.latestRun?.system.status).toBe("done");
-  }, 30_000);
+  });
 
   it("two processes looking at once queue one run (the existing 409 on a running sync)", async () => {
     // No processing loops: the runs stay queued, so only the scheduling is seen.

@@ -11,6 +11,7 @@ import { ensureNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../../src/engine/store/organizations.js";
 import { getRun } from "../../../src/engine/store/sync-runs.js";
 import { type HttpServer, startHttpServer } from "../../support/http-server.js";
+import { until } from "../../support/wait.js";
 import { type AuthServer, startAuthServer } from "./oauth-server.js";
 
 let dir: string;
@@ -62,14 +63,12 @@ async function engine(workers: number): Promise<Engine> {
   return e;
 }
 
-async function finished(e: Engine, runId: string) {
-  for (let i = 0; i < 400; i++) {
-    const run = (await getRun(e.context.db, runId))!;
-    if (run.status === "done" || run.status === "failed") return run;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`run ${runId} did not finish`);
-}
+const finished = (e: Engine, runId: string) =>
+  until(
+    async () => (await getRun(e.context.db, runId))!,
+    (run) => run.status === "done" || run.status === "failed",
+    `run ${runId} to finish`,
+  );
 
 const connectorDocs = async (e: Engine, id: string) =>
   (await e.context.db

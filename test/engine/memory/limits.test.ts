@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { dreamingOptions } from "../../../src/engine/memory/dreamer.js";
+import { until } from "../../support/wait.js";
 import { openTestEngine, type TestEngine } from "./harness.js";
 
 let t: TestEngine | undefined;
@@ -14,14 +15,12 @@ afterEach(async () => {
 const sentences = (count: number) =>
   Array.from({ length: count }, (_, i) => `Person${i} lives in Town${i} and works as a baker.`).join("\n");
 
-async function done(engine: TestEngine, id: string) {
-  for (let i = 0; i < 400; i++) {
-    const doc = (await engine.call("GET", `/ns/big/document/${id}`)).body;
-    if (doc.system.status === "done" && doc.system.dreamingStatus === "done") return doc;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error("the document was not processed in time");
-}
+const done = (engine: TestEngine, id: string) =>
+  until(
+    async () => (await engine.call("GET", `/ns/big/document/${id}`)).body,
+    (doc) => doc.system.status === "done" && doc.system.dreamingStatus === "done",
+    "the document to be processed",
+  );
 
 describe("the work one document may cost", () => {
   it("draws memories from the first MEMCTX_EXTRACT_MAX_CHARS characters, says so, and keeps the rest searchable", async () => {

@@ -34,7 +34,7 @@ describe("searching conversations", () => {
     client = new MemoryClient({ apiKey: key, fetch: (req) => engine.fetch(req), maxRetries: 0 });
     const ns = client.ns("friends");
     await ns.documents.add({ id: "s1", content: SESSION, date: "2023-05-08T13:56:00", dreaming: "instant" });
-    await ns.documents.waitFor("s1", { until: "memories", timeoutMs: 30_000 });
+    await ns.documents.waitFor("s1", { until: "memories" });
   });
   afterAll(async () => {
     await client.close();

@@ -41,7 +41,7 @@ beforeAll(async () => {
     maxRetries: 0,
   });
   for (const [name, stores] of SETS) await addStores(client, name, stores);
-}, 240_000);
+});
 
 afterAll(async () => {
   await engine?.close();

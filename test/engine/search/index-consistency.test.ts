@@ -9,6 +9,7 @@ import { openDatabase, transaction } from "../../../src/engine/store/db.js";
 import { insertMemory } from "../../../src/engine/store/memories.js";
 import { stemTexts } from "../../../src/engine/text/terms.js";
 import { directMemory, testDatabase } from "../../support/harness.js";
+import { until } from "../../support/wait.js";
 import { openTestEngine, type TestEngine } from "../memory/harness.js";
 
 let t: TestEngine | undefined;
@@ -18,15 +19,16 @@ afterEach(async () => {
 });
 
 async function settle(engine: TestEngine, ns: string, count: number) {
-  for (let i = 0; i < 400; i++) {
-    const list = (await engine.call("POST", `/ns/${ns}/list/documents?limit=100`, {})).body.documents as {
-      system: { status: string; dreamingStatus: string };
-    }[];
-    const done = list.filter((d) => d.system.status === "done" && d.system.dreamingStatus === "done").length;
-    if (done >= count) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`${ns}: documents not processed in time`);
+  await until(
+    async () => {
+      const list = (await engine.call("POST", `/ns/${ns}/list/documents?limit=100`, {})).body.documents as {
+        system: { status: string; dreamingStatus: string };
+      }[];
+      return list.filter((d) => d.system.status === "done" && d.system.dreamingStatus === "done").length;
+    },
+    (done) => done >= count,
+    `${ns}: ${count} documents processed`,
+  );
 }
 
 describe("the search index", () => {

@@ -38,9 +38,8 @@ describe("search with rewriteQuery: true, over HTTP", () => {
     for (const [i, content] of docs.entries()) {
       await ns.documents.add({ content, id: `d${i}`, taskType: "superrag" });
     }
-    for (let i = 0; i < docs.length; i++)
-      await ns.documents.waitFor(`d${i}`, { until: "indexed", timeoutMs: 30_000 });
-  }, 60_000);
+    for (let i = 0; i < docs.length; i++) await ns.documents.waitFor(`d${i}`, { until: "indexed" });
+  });
 
   const query = "Can you remember what I told you about the wedding?";
   const top = async (rewrite: boolean | undefined) => {

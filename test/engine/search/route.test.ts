@@ -33,7 +33,7 @@ beforeAll(async () => {
       // superrag: chunks only, so memories mode finds nothing whenever the test runs.
     ].map((content, i) => ns.documents.add({ content, metadata: { n: i }, taskType: "superrag" })),
   );
-  for (const d of docs) await ns.documents.waitFor(d.id, { until: "indexed", timeoutMs: 20_000 });
+  for (const d of docs) await ns.documents.waitFor(d.id, { until: "indexed" });
 });
 afterAll(async () => {
   await engine?.close();

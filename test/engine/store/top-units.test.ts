@@ -75,7 +75,7 @@ describe("topUnits: BM25 summed by the database", () => {
     ];
     for (const content of docs) await ns.documents.add({ content, dreaming: "instant" });
     for (const d of (await ns.documents.list({ limit: 50 })).documents)
-      await ns.documents.waitFor(d.id, { timeoutMs: 20_000, pollIntervalMs: 20 });
+      await ns.documents.waitFor(d.id, { pollIntervalMs: 20 });
     const db = engine.context.db;
     const nsId = ((await db.prepare("SELECT id FROM namespaces WHERE name = 'top'").get()) as { id: string })
       .id;

@@ -37,6 +37,7 @@ import { fileTooLarge, isUploadPath } from "./routes/multipart.js";
 import { namespaceRoutes } from "./routes/namespaces.js";
 import { organizationRoutes } from "./routes/organization.js";
 import { profileRoutes } from "./routes/profile.js";
+import { discardRest } from "./routes/refused-body.js";
 import { type EngineEnv, type EngineRoutes, tooLarge } from "./routes/route.js";
 import { searchRoutes } from "./routes/search.js";
 import { databaseBackend, databaseState, isDiskFull, StoreUnavailableError } from "./store/db.js";
@@ -84,7 +85,7 @@ function asDomainError(err: Error): DomainError | undefined {
  * on another app (tests mount the OAuth callback alone) answers the same way.
  */
 export function errorHandler(ctx: EngineContext): ErrorHandler<EngineEnv> {
-  return (err, c) => {
+  return async (err, c) => {
     const where = `${c.req.method} ${new URL(c.req.url).pathname}`;
     const known = asDomainError(err);
     if (!known) {
@@ -94,9 +95,11 @@ export function errorHandler(ctx: EngineContext): ErrorHandler<EngineEnv> {
     if (known instanceof StorageFullError) ctx.log(`disk full on ${where}: ${err.message}`);
     if (known instanceof RateLimitedError || known instanceof UnavailableError)
       c.header("Retry-After", String(known.retryAfterSeconds));
-    // A body left unread (too large, or answered before it was read) is drained by the Node adapter
-    // after the answer, within its bounds, so the client reads the answer instead of a reset: a
-    // `Connection: close` here would close the socket at once, with the client still sending.
+    // A body refused before it was read (a declared size past the limit, a missing key, a bad
+    // path) is dropped before the answer, within a bound, so a client still sending reads the
+    // answer rather than a reset. (A body refused midway was dropped where it was read.)
+    const body = c.req.raw.body;
+    if (body && !body.locked) await discardRest(body.getReader());
     return c.json(
       { error: known.title, ...(known.details ? { details: known.details } : {}) },
       statusOf(known),

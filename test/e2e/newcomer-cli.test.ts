@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CliError } from "../../src/cli/cli-error.js";
 import { commands } from "../../src/cli/commands/index.js";
 import { nodeSupported } from "../../src/cli/node-requirement.js";
 import { VERSION } from "../../src/version.js";
@@ -163,18 +164,28 @@ describe("a mistake on the command line", () => {
     return `${flag.slice(0, i)}${flag[i + 1]}${flag[i]}${flag.slice(i + 2)}`;
   };
 
-  it("a mistyped flag, on every command, is named with the nearest valid one", () => {
+  it("a mistyped flag, on every command, is named with the nearest valid one", async () => {
+    // Every flag of every command, in this process: each command reads its flags before it opens
+    // anything, so the mistake is all that happens (the data directory is never made).
     for (const command of commands) {
       for (const name of Object.keys(command.options)) {
         const typed = slip(`--${name}`);
-        const line = usageMistake([command.name, typed, "x"]);
-        expect(line).toBe(
-          `memctx: ${command.name}: unknown option ${typed}; did you mean --${name}? (memctx ${command.name} --help lists every option)`,
+        const refused = await command.run([typed, "x"]).then(
+          () => undefined,
+          (err: unknown) => err,
         );
+        expect(refused, `${command.name} ${typed}`).toBeInstanceOf(CliError);
+        expect((refused as CliError).message).toBe(
+          `${command.name}: unknown option ${typed}; did you mean --${name}? (memctx ${command.name} --help lists every option)`,
+        );
+        expect((refused as CliError).exitCode).toBe(2);
       }
     }
-    // With no command, the flags are `mcp`'s.
-    expect(usageMistake(["--prot", "9000"])).toContain("mcp: unknown option --prot; did you mean --port?");
+    expect(existsSync(join(tmpdir(), "memctx-never-made"))).toBe(false);
+    // As a process: exit 2, one line on stderr. With no command, the flags are `mcp`'s.
+    expect(usageMistake(["--prot", "9000"])).toBe(
+      "memctx: mcp: unknown option --prot; did you mean --port? (memctx mcp --help lists every option)",
+    );
     expect(usageMistake(["serve", "--port=1", "--prot=9000"])).toContain(
       "unknown option --prot; did you mean --port?",
     );
@@ -214,12 +225,14 @@ describe("a mistake on the command line", () => {
 
   it("--help of every command lists every flag it takes", () => {
     for (const command of commands) {
-      const res = memctx(command.name, "--help");
-      expect(res.status).toBe(0);
       for (const name of Object.keys(command.options)) {
         // Listed under "Options:", at the start of a line: not only in the usage line.
-        expect(res.stdout, `${command.name} --${name}`).toMatch(new RegExp(`\\n\\s+--${name}\\b`));
+        expect(command.usage, `${command.name} --${name}`).toMatch(new RegExp(`\\n\\s+--${name}\\b`));
       }
     }
+    // What `--help` prints is that text.
+    const res = memctx("serve", "--help");
+    expect(res.status).toBe(0);
+    expect(res.stdout).toBe(`${commands.find((c) => c.name === "serve")!.usage.trim()}\n`);
   });
 });

@@ -5,6 +5,7 @@ import { DomainError, InputError, TooLargeError } from "../errors.js";
 import { checkFileLimits, detectFile, UnsupportedFileError } from "../ingest/file.js";
 import { ArchiveLimitError } from "../ingest/zip.js";
 import type { StoredFile } from "../store/document-files.js";
+import { discardRest } from "./refused-body.js";
 import { Spool } from "./spool.js";
 
 /**
@@ -143,8 +144,10 @@ export async function readUpload(req: Request, dataDir: string): Promise<UploadF
     // The whole part arrived within the limit: its bytes are read back (off the event loop) to be stored.
     if (arrived && spooled) file = { ...arrived, bytes: await spooled.read() };
   } catch (err) {
-    await reader.cancel().catch(() => {});
     bb.destroy();
+    // Refused for its size: the rest is dropped before the answer, which then reaches the client.
+    if (err instanceof TooLargeError) await discardRest(reader);
+    else await reader.cancel().catch(() => {});
     // A refusal, or the upload's own file failing (a full disk answers 507).
     if (err instanceof DomainError || err === failure) throw err;
     // The body stream broke off: the caller went away (or lied about the length) mid-upload.

@@ -9,6 +9,7 @@ import { ForbiddenError, InputError, TooLargeError } from "../errors.js";
 import { findNamespace, type NamespaceRow } from "../services/namespaces.js";
 import type { OrganizationRow, Principal } from "../store/organizations.js";
 import { FILE_PART, readUpload, type UploadedFile } from "./multipart.js";
+import { discardRest } from "./refused-body.js";
 
 export type EngineEnv = { Variables: { principal: Principal } };
 export type EngineApp = Hono<EngineEnv>;
@@ -204,6 +205,7 @@ export const tooLarge = () =>
  */
 export async function readJsonBody(req: Request, maxBytes = REQUEST_BODY_MAX_BYTES): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? "0");
+  // Refused before it is read (the error handler drops what it can of it).
   if (declared > maxBytes) throw tooLarge();
   if (!req.body) return {};
   const reader = req.body.getReader();
@@ -214,7 +216,8 @@ export async function readJsonBody(req: Request, maxBytes = REQUEST_BODY_MAX_BYT
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
+      parts.length = 0;
+      await discardRest(reader);
       throw tooLarge();
     }
     parts.push(value);

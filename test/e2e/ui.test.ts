@@ -31,9 +31,27 @@ const until = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000
 
 const XSS = "<script>alert(1)</script><b>x</b>";
 
-/** The model's answer for one document: the document's text, verbatim, as one memory. */
+/**
+ * The model's answer for one document: the document's text, verbatim, as one memory; for a
+ * conversation, each of the user's turns, verbatim, as one memory.
+ */
 function factsFor(prompt: string) {
   const text = /<<<\n([\s\S]*)\n>>>/.exec(prompt)?.[1]?.trim() ?? "";
+  const turns = text.split("\n");
+  if (turns.length > 1 && turns.every((t) => /^(user|assistant): /.test(t))) {
+    return {
+      facts: turns
+        .filter((t) => t.startsWith("user: "))
+        .map((t) => ({
+          memory: t.slice("user: ".length),
+          isStatic: false,
+          subject: "user",
+          attribute: null,
+          eventDate: null,
+          isInference: false,
+        })),
+    };
+  }
   const home = /^Alice lives in /.test(text);
   return {
     facts: text
@@ -562,6 +580,39 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the memory browser in chromium", () =
       return res.status;
     }, key);
     expect(other).toBe(403);
+    await page.context().close();
+  });
+
+  it("numbers a memory's passage among the passages its document still has, after forgetting removed one", async () => {
+    const ns = "bob-passage";
+    const conversation = [
+      "user: Bob drinks black tea every morning.",
+      "assistant: Noted, black tea.",
+      "user: Bob cycles to work on a blue Brompton.",
+      "assistant: A good bike.",
+      "user: Bob's sister lives in Lisbon.",
+    ].join("\n");
+    const doc = await addAndWait(serve.url, ns, conversation, "2024-07-01");
+    // Forgotten, the first turn's memory empties that turn's passage, which goes; the others keep
+    // their stored positions, so the positions now have a gap.
+    const teaId = await memoryIdOf(serve.url, ns, "Bob drinks black tea every morning.");
+    expect((await api(serve.url, "DELETE", `/ns/${ns}/memories`, { ids: [teaId] })).status).toBe(200);
+    const chunks = (await api(serve.url, "GET", `/ns/${ns}/document/${doc}?include=chunks`)).body.chunks as {
+      position: number;
+      content: string;
+    }[];
+    expect(Math.max(...chunks.map((c) => c.position)) + 1).toBeGreaterThan(chunks.length);
+    const lisbonAt = chunks.findIndex((c) => c.content.includes("Lisbon")) + 1;
+    expect(lisbonAt).toBe(chunks.length);
+
+    const page = await openedAt(ns);
+    const lisbon = page.locator("#memory-list > li").filter({ hasText: "Bob's sister lives in Lisbon." });
+    await lisbon.getByRole("button", { name: "Details and history" }).click();
+    const details = lisbon.getByRole("region", { name: "Details" });
+    await until(() => details.locator(".passage").textContent()).toContain("Bob's sister lives in Lisbon.");
+    expect(await details.textContent()).toContain(
+      `Passage ${lisbonAt} of ${chunks.length}, the one sharing most of its words:`,
+    );
     await page.context().close();
   });
 

@@ -630,7 +630,10 @@ async function memoryDetails(m, doc) {
               {},
               h("p", {
                 class: "muted",
-                text: `Passage ${passage.position + 1} of ${chunks.length}, the one sharing most of its words:`,
+                // Its place in the list, not its stored position: positions keep the gap of a
+                // passage that forgetting emptied and removed (a conversation turn that said only
+                // the forgotten sentence), so position + 1 could exceed the count ("16 of 15").
+                text: `Passage ${chunks.indexOf(passage) + 1} of ${chunks.length}, the one sharing most of its words:`,
               }),
               h("p", { class: "passage", text: passage.content }),
             )

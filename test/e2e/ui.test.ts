@@ -616,6 +616,62 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the memory browser in chromium", () =
     await page.context().close();
   });
 
+  it("on a new server: one namespace in the selector and the list, and empty views that say what to do next", async () => {
+    const freshDir = tempDir();
+    const fresh = await spawnServe(freshDir.path, modelEnv());
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+      await page.goto(`${fresh.url}/ui`);
+      await page.getByLabel("API key").fill(TEST_KEY);
+      await page.getByRole("button", { name: "Connect" }).click();
+      await until(() => page.locator("#memory-count").textContent()).toBe(
+        "No memories in this namespace yet.",
+      );
+      // The selector and the list name the same namespaces, from one list.
+      const options = () => page.getByLabel("Namespace", { exact: true }).locator("option").allTextContents();
+      const listed = page.locator("#namespace-list > li");
+      expect(await options()).toEqual(["default (empty)"]);
+      expect(await listed.getByRole("button").allTextContents()).toEqual(["default"]);
+      expect(await listed.textContent()).toContain("empty: nothing stored yet");
+
+      // Each empty view says how memories get here.
+      const install = "memctx install <client>";
+      expect(await page.locator("#memories-empty").textContent()).toContain(install);
+      await shot(page, "1280-memories-empty");
+      await page.getByRole("tab", { name: "Search" }).click();
+      await page.getByRole("searchbox", { name: "Search" }).fill("anything");
+      await page.getByRole("button", { name: "Search", exact: true }).click();
+      await until(() => page.locator("#search-empty").textContent()).toContain(install);
+      await page.getByRole("tab", { name: "Profile" }).click();
+      await until(() => page.locator("#profile").textContent()).toContain(install);
+      await page.getByRole("tab", { name: "Documents" }).click();
+      await until(() => page.locator("#documents-empty").textContent()).toContain(install);
+
+      // "add a note" leads to the form, and the note's memory ends both namespace views' "empty".
+      await page.getByRole("tab", { name: "Memories" }).click();
+      await page.locator("#memories-empty").getByRole("button", { name: "add a note" }).click();
+      expect(await page.getByRole("tab", { name: "Documents" }).getAttribute("aria-selected")).toBe("true");
+      await until(() => page.evaluate(() => document.activeElement?.id)).toBe("note");
+      await page.keyboard.type("Alice adopted a cat named Miso.");
+      await page.getByRole("button", { name: "Add note" }).click();
+      await page.getByRole("tab", { name: "Memories" }).click();
+      await until(async () => {
+        await page.getByRole("button", { name: "Refresh" }).click();
+        return options();
+      }).toEqual(["default (1 memory)"]);
+      expect(await listed.getByRole("button").allTextContents()).toEqual(["default"]);
+      expect(await listed.textContent()).toContain("1 document · 1 memory");
+      await until(() => page.locator("#memory-list .memory-text").allTextContents()).toEqual([
+        "Alice adopted a cat named Miso.",
+      ]);
+      expect(await page.locator("#memories-empty").textContent()).toBe("");
+      await page.context().close();
+    } finally {
+      await stopChild(fresh);
+      freshDir.remove();
+    }
+  });
+
   it("memctx ui opens the page signed in with a one-time token, then revokes its key on exit", async () => {
     const uiDir = tempDir();
     const child = await spawnUi(uiDir.path);

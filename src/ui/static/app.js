@@ -355,6 +355,8 @@ async function loadMemories(reset) {
   if (reset) state.memoriesPage = 1;
   const forgotten = byId("show-forgotten").checked;
   const f = memoryFilter();
+  // Folded on a phone, the summary still says that a filter narrows the list.
+  byId("filter-state").textContent = f.documentId || f.text || f.from || f.until || forgotten ? " (on)" : "";
   const stale = beginLoad("memories");
   await attempt(async () => {
     await documentTitles();
@@ -910,7 +912,6 @@ async function loadProfile() {
             "No profile yet: it is drawn from this namespace's memories, which come from your agents and from your notes:",
           )
         : null,
-
       h(
         "div",
         { class: "grid" },
@@ -1195,6 +1196,10 @@ async function reloadCurrent() {
 }
 
 function wire() {
+  // Wide screens show the filter and forget-by-meaning forms open; a phone folds them, so the first
+  // memory and its buttons are on the first screen.
+  const wide = matchMedia("(min-width: 801px)").matches;
+  for (const id of ["filter-box", "forget-box"]) byId(id).open = wide;
   byId("key-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const key = byId("api-key").value.trim();

@@ -44,6 +44,8 @@ await build({
     "html-to-text",
     "wink-nlp",
     "wink-eng-lite-web-model",
+    // Its main build is UMD, which requires its own files by a name the bundler cannot follow.
+    "jsonc-parser",
   ],
   // CommonJS dependencies (ajv, pg's) call require(); an ES module has none of its own.
   banner: {

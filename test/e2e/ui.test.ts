@@ -31,9 +31,27 @@ const until = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000
 
 const XSS = "<script>alert(1)</script><b>x</b>";
 
-/** The model's answer for one document: the document's text, verbatim, as one memory. */
+/**
+ * The model's answer for one document: the document's text, verbatim, as one memory; for a
+ * conversation, each of the user's turns, verbatim, as one memory.
+ */
 function factsFor(prompt: string) {
   const text = /<<<\n([\s\S]*)\n>>>/.exec(prompt)?.[1]?.trim() ?? "";
+  const turns = text.split("\n");
+  if (turns.length > 1 && turns.every((t) => /^(user|assistant): /.test(t))) {
+    return {
+      facts: turns
+        .filter((t) => t.startsWith("user: "))
+        .map((t) => ({
+          memory: t.slice("user: ".length),
+          isStatic: false,
+          subject: "user",
+          attribute: null,
+          eventDate: null,
+          isInference: false,
+        })),
+    };
+  }
   const home = /^Alice lives in /.test(text);
   return {
     facts: text
@@ -78,8 +96,10 @@ async function addAndWait(
   content: string,
   date: string,
   metadata?: Record<string, string>,
+  customId?: string,
 ): Promise<string> {
   const added = await api(url, "POST", `/ns/${ns}/document`, {
+    ...(customId ? { id: customId } : {}),
     content,
     date,
     dreaming: "instant",
@@ -563,6 +583,206 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the memory browser in chromium", () =
     }, key);
     expect(other).toBe(403);
     await page.context().close();
+  });
+
+  it("numbers a memory's passage among the passages its document still has, after forgetting removed one", async () => {
+    const ns = "bob-passage";
+    const conversation = [
+      "user: Bob drinks black tea every morning.",
+      "assistant: Noted, black tea.",
+      "user: Bob cycles to work on a blue Brompton.",
+      "assistant: A good bike.",
+      "user: Bob's sister lives in Lisbon.",
+    ].join("\n");
+    const doc = await addAndWait(serve.url, ns, conversation, "2024-07-01");
+    // Forgotten, the first turn's memory empties that turn's passage, which goes; the others keep
+    // their stored positions, so the positions now have a gap.
+    const teaId = await memoryIdOf(serve.url, ns, "Bob drinks black tea every morning.");
+    expect((await api(serve.url, "DELETE", `/ns/${ns}/memories`, { ids: [teaId] })).status).toBe(200);
+    const chunks = (await api(serve.url, "GET", `/ns/${ns}/document/${doc}?include=chunks`)).body.chunks as {
+      position: number;
+      content: string;
+    }[];
+    expect(Math.max(...chunks.map((c) => c.position)) + 1).toBeGreaterThan(chunks.length);
+    const lisbonAt = chunks.findIndex((c) => c.content.includes("Lisbon")) + 1;
+    expect(lisbonAt).toBe(chunks.length);
+
+    const page = await openedAt(ns);
+    const lisbon = page.locator("#memory-list > li").filter({ hasText: "Bob's sister lives in Lisbon." });
+    await lisbon.getByRole("button", { name: "Details and history" }).click();
+    const details = lisbon.getByRole("region", { name: "Details" });
+    await until(() => details.locator(".passage").textContent()).toContain("Bob's sister lives in Lisbon.");
+    expect(await details.textContent()).toContain(
+      `Passage ${lisbonAt} of ${chunks.length}, the one sharing most of its words:`,
+    );
+    await page.context().close();
+  });
+
+  /** Signed in on a window `width` px wide and a phone's 844 px high, with `ns` open on its memories. */
+  async function signedInAt(width: number, ns: string): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width, height: 844 } })).newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${serve.url}/ui`);
+    await page.getByLabel("API key").fill(TEST_KEY);
+    await page.getByRole("button", { name: "Connect" }).click();
+    await page.getByLabel("Namespace", { exact: true }).selectOption(ns);
+    // The list of the namespace opened first is replaced: wait for this one's newest memory.
+    const newest = await api(serve.url, "POST", `/ns/${ns}/list/memories?limit=1`, {});
+    await until(() => page.locator("#memory-list .memory-text").first().textContent()).toBe(
+      newest.body.memories[0].memory,
+    );
+    expect(errors).toEqual([]);
+    return page;
+  }
+
+  /** How far the page reaches past the window's right edge: 0 when it cannot scroll sideways. */
+  const sideways = (page: Page) =>
+    page.evaluate(
+      () => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - window.innerWidth,
+    );
+
+  /** Opens a folded disclosure (a phone folds the filter and forget-by-meaning forms). */
+  async function unfold(page: Page, id: string) {
+    const box = page.locator(`#${id}`);
+    if (!(await box.evaluate((d) => (d as HTMLDetailsElement).open))) await box.locator("summary").click();
+  }
+
+  it("never scrolls sideways at 390 or 1280 px, on any tab, with long ids, titles, words and a filter", async () => {
+    const word = "Pneumonoultramicroscopicsilicovolcanoconiosis".repeat(3);
+    const url = `https://example.invalid/${"a-long-path-segment/".repeat(10)}end`;
+    const ns = `layout-${"n".repeat(60)}`;
+    const customId = `harbor-queue-manual-${"0123456789abcdef".repeat(4)}`;
+    const manual = await addAndWait(
+      serve.url,
+      ns,
+      `Harbor Queue Operator Manual for the Northern Europe Regional Deployment of ${word}`,
+      "2024-08-01",
+      { source: url },
+      customId,
+    );
+    await addAndWait(serve.url, ns, `Bob reads ${url} every morning before ${word}.`, "2024-08-02");
+    const connector = { provider: "web-crawler", config: { startUrl: url } };
+    expect((await api(serve.url, "POST", `/ns/${ns}/connectors`, connector)).status).toBe(200);
+    expect(
+      (await api(serve.url, "PATCH", `/ns/${ns}`, { supportingContext: `The user is ${word}.` })).status,
+    ).toBe(200);
+
+    for (const width of [390, 1280]) {
+      const page = await signedInAt(width, ns);
+      const check = async (view: string) => {
+        expect(await sideways(page), `${width} px, ${view}`).toBe(0);
+        await shot(page, `${width}-${view}`);
+      };
+      const memories = page.locator("#memory-list > li");
+      // Within reach: the newest memory and its buttons are on the first screen, unscrolled.
+      const forget = await memories.first().getByRole("button", { name: "Forget" }).boundingBox();
+      expect(forget!.y + forget!.height, `${width} px: the first memory's buttons`).toBeLessThanOrEqual(844);
+      await check("memories");
+
+      // Filtered by the long-titled document, with the memory's details (its long ids) and editor open.
+      await unfold(page, "filter-box");
+      await page.getByLabel("Document", { exact: true }).selectOption(manual);
+      await until(() => page.locator("#memory-count").textContent()).toBe(
+        "1 memory from this document, newest first.",
+      );
+      await memories.first().getByRole("button", { name: "Details and history" }).click();
+      await until(() => memories.first().getByRole("region", { name: "Details" }).textContent()).toContain(
+        customId,
+      );
+      await memories.first().getByRole("button", { name: "Edit" }).click();
+      await check("memories-filtered-details");
+
+      await unfold(page, "forget-box");
+      await page.getByLabel("Forget by meaning").fill(word);
+      await page.getByRole("button", { name: "Find matches" }).click();
+      await page.getByRole("group", { name: "Dry run matches" }).waitFor();
+      await check("memories-forget-by-meaning");
+
+      await page.getByRole("tab", { name: "Search" }).click();
+      await page.getByRole("searchbox", { name: "Search" }).fill(word);
+      await page.getByLabel("Threshold").fill("0");
+      await page.getByRole("button", { name: "Search", exact: true }).click();
+      await until(() => page.locator("#search-info").textContent()).toContain(`for “${word}”`);
+      expect(await page.locator("#search-results > li").count()).toBeGreaterThan(0);
+      await check("search");
+
+      await page.getByRole("tab", { name: "Profile" }).click();
+      await until(() => page.locator("#profile").textContent()).toContain(word);
+      await check("profile");
+
+      await page.getByRole("tab", { name: "Documents" }).click();
+      const doc = page.locator("#document-list > li").filter({ hasText: "Harbor Queue Operator Manual" });
+      await doc.getByRole("button", { name: "Open" }).click();
+      await until(() => doc.locator(".chunks li").count()).toBeGreaterThan(0);
+      await check("documents");
+
+      await page.getByRole("tab", { name: "Connectors" }).click();
+      await until(() => page.locator("#connector-list").textContent()).toContain(url);
+      await check("connectors");
+
+      await page.getByRole("tab", { name: "Settings" }).click();
+      await until(() => page.getByLabel("Supporting context").inputValue()).toContain(word);
+      await until(() => page.locator("#namespace-facts").textContent()).toContain(ns);
+      await check("settings");
+      await page.context().close();
+    }
+  });
+
+  it("on a new server: one namespace in the selector and the list, and empty views that say what to do next", async () => {
+    const freshDir = tempDir();
+    const fresh = await spawnServe(freshDir.path, modelEnv());
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+      await page.goto(`${fresh.url}/ui`);
+      await page.getByLabel("API key").fill(TEST_KEY);
+      await page.getByRole("button", { name: "Connect" }).click();
+      await until(() => page.locator("#memory-count").textContent()).toBe(
+        "No memories in this namespace yet.",
+      );
+      // The selector and the list name the same namespaces, from one list.
+      const options = () => page.getByLabel("Namespace", { exact: true }).locator("option").allTextContents();
+      const listed = page.locator("#namespace-list > li");
+      expect(await options()).toEqual(["default (empty)"]);
+      expect(await listed.getByRole("button").allTextContents()).toEqual(["default"]);
+      expect(await listed.textContent()).toContain("empty: nothing stored yet");
+
+      // Each empty view says how memories get here.
+      const install = "memctx install <client>";
+      expect(await page.locator("#memories-empty").textContent()).toContain(install);
+      await shot(page, "1280-memories-empty");
+      await page.getByRole("tab", { name: "Search" }).click();
+      await page.getByRole("searchbox", { name: "Search" }).fill("anything");
+      await page.getByRole("button", { name: "Search", exact: true }).click();
+      await until(() => page.locator("#search-empty").textContent()).toContain(install);
+      await page.getByRole("tab", { name: "Profile" }).click();
+      await until(() => page.locator("#profile").textContent()).toContain(install);
+      await page.getByRole("tab", { name: "Documents" }).click();
+      await until(() => page.locator("#documents-empty").textContent()).toContain(install);
+
+      // "add a note" leads to the form, and the note's memory ends both namespace views' "empty".
+      await page.getByRole("tab", { name: "Memories" }).click();
+      await page.locator("#memories-empty").getByRole("button", { name: "add a note" }).click();
+      expect(await page.getByRole("tab", { name: "Documents" }).getAttribute("aria-selected")).toBe("true");
+      await until(() => page.evaluate(() => document.activeElement?.id)).toBe("note");
+      await page.keyboard.type("Alice adopted a cat named Miso.");
+      await page.getByRole("button", { name: "Add note" }).click();
+      await page.getByRole("tab", { name: "Memories" }).click();
+      await until(async () => {
+        await page.getByRole("button", { name: "Refresh" }).click();
+        return options();
+      }).toEqual(["default (1 memory)"]);
+      expect(await listed.getByRole("button").allTextContents()).toEqual(["default"]);
+      expect(await listed.textContent()).toContain("1 document · 1 memory");
+      await until(() => page.locator("#memory-list .memory-text").allTextContents()).toEqual([
+        "Alice adopted a cat named Miso.",
+      ]);
+      expect(await page.locator("#memories-empty").textContent()).toBe("");
+      await page.context().close();
+    } finally {
+      await stopChild(fresh);
+      freshDir.remove();
+    }
   });
 
   it("memctx ui opens the page signed in with a one-time token, then revokes its key on exit", async () => {

@@ -4,7 +4,7 @@
  * reaches the page through dom.js (text nodes only).
  */
 import { ApiError, createApi } from "./api.js";
-import { append, badge, byId, h, plural, replace, when } from "./dom.js";
+import { badge, byId, h, plural, replace, when } from "./dom.js";
 
 const KEY_STORAGE = "memctx.apiKey";
 const NS_STORAGE = "memctx.namespace";
@@ -136,6 +136,48 @@ async function connect() {
   await openNamespace(state.namespace);
 }
 
+// ---------- empty views ----------
+
+/** What an empty view says to do next: connect an agent (memctx install) or add a note here. */
+function nextSteps(intro) {
+  return h(
+    "div",
+    { class: "card empty" },
+    h("p", { text: intro }),
+    h(
+      "ul",
+      {},
+      h(
+        "li",
+        {},
+        "an agent: run ",
+        h("code", { text: "memctx install <client>" }),
+        " in a terminal (claude-desktop, claude-code, cursor or vscode), then restart that client;",
+      ),
+      h(
+        "li",
+        {},
+        "a note: ",
+        h("button", { type: "button", class: "link", text: "add a note", onclick: goToNote }),
+        " under Documents; memories are drawn from it once it is processed.",
+      ),
+    ),
+  );
+}
+
+/** Whether the open namespace holds nothing (as the namespace list last said). */
+function currentIsEmpty() {
+  const c = namespaceChoices().find((n) => n.name === state.namespace);
+  return !c || c.empty || (c.documentCount === 0 && c.memoryCount === 0);
+}
+
+async function goToNote() {
+  // showTab shows the panel before it loads the documents: the form can take the focus at once.
+  const shown = showTab("documents");
+  byId("note").focus();
+  await shown;
+}
+
 // ---------- namespaces ----------
 
 async function loadNamespaces() {
@@ -144,44 +186,57 @@ async function loadNamespaces() {
   renderNamespaces();
 }
 
+/**
+ * The namespaces the page offers, for the selector and the sidebar alike: the API's, and the one
+ * open when the API has no record of it yet (nothing stored there: "default" on a new server).
+ */
+function namespaceChoices() {
+  const choices = state.namespaces.map((n) => ({
+    name: n.namespace,
+    documentCount: n.documentCount,
+    memoryCount: n.memoryCount,
+  }));
+  const open = state.namespace ?? "default";
+  if (!choices.some((c) => c.name === open)) choices.push({ name: open, empty: true });
+  return choices;
+}
+
 function renderNamespaces() {
+  const choices = namespaceChoices();
   const select = byId("namespace");
-  const names = state.namespaces.map((n) => n.namespace);
-  if (state.namespace && !names.includes(state.namespace)) names.push(state.namespace);
-  if (names.length === 0) names.push("default");
   replace(
     select,
-    ...names.map((name) => {
-      const n = state.namespaces.find((x) => x.namespace === name);
-      const label = n ? `${name} (${plural(n.memoryCount, "memory", "memories")})` : `${name} (empty)`;
-      return h("option", { value: name, text: label });
-    }),
+    ...choices.map((c) =>
+      h("option", {
+        value: c.name,
+        text: c.empty ? `${c.name} (empty)` : `${c.name} (${plural(c.memoryCount, "memory", "memories")})`,
+      }),
+    ),
   );
   if (state.namespace) select.value = state.namespace;
   replace(
     byId("namespace-list"),
-    ...state.namespaces.map((n) =>
+    ...choices.map((c) =>
       h(
         "li",
-        { class: n.namespace === state.namespace ? "current" : "" },
+        { class: c.name === state.namespace ? "current" : "" },
         h("button", {
           type: "button",
           class: "link",
-          text: n.namespace,
-          "aria-current": n.namespace === state.namespace ? "true" : undefined,
-          onclick: () => openNamespace(n.namespace),
+          text: c.name,
+          "aria-current": c.name === state.namespace ? "true" : undefined,
+          onclick: () => openNamespace(c.name),
         }),
         h(
           "span",
           { class: "muted" },
-          `${plural(n.documentCount, "document", "documents")} · ${plural(n.memoryCount, "memory", "memories")}`,
+          c.empty
+            ? "empty: nothing stored yet"
+            : `${plural(c.documentCount, "document", "documents")} · ${plural(c.memoryCount, "memory", "memories")}`,
         ),
       ),
     ),
   );
-  if (state.namespaces.length === 0) {
-    append(byId("namespace-list"), h("li", { class: "muted", text: "No namespaces yet: add a note." }));
-  }
 }
 
 async function openNamespace(name) {
@@ -194,6 +249,7 @@ async function openNamespace(name) {
   renderNamespaces();
   beginLoad("search");
   replace(byId("search-results"));
+  replace(byId("search-empty"));
   byId("search-info").textContent = "";
   // A filter names this namespace's documents: another namespace starts unfiltered.
   resetMemoryFilter();
@@ -299,6 +355,8 @@ async function loadMemories(reset) {
   if (reset) state.memoriesPage = 1;
   const forgotten = byId("show-forgotten").checked;
   const f = memoryFilter();
+  // Folded on a phone, the summary still says that a filter narrows the list.
+  byId("filter-state").textContent = f.documentId || f.text || f.from || f.until || forgotten ? " (on)" : "";
   const stale = beginLoad("memories");
   await attempt(async () => {
     await documentTitles();
@@ -326,6 +384,7 @@ async function loadMemories(reset) {
           break;
       }
       replace(list, ...found.map(memoryItem));
+      replace(byId("memories-empty"));
       byId("memory-count").textContent =
         `${plural(found.length, "memory matches", "memories match")} the filter${suffix}` +
         (scanned < total ? ` (the newest ${scanned} of ${total} were looked through).` : ".");
@@ -345,6 +404,12 @@ async function loadMemories(reset) {
           ? "No memories from this document."
           : "No memories in this namespace yet."
         : `${plural(total, "memory", "memories")}${f.documentId ? " from this document" : ""}${suffix}, newest first.`;
+    replace(
+      byId("memories-empty"),
+      total === 0 && !f.documentId && !forgotten
+        ? nextSteps("Memories come from your agents and from your notes:")
+        : null,
+    );
     byId("more-memories").hidden = pagination.currentPage >= pagination.totalPages;
   });
 }
@@ -630,7 +695,10 @@ async function memoryDetails(m, doc) {
               {},
               h("p", {
                 class: "muted",
-                text: `Passage ${passage.position + 1} of ${chunks.length}, the one sharing most of its words:`,
+                // Its place in the list, not its stored position: positions keep the gap of a
+                // passage that forgetting emptied and removed (a conversation turn that said only
+                // the forgotten sentence), so position + 1 could exceed the count ("16 of 15").
+                text: `Passage ${chunks.indexOf(passage) + 1} of ${chunks.length}, the one sharing most of its words:`,
               }),
               h("p", { class: "passage", text: passage.content }),
             )
@@ -753,6 +821,17 @@ async function search(event) {
     byId("search-info").textContent =
       `${plural(results.length, "result", "results")} for “${query}” (${body.searchMode}, threshold ${body.threshold}) in ${Math.round(searchTime)} ms.`;
     replace(byId("search-results"), ...results.map(hitItem));
+    replace(
+      byId("search-empty"),
+      results.length > 0
+        ? null
+        : currentIsEmpty()
+          ? nextSteps("Nothing to search here yet. Memories come from your agents and from your notes:")
+          : h("p", {
+              class: "muted",
+              text: "Nothing reached the threshold: lower it (0 shows every match), or search in another mode.",
+            }),
+    );
   });
 }
 
@@ -822,9 +901,17 @@ async function loadProfile() {
           : h("ul", { class: "facts-list" }, ...items.map((f) => h("li", { text: f.memory }))),
       );
     const buckets = Object.entries(profile.buckets ?? {});
+    const empty = [profile.static, profile.dynamic, ...buckets.map(([, items]) => items)].every(
+      (items) => items.length === 0,
+    );
     replace(
       box,
       h("p", { class: "muted", text: "What an agent is given about this namespace before every task." }),
+      empty
+        ? nextSteps(
+            "No profile yet: it is drawn from this namespace's memories, which come from your agents and from your notes:",
+          )
+        : null,
       h(
         "div",
         { class: "grid" },
@@ -870,6 +957,10 @@ async function loadDocuments(reset) {
       total === 0
         ? "No documents in this namespace yet."
         : `${plural(total, "document", "documents")}, newest first.`;
+    replace(
+      byId("documents-empty"),
+      total === 0 ? nextSteps("Documents come from your agents and from your notes:") : null,
+    );
     byId("more-documents").hidden = pagination.currentPage >= pagination.totalPages;
     const busy =
       documents.some((d) => d.system.status !== "done" && d.system.status !== "failed") ||
@@ -1105,6 +1196,10 @@ async function reloadCurrent() {
 }
 
 function wire() {
+  // Wide screens show the filter and forget-by-meaning forms open; a phone folds them, so the first
+  // memory and its buttons are on the first screen.
+  const wide = matchMedia("(min-width: 801px)").matches;
+  for (const id of ["filter-box", "forget-box"]) byId(id).open = wide;
   byId("key-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const key = byId("api-key").value.trim();

@@ -12,6 +12,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chatReply, type FakeModelServer, startFakeModelServer } from "../engine/models/openai-server.js";
 import { ROOT, type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../support/harness.js";
+import { until as waitFor, WAIT_MS } from "../support/wait.js";
 
 const run = promisify(execFile);
 const CHROMIUM = "/usr/bin/chromium";
@@ -26,8 +27,8 @@ if (!HAVE_CHROMIUM && !IN_CI) {
   );
 }
 
-/** A page settles within seconds; two busy cores can take longer than vitest's default 1 s poll. */
-const until = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 100 });
+/** What the page shows, asked again until the assertion holds (bounded as every wait is: WAIT_MS). */
+const until = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: WAIT_MS, interval: 100 });
 
 const XSS = "<script>alert(1)</script><b>x</b>";
 
@@ -107,13 +108,15 @@ async function addAndWait(
   });
   expect(added.status).toBe(200);
   const id = added.body.id as string;
-  for (let i = 0; i < 200; i++) {
-    const doc = await api(url, "GET", `/ns/${ns}/document/${id}`);
-    if (doc.body.system.status === "failed") throw new Error(`document failed: ${doc.body.error}`);
-    if (doc.body.system.status === "done" && doc.body.system.dreamingStatus === "done") return id;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`document ${id} was not processed in time`);
+  await waitFor(
+    async () => (await api(url, "GET", `/ns/${ns}/document/${id}`)).body,
+    (doc) => {
+      if (doc.system.status === "failed") throw new Error(`document failed: ${doc.error}`);
+      return doc.system.status === "done" && doc.system.dreamingStatus === "done";
+    },
+    `document ${id} to be processed`,
+  );
+  return id;
 }
 
 async function memoryIdOf(url: string, ns: string, text: string): Promise<string> {
@@ -156,7 +159,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the memory browser in chromium", () =
     await addAndWait(serve.url, "alice", "Alice plays the cello every Sunday.", "2024-06-02");
     await addAndWait(serve.url, "alice", XSS, "2024-06-03");
     await addAndWait(serve.url, "work", "The team ships on Thursdays.", "2024-06-04");
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

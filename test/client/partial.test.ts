@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { failedBatchItems, hasPartialFailure, itemErrors, MemoryClient } from "../../src/client/index.js";
+import { describe, expect, it } from "vitest";
+import { failedBatchItems, hasPartialFailure, itemErrors } from "../../src/client/index.js";
 import { scriptedServerPerFile } from "../support/scripted-server.js";
 
 const { server, client } = scriptedServerPerFile({ maxRetries: 0 });

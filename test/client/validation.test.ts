@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { InvalidRequestError, MemoryApiError, MemoryClient } from "../../src/client/index.js";
+import { describe, expect, it } from "vitest";
+import { InvalidRequestError, MemoryApiError } from "../../src/client/index.js";
 import { scriptedServerPerFile } from "../support/scripted-server.js";
 
 // Default maxRetries (2); a tiny backoff base keeps the tests fast.

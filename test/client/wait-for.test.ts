@@ -1,9 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   APIUserAbortError,
   DocumentFailedError,
   type DocumentState,
-  MemoryClient,
   WaitTimeoutError,
 } from "../../src/client/index.js";
 import { documentBody, scriptedServerPerFile } from "../support/scripted-server.js";

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryClient } from "../../src/client/index.js";
 import { VERSION } from "../../src/version.js";
 import {
@@ -6,7 +6,6 @@ import {
   emptyList,
   type Received,
   scriptedServerPerFile,
-  startServer,
   ts,
 } from "../support/scripted-server.js";
 

@@ -2,17 +2,15 @@
  * The legacy v3 and v4 routes over a real socket: each answers in its legacy shape, and what it
  * writes is what the v5 API reads (they are translations onto the same services).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemoryClient as Client, ConflictError, type MemoryClient } from "../../src/client/index.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { MemoryClient as Client, ConflictError } from "../../src/client/index.js";
 import { createKey } from "../../src/engine/store/organizations.js";
 import {
   type ServeChild,
   serverPerFile,
   spawnServe,
-  startTestServer,
   stopChild,
   TEST_KEY,
-  type TestServer,
   tempDir,
 } from "../support/harness.js";
 

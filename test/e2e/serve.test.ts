@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { BatchAddResponse } from "../../src/api/documents.js";
 import { endpoints, fillPath } from "../../src/api/endpoints.js";
 import { REQUEST_BODY_MAX_BYTES } from "../../src/api/limits.js";
-import {
-  AuthenticationError,
-  type MemoryClient,
-  NotFoundError,
-  PayloadTooLargeError,
-} from "../../src/client/index.js";
+import { AuthenticationError, NotFoundError, PayloadTooLargeError } from "../../src/client/index.js";
 import { createKey } from "../../src/engine/store/organizations.js";
 import { SCHEMA_VERSION } from "../../src/engine/store/schema.js";
-import { serverPerFile, startTestServer, type TestServer, tempDir } from "../support/harness.js";
+import { serverPerFile } from "../support/harness.js";
 import { until } from "../support/wait.js";
 
 const { server, client } = serverPerFile();

@@ -12,7 +12,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chatReply, type FakeModelServer, startFakeModelServer } from "../engine/models/openai-server.js";
 import { ROOT, type ServeChild, spawnServe, stopChild, TEST_KEY, tempDir } from "../support/harness.js";
-import { until as waitFor, WAIT_MS } from "../support/wait.js";
+import { WAIT_MS, until as waitFor } from "../support/wait.js";
 
 const run = promisify(execFile);
 const CHROMIUM = "/usr/bin/chromium";

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidRequestError, type MemoryClient } from "../../src/client/index.js";
-import { ROOT, serverPerFile, startTestServer, type TestServer, tempDir } from "../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { InvalidRequestError } from "../../src/client/index.js";
+import { ROOT, serverPerFile } from "../support/harness.js";
 
 const NODE = join(ROOT, "node_modules/.bin/node");
 

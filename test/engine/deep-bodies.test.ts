@@ -3,7 +3,7 @@
  * filter's depth and size limits before the recursive parse (1,000 deep overflowed it: a 500),
  * no JSON route answers 5xx to a body nested 10,000 deep, and filter field names have a length limit.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { endpoints, fillPath } from "../../src/api/endpoints.js";
 import {
   FILTER_FIELD_MAX_LENGTH,
@@ -11,7 +11,7 @@ import {
   FILTER_MAX_DEPTH,
   JSON_VALUE_MAX_DEPTH,
 } from "../../src/api/limits.js";
-import { serverPerFile, startTestServer, type TestServer, tempDir } from "../support/harness.js";
+import { serverPerFile } from "../support/harness.js";
 
 const { server } = serverPerFile({ workers: 1 });
 

@@ -6,9 +6,9 @@
 import { readdirSync, statSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { UPLOADS_DIR } from "../../src/engine/routes/spool.js";
-import { serverPerFile, startTestServer, TEST_KEY, type TestServer, tempDir } from "../support/harness.js";
+import { serverPerFile, TEST_KEY } from "../support/harness.js";
 import { until } from "../support/wait.js";
 
 const { server, dir } = serverPerFile({ workers: 0, prefix: "memctx-spool-" });

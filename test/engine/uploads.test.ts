@@ -1,13 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FILE_MAX_BYTES } from "../../src/api/index.js";
-import type { MemoryClient } from "../../src/client/index.js";
-import {
-  serverPerFile,
-  startTestServer,
-  TEST_BACKEND,
-  type TestServer,
-  tempDir,
-} from "../support/harness.js";
+import { serverPerFile } from "../support/harness.js";
 import { makeDocx, makeDocxBomb, makePng, makeWav } from "./ingest/file-fixtures.js";
 import { makePdf } from "./ingest/pdf-fixture.js";
 

@@ -4,8 +4,8 @@
  * repeat after a lost answer can forget memories that the first attempt left alone (for example
  * past its limit of matches), so it is not retried; a dry run is.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { InternalServerError, MemoryClient } from "../../src/client/index.js";
+import { describe, expect, it } from "vitest";
+import { InternalServerError } from "../../src/client/index.js";
 import { scriptedServerPerFile } from "../support/scripted-server.js";
 
 // Default maxRetries (2); a tiny backoff base keeps the tests fast.

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serverPerFile, startTestServer, type TestServer, tempDir } from "../../support/harness.js";
+import { describe, expect, it } from "vitest";
+import { serverPerFile } from "../../support/harness.js";
 import { eventually } from "../../support/wait.js";
 
 /**

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OfflineExtractor } from "../../../src/engine/memory/extract/offline.js";
 import type { Extractor } from "../../../src/engine/memory/extract/types.js";
 import { sweepExpired } from "../../../src/engine/memory/forget.js";
 import type { Embedder } from "../../../src/engine/models/embedder.js";
 import { type Db, openDatabase } from "../../../src/engine/store/db.js";
-import {
-  serverPerFile,
-  startTestServer,
-  type TestServer,
-  tempDir,
-  testDatabase,
-} from "../../support/harness.js";
+import { serverPerFile, testDatabase } from "../../support/harness.js";
 import { until } from "../../support/wait.js";
 import { openTestEngine } from "./harness.js";
 

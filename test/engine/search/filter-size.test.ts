@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { FILTER_LEAVES_MAX, FILTER_MAX_DEPTH } from "../../../src/api/limits.js";
-import { serverPerFile, startTestServer, type TestServer, tempDir } from "../../support/harness.js";
+import { serverPerFile } from "../../support/harness.js";
 
 const { server } = serverPerFile({ workers: 1 });
 

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MemoryClient, NamespaceClient } from "../../../src/client/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { NamespaceClient } from "../../../src/client/index.js";
 import { rewriteQuery } from "../../../src/engine/search/rewrite.js";
-import { serverPerFile, startTestServer, type TestServer, tempDir } from "../../support/harness.js";
+import { serverPerFile } from "../../support/harness.js";
 
 describe("rewriteQuery (the words of the rewrite)", () => {
   it("drops the words that ask the memory and keeps what is asked about", () => {

@@ -33,16 +33,20 @@ export interface SuiteOptions {
 export class Budget {
   private readonly end: number;
   stopped = false;
-  constructor(readonly seconds: number) {
-    this.end = performance.now() + seconds * 1000;
+  /** Starts now; `now` is the clock it is read with (a test's). */
+  constructor(
+    readonly seconds: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.end = now() + seconds * 1000;
   }
   /** True once the budget is spent (and remembers that the benchmark was cut short). */
   spent(): boolean {
-    if (performance.now() >= this.end) this.stopped = true;
+    if (this.now() >= this.end) this.stopped = true;
     return this.stopped;
   }
   leftMs(): number {
-    return Math.max(0, this.end - performance.now());
+    return Math.max(0, this.end - this.now());
   }
 }
 

@@ -23,7 +23,7 @@ import {
   SERVER_MEMORY,
   SERVER_MEMORY_VERSION,
   searchNodesTexts,
-  serverMemoryEntry,
+  type serverMemoryEntry,
   startServerMemory,
 } from "./server-memory.js";
 
@@ -75,16 +75,38 @@ function row(system: string, how: string, a: Acc): SideBySideRow {
   };
 }
 
+/**
+ * Asks each question of every system in turn, until the questions or the budget run out: the
+ * systems' rows always cover the same questions, however slow one of them is.
+ */
+export async function askInTurn<Q>(
+  questions: readonly Q[],
+  budget: Budget,
+  systems: readonly ((question: Q, index: number) => Promise<void>)[],
+): Promise<number> {
+  let asked = 0;
+  for (const [i, q] of questions.entries()) {
+    if (budget.spent()) break;
+    for (const ask of systems) await ask(q, i);
+    asked++;
+  }
+  return asked;
+}
+
+/**
+ * `fetched`: the reference server, fetched before the budget starts (a first fetch takes longer
+ * than a quick run's whole budget).
+ */
 export async function benchSideBySide(
   samples: Sample[] | null,
   store: LocomoStore | null,
   cli: string[],
   budget: Budget,
+  fetched: Awaited<ReturnType<typeof serverMemoryEntry>>,
 ): Promise<SideBySideResult> {
   const reference = `${SERVER_MEMORY}@${SERVER_MEMORY_VERSION}`;
   const base = { reference, samples: [], observations: 0, rows: [], stopped: false };
   if (!samples || !store) return { ...base, skipped: "LoCoMo data not found" };
-  const fetched = await serverMemoryEntry();
   const memctx = acc();
   const whole = acc();
   const words = acc();
@@ -97,73 +119,73 @@ export async function benchSideBySide(
       done.push(sample.sample_id);
       const questions = scored(sample);
       // memctx: `memctx mcp` on the engine the recall benchmark filled, bound to the sample's namespace.
-      {
-        const t0 = performance.now();
-        const mcp = await startMemctxMcp(cli, store.dataDir, sample.sample_id, store.env);
-        try {
-          for (const [i, q] of questions.entries()) {
-            if (budget.spent()) break;
-            const t1 = performance.now();
-            const r = await mcp.call("search", { query: q.question, limit: SEARCH_LIMIT });
-            const ms = performance.now() - t1;
-            if (i === 0) memctx.cold.push(performance.now() - t0);
-            const texts = memctxMcpTexts(r);
-            memctx.ms.push(ms);
-            memctx.calls++;
-            memctx.chars += texts.reduce((a, t) => a + t.length, 0);
-            memctx.sums.add(q, texts);
-          }
-        } finally {
-          await mcp.close();
-        }
-      }
-      if ("skipped" in fetched) continue;
-      const entities = new Map<string, string[]>();
-      for (const s of sessions(sample))
-        for (const t of s.turns) {
-          const list = entities.get(t.speaker) ?? [];
-          list.push(`[${s.dateTime}] ${t.speaker}: ${t.text}`);
-          entities.set(t.speaker, list);
-          observations++;
-        }
-      const server = await startServerMemory(fetched.entry, join(tmp, `${sample.sample_id}.jsonl`));
+      const t0 = performance.now();
+      const mcp = await startMemctxMcp(cli, store.dataDir, sample.sample_id, store.env);
+      let server: Awaited<ReturnType<typeof startServerMemory>> | undefined;
       try {
-        await loadEntities(server, entities);
-        const loadedAt = performance.now();
-        for (const [i, q] of questions.entries()) {
-          if (budget.spent()) break;
+        const askMemctx = async (q: (typeof questions)[number], i: number) => {
           const t1 = performance.now();
-          const r = await server.call("search_nodes", { query: q.question });
-          whole.ms.push(performance.now() - t1);
-          if (i === 0) whole.cold.push(server.connectMs + (performance.now() - loadedAt));
-          const texts = searchNodesTexts(r);
-          whole.calls++;
-          whole.chars += texts.reduce((a, t) => a + t.length, 0);
-          whole.sums.add(q, texts);
-          // One call per content word; entities ranked by how many of the words they matched.
-          const hits = new Map<string, { matched: number; texts: string[]; order: number }>();
-          const t2 = performance.now();
-          for (const w of new Set(tokens(q.question))) {
-            const rw = await server.call("search_nodes", { query: w });
-            words.calls++;
-            const s = rw.structuredContent as
-              | { entities?: { name: string; observations: string[] }[] }
-              | undefined;
-            for (const e of s?.entities ?? []) {
-              const h = hits.get(e.name) ?? { matched: 0, texts: e.observations, order: hits.size };
-              h.matched++;
-              hits.set(e.name, h);
+          const r = await mcp.call("search", { query: q.question, limit: SEARCH_LIMIT });
+          const ms = performance.now() - t1;
+          if (i === 0) memctx.cold.push(performance.now() - t0);
+          const texts = memctxMcpTexts(r);
+          memctx.ms.push(ms);
+          memctx.calls++;
+          memctx.chars += texts.reduce((a, t) => a + t.length, 0);
+          memctx.sums.add(q, texts);
+        };
+        const systems = [askMemctx];
+        if (!("skipped" in fetched)) {
+          const entities = new Map<string, string[]>();
+          for (const s of sessions(sample))
+            for (const t of s.turns) {
+              const list = entities.get(t.speaker) ?? [];
+              list.push(`[${s.dateTime}] ${t.speaker}: ${t.text}`);
+              entities.set(t.speaker, list);
+              observations++;
             }
-          }
-          words.ms.push(performance.now() - t2);
-          const ranked = [...hits.values()]
-            .sort((a, b) => b.matched - a.matched || a.order - b.order)
-            .flatMap((h) => h.texts);
-          words.chars += ranked.reduce((a, t) => a + t.length, 0);
-          words.sums.add(q, ranked);
+          const reference = await startServerMemory(fetched.entry, join(tmp, `${sample.sample_id}.jsonl`));
+          server = reference;
+          await loadEntities(reference, entities);
+          const loadedAt = performance.now();
+          systems.push(async (q, i) => {
+            const t1 = performance.now();
+            const r = await reference.call("search_nodes", { query: q.question });
+            whole.ms.push(performance.now() - t1);
+            if (i === 0) whole.cold.push(reference.connectMs + (performance.now() - loadedAt));
+            const texts = searchNodesTexts(r);
+            whole.calls++;
+            whole.chars += texts.reduce((a, t) => a + t.length, 0);
+            whole.sums.add(q, texts);
+          });
+          systems.push(async (q) => {
+            // One call per content word; entities ranked by how many of the words they matched.
+            const hits = new Map<string, { matched: number; texts: string[]; order: number }>();
+            const t2 = performance.now();
+            for (const w of new Set(tokens(q.question))) {
+              const rw = await reference.call("search_nodes", { query: w });
+              words.calls++;
+              const s = rw.structuredContent as
+                | { entities?: { name: string; observations: string[] }[] }
+                | undefined;
+              for (const e of s?.entities ?? []) {
+                const h = hits.get(e.name) ?? { matched: 0, texts: e.observations, order: hits.size };
+                h.matched++;
+                hits.set(e.name, h);
+              }
+            }
+            words.ms.push(performance.now() - t2);
+            const ranked = [...hits.values()]
+              .sort((a, b) => b.matched - a.matched || a.order - b.order)
+              .flatMap((h) => h.texts);
+            words.chars += ranked.reduce((a, t) => a + t.length, 0);
+            words.sums.add(q, ranked);
+          });
         }
+        await askInTurn(questions, budget, systems);
       } finally {
-        await server.close();
+        await mcp.close();
+        await server?.close();
       }
     }
   } finally {

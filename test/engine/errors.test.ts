@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { Hono } from "hono";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { errorHandler } from "../../src/engine/app.js";
@@ -18,6 +19,7 @@ import {
 import { type Engine, openEngine } from "../../src/engine/index.js";
 import type { EngineEnv } from "../../src/engine/routes/route.js";
 import { createKey } from "../../src/engine/store/organizations.js";
+import { TEST_BACKEND } from "../support/harness.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field in assertions
 type Json = any;
@@ -175,5 +177,37 @@ describe("the route helper's namespace", () => {
       expect(res.json.error).toBe("Namespace not allowed");
     }
     expect((await call("GET", "/ns/theirs")).status).toBe(404);
+  });
+});
+
+// SQLite's file lock; PostgreSQL's lock waits are tested in store/namespace-lock.test.ts.
+describe.skipIf(TEST_BACKEND === "postgres")("a database locked past the busy timeout", () => {
+  it("answers 503 with Retry-After, not a 500, and writes nothing", async () => {
+    const key = await engine.createKey();
+    // Another process's connection holds the write lock (a long commit, say).
+    const other = new DatabaseSync(join(dir, "memctx.db"));
+    other.exec("BEGIN IMMEDIATE");
+    try {
+      const res = await engine.fetch(
+        new Request("http://memctx.local/ns/locked/document", {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ content: "Waits for the lock, then gives up." }),
+        }),
+      );
+      expect(res.status).toBe(503);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(((await res.json()) as Json).details ?? "").toMatch(/locked by another writer.*try again/);
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
+    expect(
+      (
+        await engine.fetch(
+          new Request("http://memctx.local/ns/locked", { headers: { authorization: `Bearer ${key}` } }),
+        )
+      ).status,
+    ).toBe(404);
   });
 });

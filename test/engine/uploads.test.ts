@@ -152,6 +152,9 @@ describe("file uploads", () => {
     exact.append("file", new File([big.subarray(0, FILE_MAX_BYTES)], "exact.txt", { type: "text/plain" }));
     const ok = await upload("/ns/big/document/file", exact);
     expect(ok.status).toBe(200);
+    // Processed to its end here: the tests after this one are not about waiting behind it.
+    const { id } = (await ok.json()) as { id: string };
+    expect((await client.ns("big").documents.waitFor(id)).system.status).toBe("done");
   });
 
   it("refuses a Word document whose archive declares more than it may inflate to with 413 naming the limit, storing nothing", async () => {
@@ -228,8 +231,6 @@ describe("file uploads", () => {
     } as RequestInit);
     expect(small.status).toBe(200);
     const { id } = (await small.json()) as { id: string };
-    // It waits behind the 50 MB file of the test before (much longer on PostgreSQL, where each big
-    // row crosses the wire): the client's wait is long enough for either.
     const doc = await client.ns("chunked").documents.waitFor(id);
     expect(doc.content).toBe("The ferry leaves at noon. Bring the tickets.");
   });
@@ -296,7 +297,6 @@ describe("file uploads", () => {
   });
 
   it("replaces a file with text sent later under the same id", async () => {
-    // Behind the 50 MB files of the tests before in the queue (slower on PostgreSQL, see above).
     const ns = client.ns("replace");
     await ns.documents.addFile({
       file: makePdf([["Old PDF text about zebras"]], "Z"),

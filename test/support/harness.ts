@@ -89,7 +89,7 @@ export async function startTestServer(
     port: 0,
     host: "127.0.0.1",
     apiKey: TEST_KEY,
-    log: () => {},
+    log: (m: string) => process.env.MEMCTX_TEST_LOG && process.stderr.write(`LOG ${m}\n`),
     ...opts,
   });
   const clients: MemoryClient[] = [];

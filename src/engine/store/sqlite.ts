@@ -4,6 +4,7 @@ import {
   type Dialect,
   inTransaction,
   type Statement,
+  StoreUnavailableError,
   type TransactionLock,
   transactionOf,
 } from "./connection.js";
@@ -33,6 +34,24 @@ const sqliteDialect: Dialect = {
   remote: false,
 };
 
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
+
+/**
+ * The file stayed locked past the busy timeout (another process, or a processing thread's long
+ * commit): the request fails with 503 and Retry-After, as on PostgreSQL, not with a 500.
+ */
+function unavailable(err: unknown): unknown {
+  const code = (err as { errcode?: unknown })?.errcode;
+  if (typeof code !== "number" || ((code & 0xff) !== SQLITE_BUSY && (code & 0xff) !== SQLITE_LOCKED))
+    return err;
+  return new StoreUnavailableError(
+    "SQLite: the database stayed locked by another writer (another process, or a large document's processing); try again shortly",
+    5,
+    { cause: err },
+  );
+}
+
 export class SqliteDatabase implements Db {
   readonly dialect = sqliteDialect;
   /** Settles when the open transaction ends; null while none is open. */
@@ -48,7 +67,11 @@ export class SqliteDatabase implements Db {
   /** Runs `fn` now, or once the open transaction (another caller's) has ended. */
   async turn<T>(fn: () => T): Promise<T> {
     while (this.mustWait()) await this.gate;
-    return fn();
+    try {
+      return fn();
+    } catch (err) {
+      throw unavailable(err);
+    }
   }
 
   prepare(sql: string): Statement {
@@ -85,7 +108,11 @@ export class SqliteDatabase implements Db {
         return await inTransaction({ db: this }, async () => {
           // A read transaction (a snapshot) takes no write lock; every other one takes SQLite's at
           // once, so that two processes never deadlock upgrading a read lock.
-          this.raw.exec(lock === "read" ? "BEGIN" : "BEGIN IMMEDIATE");
+          try {
+            this.raw.exec(lock === "read" ? "BEGIN" : "BEGIN IMMEDIATE");
+          } catch (err) {
+            throw unavailable(err);
+          }
           try {
             const out = await fn();
             if (beforeCommit) await beforeCommit(null);

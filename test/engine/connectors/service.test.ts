@@ -70,6 +70,16 @@ const finished = (e: Engine, runId: string) =>
     `run ${runId} to finish`,
   );
 
+/** The connector service of an engine, and its "team" namespace (made here). */
+async function teamConnectors(e: Engine) {
+  const team = await ensureNamespace(
+    e.context.db,
+    (await ensureOrganization(e.context.db, "local")).id,
+    "team",
+  );
+  return { service: connectorService(e.context), team };
+}
+
 const connectorDocs = async (e: Engine, id: string) =>
   (await e.context.db
     .prepare(
@@ -80,12 +90,7 @@ const connectorDocs = async (e: Engine, id: string) =>
 describe("connector service", () => {
   it("syncs a web-crawler connector into documents, then updates, keeps and deletes on the next run", async () => {
     const e = await engine(1);
-    const service = connectorService(e.context);
-    const team = await ensureNamespace(
-      e.context.db,
-      (await ensureOrganization(e.context.db, "local")).id,
-      "team",
-    );
+    const { service, team } = await teamConnectors(e);
     const created = await service.create(team.organization_id, team.name, {
       provider: "web-crawler",
       config: { startUrl: site.url },
@@ -143,12 +148,7 @@ describe("connector service", () => {
   it("answers 409 to a second sync while one is queued or running", async () => {
     // No workers: the first run stays queued.
     const e = await engine(0);
-    const service = connectorService(e.context);
-    const team = await ensureNamespace(
-      e.context.db,
-      (await ensureOrganization(e.context.db, "local")).id,
-      "team",
-    );
+    const { service, team } = await teamConnectors(e);
     const { id } = await service.create(team.organization_id, team.name, {
       provider: "web-crawler",
       config: { startUrl: site.url },
@@ -158,12 +158,7 @@ describe("connector service", () => {
 
   it("refuses bad config with a 400 naming the field, and hides secrets when reading a connector", async () => {
     const e = await engine(0);
-    const service = connectorService(e.context);
-    const team = await ensureNamespace(
-      e.context.db,
-      (await ensureOrganization(e.context.db, "local")).id,
-      "team",
-    );
+    const { service, team } = await teamConnectors(e);
     await expect(
       (() => service.create(team.organization_id, team.name, { provider: "web-crawler", config: {} }))(),
     ).rejects.toThrow(expect.objectContaining({ field: "config.startUrl" }));
@@ -185,12 +180,7 @@ describe("connector service", () => {
 
   it("deletes a connector with or without its documents", async () => {
     const e = await engine(1);
-    const service = connectorService(e.context);
-    const team = await ensureNamespace(
-      e.context.db,
-      (await ensureOrganization(e.context.db, "local")).id,
-      "team",
-    );
+    const { service, team } = await teamConnectors(e);
     const a = await service.create(team.organization_id, team.name, {
       provider: "web-crawler",
       config: { startUrl: site.url },
@@ -222,12 +212,7 @@ describe("connector service OAuth", () => {
       MEMCTX_GITHUB_API_URL: auth.url,
     });
     const e = await engine(0);
-    const service = connectorService(e.context);
-    const team = await ensureNamespace(
-      e.context.db,
-      (await ensureOrganization(e.context.db, "local")).id,
-      "team",
-    );
+    const { service, team } = await teamConnectors(e);
     const redirectUrl = "http://127.0.0.1:8787/connectors/oauth/callback";
     const created = await service.create(team.organization_id, team.name, {
       provider: "github",
@@ -270,12 +255,7 @@ describe("connector service OAuth", () => {
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     try {
-      const service = connectorService(e.context);
-      const team = await ensureNamespace(
-        e.context.db,
-        (await ensureOrganization(e.context.db, "local")).id,
-        "team",
-      );
+      const { service, team } = await teamConnectors(e);
       const created = await service.create(team.organization_id, team.name, {
         provider: "github",
         redirectUrl: `${base}/connectors/oauth/callback`,
@@ -306,12 +286,7 @@ describe("connector service OAuth", () => {
       MEMCTX_GITHUB_TOKEN_URL: `${auth.url}/token`,
     });
     const e = await engine(0);
-    const service = connectorService(e.context);
-    const team = await ensureNamespace(
-      e.context.db,
-      (await ensureOrganization(e.context.db, "local")).id,
-      "team",
-    );
+    const { service, team } = await teamConnectors(e);
     const created = await service.create(team.organization_id, team.name, {
       provider: "github",
       redirectUrl: "http://127.0.0.1:8787/connectors/oauth/callback",

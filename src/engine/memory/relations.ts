@@ -14,8 +14,10 @@ import {
   mergeSource,
   type NewMemoryRow,
   normalizeMemory,
+  retireMemory,
 } from "../store/memories.js";
 import { type QueryTerm, stemTexts } from "../text/terms.js";
+import { holdsOne } from "./extract/slots.js";
 import type { ExtractedFact } from "./extract/types.js";
 import { matchesFilterByMetadata } from "./filter-by-metadata.js";
 
@@ -33,14 +35,12 @@ export type Fact = ExtractedFact & {
 };
 
 /**
- * Attributes that hold one value at a time: a new value for the same subject replaces the old one
- * (someone lives in one place, has one job, one relationship status, one age, one favourite of a
- * kind, likes or dislikes a thing). Others add up: a second pet, child, degree or identity is more,
- * not instead.
+ * Slots that hold one value at a time (extract/slots.ts): a new value for the same subject replaces
+ * the old one (someone lives in one place, has one job, one diet, one favourite of a kind, likes or
+ * dislikes a thing). Others add up: a second pet, child, degree or language is more, not instead.
+ * An open predicate (a slot the table does not have) adds up.
  */
-const SINGLE_VALUED = new Set(["home", "work", "relationship", "age"]);
-const singleValued = (attribute: string) =>
-  SINGLE_VALUED.has(attribute) || attribute.startsWith("favorite") || attribute.startsWith("likes_");
+const singleValued = holdsOne;
 
 /**
  * Whether a new fact retires the older memory of the same subject and attribute: only a state fact
@@ -293,7 +293,10 @@ async function applyOne(
     isStatic: fact.isStatic,
     isInference: fact.isInference === true,
     subject,
+    subjectKind: fact.subjectKind ?? null,
     attribute,
+    value: fact.value ?? null,
+    polarity: fact.polarity ?? "is",
     eventDate: fact.eventDate,
     forgetAfter,
     documentId: src.documentId,
@@ -307,7 +310,13 @@ async function applyOne(
   if (subject && !base.isInference && fact.corrects) {
     const corrected = correctedBy(live, subject, base.attribute, replaces, speaker);
     if (corrected) {
-      const row = await insert({ ...base, parent: corrected.row });
+      // A change that names no slot of its own ("sold the Clio") takes the slot of what it ends.
+      const row = await insert({
+        ...base,
+        attribute: base.attribute ?? corrected.row.attribute,
+        parent: corrected.row,
+      });
+      await retireValues(db, row, live, corrected.row, speaker);
       return { memoryId: row.id, outcome: "updated", relatedTo: corrected.row.id };
     }
   }
@@ -330,6 +339,7 @@ async function applyOne(
       const olderSpeaker = older?.row.speaker ?? older?.speaker ?? null;
       if (older && supersedes({ ...base, speaker }, { ...older.row, speaker: olderSpeaker })) {
         const row = await insert({ ...base, parent: older.row });
+        await retireValues(db, row, live, older.row, speaker);
         return { memoryId: row.id, outcome: "updated", relatedTo: older.row.id };
       }
     }
@@ -420,6 +430,32 @@ function correctedBy(
   if (holding) return holding;
   if (!attribute || !singleValued(attribute)) return undefined;
   return live.find((c) => sameSource(c) && c.row.subject === subject && c.row.attribute === attribute);
+}
+
+/**
+ * A new value of a one-valued slot retires every value the slot still held for its subject, not
+ * only the one it is the next version of: after "drinks a cortado" and "no longer drinks coffee",
+ * "switched to green tea" leaves green tea alone as the current drink. Events told with a date of
+ * their own stay (what happened then is still so), as do other speakers' facts.
+ */
+async function retireValues(
+  db: Db,
+  row: MemoryRow,
+  live: Candidate[],
+  parent: MemoryRow,
+  speaker: string | null,
+): Promise<void> {
+  if (!row.attribute || !row.subject || !singleValued(row.attribute) || row.polarity !== "is") return;
+  for (const c of live) {
+    const r = c.row;
+    if (r.id === parent.id || r.is_latest !== 1 || r.subject !== row.subject || r.attribute !== row.attribute)
+      continue;
+    if (r.event_date !== null && r.is_static !== 1 && r.polarity === "is") continue;
+    const said = r.speaker ?? c.speaker ?? null;
+    if (speaker !== null && said !== null && said !== speaker) continue;
+    await retireMemory(db, row.id, r);
+    r.is_latest = 0;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { readContext } from "./extract/context.js";
-import { RELATION_NOUNS } from "./extract/people.js";
+import { isRelationNoun as isRelation, isSomeonesRelation, USER_SUBJECT } from "./extract/people.js";
 
 /**
  * Whose a memory is, for the user's profile. A namespace's profile is the user's: what the user
@@ -15,8 +15,7 @@ import { RELATION_NOUNS } from "./extract/people.js";
  * name is left as it is: a note may well call the user by name ("Frank prefers window seats").
  */
 
-/** The subject key the extractors give the user when no context names them. */
-export const USER_SUBJECT = "the user";
+export { USER_SUBJECT };
 
 /** A memory as the profile reads it. */
 export interface SubjectRow {
@@ -47,17 +46,6 @@ const words = (text: string) =>
     .split(/[\s,;:()[\]]+/)
     .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}'’]+$/gu, ""))
     .filter(Boolean);
-
-/** A relation noun as written, singular ("colleagues" -> "colleague"). */
-const isRelation = (word: string) =>
-  RELATION_NOUNS.has(word) || (word.endsWith("s") && RELATION_NOUNS.has(word.slice(0, -1)));
-
-/** Whether a subject key is someone of someone's: "the user's husband", "caroline's sister". */
-function isSomeonesRelation(subject: string): boolean {
-  const m = /^.+['’]s\s+(.+)$/.exec(subject);
-  const last = m ? words(m[1]!).at(-1) : undefined;
-  return last !== undefined && isRelation(last);
-}
 
 /**
  * Whether the memory introduces its subject as someone's: a relation noun owned by someone just

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { packageUrl } from "../../package-root.js";
-import { attributeWordSets } from "../memory/extract/attributes.js";
+import { attributeWordSets } from "../memory/extract/slots.js";
 import { lookUp, type SortedLines, shippedLines, sortedLines } from "../text/sorted-lines.js";
 import { type QueryTerm, stemTexts } from "../text/terms.js";
 

@@ -95,7 +95,10 @@ const TABLES = {
       "forget_after",
       "forget_reason",
       "subject",
+      "subject_kind",
       "attribute",
+      "fact_value",
+      "polarity",
       "event_date",
       "document_id",
       "memory_key",
@@ -339,6 +342,8 @@ export class ImportWriter {
         const values = t.columns.map((c) => {
           const v = r[camel(c)];
           if (t.json?.includes(c)) return v == null ? (c === "metadata" ? "{}" : null) : JSON.stringify(v);
+          // An export written before memories had a polarity: what they say is so.
+          if (c === "polarity") return (v ?? "is") as string;
           return (v ?? null) as string | number | null;
         });
         if (scoped) values.push(ns.id);

@@ -8,6 +8,11 @@ import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
 import { memoriesHolding, searchSpace, unitsHolding } from "./search-index.js";
 import { statement } from "./statements.js";
 
+/** Whose a fact is (memory/extract/types.ts), as stored. */
+export type SubjectKind = "user" | "person" | "thing" | "document";
+/** Whether a fact says its value is so, or no longer so. */
+export type Polarity = "is" | "no_longer";
+
 export interface MemoryRow {
   rowid: number;
   id: string;
@@ -24,7 +29,13 @@ export interface MemoryRow {
   forget_after: string | null;
   forget_reason: string | null;
   subject: string | null;
+  /** Whose the fact is: user, person, thing or document (null: a memory from before facts had kinds). */
+  subject_kind: SubjectKind | null;
   attribute: string | null;
+  /** The value the fact gives its attribute ("Berlin" for home), when it names one. */
+  fact_value: string | null;
+  /** 'no_longer': the fact says the value is no longer so ("no longer drinks coffee"). */
+  polarity: Polarity;
   event_date: string | null;
   document_id: string | null;
   /** Who said the source turn, lowercased (conversations). */
@@ -54,7 +65,10 @@ const COLUMNS = [
   "forget_after",
   "forget_reason",
   "subject",
+  "subject_kind",
   "attribute",
+  "fact_value",
+  "polarity",
   "event_date",
   "document_id",
   "speaker",
@@ -160,7 +174,13 @@ export interface NewMemoryRow {
   isStatic: boolean;
   isInference: boolean;
   subject: string | null;
+  /** Whose the fact is; absent or null: not known (a memory written directly). */
+  subjectKind?: SubjectKind | null | undefined;
   attribute: string | null;
+  /** The value the fact gives its attribute. */
+  value?: string | null | undefined;
+  /** Default 'is'. */
+  polarity?: Polarity | undefined;
   eventDate: string | null;
   forgetAfter: string | null;
   /** Set when the memory is written with its expiry's reason (legacy v4 writes). */
@@ -213,10 +233,10 @@ export async function getMemoryRowIn(
 
 /** The columns a new memory is inserted with (latest, not forgotten), its VALUES row and its values. */
 const INSERTED_COLUMNS = `id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
-  version, parent_memory_id, root_memory_id, forget_after, forget_reason, subject, attribute, event_date,
-  document_id, memory_key, context, speaker, created_at, updated_at`;
+  version, parent_memory_id, root_memory_id, forget_after, forget_reason, subject, subject_kind, attribute,
+  fact_value, polarity, event_date, document_id, memory_key, context, speaker, created_at, updated_at`;
 /** Values of one new memory (insertedValues) per VALUES row. */
-const INSERTED_WIDTH = 20;
+const INSERTED_WIDTH = 23;
 /** The VALUES row of the k-th memory of a statement. */
 const insertedRow = (k: number) =>
   `(${numbered(k * INSERTED_WIDTH + 1, 6)}, 1, 0, ${numbered(k * INSERTED_WIDTH + 7, INSERTED_WIDTH - 6)})`;
@@ -234,7 +254,10 @@ function insertedValues(m: NewMemoryRow, id: string, version: number, root: stri
     m.forgetAfter,
     m.forgetReason ?? null,
     m.subject,
+    m.subjectKind ?? null,
     m.attribute,
+    m.value ?? null,
+    m.polarity ?? "is",
     m.eventDate,
     m.documentId,
     memoryKey(m.memory),
@@ -333,6 +356,15 @@ export async function insertMemories(db: Db, memories: readonly NewMemoryRow[]):
     }
   }
   return ids;
+}
+
+/**
+ * Marks `old` no longer latest, replaced by the memory `newId` (its `updates` relation) without
+ * making it that memory's parent: a new value retires every value its one-valued slot held.
+ */
+export async function retireMemory(db: Db, newId: string, old: MemoryRow): Promise<void> {
+  await statement(db, "UPDATE memories SET is_latest = 0, updated_at = $1 WHERE id = $2").run(now(), old.id);
+  await addRelation(db, newId, old.id, "updates");
 }
 
 export async function addRelation(

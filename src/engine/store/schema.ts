@@ -502,6 +502,15 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX forgotten_sentences_memory ON forgotten_sentences(memory_id);
   `,
+  // 12: a memory is a fact (memory/extract/types.ts): whose it is (subject_kind: user, person,
+  // thing or document), the value its attribute takes (fact_value) and whether that is so or no
+  // longer so (polarity). Supersession (memory/relations.ts) and the profile read them. Memories
+  // from before keep NULL kind and value and 'is': the profile reads their subject as it did.
+  `
+  ALTER TABLE memories ADD COLUMN subject_kind TEXT;
+  ALTER TABLE memories ADD COLUMN fact_value TEXT;
+  ALTER TABLE memories ADD COLUMN polarity TEXT NOT NULL DEFAULT 'is';
+  `,
 ];
 
 /**

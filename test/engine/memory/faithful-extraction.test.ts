@@ -148,7 +148,7 @@ describe("faithful extraction through the HTTP API", () => {
     );
     const texts = memories.map((m) => m.memory);
     expect(texts).toContain("Lena Fischer prefers async code reviews.");
-    expect(texts.some((m) => /^Tom Becker loves trail running/.test(m))).toBe(true);
+    expect(texts.some((m) => /^Tom Becker, the user's manager, loves trail running/.test(m))).toBe(true);
     expect(texts).toContain("The user prefers dark roast coffee.");
     expect(texts.some((m) => /^The user's sister Maya lives in Lisbon/.test(m))).toBe(true);
     // Nothing about Lena, Tom or Maya is told as the user's, nor as another person's.

@@ -12,6 +12,8 @@ export interface Correction {
   replaces: string[];
   /** Spans of the sentence (its own offsets) that only say what is no longer so, to leave out of the memory. */
   drop: { start: number; end: number }[];
+  /** The sentence says something is no longer so ("no longer", "not ... anymore", "quit", "sold"). */
+  noLonger: boolean;
 }
 
 // An old value: one to four words, not a pronoun or a filler.
@@ -71,6 +73,14 @@ const RULES: Rule[] = [
       "giu",
     ),
   },
+  // "sold the Clio", "sold my car": what was sold is no longer the seller's
+  {
+    re: /\b(?:sold|sell|selling)\s+(?:the|my|our|his|her|their)?\s*((?:\p{Lu}[\p{L}\p{N}'’&-]*\s*){1,3}|car|bike|house|flat|apartment|motorbike|motorcycle|scooter|van|boat)(?=\s*(?:[,.;!?]|$|\s(?:and|but|last|this|on|in|at|for|to|because)\b))/gu,
+  },
+  // "left Lumen Labs", "left Berlin": a named employer or place left behind ("left the office early" names none)
+  {
+    re: /\b(?:left|leaving|leave|quit)\s+((?:\p{Lu}[\p{L}\p{N}'’&-]*\s*){1,3})(?=\s*(?:[,.;!?]|$|\s(?:and|but|last|this|on|in|at|for|to|because|after)\b))/gu,
+  },
   // "I was wrong about the venue", "I got the date wrong"
   {
     re: new RegExp(
@@ -88,6 +98,10 @@ const CUE = new RegExp(
   String.raw`\b(?:${ANYMORE}|no longer|instead|switched|was wrong|got .{1,30} wrong)\b`,
   "iu",
 );
+
+// What says a value is no longer so.
+const NO_LONGER =
+  /\bno longer\b|\b(?:not|never|n['’]t)\b[^.;!?]{0,60}?\b(?:anymore|any more|any longer)\b|\b(?:quit|quitting|stopped|gave up|given up|sold|cancel(?:l?ed))\b/i;
 
 export function correctionOf(sentence: string): Correction {
   const replaces: string[] = [];
@@ -119,5 +133,10 @@ export function correctionOf(sentence: string): Correction {
       }
     }
   }
-  return { cue, replaces: [...new Set(replaces)], drop };
+  return {
+    cue,
+    replaces: [...new Set(replaces.map((r) => r.trim()).filter((r) => r !== ""))],
+    drop,
+    noLonger: NO_LONGER.test(sentence),
+  };
 }

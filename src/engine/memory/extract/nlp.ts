@@ -13,6 +13,8 @@ export interface Token {
   start: number;
   end: number;
   negated: boolean;
+  /** Not in the text: the unsaid subject of a clause, taken from the clause before it (extract/clauses.ts). */
+  implied?: boolean;
 }
 
 export interface Sentence {

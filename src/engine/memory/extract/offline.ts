@@ -1,12 +1,14 @@
 import { conversationTurns } from "../../text/conversation.js";
 import { type DateSpan, type DayRef, formatDay, parseDocumentDate, resolveDates } from "../../text/dates.js";
-import { classify } from "./attributes.js";
+import { splitClauses, verbAsNoun } from "./clauses.js";
 import { readContext } from "./context.js";
 import { correctionOf } from "./corrections.js";
 import { documentShape, type Heading, headingAt, inContext, memoryBudget, salience } from "./document.js";
+import { FILLER, INTENSIFIERS, LIGHT_VERBS, markerSpans, SMALL_TALK } from "./markers.js";
 import { analyse, type Sentence, type Token } from "./nlp.js";
-import { PERSON_NOUNS } from "./people.js";
-import type { ExtractedFact, ExtractionInput, Extractor } from "./types.js";
+import { isSomeonesRelation, PERSON_NOUNS, People, subjectOf, USER_SUBJECT } from "./people.js";
+import { readSlot } from "./slots.js";
+import type { ExtractedFact, ExtractionInput, Extractor, SubjectKind } from "./types.js";
 
 /**
  * The offline default: no model. Each statement of a turn or sentence becomes one fact, told in the
@@ -31,113 +33,6 @@ interface Turn {
 const AGENT = new Set(["assistant", "system", "ai", "bot", "model", "tool"]);
 const USER = new Set(["user", "human", "me"]);
 
-// Nouns that carry no fact: greetings, thanks, small talk.
-const SMALL_TALK = new Set([
-  "thanks",
-  "thank",
-  "lol",
-  "haha",
-  "wow",
-  "hey",
-  "hi",
-  "hello",
-  "congrats",
-  "congratulation",
-  "bye",
-  "luck",
-  "care",
-  "chat",
-  "talk",
-  "idea",
-  "lot",
-  "thing",
-  "stuff",
-  "way",
-  "time",
-  "day",
-  "news",
-  "word",
-  "pleasure",
-  "hug",
-  "update",
-  "question",
-  "sound",
-  "yeah",
-  "yes",
-  "omg",
-  "bit",
-  "kind",
-  "sort",
-  "look",
-  "love",
-]);
-const LIGHT_VERBS = new Set([
-  "be",
-  "have",
-  "do",
-  "get",
-  "say",
-  "know",
-  "think",
-  "see",
-  "sound",
-  "look",
-  "seem",
-  "let",
-  "make",
-  "feel",
-  "hope",
-  "mean",
-  "guess",
-  "thank",
-  "hear",
-  "tell",
-  "wish",
-  "appreciate",
-  "care",
-  "want",
-  "keep",
-  "glad",
-  "catch",
-]);
-const FILLER = new Set([
-  "yeah",
-  "yes",
-  "oh",
-  "well",
-  "so",
-  "and",
-  "but",
-  "also",
-  "haha",
-  "lol",
-  "wow",
-  "hey",
-  "um",
-  "ah",
-  "ok",
-  "okay",
-  "btw",
-  "anyway",
-  "totally",
-  "absolutely",
-  "definitely",
-  "sure",
-  "actually",
-]);
-const INTENSIFIERS = new Set([
-  "really",
-  "so",
-  "super",
-  "just",
-  "pretty",
-  "totally",
-  "very",
-  "actually",
-  "truly",
-  "absolutely",
-  "definitely",
-]);
 const MODAL = /^(will|would|should|can|could|might|may|must|shall)$/;
 
 /**
@@ -207,7 +102,13 @@ function blank(text: string, spans: readonly { start: number; end: number }[]): 
  * opens the sentence counts only when the text also writes it capitalised elsewhere (`named`):
  * "Pets look cute" is not about someone called Pets.
  */
-function lastPersonIn(tokens: Token[], people: Set<string>, self: string, named: Set<string>): string | null {
+function lastPersonIn(
+  tokens: Token[],
+  people: Set<string>,
+  self: string,
+  named: Set<string>,
+  known?: People,
+): string | null {
   let found: string | null = null;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -226,11 +127,16 @@ function lastPersonIn(tokens: Token[], people: Set<string>, self: string, named:
       !opensWith(tokens, i) ||
       named.has(t.value) ||
       people.has(lower) ||
+      known?.has(lower) === true ||
       (j > i && /^[A-Z][a-z]/.test(tokens[j]!.value));
     if (
       lower !== self &&
       aName &&
-      (people.has(lower) || PERSON_NOUNS.has(before) || after?.pos === "VERB" || after?.pos === "AUX")
+      (people.has(lower) ||
+        known?.has(lower) === true ||
+        PERSON_NOUNS.has(before) ||
+        after?.pos === "VERB" ||
+        after?.pos === "AUX")
     )
       found = name;
     i = j;
@@ -257,6 +163,12 @@ interface Voices {
    * authors, not the user: kept as written (the document's title gives the context).
    */
   plural?: boolean;
+  /** Who "we" is beside the speaker: their partner, when the text named one ("the user and Sofia"). */
+  companion?: string | null;
+  /** The people the text introduced: a sentence naming one names a person. */
+  known?: People;
+  /** "We" is the speaker's household here (a home, children): the speaker, with no "and others". */
+  weAlone?: boolean;
 }
 
 interface Rewritten {
@@ -268,68 +180,6 @@ interface Rewritten {
   impliedSubject: boolean;
   /** A "she"/"he" subject became the person named before it. */
   referred: boolean;
-}
-
-// Subjects that point back to the clause before: "... and it was great" is one fact.
-const ANAPHORIC = new Set(["it", "that", "this", "which", "there", "who", "so"]);
-
-/** The words before a clause's first verb, lower-cased: its subject as written. */
-function clauseSubject(tokens: Token[]): string | null {
-  // The tagger reads some verbs after a name as plural nouns ("Maya lives in"): a -s word between a
-  // name and a preposition or article is read as the verb.
-  const at = tokens.findIndex((t, i) => t.pos === "VERB" || t.pos === "AUX" || verbAsNoun(tokens, i));
-  if (at <= 0) return null;
-  const words = tokens
-    .slice(0, at)
-    .filter((t) => !FILLER.has(t.lower) && t.pos !== "PUNCT" && t.pos !== "ADV");
-  if (words.length === 0 || words.length > 5) return null;
-  if (!words.every((t) => /^(DET|PRON|ADJ|NOUN|PROPN|NUM)$/.test(t.pos))) return null;
-  return words.map((t) => t.lower).join(" ");
-}
-
-/**
- * Two facts told in one sentence become two: "I prefer dark roast coffee and my sister Maya lives
- * in Lisbon" is one fact about the speaker and one about Maya. A clause after "and", "but" or ";"
- * is its own fact when it has a subject of its own, other than the first clause's, and a verb; a
- * clause whose subject points back ("and it was great") stays with the one before.
- */
-function splitClauses(sentence: Sentence): Sentence[] {
-  const { tokens } = sentence;
-  for (let k = 1; k < tokens.length - 2; k++) {
-    const t = tokens[k]!;
-    if (!((t.pos === "CCONJ" && (t.lower === "and" || t.lower === "but")) || t.value === ";")) continue;
-    let left = tokens.slice(0, k);
-    if (left.at(-1)?.value === ",") left = left.slice(0, -1);
-    const right = tokens.slice(k + 1);
-    if (!left.some((x) => x.pos === "VERB" || x.pos === "AUX")) continue;
-    const second = clauseSubject(right);
-    // "... and a dog named Max" lists one more thing: an indefinite subject rarely opens a new fact.
-    // A bare pronoun ("... and we saw a bear") goes on with the same scene: one fact, told together.
-    if (
-      second === null ||
-      ANAPHORIC.has(second) ||
-      /^(a|an|some|any|one|two|three|many|few)\b/.test(second) ||
-      /^(i|we|you|they|she|he)$/.test(second)
-    )
-      continue;
-    // "... and my kids loved it": a clause that points back at the first one is not true on its own.
-    if (right.some((x) => /^(it|that|this|these|those|there|them|then|too|also|either)$/.test(x.lower)))
-      continue;
-    const first = clauseSubject(left);
-    if (first === second) continue;
-    const part = (list: Token[]): Sentence => {
-      const start = list[0]!.start;
-      const end = list[list.length - 1]!.end;
-      return {
-        text: sentence.text.slice(start - sentence.start, end - sentence.start),
-        start,
-        end,
-        tokens: list,
-      };
-    };
-    return [part(left), ...splitClauses(part(right))];
-  }
-  return [sentence];
 }
 
 /** Rewrites a sentence in the third person with absolute dates. */
@@ -408,7 +258,10 @@ function rewrite(
       }
       continue;
     }
-    const next = tokens.slice(i + 1).find((n) => n.pos !== "ADV");
+    // The next word that is not an adverb ("no longer" reads as one).
+    const next = tokens
+      .slice(i + 1)
+      .find((n, k, rest) => n.pos !== "ADV" && !(n.lower === "no" && rest[k + 1]?.lower === "longer"));
     const asSubject = next !== undefined && (next.pos === "AUX" || next.pos === "VERB");
     // "Caroline and I go" is one plural subject; "I live here and I work there" opens a clause
     // (a verb came before the "and"), whose "I" takes the third-person verb like any other.
@@ -445,6 +298,13 @@ function rewrite(
       word = `${self}'s`;
     } else if (voices.plural === false && /^(we|us|our|ours|ourselves)$/.test(l)) {
       // fall through: kept as written
+    } else if ((l === "we" || l === "us") && voices.companion) {
+      // "We live in Foz" said by someone with a partner: the two of them (the verb stays plural).
+      word = `${self} and ${voices.companion}`;
+    } else if ((l === "we" || l === "us") && voices.weAlone) {
+      // The speaker's household: the speaker, for whom the verb agrees as for "I" ("we live" -> "the user lives").
+      word = self;
+      agree = l === "we" && asSubject && !afterAnd && !/^(and|or)$/.test(next?.lower ?? "");
     } else if (l === "we" || l === "us") {
       word = `${self} and others`;
     } else if (l === "our" || l === "ours") {
@@ -466,9 +326,14 @@ function rewrite(
       emit(t.space, word);
       continue;
     }
-    if (t.pos === "PROPN" && names.has(l)) namesPerson = true;
-    // Contractions are spelled out so the third-person verb reads right.
+    if (t.pos === "PROPN" && (names.has(l) || voices.known?.has(l) === true)) namesPerson = true;
+    // Contractions are spelled out so the third-person verb reads right; "she's" once "she" is a
+    // name is "Sofia is" (a name's "'s" would read as hers).
     let value = t.value;
+    if (/^['’]s$/.test(l) && t.pos === "AUX" && referred && out.at(-1) === referent) {
+      emit(" ", t.lemma === "have" ? "has" : "is");
+      continue;
+    }
     if (/^['’](m|re|ve|d|ll)$/.test(l)) {
       const full: Record<string, string> = { m: "am", re: "are", ve: "have", d: "would", ll: "will" };
       value = full[l.slice(1)]!;
@@ -480,7 +345,13 @@ function rewrite(
     if (agree && (t.pos === "AUX" || t.pos === "VERB")) {
       value = conjugate(value, t, past);
       agree = false;
-    } else if (agree && t.pos !== "ADV" && t.pos !== "PART") {
+    } else if (
+      agree &&
+      t.pos !== "ADV" &&
+      t.pos !== "PART" &&
+      !(l === "no" && tokens[i + 1]?.lower === "longer")
+    ) {
+      // "I no longer drink" agrees past "no longer" as past an adverb: "the user no longer drinks".
       agree = false;
     }
     // Written together, kept together: "5K", "9am", "24/7", "hip-hop" are one word as said.
@@ -508,17 +379,6 @@ function modifiesSubject(tokens: Token[], i: number): boolean {
   return k > i + 1 && (tokens[k]?.pos === "AUX" || tokens[k]?.pos === "VERB");
 }
 
-/** A verb the tagger read as a plural noun: an -s word after a name, before an article or preposition. */
-function verbAsNoun(tokens: Token[], k: number): boolean {
-  const t = tokens[k]!;
-  return (
-    t.pos === "NOUN" &&
-    /[a-z]s$/.test(t.value) &&
-    tokens[k - 1]?.pos === "PROPN" &&
-    /^(ADP|DET|PRON|NUM)$/.test(tokens[k + 1]?.pos ?? "")
-  );
-}
-
 /**
  * The tagger reads a capitalized first word as a proper noun ("Dyed my hair"); tagged again in
  * lower case, a verb shows as one. Names of the conversation's people are left alone.
@@ -535,6 +395,25 @@ function retagOpening(tokens: Token[], names: Set<string>): Token[] {
   )[0]?.tokens[0];
   if (again?.pos !== "VERB") return tokens;
   return [{ ...first, pos: "VERB", lemma: again.lemma }, ...tokens.slice(1)];
+}
+
+/**
+ * The tagger reads some verbs after a name as plural nouns ("Inês lives in Berlin"): tagged as the
+ * verbs they are, with their lemma ("live"), so that the clause has its verb.
+ */
+function retagNounVerbs(tokens: Token[]): Token[] {
+  return tokens.map((t, k) =>
+    verbAsNoun(tokens, k)
+      ? {
+          ...t,
+          pos: "VERB",
+          lemma: t.lower
+            .replace(/ies$/, "y")
+            .replace(/(?<=(?:s|sh|ch|x|z|o))es$/, "")
+            .replace(/s$/, ""),
+        }
+      : t,
+  );
 }
 
 /** Third person singular of a finite verb after "I" or "you" became a name. */
@@ -685,6 +564,8 @@ export function extractFacts(
   const peopleKeys = new Set(speakerNames);
   // The person named last, who a later "she" or "he" is (across turns: the reply often goes on about them).
   let lastPerson: string | null = null;
+  // The people the text introduces ("my wife is Sofia"), with who they are to whom.
+  const known = new People();
   const named = new Set(input.text.match(NAMED) ?? []);
   const dated = (list: DateSpan[]) =>
     list.filter((sp): sp is DateSpan & { date: string } => sp.date !== null);
@@ -702,8 +583,26 @@ export function extractFacts(
       self,
       other: others.length === 1 ? nameOf(others[0]!) : null,
       ...(reference ? { plural: false } : {}),
+      known,
+    };
+    const kindOf = (
+      subject: string | null,
+      personSlot = false,
+      subjectWritten?: string,
+    ): SubjectKind | null => {
+      if (subject === null) return null;
+      if (subject === selfKey) return selfIsUser ? "user" : "person";
+      if (reference) return "thing";
+      if (known.has(subject) || peopleKeys.has(subject) || isSomeonesRelation(subject)) return "person";
+      // A name that lives, works or likes something is someone ("Sofia loves surfing").
+      if (personSlot && /^\p{Lu}/u.test(subjectWritten ?? "")) return "person";
+      return "thing";
     };
     const selfKey = self.toLowerCase();
+    // "I" is the user in plain text and in the user's turns; in a named speaker's turns, that person.
+    const selfIsUser =
+      !reference &&
+      (turn.speaker === null || USER.has(turn.speaker.toLowerCase()) || self === context.userName);
     const owner = new Map<string, string>();
     // In a reference document "we" are its authors, not the user.
     for (const w of ["i", "me", "my", "mine", "myself", ...(reference ? [] : ["we", "us", "our", "ours"])])
@@ -737,11 +636,13 @@ export function extractFacts(
 
     // The past day this turn named last, which the sentences after it go on about.
     let narrated: { date: string; said: string } | null = null;
-    for (const sentence of analyse(said).flatMap(splitClauses)) {
+    for (const sentence of analyse(said).flatMap((s) => splitClauses(s, separateFacts))) {
       // A sentence after a line break may open with the break as a token: it is no word.
-      const tokens = retagOpening(
-        sentence.tokens.filter((t) => t.value.trim() !== ""),
-        names,
+      const tokens = retagNounVerbs(
+        retagOpening(
+          sentence.tokens.filter((t) => t.value.trim() !== ""),
+          names,
+        ),
       );
       const pronoun = tokens.findIndex((t) => t.lower === "she" || t.lower === "he" || t.lower === "his");
       // "She" and "he" are never the speaker ("I") and, between two people, never the listener
@@ -749,25 +650,54 @@ export function extractFacts(
       const candidate =
         pronoun < 0
           ? null
-          : (lastPersonIn(tokens.slice(0, pronoun), peopleKeys, selfKey, named) ?? lastPerson);
+          : (lastPersonIn(tokens.slice(0, pronoun), peopleKeys, selfKey, named, known) ?? lastPerson);
+      // Who this sentence introduces ("my wife is Sofia"): the person named last, if no other is.
+      const introducedBefore = known.last;
+      known.read(tokens, selfKey);
+      const introduced =
+        known.last !== introducedBefore && known.last !== null ? known.get(known.last)!.name : null;
       const referent =
         candidate === null ||
         candidate.toLowerCase() === selfKey ||
         (voices.other !== null && candidate.toLowerCase() === voices.other.toLowerCase())
           ? null
           : candidate;
-      lastPerson = lastPersonIn(tokens, peopleKeys, selfKey, named) ?? lastPerson;
+      lastPerson = lastPersonIn(tokens, peopleKeys, selfKey, named, known) ?? introduced ?? lastPerson;
+      voices.companion =
+        selfIsUser || turn.speaker !== null ? (known.partnerOf(selfKey)?.name ?? null) : null;
+      // "I'm Ana Ribeiro", "my name is Ana": who the speaker is, a fact of its own.
+      const name = selfIsUser ? nameSaid(tokens) : null;
+      if (name !== null) {
+        const memory = `${self}'s name is ${name}.`;
+        if (!seen.has(normalized(memory))) {
+          seen.add(normalized(memory));
+          facts.push({
+            memory,
+            isStatic: true,
+            subject: selfKey,
+            subjectKind: "user",
+            attribute: "name",
+            value: name,
+            eventDate: null,
+            isInference: false,
+            source: { start: turn.offset + sentence.start, end: turn.offset + sentence.end },
+          });
+        }
+        continue;
+      }
       if (!carriesFact(tokens, speakerNames, context.keywords)) continue;
       const correction = correctionOf(sentence.text);
-      // What only says what is no longer so ("not Porto anymore") is left out of the new memory.
+      // What only says what is no longer so ("not Porto anymore") and the markers it is told with
+      // ("by the way") are left out of the new memory (an unsaid subject, taken from the clause
+      // before, has no offsets of its own here and stays).
+      const drops = [...correction.drop, ...markerSpans(sentence.text)];
       const told =
-        correction.drop.length === 0
+        drops.length === 0
           ? tokens
           : tokens.filter(
               (t) =>
-                !correction.drop.some(
-                  (d) => t.start >= sentence.start + d.start && t.start < sentence.start + d.end,
-                ),
+                t.implied === true ||
+                !drops.some((d) => t.start >= sentence.start + d.start && t.start < sentence.start + d.end),
             );
       const spans = ref
         ? resolveDates(sentence.text, ref).map((s) => ({
@@ -777,6 +707,17 @@ export function extractFacts(
           }))
         : [];
       if (spans.length > 0) narrated = ref === null ? null : pastDay(spans, isoOf(ref));
+      // A date is not what the sentence is about ("The other day I ..."): its words are not the subject.
+      const undated = told.filter((t) => !spans.some((sp) => t.start >= sp.start && t.start < sp.end));
+      const subject = subjectOf(undated, owner);
+      const reading = readSlot(
+        undated,
+        dated(spans).length > 0,
+        correction.noLonger && correction.drop.length === 0,
+      );
+      // "We live in Foz", "we have a son": a fact of the speaker's own household, the speaker's
+      // (with their partner when the text named one); "we went camping" is the speaker and others.
+      voices.weAlone = reading.slot !== null && HOUSEHOLD_SLOTS.has(reading.slot);
       const { text, namesPerson, proper, impliedSubject, referred } = rewrite(
         told,
         spans,
@@ -786,13 +727,14 @@ export function extractFacts(
         referent,
       );
       if (text.length < 12) continue;
-      // A date is not what the sentence is about ("The other day I ..."): its words are not the subject.
-      const undated = told.filter((t) => !spans.some((sp) => t.start >= sp.start && t.start < sp.end));
-      const classified = classify(undated, owner, dated(spans).length > 0);
       // A lasting attribute told in the past tense ("I lost my job", "we adopted a puppy") is what
-      // happened that day, not the state now: an event, dated, that retires no state fact.
-      const kind =
-        classified.isStatic && finiteIsPast(undated) ? { ...classified, isStatic: false } : classified;
+      // happened that day, not the state now: an event, dated. A change told so ("moved to Braga",
+      // "joined Northwind") still sets its slot: it supersedes the value before it (relations.ts).
+      const kind = {
+        subject,
+        attribute: reading.slot,
+        isStatic: reading.isStatic && !finiteIsPast(undated),
+      };
       let memory =
         namesPerson || turn.speaker === null
           ? text
@@ -825,24 +767,49 @@ export function extractFacts(
       // Plain text says something about the user only in the first person.
       const firstPerson =
         turn.speaker !== null || told.some((t) => owner.has(t.lower) || /^i['’]m$/.test(t.lower));
+      let factSubject = stranger
+        ? null
+        : impliedSubject
+          ? selfKey
+          : referred && referent && opensWith(tokens, pronoun)
+            ? referent.toLowerCase()
+            : (kind.subject ?? (namesPerson || !firstPerson ? null : selfKey));
+      // Slots are a person's (home, work, likes): a manual's "job" is no one's work.
+      const slot = stranger || reference ? null : kind.attribute;
+      // "My wife is Sofia", "my favourite language is TypeScript": facts of the speaker's own (who
+      // their wife is, what they like), not of a wife or a language.
+      if (
+        factSubject?.startsWith(`${selfKey}'s `) &&
+        slot !== null &&
+        (slot.startsWith("favorite") ||
+          (OWN_RELATION_SLOTS.has(slot) && /^\p{Lu}/u.test(reading.value ?? "")))
+      )
+        factSubject = selfKey;
+      // A fact about someone the text introduced says who they are: "Sofia, the user's wife, is ...".
+      const who = factSubject !== null && factSubject !== selfKey ? known.get(factSubject) : undefined;
+      if (who?.relation && who.of !== null)
+        memory = withRelation(memory, who.name, who.relation, ownerLabel(who.of));
       facts.push({
         memory,
         isStatic: stranger ? false : kind.isStatic,
-        subject: stranger
-          ? null
-          : impliedSubject
-            ? selfKey
-            : referred && referent && opensWith(tokens, pronoun)
-              ? referent.toLowerCase()
-              : (kind.subject ?? (namesPerson || !firstPerson ? null : selfKey)),
-        // Attributes are a person's (home, work, likes): a manual's "job" is no one's work.
-        attribute: stranger || reference ? null : kind.attribute,
+        subject: factSubject,
+        subjectKind: kindOf(
+          factSubject,
+          slot !== null && slot !== "schedule",
+          undated.find((t) => t.lower === factSubject?.split(" ")[0])?.value,
+        ),
+        attribute: slot,
+        ...(slot !== null && reading.value !== null ? { value: reading.value } : {}),
+        ...(reading.polarity === "no_longer" ? { polarity: "no_longer" as const } : {}),
         eventDate,
         isInference: false,
         source: { start: turn.offset + sentence.start, end: turn.offset + sentence.end },
         // "I live in Madrid now" states the current value: it replaces the last one, even one told
-        // as a dated move ("moved to Porto in 2023").
-        ...(correction.cue || (kind.isStatic && kind.attribute !== null && /\bnow\b/i.test(sentence.text))
+        // as a dated move ("moved to Porto in 2023"); so does a change told as an event ("moved to
+        // Braga", "joined Northwind", "sold the Clio"), and a correction.
+        ...(correction.cue ||
+        (slot !== null && reading.change !== null) ||
+        (kind.isStatic && slot !== null && /\bnow\b/i.test(sentence.text))
           ? { corrects: true, replaces: correction.replaces }
           : {}),
       });
@@ -858,6 +825,59 @@ export function extractFacts(
     }
   }
   return reference ? mostSalient(facts, weighed, memoryBudget(input.text.length)) : facts;
+}
+
+/** Slots "we" tells of a household: the speaker's (and their partner's) home, children, pets. */
+const HOUSEHOLD_SLOTS = new Set(["home", "children", "family", "pet", "relationship"]);
+
+/** Slots a speaker's relations are told in ("my wife is Sofia", "my manager is Priya Raman"). */
+const OWN_RELATION_SLOTS = new Set(["relationship", "manager", "children", "family"]);
+
+/** "I'm Ana Ribeiro", "my name is Ana", "call me Ana": the name a speaker gives, else null. */
+function nameSaid(tokens: readonly Token[]): string | null {
+  const words = tokens.filter((t) => t.pos !== "INTJ" && !(t.pos === "PUNCT" && t.value !== ","));
+  const lower = words.map((t) => t.lower);
+  let at = -1;
+  if (/^i['’]m$/.test(lower[0] ?? "")) at = 1;
+  else if (lower[0] === "i" && lower[1] === "am") at = 2;
+  else if (lower[0] === "my" && lower[1] === "name" && lower[2] === "is") at = 3;
+  else if (lower[0] === "call" && lower[1] === "me") at = 2;
+  if (at < 0) return null;
+  const name: string[] = [];
+  for (let k = at; k < words.length && /^\p{Lu}[\p{L}'’-]*$/u.test(words[k]!.value) && name.length < 4; k++)
+    name.push(words[k]!.value);
+  // The name alone, or before a comma: "I'm Ana Ribeiro, nice to meet you", not "I'm Ana's friend".
+  const after = words[at + name.length];
+  return name.length > 0 && (after === undefined || after.value === ",") ? name.join(" ") : null;
+}
+
+/**
+ * The memory told with who its subject is to someone, after their name where it opens it:
+ * "Sofia is a marine biologist" -> "Sofia, the user's wife, is a marine biologist" (once: a memory
+ * that says the relation already stays as it is).
+ */
+function withRelation(memory: string, name: string, relation: string, owner: string): string {
+  if (!memory.startsWith(`${name} `) || new RegExp(`\\b${relation}\\b`, "i").test(memory)) return memory;
+  return `${name}, ${owner} ${relation},${memory.slice(name.length)}`;
+}
+
+/** "the user's" inside a sentence, "Caroline's" for a named owner. */
+const ownerLabel = (key: string) => (key === USER_SUBJECT ? "the user's" : `${capitalise(key)}'s`);
+const capitalise = (key: string) => key.replace(/(^|\s)\p{L}/gu, (c) => c.toUpperCase());
+
+/**
+ * Whether two clauses of one subject are separate facts: one of them sets a slot, or tells a change
+ * ("I sold the Clio and bought an electric bike", "my favourite language is Python and I'm learning
+ * Rust"); a narration ("we went camping and saw a bear") is one.
+ */
+function separateFacts(left: readonly Token[], right: readonly Token[], otherPerson = false): boolean {
+  const slotted = (tokens: readonly Token[]) => {
+    const r = readSlot(tokens, false, false);
+    // Two people: what either likes is theirs alone.
+    if (otherPerson && r.slot !== null && r.isStatic) return true;
+    return r.change !== null || (r.byVerb && r.holds === "one" && !/^(likes|dislikes)_/.test(r.slot ?? ""));
+  };
+  return slotted(left) || slotted(right);
 }
 
 /** Where a sentence's first word starts (the tokenizer may open it with the line breaks before). */

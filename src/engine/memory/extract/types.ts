@@ -1,4 +1,13 @@
-/** Memory extraction ("dreaming"): turns a document's text into short, self-contained facts. */
+/**
+ * Memory extraction ("dreaming"): turns a document's text into facts. A fact has a subject (the
+ * user; a person, known by their relation to the user; a thing; a document), an attribute (a slot
+ * of extract/slots.ts, or an open predicate), the value it gives that attribute, a polarity (is so,
+ * or no longer so) and the day it became true; and one clean sentence that says it. Supersession
+ * (memory/relations.ts) and the profile read the structure, not the words.
+ */
+import type { Polarity, SubjectKind } from "../../store/memories.js";
+
+export type { Polarity, SubjectKind };
 
 export interface ExtractionInput {
   text: string;
@@ -19,11 +28,17 @@ export interface ExtractedFact {
   memory: string;
   /** Identity, preferences, relationships, work, home (true) vs events, plans, recent states (false). */
   isStatic: boolean;
-  /** Normalized subject ("caroline"). */
+  /** Normalized subject ("caroline", "the user", "standup"). */
   subject: string | null;
-  /** Normalized attribute key for update detection ("home"), null if none. */
+  /** Whose the fact is: the user's own, another person's, a thing's or a document's. */
+  subjectKind?: SubjectKind | null;
+  /** The slot the fact sets ("home", "work", "likes_jazz"), or an open predicate; null if none. */
   attribute: string | null;
-  /** YYYY-MM-DD the fact is about, when known. */
+  /** The value it gives the slot ("Berlin"), when it names one. */
+  value?: string | null;
+  /** "no_longer": the value is no longer so ("I no longer drink coffee", "I sold the Clio"). Default "is". */
+  polarity?: Polarity;
+  /** YYYY-MM-DD the fact became true or happened, when known. */
   eventDate: string | null;
   /** Derived, not stated. */
   isInference?: boolean;

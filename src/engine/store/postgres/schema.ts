@@ -470,6 +470,13 @@ export const pgMigrations: readonly string[] = [
   CREATE CONSTRAINT TRIGGER memories_counters_update AFTER UPDATE OF namespace_id, is_latest, is_forgotten ON memories
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION memories_counters();
   `,
+  // 7: SQLite's migration 12: a memory is a fact: whose it is, the value its attribute takes and
+  // whether that is so or no longer so.
+  `
+  ALTER TABLE memories ADD COLUMN subject_kind TEXT;
+  ALTER TABLE memories ADD COLUMN fact_value TEXT;
+  ALTER TABLE memories ADD COLUMN polarity TEXT NOT NULL DEFAULT 'is';
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = pgMigrations.length;

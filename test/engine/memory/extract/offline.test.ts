@@ -211,9 +211,12 @@ describe("offline extractor", () => {
     ).rejects.toThrow();
   });
 
-  it("conjugates a second clause's 'I', keeps 'the user' lower case inside a sentence, and dates no habit", async () => {
+  it("makes two facts of two slots told in one sentence, each conjugated, and dates no habit", async () => {
     const facts = await extract({ text: "user: I live in Paris and I work as a nurse.\nassistant: Nice!" });
-    expect(facts.map((f) => f.memory)).toContain("The user lives in Paris and the user works as a nurse.");
+    expect(facts.map((f) => [f.memory, f.attribute])).toEqual([
+      ["The user lives in Paris.", "home"],
+      ["The user works as a nurse.", "work"],
+    ]);
     // A compound subject stays plural.
     const [both] = await extract({
       text: "Caroline: Melanie and I go hiking every Sunday.\nMelanie: We do!",
@@ -402,7 +405,8 @@ describe("offline extractor", () => {
       expect(facts.map((f) => f.memory.replace(/ \(8 May 2023\)/, ""))).toEqual([
         "Caroline adopted a grey kitten named Pixel.",
         "Melanie's brother Tom runs a bakery in Leeds.",
-        "Tom bakes sourdough for the whole street.",
+        // Who Tom is, said with the fact about him: true on its own.
+        "Tom, Melanie's brother, bakes sourdough for the whole street.",
       ]);
       expect(facts[2]?.subject).toBe("tom");
       expect(facts.every((f) => !f.memory.includes("["))).toBe(true);
@@ -410,7 +414,10 @@ describe("offline extractor", () => {
 
     it("resolves she/he to the person named last, and gives the fact that person as subject", async () => {
       const facts = await extract({ text: "Ola: My friend Alice moved in March. She lives in Berlin now." });
-      expect(find(facts, "Alice lives in Berlin now")).toMatchObject({ subject: "alice" });
+      expect(find(facts, "Alice, Ola's friend, lives in Berlin now")).toMatchObject({
+        subject: "alice",
+        subjectKind: "person",
+      });
     });
 
     it("never reads she/he as the listener, nor a capitalised first word as a person", async () => {
@@ -604,7 +611,7 @@ describe("offline extractor: faithful memory", () => {
         subject: "lena fischer",
         attribute: "likes_async",
       });
-      expect(find(facts, "Mr Costa owns three buildings").subject).toBe("mr costa");
+      expect(find(facts, "Mr Costa, the user's landlord, owns three buildings").subject).toBe("mr costa");
       const named = await extract({ text: "user: My colleague Priya Nair prefers tabs over spaces." });
       expect(find(named, "Priya Nair prefers tabs")).toMatchObject({
         subject: "priya nair",

@@ -1,0 +1,424 @@
+import type { Token } from "./nlp.js";
+import type { Polarity } from "./types.js";
+
+/**
+ * The slots a fact can set, as a table. A slot holds one value at a time (a new value replaces the
+ * old: where someone lives, their work) or several (they add up: children, pets, what they like);
+ * it is lasting (identity, home, work, family, diet, preferences: the profile's static part) or
+ * recent (events, plans). A clause sets a slot when its verb or one of its words names it. Keys
+ * are lemmas, so "lives in Berlin" and "moved to Braga" set the same slot and the later one can
+ * supersede the earlier (memory/relations.ts).
+ */
+export interface Slot {
+  name: string;
+  holds: "one" | "many";
+  lasting: boolean;
+  /** Verbs that set it ("live", "move"); `needs`: only with one of these words in the clause too. */
+  verbs?: readonly string[];
+  /** Nouns and adjectives that name it ("job", "vegetarian"). */
+  words?: readonly string[];
+  needs?: readonly string[];
+  /** Its words all say the same thing of a person: search reads a question's word as any of them. */
+  synonyms?: boolean;
+}
+
+export const SLOTS: readonly Slot[] = [
+  { name: "name", holds: "one", lasting: true, words: ["name", "call"], needs: ["name", "call"] },
+  {
+    name: "home",
+    holds: "one",
+    lasting: true,
+    verbs: ["live", "move", "relocate", "reside"],
+    words: ["live", "move", "relocate", "reside", "hometown"],
+    synonyms: true,
+  },
+  {
+    name: "work",
+    holds: "one",
+    lasting: true,
+    verbs: ["work", "hire", "promote"],
+    words: ["work", "job", "career", "employer", "profession", "occupation", "hire", "promote"],
+    synonyms: true,
+  },
+  {
+    name: "education",
+    holds: "many",
+    lasting: true,
+    verbs: ["study", "major", "graduate", "enroll"],
+    words: ["study", "major", "degree", "graduate", "university", "college", "enroll"],
+    synonyms: true,
+  },
+  {
+    name: "relationship",
+    holds: "one",
+    lasting: true,
+    verbs: ["marry", "divorce", "date"],
+    words: [
+      "married",
+      "marry",
+      "divorce",
+      "divorced",
+      "single",
+      "boyfriend",
+      "girlfriend",
+      "husband",
+      "wife",
+      "partner",
+      "fiance",
+      "fiancee",
+      "engaged",
+    ],
+    synonyms: true,
+  },
+  {
+    name: "pet",
+    holds: "many",
+    lasting: true,
+    words: ["dog", "cat", "pet", "puppy", "kitten", "hamster", "parrot"],
+    synonyms: true,
+  },
+  {
+    name: "children",
+    holds: "many",
+    lasting: true,
+    words: ["kid", "child", "son", "daughter", "baby"],
+    needs: ["have"],
+    synonyms: true,
+  },
+  {
+    name: "family",
+    holds: "many",
+    lasting: true,
+    words: [
+      "sister",
+      "brother",
+      "mother",
+      "father",
+      "mom",
+      "dad",
+      "parent",
+      "sibling",
+      "cousin",
+      "aunt",
+      "uncle",
+    ],
+    needs: ["have", "be"],
+  },
+  {
+    name: "age",
+    holds: "one",
+    lasting: true,
+    words: ["old", "age", "birthday"],
+    needs: ["year", "age", "turn"],
+  },
+  {
+    name: "diet",
+    holds: "one",
+    lasting: true,
+    words: ["vegetarian", "vegan", "pescatarian", "meat", "gluten", "keto", "halal", "kosher"],
+  },
+  {
+    name: "drink",
+    holds: "one",
+    lasting: true,
+    verbs: ["drink"],
+    words: ["coffee", "tea", "espresso", "cortado", "latte", "cappuccino", "matcha"],
+  },
+  {
+    name: "health",
+    holds: "many",
+    lasting: true,
+    words: [
+      "allergic",
+      "allergy",
+      "asthma",
+      "diabetes",
+      "diabetic",
+      "diagnose",
+      "medication",
+      "migraine",
+      "injury",
+    ],
+  },
+  {
+    name: "vehicle",
+    holds: "one",
+    lasting: true,
+    verbs: ["drive", "ride"],
+    words: ["car", "bike", "bicycle", "motorbike", "motorcycle", "scooter", "van", "truck", "vehicle"],
+  },
+  { name: "manager", holds: "one", lasting: true, words: ["manager", "boss", "supervisor"], needs: ["be"] },
+  {
+    name: "identity",
+    holds: "many",
+    lasting: true,
+    words: [
+      "transgender",
+      "trans",
+      "gay",
+      "lesbian",
+      "bisexual",
+      "queer",
+      "nonbinary",
+      "christian",
+      "muslim",
+      "jewish",
+      "atheist",
+      "introvert",
+      "extrovert",
+    ],
+  },
+  { name: "language", holds: "many", lasting: true, verbs: ["speak"], words: ["language"] },
+  {
+    name: "schedule",
+    holds: "one",
+    lasting: true,
+    words: [
+      "monday",
+      "tuesday",
+      "wednesday",
+      "thursday",
+      "friday",
+      "saturday",
+      "sunday",
+      "weekday",
+      "daily",
+      "weekly",
+      "biweekly",
+      "monthly",
+    ],
+    needs: [
+      "standup",
+      "meeting",
+      "demo",
+      "sync",
+      "class",
+      "lesson",
+      "practice",
+      "session",
+      "call",
+      "review",
+      "move",
+    ],
+  },
+];
+
+const BY_WORD = new Map<string, Slot>();
+for (const slot of SLOTS)
+  for (const w of [...(slot.verbs ?? []), ...(slot.words ?? [])]) BY_WORD.set(w, slot);
+
+/**
+ * Verbs that tell a change as an event: the old value ends ("sold the Clio", "left Lumen Labs",
+ * "quit smoking") or a new one is set ("bought an electric bike", "joined Northwind", "switched to
+ * green tea"). An ending names the value it ends; a setting takes the slot of its object.
+ */
+const ENDS = new Set(["sell", "leave", "quit", "stop", "cancel", "divorce", "retire"]);
+const SETS = new Set(["buy", "join", "move", "switch", "adopt", "become", "relocate", "marry"]);
+
+/** Verbs whose object is a liked or disliked thing: one slot per thing ("likes_jazz"). */
+const LIKES = new Set(["love", "like", "enjoy", "prefer", "adore", "fancy"]);
+const DISLIKES = new Set(["hate", "dislike", "detest", "loathe"]);
+const PLAN = new Set(["will", "gonna", "plan", "hope", "intend", "next", "soon", "upcoming", "tomorrow"]);
+// Words that make a state recent, not lasting: "I have a concert tonight" is this week's news.
+const RECENT = new Set(["recently", "lately", "currently", "now", "today", "tonight", "yesterday", "just"]);
+const STATE = new Set([
+  "be",
+  "have",
+  "own",
+  "believe",
+  "know",
+  "value",
+  "need",
+  "live",
+  "work",
+  "belong",
+  "drive",
+  "drink",
+  "speak",
+]);
+
+/** What a clause says, by the table: its slot, value, polarity and whether it is lasting. */
+export interface SlotReading {
+  /** The slot (or a thing liked: "likes_jazz", a favourite: "favorite_book"); null: an event or open fact. */
+  slot: string | null;
+  holds: "one" | "many";
+  isStatic: boolean;
+  value: string | null;
+  polarity: Polarity;
+  /** The clause tells a change as an event: it ends the value it names, or sets a new one. */
+  change: "ends" | "sets" | null;
+  /** The slot was named by the clause's verb ("lives", "works", "drinks"), not only by a word in it. */
+  byVerb: boolean;
+}
+
+/** Present tense (or base form) of a verb: its value is its lemma, or lemma + s. */
+function isPresent(t: Token): boolean {
+  return (
+    t.lower === t.lemma ||
+    t.lower === `${t.lemma}s` ||
+    t.lower === `${t.lemma}es` ||
+    /^(am|is|are|'m|'re|'s|’m|’re|’s)$/.test(t.lower)
+  );
+}
+
+const NOMINAL = /^(ADJ|NOUN|PROPN|NUM)$/;
+const VALUE_STOP =
+  /^(every|each|on|at|in|for|since|before|after|near|with|because|when|while|last|next|this)$/;
+
+/**
+ * The value a clause gives its slot: the noun group after `from` (its determiners and possessives
+ * left out: "a 2015 Renault Clio" -> "2015 Renault Clio"), up to a preposition, a comma or the end.
+ */
+export function valueAfter(tokens: readonly Token[], from: number): string | null {
+  let i = from;
+  while (
+    tokens[i] &&
+    (tokens[i]!.pos === "DET" ||
+      tokens[i]!.pos === "ADP" ||
+      tokens[i]!.pos === "PRON" ||
+      tokens[i]!.pos === "PART")
+  )
+    i++;
+  const words: string[] = [];
+  for (; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (VALUE_STOP.test(t.lower) && words.length > 0) break;
+    // A capitalised word is a name whatever the tagger says ("learning Go").
+    const capitalised = i > 0 && t.pos !== "PRON" && /^\p{Lu}/u.test(t.value);
+    if (
+      NOMINAL.test(t.pos) ||
+      capitalised ||
+      (t.value === "-" && words.length > 0) ||
+      (t.pos === "VERB" && /ing$/.test(t.lower) && words.length === 0)
+    )
+      words.push(t.value);
+    else if (words.length > 0) break;
+  }
+  return words.length > 0 ? words.join(" ").replace(/ - /g, "-") : null;
+}
+
+/** The first verb, or an auxiliary that is the clause's verb ("is vegetarian"), and its index. */
+function mainVerb(tokens: readonly Token[]): number {
+  const verb = tokens.findIndex((t) => t.pos === "VERB");
+  if (verb >= 0) return verb;
+  return tokens.findIndex(
+    (t) => t.pos === "AUX" && !/^(will|would|should|can|could|might|may|must|do)$/.test(t.lemma),
+  );
+}
+
+const NEGATION = /^(not|n't|n’t|never|no)$/;
+
+/**
+ * Reads a clause against the table. `tokens` are the clause's, dates left out; `hasDate`: it names
+ * a day (an event then, unless it sets a lasting slot by a change verb).
+ */
+export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: boolean): SlotReading {
+  const lemmas = tokens.map((t) => t.lemma);
+  const lemmaSet = new Set(lemmas);
+  const verbAt = mainVerb(tokens);
+  const verb = verbAt >= 0 ? tokens[verbAt]! : undefined;
+  const planned =
+    lemmas.some((l) => PLAN.has(l)) ||
+    tokens.some((t, i) => t.lemma === "go" && tokens[i + 1]?.lower === "to" && tokens[i + 2]?.pos === "VERB");
+  const negated = tokens.slice(0, verbAt + 1).some((t) => NEGATION.test(t.lower) || t.negated);
+  const polarity: Polarity = noLonger ? "no_longer" : "is";
+  // A change is told by its verb said outright: "wants to move", "should join" or "never quit" tell none.
+  const told =
+    verb !== undefined &&
+    !negated &&
+    !/^(to|will|would|should|can|could|might|may|must|gonna|wanna|ca|wo)$/.test(
+      tokens[verbAt - 1]?.lower ?? "",
+    );
+  const change = !told ? null : ENDS.has(verb.lemma) ? "ends" : SETS.has(verb.lemma) ? "sets" : null;
+  const value = verbAt >= 0 ? valueAfter(tokens, verbAt + 1) : null;
+  const reading = (
+    slot: string | null,
+    holds: "one" | "many",
+    isStatic: boolean,
+    v = value,
+    byVerb = false,
+  ): SlotReading => ({
+    slot,
+    holds,
+    isStatic,
+    value: v,
+    polarity: change === "ends" ? "no_longer" : polarity,
+    change,
+    byVerb,
+  });
+
+  // "my favourite programming language is TypeScript": one slot per kind of favourite (the last
+  // noun before "is"), its value what follows "is".
+  const fav = tokens.findIndex((t) => t.lemma === "favorite" || t.lemma === "favourite");
+  if (fav >= 0) {
+    const is = tokens.findIndex((t, i) => i > fav && t.lemma === "be");
+    const kind = tokens.slice(fav + 1, is >= 0 ? is : undefined);
+    const noun = kind.findLast((t) => t.pos === "NOUN") ?? kind.find((t) => t.pos === "NOUN");
+    return reading(
+      noun ? `favorite_${noun.lemma}` : "favorite",
+      "one",
+      !planned,
+      is >= 0 ? valueAfter(tokens, is + 1) : value,
+      true,
+    );
+  }
+  // Joining an organisation ("joined Northwind as a design lead") is work; a club or a forum is not.
+  if (
+    verb?.lemma === "join" &&
+    (tokens[verbAt + 1]?.pos === "PROPN" || tokens.some((t, i) => i > verbAt && t.lower === "as"))
+  )
+    return reading("work", "one", !planned, value, true);
+  // The verb's slot first ("drinks a cortado before work" is a drink), then one a word names.
+  const byVerb = verb === undefined ? undefined : SLOTS.find((slot) => slot.verbs?.includes(verb.lemma));
+  const named =
+    byVerb ??
+    SLOTS.find(
+      (slot) =>
+        lemmas.some((l) => slot.words?.includes(l) || slot.verbs?.includes(l)) &&
+        (!slot.needs || slot.needs.some((n) => lemmaSet.has(n))),
+    );
+  if (named) {
+    // A lasting slot told as a change ("moved to Braga", "bought a bike") is its new value.
+    return reading(
+      named.name,
+      named.holds,
+      !planned && (named.lasting || change === "sets"),
+      value,
+      byVerb !== undefined,
+    );
+  }
+  const like =
+    verb && (LIKES.has(verb.lemma) || DISLIKES.has(verb.lemma)) && isPresent(verb) ? verb : undefined;
+  if (like && !hasDate && !planned) {
+    // "loves painting" / "doesn't like running": one slot per liked thing, negation included.
+    const object = tokens
+      .slice(verbAt + 1)
+      .find((t) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "VERB");
+    const kind = DISLIKES.has(like.lemma) || negated ? "dislikes" : "likes";
+    return reading(object ? `${kind}_${object.lemma}` : null, "one", true);
+  }
+  if (planned || hasDate || lemmas.some((l) => RECENT.has(l))) return reading(null, "many", false);
+  // Lasting by its finite verb, the first one said ("are excited" is a state of the moment).
+  const finite = tokens.find(
+    (t) =>
+      t.pos === "VERB" ||
+      (t.pos === "AUX" && !/^(will|would|should|can|could|might|may|must|do)$/.test(t.lemma)),
+  );
+  const isStatic =
+    finite !== undefined && STATE.has(finite.lemma) && isPresent(finite) && !lemmaSet.has("feel");
+  return reading(null, "many", isStatic);
+}
+
+/** Whether the slot holds one value at a time (a new value of the same subject replaces the old). */
+export function holdsOne(slot: string): boolean {
+  if (slot.startsWith("favorite") || slot.startsWith("likes_") || slot.startsWith("dislikes_")) return true;
+  return SLOTS.find((s) => s.name === slot)?.holds === "one";
+}
+
+/** Whether the slot is one of the table's (not an open predicate). */
+export const isSlot = (name: string) => BY_WORD.size > 0 && SLOTS.some((s) => s.name === name);
+
+/** The word sets of the slots whose words say the same thing (search reads a question's word as any of them). */
+export function attributeWordSets(): { attribute: string; lemmas: readonly string[] }[] {
+  return SLOTS.filter((s) => s.synonyms).map((s) => ({ attribute: s.name, lemmas: s.words ?? [] }));
+}

@@ -40,6 +40,7 @@ import { profileRoutes } from "./routes/profile.js";
 import { type EngineEnv, type EngineRoutes, tooLarge } from "./routes/route.js";
 import { searchRoutes } from "./routes/search.js";
 import { databaseBackend, databaseState, isDiskFull, StoreUnavailableError } from "./store/db.js";
+import { FilterTooLargeError } from "./store/filter.js";
 import { OrganizationBucketError } from "./store/profile.js";
 import { SecretKeyError } from "./store/secrets.js";
 
@@ -76,6 +77,7 @@ function asDomainError(err: Error): DomainError | undefined {
   }
   if (err instanceof SecretKeyError) return new InternalError("Secret key mismatch", err.message);
   if (err instanceof ZodError) return new InputError(undefined, describeIssues("body", err.issues));
+  if (err instanceof FilterTooLargeError) return new InputError("filter", err.message);
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { type Endpoint, writes } from "../../api/endpoints.js";
 import { describeIssues, READ_ONLY_KEY } from "../../api/errors.js";
 import { REQUEST_BODY_MAX_BYTES } from "../../api/limits.js";
+import { findUnstorableText, INVALID_TEXT_RULE } from "../../api/text.js";
 import type { EngineContext } from "../context.js";
 import { growsStore } from "../disk-reserve.js";
 import { ForbiddenError, InputError, TooLargeError } from "../errors.js";
@@ -182,6 +183,17 @@ export async function parseRequest<E extends Endpoint>(
     if (raw !== undefined) body = parse("body", endpoint.body, raw);
   }
   if (issues.length) throw new InputError(undefined, issues.join("; "));
+  for (const [where, value] of [
+    ["params", params],
+    ["query", query],
+    ["body", body],
+    ["file", upload && { name: upload.name, mimeType: upload.mimeType }],
+  ] as const) {
+    const at = findUnstorableText(value);
+    if (!at) continue;
+    const field = at.length === 0 ? where : `${where === "body" ? "" : `${where}.`}${at.join(".")}`;
+    throw new InputError(field, INVALID_TEXT_RULE);
+  }
   return { params, query, body, ...(upload ? { upload } : {}) } as Input<E>;
 }
 

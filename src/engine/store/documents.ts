@@ -4,6 +4,7 @@ import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
 import { Params } from "./connection.js";
 import { type Db, documentTransaction, lockName, namespaceTransaction, newId, now, parseJson } from "./db.js";
+import { redactTitle } from "../text/redact.js";
 import { compileFilter, filterFormFor } from "./filter.js";
 import { enqueueDocumentJob, enqueueJob } from "./jobs.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
@@ -207,7 +208,7 @@ export async function latestSourceDocument(
        OR d.id IN (SELECT document_id FROM memory_sources WHERE memory_id = $3))
      ORDER BY d.updated_at DESC, d.rowid DESC LIMIT 1`,
   ).get(namespaceId, documentId, memoryId)) as DocumentRow | undefined;
-  return row ? toDocument(row) : undefined;
+  return row ? await documentRecord(db, row) : undefined;
 }
 
 /**
@@ -249,11 +250,19 @@ export async function getDocumentRow(db: Db, id: string): Promise<DocumentRow | 
   return (await statement(db, "SELECT * FROM documents WHERE id = $1").get(id)) as DocumentRow | undefined;
 }
 
-export function toDocument(d: DocumentRow, extra?: { chunks?: Chunk[]; memories?: Memory[] }): Document {
+/**
+ * A document as the API shows it. `forgotten`: the sentences forgotten from it, which a title made
+ * from its first line must not say (text/redact.ts redactTitle); documentRecords reads them.
+ */
+export function toDocument(
+  d: DocumentRow,
+  extra?: { chunks?: Chunk[]; memories?: Memory[]; forgotten?: readonly string[] },
+): Document {
+  const forgotten = extra?.forgotten ?? [];
   return {
     id: d.id,
     customId: d.custom_id,
-    title: d.title,
+    title: d.title && forgotten.length > 0 ? redactTitle(d.title, forgotten) : d.title,
     type: d.type,
     summary: d.summary,
     content: d.content,
@@ -271,6 +280,36 @@ export function toDocument(d: DocumentRow, extra?: { chunks?: Chunk[]; memories?
     ...(extra?.chunks ? { chunks: extra.chunks } : {}),
     ...(extra?.memories ? { memories: extra.memories } : {}),
   };
+}
+
+/**
+ * Documents as the API shows them, wherever one is shown (a list, a read, a memory's source):
+ * each titled without the sentences forgotten from it, read for all of them in one statement.
+ */
+export async function documentRecords(db: Db, rows: readonly DocumentRow[]): Promise<Document[]> {
+  const titled = rows.filter((r) => r.title).map((r) => r.id);
+  const forgotten = new Map<string, string[]>();
+  if (titled.length > 0) {
+    const p = new Params(db.dialect);
+    const found = (await statement(
+      db,
+      `SELECT DISTINCT document_id, sentence FROM forgotten_sentences WHERE ${p.isIn("document_id", titled, "text")}`,
+    ).all(...p.values)) as { document_id: string; sentence: string }[];
+    for (const f of found) forgotten.set(f.document_id, [...(forgotten.get(f.document_id) ?? []), f.sentence]);
+  }
+  // Longest first, as forgottenSentences gives them: a longer sentence may hold a shorter one.
+  const ordered = (list: string[]) => list.sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  return rows.map((r) => toDocument(r, { forgotten: ordered(forgotten.get(r.id) ?? []) }));
+}
+
+/** One document as the API shows it (documentRecords), with the parts asked for. */
+export async function documentRecord(
+  db: Db,
+  row: DocumentRow,
+  extra?: { chunks?: Chunk[]; memories?: Memory[] },
+): Promise<Document> {
+  const [doc] = await documentRecords(db, [row]);
+  return { ...doc!, ...(extra?.chunks ? { chunks: extra.chunks } : {}), ...(extra?.memories ? { memories: extra.memories } : {}) };
 }
 
 export function toChunk(c: ChunkRow, metadata: Metadata): Chunk {
@@ -309,7 +348,7 @@ export async function listDocuments(
     db,
     `SELECT d.* ${from} ORDER BY ${orderBy("d", page)} LIMIT ${p.add(page.limit)} OFFSET ${p.add((page.page - 1) * page.limit)}`,
   ).all(...p.values)) as unknown as DocumentRow[];
-  return { items: rows.map((r) => toDocument(r)), total };
+  return { items: await documentRecords(db, rows), total };
 }
 
 /** Chunks of the namespace's indexed documents; the filter applies to their document. */

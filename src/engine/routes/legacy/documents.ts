@@ -9,9 +9,9 @@ import {
   type DocumentRow,
   deleteDocuments,
   deleteDocumentsIn,
+  documentRecord,
   findDocumentsIn,
   listDocuments,
-  toDocument,
 } from "../../services/documents.js";
 import type { NamespaceRow } from "../../services/namespaces.js";
 import { type EngineApp, pagination, route } from "../route.js";
@@ -118,7 +118,7 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
   route(app, ctx, endpoints.legacyGetDocument, async ({ principal, params }) => {
     const { namespaces, rows } = await find(principal, params.id);
     const { row, namespace } = documentById(namespaces, rows, params.id);
-    return toLegacyDocument(toDocument(row), namespace.name);
+    return toLegacyDocument(await documentRecord(db, row), namespace.name);
   });
 
   route(app, ctx, endpoints.legacyDocumentChunks, async ({ principal, params }) => {

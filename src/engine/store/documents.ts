@@ -2,9 +2,9 @@ import type { Metadata } from "../../api/common.js";
 import type { Chunk, Document, DocumentStatus } from "../../api/documents.js";
 import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
+import { redactTitle } from "../text/redact.js";
 import { Params } from "./connection.js";
 import { type Db, documentTransaction, lockName, namespaceTransaction, newId, now, parseJson } from "./db.js";
-import { redactTitle } from "../text/redact.js";
 import { compileFilter, filterFormFor } from "./filter.js";
 import { enqueueDocumentJob, enqueueJob } from "./jobs.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
@@ -295,7 +295,8 @@ export async function documentRecords(db: Db, rows: readonly DocumentRow[]): Pro
       db,
       `SELECT DISTINCT document_id, sentence FROM forgotten_sentences WHERE ${p.isIn("document_id", titled, "text")}`,
     ).all(...p.values)) as { document_id: string; sentence: string }[];
-    for (const f of found) forgotten.set(f.document_id, [...(forgotten.get(f.document_id) ?? []), f.sentence]);
+    for (const f of found)
+      forgotten.set(f.document_id, [...(forgotten.get(f.document_id) ?? []), f.sentence]);
   }
   // Longest first, as forgottenSentences gives them: a longer sentence may hold a shorter one.
   const ordered = (list: string[]) => list.sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
@@ -309,7 +310,11 @@ export async function documentRecord(
   extra?: { chunks?: Chunk[]; memories?: Memory[] },
 ): Promise<Document> {
   const [doc] = await documentRecords(db, [row]);
-  return { ...doc!, ...(extra?.chunks ? { chunks: extra.chunks } : {}), ...(extra?.memories ? { memories: extra.memories } : {}) };
+  return {
+    ...doc!,
+    ...(extra?.chunks ? { chunks: extra.chunks } : {}),
+    ...(extra?.memories ? { memories: extra.memories } : {}),
+  };
 }
 
 export function toChunk(c: ChunkRow, metadata: Metadata): Chunk {

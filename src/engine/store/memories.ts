@@ -142,7 +142,12 @@ export async function memoriesOfDocument(
          OR m.id IN (SELECT memory_id FROM memory_sources WHERE document_id = $2))
          AND ($3 = 1 OR ${liveMemory("$4")})
        ORDER BY m.created_at, m.rowid`,
-  ).all(documentId, documentId, includeForgotten ? 1 : 0, new Date().toISOString())) as unknown as MemoryRow[];
+  ).all(
+    documentId,
+    documentId,
+    includeForgotten ? 1 : 0,
+    new Date().toISOString(),
+  )) as unknown as MemoryRow[];
   return rows.map(toMemory);
 }
 

@@ -10,6 +10,7 @@ import { type Dreamer, noDreaming } from "./pipeline/dreamer.js";
 import { JobQueue } from "./pipeline/queue.js";
 import { ProcessingThreads } from "./pipeline/threads.js";
 import { WorkerPool } from "./pipeline/worker.js";
+import { removeStaleSpools } from "./routes/spool.js";
 import { preloadSearch } from "./search/preload.js";
 import { hasScheduledConnectors, sealPlaintextSecrets } from "./store/connectors.js";
 import { type DatabaseState, databaseState, openDatabase, transaction } from "./store/db.js";
@@ -133,6 +134,9 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     checkpoints: !threaded,
   });
   if (opts.apiKey) await registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
+  // Uploads a crash broke off left their spool files behind.
+  const stale = await removeStaleSpools(opts.dataDir);
+  if (stale > 0) log(`removed ${stale} upload file(s) left by a process that stopped mid-upload`);
   // Connectors written by a memctx that stored their secrets in plain text: sealed now.
   await transaction(db, async () => {
     await sealPlaintextSecrets(db);

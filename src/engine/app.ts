@@ -93,7 +93,11 @@ export function errorHandler(ctx: EngineContext): ErrorHandler<EngineEnv> {
       ctx.log(`unexpected error on ${where}: ${err.stack ?? err.message}`);
       return c.json({ error: "Internal server error" }, 500);
     }
-    if (known instanceof StorageFullError) ctx.log(`disk full on ${where}: ${err.message}`);
+    if (known instanceof StorageFullError && known !== err) {
+      ctx.log(`disk full on ${where}: ${err.message}`);
+      // The reserve's reading said there was room: the next request reads the disk again.
+      ctx.disk?.forget();
+    }
     if (known instanceof RateLimitedError || known instanceof UnavailableError)
       c.header("Retry-After", String(known.retryAfterSeconds));
     // The rest of a body too large may be left unread: the connection cannot serve another request.

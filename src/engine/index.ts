@@ -1,6 +1,6 @@
 import { createApp } from "./app.js";
 import { type EngineContext, type EngineLimits, NO_LIMITS } from "./context.js";
-import { DiskReserve, type DiskReserveSetting, type DiskState } from "./disk-reserve.js";
+import { DiskReserve, type DiskReserveSetting, type DiskState, hasRoom } from "./disk-reserve.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
 import type { Extractor } from "./memory/extract/types.js";
 import { chatModelFromEnv } from "./models/chat.js";
@@ -15,7 +15,7 @@ import { preloadSearch } from "./search/preload.js";
 import { hasScheduledConnectors, sealPlaintextSecrets } from "./store/connectors.js";
 import { type DatabaseState, databaseState, openDatabase, transaction } from "./store/db.js";
 import { namespacesAwaitingDreams } from "./store/documents.js";
-import { hasOpenJobs } from "./store/jobs.js";
+import { hasOpenJobs, unprocessedBytes } from "./store/jobs.js";
 import {
   countKeys,
   createKey,
@@ -163,6 +163,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     workers: threads ? 0 : loops,
     leaseMs,
     diskFullRetryMs: opts.diskFullRetryMs,
+    ...(databaseUrl ? {} : { room: () => hasRoom(opts.dataDir) }),
     log,
   });
   const ctx: EngineContext = {
@@ -179,7 +180,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   };
   // PostgreSQL keeps its data on its own server's disk: the data directory's is not the one that fills.
   const reserve = ctx.limits?.diskReserve;
-  if (reserve && !databaseUrl) ctx.disk = new DiskReserve(opts.dataDir, reserve);
+  if (reserve && !databaseUrl) ctx.disk = new DiskReserve(opts.dataDir, reserve, () => unprocessedBytes(db));
   // A wrong model setting fails the start, as before; the extractor itself is made with the pipeline.
   const chat = opts.extractor ? null : chatModelFromEnv();
   const models = {

@@ -57,7 +57,7 @@ export function route<E extends Endpoint>(
   const grows = growsStore(endpoint);
   on(app, endpoint, path, async (c) => {
     // Before the body is read: an upload refused for want of space is not written to disk first.
-    if (grows) await ctx.disk?.assertRoom();
+    if (grows) await ctx.disk?.assertRoom(declaredBytes(c));
     const input = await parseRequest(c, endpoint, ctx.dataDir);
     const request = await scoped(
       c,
@@ -81,12 +81,18 @@ export function creatingRoute<E extends Endpoint>(
 ): void {
   const grows = growsStore(endpoint);
   on(app, endpoint, endpoint.path, async (c) => {
-    if (grows) await ctx.disk?.assertRoom();
+    if (grows) await ctx.disk?.assertRoom(declaredBytes(c));
     const input = await parseRequest(c, endpoint, ctx.dataDir);
     const request = await scoped(c, input, async (_org, name) => name);
     return send(c, endpoint, await handler(request as RouteRequest<E, string>));
   });
 }
+
+/** The body's declared size: what a write brings, for the disk reserve (0 when undeclared). */
+const declaredBytes = (c: Context) => {
+  const n = Number(c.req.header("content-length") ?? "0");
+  return Number.isFinite(n) && n > 0 ? n : 0;
+};
 
 /**
  * Registers an endpoint's handler behind the one check every route shares: a read-only key may

@@ -9,6 +9,7 @@ import { growsStore } from "../disk-reserve.js";
 import { ForbiddenError, InputError, TooLargeError } from "../errors.js";
 import { findNamespace, type NamespaceRow } from "../services/namespaces.js";
 import type { OrganizationRow, Principal } from "../store/organizations.js";
+import { jsonResponse } from "./json.js";
 import { FILE_PART, readUpload, type UploadedFile } from "./multipart.js";
 
 export type EngineEnv = { Variables: { principal: Principal } };
@@ -133,9 +134,9 @@ async function scoped<E extends Endpoint>(c: Context<EngineEnv>, input: Input<E>
   };
 }
 
-function send(c: Context<EngineEnv>, endpoint: Endpoint, out: unknown): Response {
+function send(_c: Context<EngineEnv>, endpoint: Endpoint, out: unknown): Response {
   if (out instanceof Response) return out;
-  return c.json(out as object, endpoint.status ?? 200);
+  return jsonResponse(out, endpoint.status ?? 200);
 }
 
 /** The contract's pagination of a list answer. */

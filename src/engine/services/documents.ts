@@ -226,6 +226,7 @@ export {
   findDocumentsIn,
   listChunks,
   listDocuments,
+  type RecordRow,
 } from "../store/documents.js";
 
 /** A namespace's document by service or caller id, with the parts asked for; undefined if unknown. */

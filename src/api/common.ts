@@ -5,8 +5,14 @@ import {
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_MAX,
   LIST_PAGE_DEFAULT,
+  METADATA_ARRAY_MAX_ITEMS,
+  METADATA_KEY_MAX_LENGTH,
+  METADATA_KEYS_MAX,
+  METADATA_MAX_BYTES,
+  METADATA_VALUE_MAX_LENGTH,
   NAMESPACE_MAX_LENGTH,
   NAMESPACE_PATTERN,
+  QUERY_MAX_LENGTH,
 } from "./limits.js";
 
 /** v5 namespace path segment; the same rule as the legacy `containerTag`. */
@@ -24,10 +30,58 @@ export const DocumentId = z
   .max(DOCUMENT_ID_MAX_LENGTH, `must be at most ${DOCUMENT_ID_MAX_LENGTH} characters`);
 
 export const MetadataValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
-/** Flat: string keys; values string, number, boolean or array of strings; no nesting. */
-export const Metadata = z.record(z.string(), MetadataValue, {
-  error: "metadata must be a flat object of string, number, boolean or string-array values",
-});
+const FLAT = "metadata must be a flat object of string, number, boolean or string-array values";
+/**
+ * Flat: string keys; values string, number, boolean or array of strings; no nesting. As records
+ * carry it (what is stored is shown as it is); a request's is held to the limits of `Metadata`.
+ */
+export const MetadataRecord = z.record(z.string(), MetadataValue, { error: FLAT });
+
+/**
+ * Metadata as a request sends it: flat, and at most METADATA_KEYS_MAX keys of at most
+ * METADATA_KEY_MAX_LENGTH characters, string values of at most METADATA_VALUE_MAX_LENGTH,
+ * arrays of at most METADATA_ARRAY_MAX_ITEMS, METADATA_MAX_BYTES in all (JSON, UTF-8). The sizes
+ * are checked once the shape holds, each issue at its key (a union would report them as its own).
+ */
+export const Metadata = z
+  .record(
+    z.string().max(METADATA_KEY_MAX_LENGTH, `a key must be at most ${METADATA_KEY_MAX_LENGTH} characters`),
+    MetadataValue,
+    { error: FLAT },
+  )
+  .superRefine((value, ctx) => {
+    const keys = Object.keys(value);
+    if (keys.length > METADATA_KEYS_MAX) {
+      ctx.addIssue({
+        code: "custom",
+        message: `holds at most ${METADATA_KEYS_MAX} keys (it has ${keys.length})`,
+      });
+      return;
+    }
+    const tooLong = `a value must be at most ${METADATA_VALUE_MAX_LENGTH} characters`;
+    let issues = 0;
+    const issue = (message: string, path: (string | number)[]) => {
+      issues++;
+      ctx.addIssue({ code: "custom", message, path });
+    };
+    for (const key of keys) {
+      const v = value[key];
+      if (typeof v === "string" && v.length > METADATA_VALUE_MAX_LENGTH) issue(tooLong, [key]);
+      if (!Array.isArray(v)) continue;
+      if (v.length > METADATA_ARRAY_MAX_ITEMS)
+        issue(`an array holds at most ${METADATA_ARRAY_MAX_ITEMS} strings`, [key]);
+      v.forEach((item, i) => {
+        if (item.length > METADATA_VALUE_MAX_LENGTH) issue(tooLong, [key, i]);
+      });
+    }
+    if (issues) return;
+    const bytes = new TextEncoder().encode(JSON.stringify(value)).length;
+    if (bytes > METADATA_MAX_BYTES)
+      ctx.addIssue({
+        code: "custom",
+        message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON (it is ${bytes})`,
+      });
+  });
 export type Metadata = z.infer<typeof Metadata>;
 
 /** Whether `value` nests arrays and objects more than `max` levels (itself one), walked without recursion. */
@@ -54,6 +108,14 @@ export const JsonObject = z.record(z.string(), z.unknown()).superRefine((value, 
       message: `nests at most ${JSON_VALUE_MAX_DEPTH} levels of objects and arrays`,
     });
 });
+
+/** A search text (`query`, the legacy `q`): not blank, at most QUERY_MAX_LENGTH characters. */
+export const QueryText = (name: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, `${name} must not be empty`)
+    .max(QUERY_MAX_LENGTH, `${name} must be at most ${QUERY_MAX_LENGTH} characters`);
 
 /** `YYYY-MM-DD` or a full ISO 8601 timestamp. */
 export const DateString = z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })], {

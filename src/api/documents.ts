@@ -4,6 +4,7 @@ import {
   DocumentId,
   includeList,
   Metadata,
+  MetadataRecord,
   Namespace,
   Pagination,
   Timestamps,
@@ -117,7 +118,7 @@ export const Chunk = z.looseObject({
   position: z.number().int(),
   content: z.string(),
   type: z.string(),
-  metadata: Metadata.optional(),
+  metadata: MetadataRecord.optional(),
   system: z.looseObject({ createdAt: z.string() }),
 });
 export type Chunk = z.infer<typeof Chunk>;
@@ -137,7 +138,7 @@ export const Document = z.looseObject({
   url: z.string().nullish(),
   source: z.string().nullish(),
   date: z.string().nullish(),
-  metadata: Metadata,
+  metadata: MetadataRecord,
   error: z.string().nullish(),
   system: DocumentSystem,
   chunks: z.array(Chunk).optional(),

@@ -6,6 +6,7 @@ import {
   FILTER_MAX_DEPTH,
   FILTER_OPERANDS_MAX,
   FILTER_OPERANDS_MIN,
+  FILTER_VALUE_MAX_LENGTH,
 } from "./limits.js";
 
 const Field = z
@@ -18,25 +19,28 @@ const Field = z
   );
 
 const caseSensitive = z.boolean().optional();
+const Text = z
+  .string()
+  .max(FILTER_VALUE_MAX_LENGTH, `value must be at most ${FILTER_VALUE_MAX_LENGTH} characters`);
 
 export const FilterLeaf = z.discriminatedUnion("operator", [
   z.strictObject({
     field: Field,
     operator: z.enum(["eq", "neq"]),
-    value: z.union([z.string(), z.number(), z.boolean()]),
+    value: z.union([Text, z.number(), z.boolean()]),
     caseSensitive,
   }),
   z.strictObject({ field: Field, operator: z.enum(["gt", "gte", "lt", "lte"]), value: z.number() }),
   z.strictObject({
     field: Field,
     operator: z.enum(["contains", "notContains"]),
-    value: z.string(),
+    value: Text,
     caseSensitive,
   }),
   z.strictObject({
     field: Field,
     operator: z.enum(["arrayContains", "arrayNotContains"]),
-    value: z.string(),
+    value: Text,
   }),
 ]);
 export type FilterLeaf = z.infer<typeof FilterLeaf>;

@@ -14,3 +14,4 @@ export * from "./namespaces.js";
 export * from "./openapi.js";
 export * from "./profile.js";
 export * from "./search.js";
+export * from "./text.js";

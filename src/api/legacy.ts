@@ -5,7 +5,15 @@
  * `filters` the typed filter (legacy-filter.ts).
  */
 import { z } from "zod";
-import { DateString, DocumentId, Metadata, Namespace, Pagination } from "./common.js";
+import {
+  DateString,
+  DocumentId,
+  Metadata,
+  MetadataRecord,
+  Namespace,
+  Pagination,
+  QueryText,
+} from "./common.js";
 import { Document, DocumentStatus, Dreaming, EntityContext, TaskType } from "./documents.js";
 import { LegacyFilter } from "./legacy-filter.js";
 import {
@@ -94,7 +102,7 @@ export const LegacyChunk = z.looseObject({
   position: z.number().int(),
   content: z.string(),
   type: z.string(),
-  metadata: Metadata.optional(),
+  metadata: MetadataRecord.optional(),
   createdAt: z.string(),
 });
 
@@ -207,7 +215,7 @@ export const WrittenMemory = z.looseObject({
   createdAt: z.string(),
   forgetAfter: z.string().nullable(),
   forgetReason: z.string().nullable(),
-  metadata: Metadata.nullable(),
+  metadata: MetadataRecord.nullable(),
 });
 
 export const AddMemoriesResponse = z.looseObject({
@@ -251,7 +259,7 @@ export const ForgetMemoryResponse = z.looseObject({ id: z.string(), forgotten: z
 export const ForgetMatchingBody = z
   .strictObject({
     containerTag: Namespace,
-    query: z.string().trim().min(1, "query must not be empty").optional(),
+    query: QueryText("query").optional(),
     ids: z
       .array(z.string().min(1))
       .min(FORGET_MEMORY_IDS_MIN, `ids needs at least ${FORGET_MEMORY_IDS_MIN} id`)
@@ -307,7 +315,7 @@ export const LegacyListMemoriesResponse = z.looseObject({
 // ---------- POST /v4/search ----------
 
 export const LegacySearchBody = z.strictObject({
-  q: z.string().trim().min(1, "q must not be empty"),
+  q: QueryText("q"),
   containerTag: Namespace.optional(),
   /** Legacy default `memories` (v5: hybrid). */
   searchMode: SearchMode.optional(),
@@ -341,7 +349,7 @@ export type LegacySearchResponse = z.infer<typeof LegacySearchResponse>;
 export const LegacyProfileBody = z.strictObject({
   containerTag: Namespace,
   /** With q, the answer also carries memory search results (legacy search defaults). */
-  q: z.string().trim().min(1, "q must not be empty").optional(),
+  q: QueryText("q").optional(),
   threshold: Threshold("threshold").optional(),
   filters: LegacyFilter.optional(),
   include: z.strictObject({ buckets: z.boolean().optional() }).optional(),

@@ -45,9 +45,23 @@ export const FILTER_OPERANDS_MIN = 1;
 export const FILTER_OPERANDS_MAX = 200;
 /**
  * Leaves (field comparisons) in one filter, all groups together. Not published; ours. Five levels
- * of 200 operands would be 200^5 leaves; 60 groups of 200 (12,000) stay legal.
+ * of 200 operands would be 200^5 leaves; five groups of 200 stay legal. Every leaf is evaluated
+ * for every row a search or list reads, in one statement: 12,000 leaves over a namespace of wide
+ * metadata held a PostgreSQL backend for seconds per statement (bench/guard/filter.ts).
  */
-export const FILTER_LEAVES_MAX = 12_000;
+export const FILTER_LEAVES_MAX = 1_000;
+/**
+ * Characters of a leaf's string value: no stored metadata value is longer (METADATA_VALUE_MAX_LENGTH),
+ * and a document's id, source or type is shorter. Ours.
+ */
+export const FILTER_VALUE_MAX_LENGTH = 4_096;
+/**
+ * Bytes of SQL that one filter may compile to (the statement's text, not its bound values, which
+ * the limits above bound). Not published; ours: a filter within the other limits compiles to at
+ * most ~270 KB (PostgreSQL, 1,000 leaves); a larger text is refused with 400 rather than sent to
+ * the database to be parsed and planned.
+ */
+export const FILTER_SQL_MAX_BYTES = 512 * 1024;
 export const FILTER_FIELD_PATTERN = /^[a-zA-Z0-9_.-]+$/;
 /**
  * Characters in a filter's field name (a legacy filter's `key`). Not published; ours: a metadata
@@ -60,6 +74,28 @@ export const FILTER_FIELD_MAX_LENGTH = 256;
  * writing it out recursively (JSON.stringify overflows the stack some thousands of levels down).
  */
 export const JSON_VALUE_MAX_DEPTH = 32;
+
+/**
+ * A document's (or memory's) metadata, as a request sends it. Not published; ours. Metadata is
+ * read by every filtered search and list, row by row: a document of 10,000 keys (128 KB) made each
+ * filtered statement parse all of it per row.
+ */
+export const METADATA_KEYS_MAX = 256;
+/** Characters of one metadata key: a filter names it as its field (FILTER_FIELD_MAX_LENGTH). */
+export const METADATA_KEY_MAX_LENGTH = 256;
+/** Characters of one string value, or of each string of an array value. */
+export const METADATA_VALUE_MAX_LENGTH = 4_096;
+/** Strings in one array value. */
+export const METADATA_ARRAY_MAX_ITEMS = 256;
+/** Bytes of the whole metadata object, as JSON in UTF-8. */
+export const METADATA_MAX_BYTES = 32 * 1024;
+
+/**
+ * Characters of a search query (v5 and v4 search, v4 profile `q`, forget by meaning). Not
+ * published; ours: a query is a question or a few sentences, and it is tokenized, expanded and
+ * matched on the thread that answers requests (a 4 MB query held it for 4.9 s).
+ */
+export const QUERY_MAX_LENGTH = 4_000;
 
 /** Files and fetched URLs. */
 export const FILE_MAX_BYTES = 50 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { includeList, Metadata, queryInt, Timestamps } from "./common.js";
+import { includeList, MetadataRecord, QueryText, queryInt, Timestamps } from "./common.js";
 import {
   FORGET_MEMORY_IDS_MAX,
   FORGET_MEMORY_IDS_MIN,
@@ -42,7 +42,7 @@ export type Memory = {
 const memoryFields = {
   id: z.string(),
   memory: z.string(),
-  metadata: Metadata.nullish(),
+  metadata: MetadataRecord.nullish(),
   isStatic: z.boolean().optional(),
   isInference: z.boolean().optional(),
   isLatest: z.boolean().optional(),
@@ -95,7 +95,7 @@ export const ForgetMemoriesBody = z.strictObject({
 export type ForgetMemoriesBody = z.input<typeof ForgetMemoriesBody>;
 
 export const ForgetSemanticBody = z.strictObject({
-  query: z.string().trim().min(1, "query must not be empty"),
+  query: QueryText("query"),
   dryRun: z.boolean().optional(),
 });
 export type ForgetSemanticBody = z.input<typeof ForgetSemanticBody>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Metadata, Timestamps } from "./common.js";
+import { MetadataRecord, QueryText, Timestamps } from "./common.js";
 import { Filter } from "./filter.js";
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, SEARCH_THRESHOLD_DEFAULT } from "./limits.js";
 import { Memory } from "./memories.js";
@@ -19,7 +19,7 @@ const SearchLimit = z
   .max(SEARCH_LIMIT_MAX, `limit must be at most ${SEARCH_LIMIT_MAX}`);
 
 export const SearchBody = z.strictObject({
-  query: z.string().trim().min(1, "query must not be empty"),
+  query: QueryText("query"),
   searchMode: SearchMode.optional(),
   limit: SearchLimit.optional(),
   threshold: z
@@ -53,7 +53,7 @@ export const SearchHit = z.looseObject({
   chunk: z.string().optional(),
   documentId: z.string().nullish(),
   similarity: z.number().min(0).max(1),
-  metadata: Metadata.nullish(),
+  metadata: MetadataRecord.nullish(),
   isLatest: z.boolean().optional(),
   isInference: z.boolean().optional(),
   system: Timestamps.optional(),

@@ -4,10 +4,10 @@
  * The CLI is the only place that wires the engine and the MCP server together.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MemoryClient } from "../client/index.js";
-import { defaultDataDir } from "../engine/data-dir.js";
+import { defaultDataDir, makeDataDir } from "../engine/data-dir.js";
 import type { Engine } from "../engine/index.js";
 import { CliError } from "./cli-error.js";
 
@@ -52,7 +52,8 @@ export const LOCAL_KEY_FILE = "mcp-local.key";
 
 function localKey(dataDir: string): string {
   const file = join(dataDir, LOCAL_KEY_FILE);
-  mkdirSync(dataDir, { recursive: true });
+  // Made here, before the engine opens it: 0700, as `memctx serve` makes it (the key lives in it).
+  makeDataDir(dataDir);
   try {
     writeFileSync(file, `mk_local_${randomBytes(24).toString("hex")}\n`, { flag: "wx", mode: 0o600 });
   } catch (err) {

@@ -41,6 +41,7 @@ import { discardRest } from "./routes/refused-body.js";
 import { type EngineEnv, type EngineRoutes, tooLarge } from "./routes/route.js";
 import { searchRoutes } from "./routes/search.js";
 import { databaseBackend, databaseState, isDiskFull, StoreUnavailableError } from "./store/db.js";
+import { FilterTooLargeError } from "./store/filter.js";
 import { OrganizationBucketError } from "./store/profile.js";
 import { SecretKeyError } from "./store/secrets.js";
 
@@ -77,6 +78,7 @@ function asDomainError(err: Error): DomainError | undefined {
   }
   if (err instanceof SecretKeyError) return new InternalError("Secret key mismatch", err.message);
   if (err instanceof ZodError) return new InputError(undefined, describeIssues("body", err.issues));
+  if (err instanceof FilterTooLargeError) return new InputError("filter", err.message);
   return undefined;
 }
 
@@ -92,7 +94,11 @@ export function errorHandler(ctx: EngineContext): ErrorHandler<EngineEnv> {
       ctx.log(`unexpected error on ${where}: ${err.stack ?? err.message}`);
       return c.json({ error: "Internal server error" }, 500);
     }
-    if (known instanceof StorageFullError) ctx.log(`disk full on ${where}: ${err.message}`);
+    if (known instanceof StorageFullError && known !== err) {
+      ctx.log(`disk full on ${where}: ${err.message}`);
+      // The reserve's reading said there was room: the next request reads the disk again.
+      ctx.disk?.forget();
+    }
     if (known instanceof RateLimitedError || known instanceof UnavailableError)
       c.header("Retry-After", String(known.retryAfterSeconds));
     // A body refused before it was read (a declared size past the limit, a missing key, a bad

@@ -1,6 +1,6 @@
 import { createApp } from "./app.js";
 import { type EngineContext, type EngineLimits, NO_LIMITS } from "./context.js";
-import { DiskReserve, type DiskReserveSetting, type DiskState } from "./disk-reserve.js";
+import { DiskReserve, type DiskReserveSetting, type DiskState, hasRoom } from "./disk-reserve.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
 import type { Extractor } from "./memory/extract/types.js";
 import { chatModelFromEnv } from "./models/chat.js";
@@ -10,11 +10,12 @@ import { type Dreamer, noDreaming } from "./pipeline/dreamer.js";
 import { JobQueue } from "./pipeline/queue.js";
 import { ProcessingThreads } from "./pipeline/threads.js";
 import { WorkerPool } from "./pipeline/worker.js";
+import { removeStaleSpools } from "./routes/spool.js";
 import { preloadSearch } from "./search/preload.js";
 import { hasScheduledConnectors, sealPlaintextSecrets } from "./store/connectors.js";
 import { type DatabaseState, databaseState, openDatabase, transaction } from "./store/db.js";
 import { namespacesAwaitingDreams } from "./store/documents.js";
-import { hasOpenJobs } from "./store/jobs.js";
+import { hasOpenJobs, unprocessedBytes } from "./store/jobs.js";
 import {
   countKeys,
   createKey,
@@ -137,6 +138,9 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     checkpoints: !threaded,
   });
   if (opts.apiKey) await registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
+  // Uploads a crash broke off left their spool files behind.
+  const stale = await removeStaleSpools(opts.dataDir);
+  if (stale > 0) log(`removed ${stale} upload file(s) left by a process that stopped mid-upload`);
   // Connectors written by a memctx that stored their secrets in plain text: sealed now.
   await transaction(db, async () => {
     await sealPlaintextSecrets(db);
@@ -163,6 +167,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     workers: threads ? 0 : loops,
     leaseMs,
     diskFullRetryMs: opts.diskFullRetryMs,
+    ...(databaseUrl ? {} : { room: () => hasRoom(opts.dataDir) }),
     log,
   });
   const ctx: EngineContext = {
@@ -180,7 +185,8 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   };
   // PostgreSQL keeps its data on its own server's disk: the data directory's is not the one that fills.
   const reserve = ctx.limits?.diskReserve;
-  if (reserve && !databaseUrl) ctx.disk = new DiskReserve(opts.dataDir, reserve, opts.clock);
+  if (reserve && !databaseUrl)
+    ctx.disk = new DiskReserve(opts.dataDir, reserve, () => unprocessedBytes(db), opts.clock);
   // A wrong model setting fails the start, as before; the extractor itself is made with the pipeline.
   const chat = opts.extractor ? null : chatModelFromEnv();
   const models = {

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { Namespace } from "../api/index.js";
+import { Namespace, READ_ONLY_KEY } from "../api/index.js";
 import {
   APIConnectionError,
   AuthenticationError,
@@ -129,6 +129,25 @@ export async function authorizeSession(client: MemoryClient, namespace: string):
   }
 }
 
+/** A document id that no caller has: deleting it deletes nothing. */
+const PROBE_ID = `memctx-read-only-probe-${randomUUID()}`;
+
+/**
+ * Whether the key may only read (`memctx keys create --read-only`): its session then lists the
+ * read tools only, as `--read-only` does. Asked without changing anything: a delete of an id no
+ * document has, which a read-write key is answered 200 (nothing found) and a read-only one 403
+ * `Read-only API key` before anything is read. Anything else (another service's answer, an error)
+ * counts as read-write: its write tools then say what the service answers.
+ */
+export async function keyIsReadOnly(client: MemoryClient, namespace: string): Promise<boolean> {
+  try {
+    await client.ns(namespace).documents.delete([PROBE_ID], { maxRetries: 0 });
+    return false;
+  } catch (err) {
+    return err instanceof PermissionDeniedError && err.body?.error === READ_ONLY_KEY;
+  }
+}
+
 export async function startHttpServer(opts: HttpServerOptions): Promise<McpHttpServer> {
   const host = opts.host ?? "127.0.0.1";
   const idleMs = opts.idleTimeoutMs ?? IDLE_TIMEOUT_DEFAULT_MS;
@@ -165,11 +184,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<McpHttpS
       throw err;
     }
 
+    const readOnly = opts.readOnly === true || (await keyIsReadOnly(client, namespace));
     const server = createMcpServer({
       client,
       namespace,
       ...(opts.apiUrl ? { apiUrl: opts.apiUrl } : {}),
-      ...(opts.readOnly ? { readOnly: true } : {}),
+      ...(readOnly ? { readOnly: true } : {}),
       log,
     });
     let session: Session | undefined;

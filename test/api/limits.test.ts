@@ -19,13 +19,22 @@ import {
   describeIssues,
   ENTITY_CONTEXT_MAX_LENGTH,
   ErrorResponse,
+  FILTER_VALUE_MAX_LENGTH,
   FORGET_MEMORY_IDS_MAX,
   ForgetMemoriesBody,
   ForgetResponse,
+  ForgetSemanticBody,
   GetMemoryQuery,
+  LegacyProfileBody,
+  LegacySearchBody,
   LIST_LIMIT_MAX,
   ListQuery,
   ListResponse,
+  METADATA_ARRAY_MAX_ITEMS,
+  METADATA_KEY_MAX_LENGTH,
+  METADATA_KEYS_MAX,
+  METADATA_MAX_BYTES,
+  METADATA_VALUE_MAX_LENGTH,
   Memory,
   NAMESPACE_MAX_LENGTH,
   Namespace,
@@ -37,6 +46,7 @@ import {
   ProfileBody,
   ProfileResponse,
   PutBucketsBody,
+  QUERY_MAX_LENGTH,
   RELATED_LIMIT_MAX,
   SEARCH_LIMIT_MAX,
   SearchBody,
@@ -253,6 +263,82 @@ describe("each limit accepts its bound and rejects one past it", () => {
     bad(SearchBody, { query: "q", threshold: -0.01 }, /between 0 and 1/);
     bad(SearchBody, { query: " " }, /must not be empty/);
     expect(SearchBody.parse({ query: "q", rerank: true }).rerank).toBe("order");
+  });
+
+  it(`search queries: at most ${QUERY_MAX_LENGTH} characters, on every route that takes one`, () => {
+    const at = "q".repeat(QUERY_MAX_LENGTH);
+    const past = `${at}q`;
+    ok(SearchBody, { query: at });
+    bad(SearchBody, { query: past }, /^query: query must be at most 4000 characters$/);
+    ok(ForgetSemanticBody, { query: at, dryRun: true });
+    bad(ForgetSemanticBody, { query: past, dryRun: true }, /^query: query must be at most 4000/);
+    ok(LegacySearchBody, { q: at });
+    bad(LegacySearchBody, { q: past }, /^q: q must be at most 4000/);
+    ok(LegacyProfileBody, { containerTag: "t", q: at });
+    bad(LegacyProfileBody, { containerTag: "t", q: past }, /^q: q must be at most 4000/);
+  });
+
+  it(`metadata: at most ${METADATA_KEYS_MAX} keys, ${METADATA_KEY_MAX_LENGTH}-character keys, ${METADATA_VALUE_MAX_LENGTH}-character values, ${METADATA_MAX_BYTES} bytes`, () => {
+    const keys = (n: number) => Object.fromEntries(ids(n, "k").map((k) => [k, 1]));
+    ok(AddDocumentBody, { content: "c", metadata: keys(METADATA_KEYS_MAX) });
+    bad(
+      AddDocumentBody,
+      { content: "c", metadata: keys(METADATA_KEYS_MAX + 1) },
+      /^metadata: holds at most 256 keys/,
+    );
+    bad(
+      AddDocumentBody,
+      { content: "c", filterByMetadata: keys(METADATA_KEYS_MAX + 1) },
+      /^filterByMetadata: holds/,
+    );
+    ok(AddDocumentBody, { content: "c", metadata: { ["k".repeat(METADATA_KEY_MAX_LENGTH)]: 1 } });
+    bad(
+      AddDocumentBody,
+      { content: "c", metadata: { ["k".repeat(METADATA_KEY_MAX_LENGTH + 1)]: 1 } },
+      /a key must be at most 256 characters/,
+    );
+    ok(AddDocumentBody, { content: "c", metadata: { a: "v".repeat(METADATA_VALUE_MAX_LENGTH) } });
+    bad(
+      AddDocumentBody,
+      { content: "c", metadata: { a: "v".repeat(METADATA_VALUE_MAX_LENGTH + 1) } },
+      /^metadata\.a: a value must be at most 4096 characters$/,
+    );
+    bad(
+      AddDocumentBody,
+      { content: "c", metadata: { a: ["x", "v".repeat(METADATA_VALUE_MAX_LENGTH + 1)] } },
+      /^metadata\.a\.1: a value must be at most 4096/,
+    );
+    ok(AddDocumentBody, { content: "c", metadata: { a: ids(METADATA_ARRAY_MAX_ITEMS) } });
+    bad(
+      AddDocumentBody,
+      { content: "c", metadata: { a: ids(METADATA_ARRAY_MAX_ITEMS + 1) } },
+      /an array holds at most 256 strings/,
+    );
+    // Within each rule above, but too large in all.
+    const big = Object.fromEntries(ids(10, "k").map((k) => [k, "v".repeat(METADATA_VALUE_MAX_LENGTH)]));
+    bad(AddDocumentBody, { content: "c", metadata: big }, /^metadata: must be at most 32768 bytes as JSON/);
+    bad(
+      BatchAddBody,
+      { documents: [{ content: "c", metadata: big }] },
+      /^documents\.0\.metadata: must be at most/,
+    );
+    // What is stored comes back as it is: records are not held to a request's limits.
+    ok(Document, {
+      id: "d",
+      type: "text",
+      metadata: big,
+      system: { status: "done", dreamingStatus: "done", ...ts },
+    });
+  });
+
+  it(`filter values: at most ${FILTER_VALUE_MAX_LENGTH} characters`, () => {
+    const leaf = (value: string) => ({ query: "q", filter: { field: "a", operator: "contains", value } });
+    ok(SearchBody, leaf("v".repeat(FILTER_VALUE_MAX_LENGTH)));
+    bad(
+      SearchBody,
+      leaf("v".repeat(FILTER_VALUE_MAX_LENGTH + 1)),
+      /^filter\.value: value must be at most 4096/,
+    );
   });
 
   it(`entityContext / supportingContext: at most ${ENTITY_CONTEXT_MAX_LENGTH} characters`, () => {

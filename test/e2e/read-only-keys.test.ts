@@ -212,9 +212,10 @@ describe("MCP write tools refuse a read-only key", () => {
     }
   });
 
-  it("over streamable HTTP, the read-only key as the session's bearer key", async () => {
+  it("over streamable HTTP, the read-only key as the session's bearer key: only the read tools are listed", async () => {
     const mcp = await spawnMcpHttp({ HOME: dir.path, MEMCTX_API_URL: serve.url });
     const client = new Client({ name: "read-only-http", version: "1" });
+    const writer = new Client({ name: "read-write-http", version: "1" });
     try {
       await client.connect(
         new StreamableHTTPClientTransport(new URL(mcp.url), {
@@ -222,8 +223,32 @@ describe("MCP write tools refuse a read-only key", () => {
         }),
       );
       const before = await state();
-      await expectWritesRefused(client);
+      const listed = (await client.listTools()).tools.map((t) => t.name).sort();
+      expect(listed).toEqual(["get_profile", "list", "search"]);
+      for (const name of ["add_memory", "forget", "connect_source"]) {
+        const r = (await client
+          .callTool({ name, arguments: { content: "Must not be added", query: "Falcon" } })
+          .catch((err: Error) => ({
+            isError: true,
+            content: [{ type: "text", text: err.message }],
+          }))) as CallToolResult;
+        expect(r.isError, name).toBe(true);
+      }
+      const found = (await client.callTool({
+        name: "search",
+        arguments: { query: "Falcon project" },
+      })) as CallToolResult;
+      expect(toolText(found)).toContain("Falcon");
       expect(await state()).toEqual(before);
+      // The same server lists every tool to a read-write key's session: the probe changed nothing.
+      await writer.connect(
+        new StreamableHTTPClientTransport(new URL(mcp.url), {
+          requestInit: { headers: { authorization: `Bearer ${TEST_KEY}`, "x-memctx-namespace": "ro" } },
+        }),
+      );
+      expect((await writer.listTools()).tools.map((t) => t.name)).toContain("add_memory");
+      expect(await state()).toEqual(before);
+      await writer.close().catch(() => {});
     } finally {
       await client.close().catch(() => {});
       await mcp.stop();

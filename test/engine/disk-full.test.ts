@@ -100,6 +100,36 @@ describe.skipIf(TEST_BACKEND === "postgres")("a full disk", () => {
     expect(await job()).toBeUndefined();
   });
 
+  it("runs the jobs a full disk stopped once there is room again, not when their wait ends", async () => {
+    dir = tempDir("memctx-disk-full-resume-");
+    const api: TestServer = await startTestServer(dir.path, { workers: 0 });
+    open.push(api);
+    const logs: string[] = [];
+    const worker: Engine = await openEngine({
+      dataDir: dir.path,
+      workers: 1,
+      threads: false,
+      embedder: null,
+      // Far longer than the test: only the return of room can bring the jobs back.
+      diskFullRetryMs: 3_600_000,
+      log: (m) => logs.push(m),
+    });
+    open.push(worker);
+    const wdb = worker.context.db;
+    await fill(wdb);
+    const ns = api.client().ns("full");
+    const ids = [];
+    for (const seed of ["one", "two", "three"])
+      ids.push((await ns.documents.add({ content: bigText(seed) })).id);
+    await until(
+      () => logs.filter((l) => l.includes("full disk")).length,
+      (n) => n >= 1,
+    );
+    await free(wdb);
+    for (const id of ids) await ns.documents.waitFor(id, { until: "indexed", timeoutMs: 20_000 });
+    expect(logs.some((l) => /the disk has room again: \d+ job/.test(l))).toBe(true);
+  });
+
   it("queues a failed document again when it is sent again", async () => {
     dir = tempDir("memctx-disk-full-resend-");
     const server: TestServer = await startTestServer(dir.path, { workers: 0 });

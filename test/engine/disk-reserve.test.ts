@@ -8,7 +8,7 @@
 import { closeSync, openSync, readdirSync, rmSync, statfsSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseDiskReserve } from "../../src/engine/disk-reserve.js";
+import { PROCESSING_FACTOR, parseDiskReserve } from "../../src/engine/disk-reserve.js";
 import { type Engine, openEngine } from "../../src/engine/index.js";
 import { UPLOADS_DIR } from "../../src/engine/routes/spool.js";
 import { startTestServer, TEST_BACKEND, type TestServer, tempDir } from "../support/harness.js";
@@ -125,5 +125,42 @@ describe.skipIf(TEST_BACKEND === "postgres")("the disk reserve", () => {
     const again = await server.call("POST", "/ns/reserve/document", { body: { content: "a new document" } });
     expect(again.status).toBe(200);
     expect(await count()).toBe(2);
+  });
+
+  it("keeps room for the content still to process and for what a request brings, not only the setting", async () => {
+    dir = tempDir("memctx-reserve-backlog-");
+    server = await startTestServer(dir.path, {
+      workers: 0,
+      limits: { diskReserve: { bytes: free(dir.path) - MARGIN } },
+    });
+    const disk = server.engine.context.disk!;
+    // A document queued (no processing here): PROCESSING_FACTOR x its content joins the reserve.
+    const backlog = 8 * MiB;
+    const queued = await server.call("POST", "/ns/reserve/document", {
+      body: { content: "q".repeat(backlog) },
+    });
+    expect(queued.status).toBe(200);
+    const state = await until(
+      () => disk.state(),
+      (s) => s.backlog >= backlog,
+    );
+    expect(state.reserve - (free(dir.path) - MARGIN)).toBeGreaterThanOrEqual(PROCESSING_FACTOR * backlog);
+    // What is left above the setting: a request fits in it only with the backlog left out.
+    const room = state.free - (state.reserve - PROCESSING_FACTOR * state.backlog);
+    const size = Math.floor((room - (PROCESSING_FACTOR * backlog) / 2) / PROCESSING_FACTOR);
+    expect(size).toBeGreaterThan(MiB);
+    const refused = await server.call("POST", "/ns/reserve/document", {
+      body: { content: "r".repeat(size) },
+    });
+    expect(refused.status).toBe(507);
+    const body = (await refused.json()) as { error: string; details: string };
+    expect(body.error).toBe("Disk space low");
+    expect(body.details).toMatch(
+      /plus 7x the \d+ MB of content still to process, plus 7x the \d+ MB this request brings/,
+    );
+    // A request that brings little still fits.
+    expect((await server.call("POST", "/ns/reserve/document", { body: { content: "small" } })).status).toBe(
+      200,
+    );
   });
 });

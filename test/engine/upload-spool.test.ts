@@ -3,12 +3,14 @@
  * whole in memory while it streams in, and the file is gone once the request is answered: stored,
  * refused or broken off.
  */
-import { readdirSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { openEngine } from "../../src/engine/index.js";
 import { UPLOADS_DIR } from "../../src/engine/routes/spool.js";
-import { serverPerFile, TEST_KEY } from "../support/harness.js";
+import { serverPerFile, TEST_KEY, tempDir, testDatabase } from "../support/harness.js";
 import { until } from "../support/wait.js";
 
 const { server, dir } = serverPerFile({ workers: 0, prefix: "memctx-spool-" });
@@ -74,5 +76,32 @@ describe("an upload on its way in", () => {
     await until(spooled, (f) => f.length === 0);
     const docs = await server.client().ns("spool").documents.list();
     expect(docs.documents).toHaveLength(1);
+  });
+});
+
+describe("spool files a crash left", () => {
+  it("are removed when an engine opens the data directory; a live process's upload stays", async () => {
+    const data = tempDir("memctx-stale-spool-");
+    try {
+      const uploads = join(data.path, UPLOADS_DIR);
+      mkdirSync(uploads, { recursive: true });
+      // A process that has exited: its upload was never finished nor removed.
+      const gone = spawnSync(process.execPath, ["-e", ""]).pid;
+      const dead = join(uploads, `${gone}-0123456789abcdef01234567.part`);
+      const live = join(uploads, `${process.pid}-0123456789abcdef01234567.part`);
+      // Named without its writer (an older memctx): stale once untouched for an hour.
+      const old = join(uploads, "00112233445566778899aabb.part");
+      const recent = join(uploads, "ffeeddccbbaa998877665544.part");
+      for (const f of [dead, live, old, recent]) writeFileSync(f, "half an upload");
+      const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+      utimesSync(old, twoHoursAgo, twoHoursAgo);
+      const engine = await openEngine({ dataDir: data.path, workers: 0, ...testDatabase(), log: () => {} });
+      await engine.close();
+      expect(readdirSync(uploads).sort()).toEqual(
+        [live, recent].map((f) => f.slice(uploads.length + 1)).sort(),
+      );
+    } finally {
+      data.remove();
+    }
   });
 });

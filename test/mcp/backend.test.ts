@@ -31,6 +31,18 @@ describe("openBackend: where the API lives", () => {
     );
   });
 
+  it("makes a new data directory 0700, as memctx serve does, whatever the umask", async () => {
+    const fresh = join(dir, "new", "memctx");
+    const umask = process.umask(0o022);
+    try {
+      const b = await openBackend({}, { dataDir: fresh });
+      await b.close();
+    } finally {
+      process.umask(umask);
+    }
+    expect(statSync(fresh).mode & 0o777).toBe(0o700);
+  });
+
   it("runs the embedded engine otherwise, with one local key kept beside the database", async () => {
     const first = await openBackend({}, { dataDir: dir });
     expect(first).toMatchObject({ mode: "embedded", dataDir: dir, apiUrl: undefined });

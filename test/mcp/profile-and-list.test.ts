@@ -90,7 +90,7 @@ describe("list with a memory id", () => {
     expect(out.memories[0]).toMatchObject({ id: teacher!.id, version: 2 });
     expect(out.memories[0]!.included.related.parents.map((p) => p.id)).toEqual([nurse!.id]);
     expect(text(res)).toMatch(new RegExp(`^${teacher!.id} \\(version 2\\): .*teacher`));
-    expect(text(res)).toContain(`Earlier versions:\n- ${nurse!.id} (v1): ${nurse!.memory}`);
+    expect(text(res)).toContain(`Earlier versions:\n- ${nurse!.id} (v1): ${JSON.stringify(nurse!.memory)}`);
 
     const older = await call(s.mcp, "list", { id: nurse!.id });
     expect(text(older)).toMatch(/\(version 1, superseded\)/);

@@ -44,9 +44,10 @@ Options:
                   document tokens (4 characters of content each) one organization may hold; an
                   add or batch add that would pass it is answered 402 and adds nothing (default: none)
   --disk-reserve SIZE
-                  free space kept on the data directory's file system (5%, 2GB, 512MiB; 0: none):
-                  below it new documents, uploads, memories and syncs are answered 507, so that
-                  queued work can finish; taken again once space is back (default: 5%; SQLite only)
+                  free space kept on the data directory's file system (5%, 2GB, 512MiB; 0: none;
+                  a share at least 64 MB), plus 7x the content queued for processing: below it new
+                  documents, uploads, memories and syncs are answered 507, so that queued work can
+                  finish; taken again once space is back (default: 5%; SQLite only)
   --database-url URL
                   keep the data in PostgreSQL (postgres://user:pass@host:5432/db) instead of the
                   data directory's SQLite file, so several replicas share it (default:

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { EngineContext } from "../context.js";
+import { hasRoom } from "../disk-reserve.js";
 import { extractorFromEnv } from "../memory/extract/index.js";
 import { trimAfterBusySpells } from "../memory-trim.js";
 import { embedderFromEnv } from "../models/embedder-from-env.js";
@@ -34,6 +35,7 @@ const workers = new WorkerPool({
   workers: config.loops ?? 1,
   leaseMs: config.leaseMs,
   diskFullRetryMs: config.diskFullRetryMs,
+  ...(config.databaseUrl ? {} : { room: () => hasRoom(config.dataDir) }),
   log,
 });
 const ctx: EngineContext = {

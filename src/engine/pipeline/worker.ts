@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import { setTimeout as sleep, setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { type Db, isDiskFull, transaction } from "../store/db.js";
 import {
   claimJob,
@@ -9,6 +9,7 @@ import {
   type JobRow,
   releaseJob,
   renewLease,
+  resumeDiskFullJobs,
 } from "../store/jobs.js";
 import type { JobQueue } from "./queue.js";
 
@@ -32,10 +33,18 @@ export interface WorkerPoolOptions {
   pollMs?: number;
   /** A job that failed on a full disk waits this long, then runs again (the attempt not counted). */
   diskFullRetryMs?: number;
+  /**
+   * Whether the store's disk has room to work again (disk-reserve.ts hasRoom): after a full disk
+   * the loops claim nothing until it has, then run the jobs it stopped at once, rather than each
+   * when its wait ends. Without it (PostgreSQL's disk is its server's), jobs wait diskFullRetryMs.
+   */
+  room?: () => Promise<boolean>;
   log: (message: string) => void;
 }
 
 export const DEFAULT_DISK_FULL_RETRY_MS = 30_000;
+/** How often loops stopped by a full disk look for room again. */
+const ROOM_POLL_MS = 1_000;
 
 interface Registration {
   handle: JobHandler;
@@ -62,6 +71,8 @@ export class WorkerPool {
   private readonly periodic: { everyMs: number; task: () => Promise<unknown> | undefined }[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private started = false;
+  /** A write of this pool found the disk full: its loops wait for room (WorkerPoolOptions.room). */
+  private diskFull = false;
   readonly owner = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
 
   constructor(private readonly o: WorkerPoolOptions) {}
@@ -112,6 +123,14 @@ export class WorkerPool {
   private async loop(): Promise<void> {
     const signal = this.abort.signal;
     while (!signal.aborted) {
+      if (this.diskFull && this.o.room) {
+        // At most once a poll, new jobs or not: free space is no promise that the next write fits.
+        await sleep(ROOM_POLL_MS, undefined, { signal }).catch(() => {});
+        if (signal.aborted || !(await this.o.room().catch(() => false))) continue;
+        this.diskFull = false;
+        const resumed = await resumeDiskFullJobs(this.o.db).catch(() => 0);
+        if (resumed > 0) this.o.log(`the disk has room again: ${resumed} job(s) it stopped run now`);
+      }
       let job: JobRow | undefined;
       try {
         job = await claimJob(
@@ -124,6 +143,7 @@ export class WorkerPool {
       } catch (err) {
         // SQLITE_BUSY beyond the busy timeout, for example: try again shortly.
         this.o.log(`job claim failed: ${err instanceof Error ? err.message : String(err)}`);
+        if (isDiskFull(err)) this.diskFull = true;
       }
       if (!job) {
         await this.o.queue.idle(this.o.pollMs ?? 500, signal);
@@ -173,6 +193,7 @@ export class WorkerPool {
       if (isDiskFull(err)) {
         // Not the job's fault: it waits for space without using up its attempts. If even this
         // write fails, the lease runs out and the job is claimed again once writes succeed.
+        this.diskFull = true;
         const wait = this.o.diskFullRetryMs ?? DEFAULT_DISK_FULL_RETRY_MS;
         await deferJob(this.o.db, job.id, this.owner, `disk full: ${message}`, wait);
         this.o.log(`job ${job.id} (${job.kind}) stopped on a full disk; trying again in ${wait} ms`);

@@ -1,6 +1,8 @@
 import { endpoints } from "../../api/endpoints.js";
+import { INVALID_TEXT_RULE, isStorableText } from "../../api/text.js";
 import { connectorService } from "../connectors/service.js";
 import type { EngineContext } from "../context.js";
+import { InputError } from "../errors.js";
 import { creatingRoute, type EngineApp, route } from "./route.js";
 
 /** The connector endpoints of the contract (behind bearer auth). */
@@ -45,6 +47,10 @@ export function connectorRoutes(app: EngineApp, ctx: EngineContext): void {
 export function connectorCallbackRoute(app: EngineApp, ctx: EngineContext): void {
   app.get("/connectors/oauth/callback", async (c) => {
     const q = new URL(c.req.url).searchParams;
+    for (const name of ["state", "code", "error"]) {
+      const v = q.get(name);
+      if (v !== null && !isStorableText(v)) throw new InputError(`query.${name}`, INVALID_TEXT_RULE);
+    }
     const connector = await connectorService(ctx).completeAuthorization({
       state: q.get("state") ?? undefined,
       code: q.get("code") ?? undefined,

@@ -3,11 +3,13 @@ import type { z } from "zod";
 import { type Endpoint, writes } from "../../api/endpoints.js";
 import { describeIssues, READ_ONLY_KEY } from "../../api/errors.js";
 import { REQUEST_BODY_MAX_BYTES } from "../../api/limits.js";
+import { findUnstorableText, INVALID_TEXT_RULE } from "../../api/text.js";
 import type { EngineContext } from "../context.js";
 import { growsStore } from "../disk-reserve.js";
 import { ForbiddenError, InputError, TooLargeError } from "../errors.js";
 import { findNamespace, type NamespaceRow } from "../services/namespaces.js";
 import type { OrganizationRow, Principal } from "../store/organizations.js";
+import { jsonResponse } from "./json.js";
 import { FILE_PART, readUpload, type UploadedFile } from "./multipart.js";
 import { discardRest } from "./refused-body.js";
 
@@ -57,7 +59,7 @@ export function route<E extends Endpoint>(
   const grows = growsStore(endpoint);
   on(app, endpoint, path, async (c) => {
     // Before the body is read: an upload refused for want of space is not written to disk first.
-    if (grows) await ctx.disk?.assertRoom();
+    if (grows) await ctx.disk?.assertRoom(declaredBytes(c));
     const input = await parseRequest(c, endpoint, ctx.dataDir);
     const request = await scoped(
       c,
@@ -81,12 +83,18 @@ export function creatingRoute<E extends Endpoint>(
 ): void {
   const grows = growsStore(endpoint);
   on(app, endpoint, endpoint.path, async (c) => {
-    if (grows) await ctx.disk?.assertRoom();
+    if (grows) await ctx.disk?.assertRoom(declaredBytes(c));
     const input = await parseRequest(c, endpoint, ctx.dataDir);
     const request = await scoped(c, input, async (_org, name) => name);
     return send(c, endpoint, await handler(request as RouteRequest<E, string>));
   });
 }
+
+/** The body's declared size: what a write brings, for the disk reserve (0 when undeclared). */
+const declaredBytes = (c: Context) => {
+  const n = Number(c.req.header("content-length") ?? "0");
+  return Number.isFinite(n) && n > 0 ? n : 0;
+};
 
 /**
  * Registers an endpoint's handler behind the one check every route shares: a read-only key may
@@ -127,9 +135,9 @@ async function scoped<E extends Endpoint>(c: Context<EngineEnv>, input: Input<E>
   };
 }
 
-function send(c: Context<EngineEnv>, endpoint: Endpoint, out: unknown): Response {
+function send(_c: Context<EngineEnv>, endpoint: Endpoint, out: unknown): Response {
   if (out instanceof Response) return out;
-  return c.json(out as object, endpoint.status ?? 200);
+  return jsonResponse(out, endpoint.status ?? 200);
 }
 
 /** The contract's pagination of a list answer. */
@@ -183,6 +191,17 @@ export async function parseRequest<E extends Endpoint>(
     if (raw !== undefined) body = parse("body", endpoint.body, raw);
   }
   if (issues.length) throw new InputError(undefined, issues.join("; "));
+  for (const [where, value] of [
+    ["params", params],
+    ["query", query],
+    ["body", body],
+    ["file", upload && { name: upload.name, mimeType: upload.mimeType }],
+  ] as const) {
+    const at = findUnstorableText(value);
+    if (!at) continue;
+    const field = at.length === 0 ? where : `${where === "body" ? "" : `${where}.`}${at.join(".")}`;
+    throw new InputError(field, INVALID_TEXT_RULE);
+  }
   return { params, query, body, ...(upload ? { upload } : {}) } as Input<E>;
 }
 

@@ -14,8 +14,8 @@ import {
   findDocumentsIn,
   insertDocument,
   queueDocument,
+  documentRecord as record,
   replaceDocument,
-  toDocument,
   touchDocument,
 } from "../store/documents.js";
 import { memoriesOfDocument } from "../store/memories.js";
@@ -222,10 +222,11 @@ export {
   chunksOfDocument,
   type DocumentRow,
   deleteDocuments,
+  documentRecord,
   findDocumentsIn,
   listChunks,
   listDocuments,
-  toDocument,
+  type RecordRow,
 } from "../store/documents.js";
 
 /** A namespace's document by service or caller id, with the parts asked for; undefined if unknown. */
@@ -237,7 +238,7 @@ export async function readDocument(
 ): Promise<Document | undefined> {
   const doc = await findDocument(db, namespaceId, id);
   if (!doc) return undefined;
-  return toDocument(doc, {
+  return record(db, doc, {
     chunks: include.has("chunks") ? await chunksOfDocument(db, doc) : undefined,
     memories: include.has("memories") ? await memoriesOfDocument(db, doc.id) : undefined,
   });

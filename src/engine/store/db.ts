@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { DATA_DIR_MODE, makeDataDir } from "../data-dir.js";
 import { type Db, StoreUnavailableError, type TransactionLock } from "./connection.js";
 import { registerFilterFunction } from "./filter.js";
 import { PostgresDatabase } from "./postgres/connect.js";
@@ -18,9 +19,9 @@ export const DATABASE_FILE = "memctx.db";
 /** How long a statement waits for another connection's write lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5_000;
 
-/** The data directory and the files in it are the owner's alone, whatever the process's umask. */
-export const DATA_DIR_MODE = 0o700;
+/** The files of the data directory are the owner's alone, as the directory is (data-dir.ts). */
 export const DATA_FILE_MODE = 0o600;
+export { DATA_DIR_MODE };
 
 export interface OpenOptions {
   /**
@@ -70,9 +71,7 @@ const WRITES_CACHE_MIB = 64;
  */
 export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Promise<Db> {
   if (opts.databaseUrl) return await openPostgres(dataDir, opts.databaseUrl, opts.processingLoops);
-  if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
-    chmodSync(dataDir, DATA_DIR_MODE);
-  }
+  makeDataDir(dataDir);
   const file = join(dataDir, DATABASE_FILE);
   // Created here, before SQLite does, so that it is never readable by others, not even briefly.
   closeSync(openSync(file, "a", DATA_FILE_MODE));
@@ -113,9 +112,7 @@ export async function checkpoint(db: Db): Promise<void> {
 
 /** Opens (and migrates) a PostgreSQL database: the same store over store/postgres/. */
 async function openPostgres(dataDir: string, url: string, processingLoops?: number): Promise<Db> {
-  if (mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE }) !== undefined) {
-    chmodSync(dataDir, DATA_DIR_MODE);
-  }
+  makeDataDir(dataDir);
   const db = new PostgresDatabase(url, dataDir, processingLoops);
   try {
     useSecretKey(db, dataDir);

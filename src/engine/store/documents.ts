@@ -2,6 +2,7 @@ import type { Metadata } from "../../api/common.js";
 import type { Chunk, Document, DocumentStatus } from "../../api/documents.js";
 import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
+import { redactTitle } from "../text/redact.js";
 import { Params } from "./connection.js";
 import { type Db, documentTransaction, lockName, namespaceTransaction, newId, now, parseJson } from "./db.js";
 import { compileFilter, filterFormFor } from "./filter.js";
@@ -43,6 +44,44 @@ export interface DocumentRow {
   created_at: string;
   updated_at: string;
 }
+
+/** A document row as the API's records are made from it: without `text`, which no record shows. */
+export type RecordRow = Omit<DocumentRow, "text">;
+
+/**
+ * The columns of a RecordRow, over alias `d`: every one but `text`, the resolved text, as long as
+ * the content (or, for an uploaded file, a copy of it): a read of a 40 MB document read both.
+ */
+const RECORD_COLUMNS = [
+  "rowid",
+  "id",
+  "namespace_id",
+  "custom_id",
+  "content",
+  "content_hash",
+  "format",
+  "title",
+  "type",
+  "url",
+  "source",
+  "summary",
+  "metadata",
+  "document_date",
+  "supporting_context",
+  "filter_by_metadata",
+  "task_type",
+  "dreaming",
+  "status",
+  "dreaming_status",
+  "error",
+  "generation",
+  "connector_id",
+  "dreamed_chars",
+  "created_at",
+  "updated_at",
+]
+  .map((c) => `d.${c}`)
+  .join(", ");
 
 export interface ChunkRow {
   rowid: number;
@@ -203,11 +242,11 @@ export async function latestSourceDocument(
 ): Promise<Document | undefined> {
   const row = (await statement(
     db,
-    `SELECT d.* FROM documents d WHERE d.namespace_id = $1 AND (d.id = $2
+    `SELECT ${RECORD_COLUMNS} FROM documents d WHERE d.namespace_id = $1 AND (d.id = $2
        OR d.id IN (SELECT document_id FROM memory_sources WHERE memory_id = $3))
      ORDER BY d.updated_at DESC, d.rowid DESC LIMIT 1`,
-  ).get(namespaceId, documentId, memoryId)) as DocumentRow | undefined;
-  return row ? toDocument(row) : undefined;
+  ).get(namespaceId, documentId, memoryId)) as RecordRow | undefined;
+  return row ? await documentRecord(db, row) : undefined;
 }
 
 /**
@@ -219,17 +258,17 @@ export async function findDocumentsIn(
   db: Db,
   namespaceIds: readonly string[],
   idOrCustomId: string,
-): Promise<DocumentRow[]> {
+): Promise<RecordRow[]> {
   const inAny = db.dialect.isIn("namespace_id", "$2", "text");
-  const byId = (await statement(db, `SELECT * FROM documents WHERE id = $1 AND ${inAny}`).get(
-    idOrCustomId,
-    db.dialect.list(namespaceIds),
-  )) as DocumentRow | undefined;
+  const byId = (await statement(
+    db,
+    `SELECT ${RECORD_COLUMNS} FROM documents d WHERE id = $1 AND ${inAny}`,
+  ).get(idOrCustomId, db.dialect.list(namespaceIds))) as DocumentRow | undefined;
   if (byId) return [byId];
-  return (await statement(db, `SELECT * FROM documents WHERE custom_id = $1 AND ${inAny} ORDER BY rowid`).all(
-    idOrCustomId,
-    db.dialect.list(namespaceIds),
-  )) as unknown as DocumentRow[];
+  return (await statement(
+    db,
+    `SELECT ${RECORD_COLUMNS} FROM documents d WHERE custom_id = $1 AND ${inAny} ORDER BY rowid`,
+  ).all(idOrCustomId, db.dialect.list(namespaceIds))) as unknown as DocumentRow[];
 }
 
 /** A document of the namespace by service id or caller id (a service id wins a tie). */
@@ -237,23 +276,31 @@ export async function findDocument(
   db: Db,
   namespaceId: string,
   idOrCustomId: string,
-): Promise<DocumentRow | undefined> {
+): Promise<RecordRow | undefined> {
   return (await statement(
     db,
-    `SELECT * FROM documents WHERE namespace_id = $1 AND (id = $2 OR custom_id = $3)
+    `SELECT ${RECORD_COLUMNS} FROM documents d WHERE namespace_id = $1 AND (id = $2 OR custom_id = $3)
        ORDER BY id = $4 DESC LIMIT 1`,
-  ).get(namespaceId, idOrCustomId, idOrCustomId, idOrCustomId)) as DocumentRow | undefined;
+  ).get(namespaceId, idOrCustomId, idOrCustomId, idOrCustomId)) as RecordRow | undefined;
 }
 
 export async function getDocumentRow(db: Db, id: string): Promise<DocumentRow | undefined> {
   return (await statement(db, "SELECT * FROM documents WHERE id = $1").get(id)) as DocumentRow | undefined;
 }
 
-export function toDocument(d: DocumentRow, extra?: { chunks?: Chunk[]; memories?: Memory[] }): Document {
+/**
+ * A document as the API shows it. `forgotten`: the sentences forgotten from it, which a title made
+ * from its first line must not say (text/redact.ts redactTitle); documentRecords reads them.
+ */
+export function toDocument(
+  d: RecordRow,
+  extra?: { chunks?: Chunk[]; memories?: Memory[]; forgotten?: readonly string[] },
+): Document {
+  const forgotten = extra?.forgotten ?? [];
   return {
     id: d.id,
     customId: d.custom_id,
-    title: d.title,
+    title: d.title && forgotten.length > 0 ? redactTitle(d.title, forgotten) : d.title,
     type: d.type,
     summary: d.summary,
     content: d.content,
@@ -273,6 +320,41 @@ export function toDocument(d: DocumentRow, extra?: { chunks?: Chunk[]; memories?
   };
 }
 
+/**
+ * Documents as the API shows them, wherever one is shown (a list, a read, a memory's source):
+ * each titled without the sentences forgotten from it, read for all of them in one statement.
+ */
+export async function documentRecords(db: Db, rows: readonly RecordRow[]): Promise<Document[]> {
+  const titled = rows.filter((r) => r.title).map((r) => r.id);
+  const forgotten = new Map<string, string[]>();
+  if (titled.length > 0) {
+    const p = new Params(db.dialect);
+    const found = (await statement(
+      db,
+      `SELECT DISTINCT document_id, sentence FROM forgotten_sentences WHERE ${p.isIn("document_id", titled, "text")}`,
+    ).all(...p.values)) as { document_id: string; sentence: string }[];
+    for (const f of found)
+      forgotten.set(f.document_id, [...(forgotten.get(f.document_id) ?? []), f.sentence]);
+  }
+  // Longest first, as forgottenSentences gives them: a longer sentence may hold a shorter one.
+  const ordered = (list: string[]) => list.sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  return rows.map((r) => toDocument(r, { forgotten: ordered(forgotten.get(r.id) ?? []) }));
+}
+
+/** One document as the API shows it (documentRecords), with the parts asked for. */
+export async function documentRecord(
+  db: Db,
+  row: RecordRow,
+  extra?: { chunks?: Chunk[]; memories?: Memory[] },
+): Promise<Document> {
+  const [doc] = await documentRecords(db, [row]);
+  return {
+    ...doc!,
+    ...(extra?.chunks ? { chunks: extra.chunks } : {}),
+    ...(extra?.memories ? { memories: extra.memories } : {}),
+  };
+}
+
 export function toChunk(c: ChunkRow, metadata: Metadata): Chunk {
   return {
     id: c.id,
@@ -285,7 +367,7 @@ export function toChunk(c: ChunkRow, metadata: Metadata): Chunk {
   };
 }
 
-export async function chunksOfDocument(db: Db, doc: DocumentRow): Promise<Chunk[]> {
+export async function chunksOfDocument(db: Db, doc: Pick<DocumentRow, "id" | "metadata">): Promise<Chunk[]> {
   const metadata = parseJson<Metadata>(doc.metadata, {});
   const rows = (await statement(db, "SELECT * FROM chunks WHERE document_id = $1 ORDER BY position").all(
     doc.id,
@@ -307,9 +389,9 @@ export async function listDocuments(
   const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...p.values)) as { n: number }).n;
   const rows = (await statement(
     db,
-    `SELECT d.* ${from} ORDER BY ${orderBy("d", page)} LIMIT ${p.add(page.limit)} OFFSET ${p.add((page.page - 1) * page.limit)}`,
+    `SELECT ${RECORD_COLUMNS} ${from} ORDER BY ${orderBy("d", page)} LIMIT ${p.add(page.limit)} OFFSET ${p.add((page.page - 1) * page.limit)}`,
   ).all(...p.values)) as unknown as DocumentRow[];
-  return { items: rows.map((r) => toDocument(r)), total };
+  return { items: await documentRecords(db, rows), total };
 }
 
 /** Chunks of the namespace's indexed documents; the filter applies to their document. */

@@ -231,3 +231,30 @@ export async function jobCounts(db: Db): Promise<Record<string, number>> {
   }[];
   return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }
+
+/**
+ * Bytes of content still to process: the text and uploaded files of the documents whose processing
+ * job is open (queued or running). The disk reserve keeps room for processing them (disk-reserve.ts).
+ */
+export async function unprocessedBytes(db: Db): Promise<number> {
+  const row = (await statement(
+    db,
+    `SELECT COALESCE(SUM(length(d.content) + COALESCE(f.size, 0)), 0) AS n
+       FROM jobs j JOIN documents d ON d.id = j.document_id
+       LEFT JOIN document_files f ON f.document_id = j.document_id
+      WHERE j.state IN ('queued', 'running') AND j.kind = 'document'`,
+  ).get()) as { n: number };
+  return Number(row.n);
+}
+
+/**
+ * Jobs a full disk stopped (deferJob's `disk full:` error) run now rather than when their wait ends:
+ * the disk has room again. Returns how many.
+ */
+export async function resumeDiskFullJobs(db: Db): Promise<number> {
+  const r = await statement(
+    db,
+    `UPDATE jobs SET run_after = $1 WHERE state = 'queued' AND run_after > $1 AND error LIKE 'disk full:%'`,
+  ).run(now());
+  return r.changes;
+}

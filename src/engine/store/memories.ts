@@ -141,14 +141,27 @@ export async function listMemories(
   return { items: rows.map(toMemory), total };
 }
 
-/** Memories that came from a document (its sources, or its latest source). */
-export async function memoriesOfDocument(db: Db, documentId: string): Promise<Memory[]> {
+/**
+ * Memories that came from a document (its sources, or its latest source): those not forgotten
+ * nor past their forget_after (as a plain list shows them), or every one with `includeForgotten`.
+ */
+export async function memoriesOfDocument(
+  db: Db,
+  documentId: string,
+  includeForgotten = false,
+): Promise<Memory[]> {
   const rows = (await statement(
     db,
-    `SELECT ${M_ROW} FROM memories m WHERE m.document_id = $1
-         OR m.id IN (SELECT memory_id FROM memory_sources WHERE document_id = $2)
+    `SELECT ${M_ROW} FROM memories m WHERE (m.document_id = $1
+         OR m.id IN (SELECT memory_id FROM memory_sources WHERE document_id = $2))
+         AND ($3 = 1 OR ${liveMemory("$4")})
        ORDER BY m.created_at, m.rowid`,
-  ).all(documentId, documentId)) as unknown as MemoryRow[];
+  ).all(
+    documentId,
+    documentId,
+    includeForgotten ? 1 : 0,
+    new Date().toISOString(),
+  )) as unknown as MemoryRow[];
   return rows.map(toMemory);
 }
 

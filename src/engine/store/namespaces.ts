@@ -140,13 +140,28 @@ export async function documentsReplacedByMove(db: Db, fromId: string, toId: stri
   return rows.map((d) => d.id);
 }
 
+/** Rows a move changes per statement: each statement stays short, all in the caller's transaction. */
+const MOVE_BATCH_ROWS = 2_000;
+
 /**
- * Moves a namespace's documents, chunks, memories, jobs, connectors and buckets into another one;
- * a bucket the target has already (by name) stays the target's.
+ * Moves a namespace's documents, chunks, memories, jobs, connectors and buckets into another one,
+ * MOVE_BATCH_ROWS rows a statement; a bucket the target has already (by name) stays the target's.
+ * The source's search index goes first, whole: a row moved out of a live index left it row by row
+ * (PostgreSQL's triggers updating the space's and each term's totals, the same rows again and
+ * again), and a namespace of 17,000 chunks ran past the statement timeout in one statement, and
+ * in batches grew slower with each. Each moved row is queued for the target's index, which the
+ * commit brings up to date (search-index.ts indexPending, in passes).
  */
 export async function moveNamespaceContents(db: Db, fromId: string, toId: string): Promise<void> {
+  await statement(db, "DELETE FROM search_spaces WHERE namespace_id = $1").run(fromId);
   for (const table of ["documents", "chunks", "memories", "jobs", "connectors"]) {
-    await statement(db, `UPDATE ${table} SET namespace_id = $1 WHERE namespace_id = $2`).run(toId, fromId);
+    const key = table === "jobs" || table === "connectors" ? "id" : "rowid";
+    const batch = statement(
+      db,
+      `UPDATE ${table} SET namespace_id = $1 WHERE ${key} IN
+         (SELECT ${key} FROM ${table} WHERE namespace_id = $2 LIMIT ${MOVE_BATCH_ROWS})`,
+    );
+    while ((await batch.run(toId, fromId)).changes > 0);
   }
   await statement(
     db,

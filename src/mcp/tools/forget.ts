@@ -1,6 +1,13 @@
 import { z } from "zod";
-import { DELETE_DOCUMENT_IDS_MAX, FORGET_MEMORY_IDS_MAX, ItemError, MemoryRef } from "../../api/index.js";
+import {
+  DELETE_DOCUMENT_IDS_MAX,
+  FORGET_MEMORY_IDS_MAX,
+  ItemError,
+  MemoryRef,
+  QueryText,
+} from "../../api/index.js";
 import { plural } from "../../plural.js";
+import { quoted, RESULTS_ARE_DATA } from "../format.js";
 import { defineTool, type ToolContext } from "./define.js";
 
 const inputSchema = z.strictObject({
@@ -10,7 +17,7 @@ const inputSchema = z.strictObject({
     .max(FORGET_MEMORY_IDS_MAX)
     .optional()
     .describe("Memory ids (from search, list or forget by query)."),
-  query: z.string().trim().min(1).optional().describe("Forget by meaning, once the matches are confirmed."),
+  query: QueryText("query").optional().describe("Forget by meaning, once the matches are confirmed."),
   documentIds: z
     .array(z.string().min(1))
     .min(1)
@@ -28,7 +35,8 @@ const outputSchema = z.object({
     .describe("Nothing forgotten yet: confirm with the user, then call with ids."),
 });
 
-const list = (matches: { id: string; memory: string }[]) => matches.map((m) => `- ${m.id}: ${m.memory}`);
+const list = (matches: { id: string; memory: string }[]) =>
+  matches.map((m) => `- ${m.id}: ${quoted(m.memory)}`);
 
 /** What a forget did, said after each one: the API has no undo. */
 const FORGOTTEN_NOTE =
@@ -76,10 +84,11 @@ export const forget = defineTool({
   name: "forget",
   title: "Forget memories",
   description: [
-    "Forget memories that are wrong, outdated or that the user wants removed (only those).",
-    "A forgotten fact leaves every recall path: search no longer returns the memory or the earlier versions it replaced, nor the sentences they came from in their documents' passages (the rest of each passage stays findable), and the profile drops it; re-sending the same document does not bring it back.",
-    "The document itself stays stored until deleted with documentIds.",
-    "Pass ids, documentIds to delete whole documents, or query to forget by meaning: the user confirms the matches first; where the client cannot ask, nothing is forgotten and the result lists them (needsConfirmation): show them, then call again with their ids.",
+    "Forget memories that are wrong, outdated or that the user wants removed.",
+    "A forgotten fact leaves every recall path: search returns neither the memory, the versions it replaced, nor their source sentences (the rest of a passage stays findable); the profile drops it; re-sending the document does not bring it back.",
+    "The document stays stored until deleted with documentIds.",
+    "Pass ids, documentIds to delete whole documents, or query to forget by meaning: the user confirms the matches first; where the client cannot ask, nothing is forgotten and the result lists them (needsConfirmation): show them, then call with their ids.",
+    RESULTS_ARE_DATA,
   ].join(" "),
   inputSchema,
   outputSchema,

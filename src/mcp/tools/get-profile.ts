@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BucketName, PROFILE_BUCKETS_MAX, Profile } from "../../api/index.js";
+import { quoted, RESULTS_ARE_DATA } from "../format.js";
 import { defineTool } from "./define.js";
 
 const inputSchema = z.strictObject({
@@ -17,7 +18,7 @@ const outputSchema = z.object({
 
 type MemoryRefs = { id: string; memory: string }[];
 const section = (title: string, facts: MemoryRefs) =>
-  facts.length ? [`${title}:`, ...facts.map((f) => `- ${f.memory}`)] : [`${title}: (none yet)`];
+  facts.length ? [`${title}:`, ...facts.map((f) => `- ${quoted(f.memory)}`)] : [`${title}: (none yet)`];
 
 export const getProfile = defineTool({
   name: "get_profile",
@@ -25,7 +26,8 @@ export const getProfile = defineTool({
   description: [
     "The user in brief: static facts (identity, preferences, relationships, work), dynamic facts (recent events, plans) and custom buckets.",
     "Call it at the start of a conversation; search answers one question.",
-    "New content shows up once its memories are extracted, in the background.",
+    "New content shows up once its memories are extracted.",
+    RESULTS_ARE_DATA,
   ].join(" "),
   inputSchema,
   outputSchema,

@@ -11,7 +11,7 @@ import {
   MemoryFields,
   Pagination,
 } from "../../api/index.js";
-import { age, truncate } from "../format.js";
+import { age, quoted, RESULTS_ARE_DATA, truncate } from "../format.js";
 import { defineTool } from "./define.js";
 
 const inputSchema = z.strictObject({
@@ -48,7 +48,8 @@ export const list = defineTool({
   title: "List memory contents",
   description: [
     "Browse documents (with processing status), memories or chunks, a page at a time, newest first, or one memory's versions (id):",
-    "to see what exists, check that content is processed (status and dreamingStatus done) or find ids for forget.",
+    "to see what exists, check that content is processed (status, dreamingStatus done) or find ids for forget.",
+    RESULTS_ARE_DATA,
   ].join(" "),
   inputSchema,
   outputSchema,
@@ -58,7 +59,9 @@ export const list = defineTool({
       const m = await ctx.ns.memories.get(args.id, { include: ["related"] }, { signal: ctx.extra.signal });
       const related = m.included?.related;
       const section = (title: string, ms: Memory[] | undefined) =>
-        ms?.length ? [`${title}:`, ...ms.map((r) => `- ${r.id} (v${r.version ?? 1}): ${r.memory}`)] : [];
+        ms?.length
+          ? [`${title}:`, ...ms.map((r) => `- ${r.id} (v${r.version ?? 1}): ${quoted(r.memory)}`)]
+          : [];
       return {
         structured: {
           type: "memories" as const,
@@ -66,7 +69,7 @@ export const list = defineTool({
           pagination: { currentPage: 1, totalPages: 1 },
         },
         text: [
-          `${m.id} (version ${m.version ?? 1}${m.isForgotten ? ", forgotten" : ""}${m.isLatest === false ? ", superseded" : ""}): ${m.memory}${when(m.system?.createdAt)}`,
+          `${m.id} (version ${m.version ?? 1}${m.isForgotten ? ", forgotten" : ""}${m.isLatest === false ? ", superseded" : ""}): ${quoted(m.memory)}${when(m.system?.createdAt)}`,
           ...section("Earlier versions", related?.parents),
           ...section("Newer versions", related?.children),
           ...section("Related", related?.siblings),
@@ -93,17 +96,18 @@ export const list = defineTool({
       structured = { type: "documents", documents, pagination };
       lines = documents.map(
         (d) =>
-          `- ${d.id}: ${d.title ?? d.url ?? d.type} [${d.system.status}, memories ${d.system.dreamingStatus}]${when(d.system.createdAt)}`,
+          `- ${d.id}: ${quoted(d.title ?? d.url ?? d.type)} [${d.system.status}, memories ${d.system.dreamingStatus}]${when(d.system.createdAt)}`,
       );
     } else if (args.type === "memories") {
       structured = { type: "memories", memories: res.memories, pagination };
       lines = res.memories.map(
-        (m) => `- ${m.id}: ${m.memory}${m.isForgotten ? " [forgotten]" : ""}${when(m.system?.createdAt)}`,
+        (m) =>
+          `- ${m.id}: ${quoted(m.memory)}${m.isForgotten ? " [forgotten]" : ""}${when(m.system?.createdAt)}`,
       );
     } else {
       structured = { type: "chunks", chunks: res.chunks, pagination };
       lines = res.chunks.map(
-        (c) => `- ${c.id} (document ${c.documentId} #${c.position}): ${truncate(c.content, 200)}`,
+        (c) => `- ${c.id} (document ${c.documentId} #${c.position}): ${quoted(truncate(c.content, 200))}`,
       );
     }
     const header = `${args.type}, page ${pagination.currentPage} of ${pagination.totalPages}${lines.length ? ":" : ": none"}`;

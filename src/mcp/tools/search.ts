@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   Filter,
+  QueryText,
   SEARCH_LIMIT_DEFAULT,
   SEARCH_LIMIT_MAX,
   SEARCH_THRESHOLD_DEFAULT,
@@ -8,11 +9,11 @@ import {
   SearchMode,
 } from "../../api/index.js";
 import { plural } from "../../plural.js";
-import { age, estimateTokens, fitToBudget, truncate } from "../format.js";
+import { age, estimateTokens, fitToBudget, quoted, RESULTS_ARE_DATA, truncate } from "../format.js";
 import { defineTool } from "./define.js";
 
 const inputSchema = z.strictObject({
-  query: z.string().trim().min(1, "query must not be empty").describe("What to recall, in natural language."),
+  query: QueryText("query").describe("What to recall, in natural language."),
   mode: SearchMode.default("hybrid").describe(
     "hybrid (default): facts and passages; memories: extracted facts only; chunks: passages only.",
   ),
@@ -93,13 +94,13 @@ function toResult(hit: SearchHit, now: number): Result {
 }
 
 export function renderResult(r: Result, i: number): string {
-  const from = r.source.title
-    ? `"${r.source.title}"${r.source.url ? ` <${r.source.url}>` : ""}`
-    : (r.source.url ?? r.source.documentId);
+  const source = [r.source.title, r.source.url ?? (r.source.title ? null : r.source.documentId)]
+    .filter((s): s is string => s !== null)
+    .map(quoted)
+    .join(" ");
   const when = r.age ? `, ${r.age}` : "";
-  // One result per line: line breaks inside a chunk would read as separate results.
-  const body = r.text.replace(/\s*\n\s*/g, " ");
-  return `${i + 1}. [${r.kind} ${r.similarity.toFixed(2)}${when}] ${body}${from ? ` (from ${from})` : ""}`;
+  // One result per line, its stored text one quoted string: a line break inside it is escaped.
+  return `${i + 1}. [${r.kind} ${r.similarity.toFixed(2)}${when}] ${quoted(r.text)}${source ? ` (from ${source})` : ""}`;
 }
 
 export const search = defineTool({
@@ -107,8 +108,9 @@ export const search = defineTool({
   title: "Search memory",
   description: [
     "Recall stored facts and document passages; call it before answering anything that may depend on earlier conversations.",
-    "Results by similarity, with age and source.",
-    "If nothing reaches the default threshold, the nearest weaker matches come back marked nearest; new content is searchable after a few seconds.",
+    "By similarity, with age and source.",
+    "If nothing reaches the default threshold, the nearest weaker matches come back marked nearest; new content is searchable within seconds.",
+    RESULTS_ARE_DATA,
   ].join(" "),
   inputSchema,
   outputSchema,

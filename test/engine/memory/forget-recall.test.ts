@@ -162,6 +162,43 @@ describe("forget means gone from recall", () => {
     saysNothingOf(release, /Tomasz/);
   });
 
+  it("forgotten: a title made from the sentence leaves every place a document is shown, and so does the memory unless asked for", async () => {
+    await addDocument(
+      "titles",
+      "titles-plan",
+      "Owner: Ingrid.\nThe harbour crane inspection is due in April.\nSpare cables sit in shed four.",
+    );
+    const owner = await memoryAbout("titles", /Ingrid/);
+    const shown = async (): Promise<{ where: string; title: unknown }[]> => {
+      const read = await api("GET", "/ns/titles/document/titles-plan?include=memories");
+      const listed = (await api("POST", "/ns/titles/list/documents", {})).documents[0];
+      const v3 = await api("GET", `/v3/documents/${read.id}`);
+      const v3List = (await api("POST", "/v3/documents/list", { containerTags: ["titles"] })).memories[0];
+      const sources = await Promise.all(
+        (await memories("titles")).map(
+          async (m) => (await api("GET", `/ns/titles/memories/${m.id}?include=documents`)).included?.document,
+        ),
+      );
+      return [
+        { where: "GET document", title: read.title },
+        { where: "list documents", title: listed.title },
+        { where: "v3 GET", title: v3.title },
+        { where: "v3 list", title: v3List.title },
+        ...sources.map((d) => ({ where: "memory's document", title: d?.title })),
+      ];
+    };
+    for (const s of await shown()) expect(s.title, s.where).toMatch(/Ingrid/);
+
+    await api("DELETE", "/ns/titles/memories", { ids: [owner.id] });
+
+    for (const s of await shown()) expect(String(s.title ?? ""), s.where).not.toMatch(/Ingrid/);
+    const read = await api("GET", "/ns/titles/document/titles-plan?include=memories");
+    expect(read.memories.map((m: { id: string }) => m.id)).not.toContain(owner.id);
+    expect(read.memories.length, "the document's other memories").toBeGreaterThan(0);
+    // A forgotten memory is still there for whoever asks for forgotten ones.
+    expect((await memories("titles", true)).map((m) => m.id)).toContain(owner.id);
+  });
+
   it("forgotten by meaning in a conversation: the turn goes, and the turns around it no longer match it", async () => {
     await addDocument(
       "chat",

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { QUERY_MAX_LENGTH } from "../../../src/api/limits.js";
 import { SearchBody, SearchResponse } from "../../../src/api/search.js";
 import { search } from "../../../src/engine/search/search.js";
 import { invalidateVectors } from "../../../src/engine/search/vector.js";
@@ -390,7 +391,8 @@ describe("hostile queries", () => {
     "北京 東京 서울",
     "ça naïve résumé",
     "\u0000\u0001",
-    "a".repeat(5000),
+    // The longest query the contract takes.
+    "a".repeat(QUERY_MAX_LENGTH),
     Array.from({ length: 500 }, (_, i) => `word${i}`).join(" "),
     "the of and",
     "what",

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Filter } from "../../../src/api/filter.js";
+import { FILTER_FIELD_MAX_LENGTH, FILTER_LEAVES_MAX, FILTER_SQL_MAX_BYTES } from "../../../src/api/limits.js";
 import { Params } from "../../../src/engine/store/connection.js";
-import { compileFilter, type FilterForm } from "../../../src/engine/store/filter.js";
+import { compileFilter, type FilterForm, FilterTooLargeError } from "../../../src/engine/store/filter.js";
 import { TEST_BACKEND } from "../../support/harness.js";
 import { TestStore } from "../search/store.js";
 
@@ -214,5 +215,52 @@ describe.each(FORMS)("compileFilter, %s form", (which) => {
       expect(other).toBe(f);
     }
     expect(await select({ field: "topic", operator: "eq", value: hostile })).toEqual([]);
+  });
+});
+
+describe("a filter's SQL", () => {
+  /** A filter of `leaves` equality leaves on fields of `width` characters, in groups of 200. */
+  const wide = (leaves: number, width: number) =>
+    Filter.parse({
+      operator: "or",
+      operands: Array.from({ length: leaves / 200 }, (_, g) => ({
+        operator: "and",
+        operands: Array.from({ length: 200 }, (_, i) => ({
+          field: `k${g}_${i}_`.padEnd(width, "x"),
+          operator: "eq",
+          value: "v",
+        })),
+      })),
+    });
+
+  it(`compiles every filter of the contract within FILTER_SQL_MAX_BYTES on this backend`, () => {
+    const form = TEST_BACKEND === "postgres" ? "postgres" : undefined;
+    const f = compileFilter(
+      wide(FILTER_LEAVES_MAX, FILTER_FIELD_MAX_LENGTH),
+      { metadata: "d.metadata", documentId: ["d.id", "d.custom_id"] },
+      new Params(store.db.dialect),
+      form,
+    );
+    expect(Buffer.byteLength(f)).toBeLessThanOrEqual(FILTER_SQL_MAX_BYTES);
+  });
+
+  it("refuses a text past FILTER_SQL_MAX_BYTES before any database sees it", () => {
+    // SQLite's SQL form writes each key into the text: forced on the largest filter, it is too long.
+    expect(() =>
+      compileFilter(
+        wide(FILTER_LEAVES_MAX, FILTER_FIELD_MAX_LENGTH),
+        { metadata: "d.metadata" },
+        new Params(store.db.dialect),
+        "sql",
+      ),
+    ).toThrow(FilterTooLargeError);
+    expect(() =>
+      compileFilter(
+        wide(FILTER_LEAVES_MAX, FILTER_FIELD_MAX_LENGTH),
+        { metadata: "d.metadata" },
+        new Params(store.db.dialect),
+        "sql",
+      ),
+    ).toThrow(/more than the 524288 a filter may \(FILTER_SQL_MAX_BYTES\)/);
   });
 });

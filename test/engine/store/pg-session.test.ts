@@ -5,8 +5,9 @@
  * statement_timeout and pg_cancel_backend, on a deeply nested filter of a search.
  */
 import { describe, expect, it } from "vitest";
-import { transaction } from "../../../src/engine/store/db.js";
+import { StoreUnavailableError, transaction } from "../../../src/engine/store/db.js";
 import { storeConnections, TEST_BACKEND } from "../../support/harness.js";
+import { until } from "../../support/wait.js";
 
 const db = storeConnections();
 
@@ -35,5 +36,30 @@ describe.skipIf(TEST_BACKEND !== "postgres")("memctx's PostgreSQL sessions", () 
       "read",
     );
     expect(usesJit(Object.values(withJit)[0])).toBe(true);
+  });
+
+  it("fails a transaction whose connection PostgreSQL ends with 503, and the process goes on", async () => {
+    const conn = await db();
+    const other = await db();
+    const alive = async (pid: number) =>
+      (
+        (await other.prepare("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1").get(pid)) as {
+          n: number;
+        }
+      ).n;
+    const ended = transaction(conn, async () => {
+      const { pid } = (await conn.prepare("SELECT pg_backend_pid() AS pid").get()) as { pid: number };
+      await other.prepare("SELECT pg_terminate_backend($1)").get(pid);
+      // The connection's client hears of it between two statements: an `error` event no one
+      // listened to stopped the process (vitest reports it as an unhandled error).
+      await until(
+        () => alive(pid),
+        (n) => n === 0,
+      );
+      await conn.prepare("SELECT 1").get();
+    });
+    await expect(ended).rejects.toBeInstanceOf(StoreUnavailableError);
+    // The broken connection was dropped, not pooled: the next statements all get a live one.
+    for (let i = 0; i < 5; i++) expect(await conn.prepare("SELECT 1 AS one").get()).toEqual({ one: 1 });
   });
 });

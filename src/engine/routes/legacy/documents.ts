@@ -6,12 +6,12 @@ import { ConflictError, NotFoundError } from "../../errors.js";
 import {
   addDocuments,
   chunksOfDocument,
-  type DocumentRow,
   deleteDocuments,
   deleteDocumentsIn,
+  documentRecord,
   findDocumentsIn,
   listDocuments,
-  toDocument,
+  type RecordRow,
 } from "../../services/documents.js";
 import type { NamespaceRow } from "../../services/namespaces.js";
 import { type EngineApp, pagination, route } from "../route.js";
@@ -35,9 +35,9 @@ export function toLegacyDocument(doc: Document, namespace: string): LegacyDocume
  */
 function documentById(
   namespaces: NamespaceRow[],
-  rows: DocumentRow[],
+  rows: RecordRow[],
   id: string,
-): { row: DocumentRow; namespace: NamespaceRow } {
+): { row: RecordRow; namespace: NamespaceRow } {
   if (rows.length === 0) throw new NotFoundError("Document");
   if (rows.length > 1) {
     throw new ConflictError(
@@ -118,7 +118,7 @@ export function legacyDocumentRoutes(app: EngineApp, ctx: EngineContext): void {
   route(app, ctx, endpoints.legacyGetDocument, async ({ principal, params }) => {
     const { namespaces, rows } = await find(principal, params.id);
     const { row, namespace } = documentById(namespaces, rows, params.id);
-    return toLegacyDocument(toDocument(row), namespace.name);
+    return toLegacyDocument(await documentRecord(db, row), namespace.name);
   });
 
   route(app, ctx, endpoints.legacyDocumentChunks, async ({ principal, params }) => {

@@ -65,6 +65,15 @@ const ACQUIRE_TIMEOUT_MS_DEFAULT = 5_000;
 const DEADLOCK_ATTEMPTS = 3;
 /** /health's own statement: a load balancer must hear back within half a second. */
 const HEALTH_TIMEOUT_MS = 400;
+/**
+ * Statements prepared once per connection and kept there (named), at most this many texts of at
+ * most this size: the store's own statements are a few kilobytes (3.8 KB the longest seen in the
+ * search and profile tests); a large filter makes a text of its own each time, and kept, each
+ * such plan stayed in the backend's memory (100-200 MB a 12,000-leaf filter) for the connection's
+ * life. The others are parsed and planned at each run, and freed.
+ */
+const NAMED_STATEMENTS_MAX = 500;
+const NAMED_STATEMENT_MAX_CHARS = 8_192;
 
 const envNumber = (name: string, fallback: number) => {
   const v = Number(process.env[name]);
@@ -127,11 +136,24 @@ function unavailable(err: unknown): StoreUnavailableError | undefined {
  */
 function sessionClient(sessionSql: string): typeof pg.Client {
   class SessionClient extends pgModule().Client {
+    // biome-ignore lint/suspicious/noExplicitAny: node-postgres's constructor takes its config
+    constructor(config: any) {
+      super(config);
+      // A connection PostgreSQL ends (pg_terminate_backend, a restart) emits `error` on its client;
+      // the pool listens only while the client is idle, so one checked out (a transaction's, or one
+      // still running its session SQL) would stop the process. Its queries fail by themselves
+      // (StoreUnavailableError, 503), and a broken client is released as broken.
+      this.on("error", () => {});
+    }
+
     start(callback?: (err?: Error) => void): Promise<void> | undefined {
       const ready = super
         .connect()
         .then(() => this.query(sessionSql))
         .then(() => this.query("SET hnsw.iterative_scan = strict_order").catch(() => {}))
+        // PostgreSQL 14+: a backend whose client went away (a request's connection given up on)
+        // stops its statement at the next check instead of running it to the end.
+        .then(() => this.query("SET client_connection_check_interval = 1000").catch(() => {}))
         .then(() => undefined);
       if (!callback) return ready;
       ready.then(() => callback(), callback);
@@ -264,10 +286,10 @@ export class PostgresDatabase implements Db {
   /** Runs a query on the context's transaction connection, else on any free one. */
   async query(config: pg.QueryConfig): Promise<pg.QueryResult> {
     if (this.closed) throw new Error("database is not open");
-    const on = this.tx()?.client ?? this.pool;
     const started = performance.now();
     try {
-      return await on.query(config);
+      const tx = this.tx();
+      return tx ? await this.run(tx.client, config) : await this.runPooled(config);
     } catch (err) {
       if (process.env.MEMCTX_PG_DEBUG)
         process.stderr.write(`pg: ${(err as Error).message}\n${config.text}\n`);
@@ -287,16 +309,68 @@ export class PostgresDatabase implements Db {
     }
   }
 
+  /** A statement on a free connection of the pool, given back afterwards (or dropped, broken). */
+  private async runPooled(config: pg.QueryConfig): Promise<pg.QueryResult> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await this.run(client, config);
+    } catch (err) {
+      if (isBroken(err)) broken = err as Error;
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * One statement on `client`. When the driver gives up waiting (query_timeout: the server's
+   * statement timeout did not end it), the backend would go on with the statement after its
+   * connection is dropped: it is ended as well, from a connection of its own.
+   */
+  private async run(client: pg.ClientBase, config: pg.QueryConfig): Promise<pg.QueryResult> {
+    try {
+      return await client.query(config);
+    } catch (err) {
+      const pid = (client as { processID?: number }).processID;
+      if (/Query read timeout/i.test(String((err as Error)?.message)) && pid) void this.terminate(pid);
+      throw err;
+    }
+  }
+
+  /** Ends backend `pid` (a statement that outlived its time), on a short-lived connection of its own. */
+  private async terminate(pid: number): Promise<void> {
+    const client = new (pgModule().Client)({
+      ...this.config,
+      statement_timeout: HEALTH_TIMEOUT_MS,
+      query_timeout: HEALTH_TIMEOUT_MS + 100,
+      connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS_DEFAULT,
+    });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      await client.query("SELECT pg_terminate_backend($1)", [pid]);
+    } catch {
+      // The server is gone or the backend ended already.
+    } finally {
+      void client.end().catch(() => {});
+    }
+  }
+
   prepare(text: string): Statement {
     let name = this.names.get(text);
-    if (name === undefined) {
+    if (
+      name === undefined &&
+      text.length <= NAMED_STATEMENT_MAX_CHARS &&
+      this.names.size < NAMED_STATEMENTS_MAX
+    ) {
       name = `m${this.names.size}`;
       this.names.set(text, name);
     }
     let arrays = false;
     const query = (params: SQLInputValue[]) =>
       this.query({
-        name,
+        ...(name === undefined ? {} : { name }),
         text,
         values: params.map(toParam),
         ...(arrays ? { rowMode: "array" as const } : {}),
@@ -564,6 +638,18 @@ if (process.env.MEMCTX_PG_PROFILE) {
     );
     writeFileSync(file, `${lines.join("\n")}\n`);
   }, 2_000).unref();
+}
+
+/** An error after which a connection cannot serve another statement: it is dropped, not pooled. */
+function isBroken(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return (
+    /^08|^57P0[1-3]$/.test(String(e?.code ?? "")) ||
+    ["ECONNRESET", "EPIPE", "ETIMEDOUT"].includes(String(e?.code ?? "")) ||
+    /Connection terminated|Client has encountered a connection error|Connection ended|terminating connection|Query read timeout/i.test(
+      String(e?.message ?? err),
+    )
+  );
 }
 
 /** A parameter as node-postgres takes it (a BLOB's Uint8Array is bytea as it is). */

@@ -21,6 +21,11 @@ export interface DocumentShape {
   title: string | null;
   /** Long or sectioned: memories are chosen by salience and told with their context. */
   reference: boolean;
+  /**
+   * Where each of its units starts (a paragraph, a list's item): a sentence never runs from one
+   * into the next, as a list's items, written without a final stop, would.
+   */
+  units: number[];
 }
 
 /** A text this long, or with this many headings, reads as a reference document, not a note. */
@@ -47,6 +52,15 @@ const REFERENCE_SECTION =
 // "[4] Author. Title. Venue, 2017." or "Author, A. et al. (2011). Title." or a bare address.
 const CITATION =
   /^\s*(?:[-*•]\s*)?(?:\[\d+\]|\d+\.\s+[A-Z][\w'’-]+,\s+[A-Z]\.|[A-Z][\w'’-]+,\s+[A-Z]\.(?:\s?[A-Z]\.)*(?:,| et al\.| and)|https?:\/\/\S+\s*$)/;
+
+// "- item", "* item", "• item", "+ item": a list's item (a numbered one too, among others: LIST_ITEM).
+const BULLET = /^\s*(?:[-*•+]\s+\S|\d+[.)]\s+\S)/;
+const BULLET_MARK = /^\s*(?:[-*•+]|\d+[.)])\s+/;
+// "| Stage | Owner |", "|------|": a table's row.
+const TABLE_ROW = /^\|.*\|$|^\|?\s*:?-{3,}/;
+// An indented line of code, or one of shell commands and assignments.
+const CODE_LINE =
+  /^(?: {4,}|\t)\S|^\s*(?:\$ |>>> |make |npm |npx |git |docker |kubectl |dagster |pip |python )/;
 
 function headingOf(line: string): { text: string; level: number } | null {
   const md = MARKDOWN_HEADING.exec(line);
@@ -101,10 +115,28 @@ export function documentShape(text: string, title: string | null = null): Docume
   const first = lines.findIndex((l) => l.line.trim() !== "");
   // While inside a table of contents or a reference list: the level that ends it.
   let skipping: number | null = null;
+  // Inside a fenced code block.
+  let fenced = false;
+  // A document's parts that are no sentences: list items, table rows, code. Read as structure in
+  // a reference document (its passages keep them, searchable); a short note's list is its content.
+  const parts = new Set<number>();
+  // A list's items: each a unit of its own, its marker no word.
+  const items = new Set<number>();
   const listItem = (i: number) => LIST_ITEM.test(lines[i]?.line ?? "");
   for (const [i, { start, line }] of lines.entries()) {
     const trimmed = line.trim();
+    if (/^(?:```|~~~)/.test(trimmed)) {
+      fenced = !fenced;
+      blanks.add(i);
+      continue;
+    }
+    if (fenced) {
+      parts.add(i);
+      continue;
+    }
     if (trimmed === "") continue;
+    if (TABLE_ROW.test(trimmed) || CODE_LINE.test(line)) parts.add(i);
+    else if (BULLET.test(line)) items.add(i);
     // A contents entry ("2.1 Brokers ...... 2") is no heading; a numbered step among others
     // ("1. Open the portal" then "2. Click Create") is a list item, a statement.
     const entry = TOC_ENTRY.test(trimmed);
@@ -134,15 +166,28 @@ export function documentShape(text: string, title: string | null = null): Docume
       trimmed.includes("\f");
     if (skipping !== null || furniture) blanks.add(i);
   }
-  const body = lines.map((l, i) => (blanks.has(i) ? " ".repeat(l.line.length) : l.line)).join("\n");
+  const reference = text.length >= REFERENCE_CHARS || headings.length >= REFERENCE_HEADINGS;
+  if (reference) for (const i of parts) blanks.add(i);
+  const body = lines
+    .map((l, i) =>
+      blanks.has(i)
+        ? " ".repeat(l.line.length)
+        : reference && items.has(i)
+          ? l.line.replace(BULLET_MARK, (m) => " ".repeat(m.length))
+          : l.line,
+    )
+    .join("\n");
+  // Units: a list's item, or a paragraph (lines after a blank, a heading or an item).
+  const units: number[] = [];
+  let open = false;
+  for (const [i, l] of lines.entries()) {
+    const blank = blanks.has(i) || l.line.trim() === "";
+    if (!blank && (!open || items.has(i))) units.push(l.start);
+    open = !blank;
+  }
   // The text's own first heading names it better than a stored title (often a file name).
   const docTitle = headings[0]?.text ?? title;
-  return {
-    body,
-    headings,
-    title: docTitle,
-    reference: text.length >= REFERENCE_CHARS || headings.length >= REFERENCE_HEADINGS,
-  };
+  return { body, headings, title: docTitle, reference, units: units.length > 0 ? units : [0] };
 }
 
 /** The heading an offset sits under (the nearest before it), null before the first. */
@@ -156,11 +201,64 @@ export function headingAt(shape: DocumentShape, offset: number): Heading | null 
 }
 
 /**
- * How many memories a reference document of this length gives at most: grows with the root of its
- * length, so a manual of 20 KB gives a few dozen and one of 200 KB not ten times as many.
+ * How many memories a reference document of this length gives at most: a few, about itself (what
+ * it is, who owns it, what was decided and when); its passages stay searchable as chunks. Grows
+ * with the root of its length: a README of 5 KB gives 7, a manual of 60 KB 13.
  */
 export function memoryBudget(chars: number): number {
-  return Math.round(8 + 2.2 * Math.sqrt(chars / 100));
+  return Math.round(5 + Math.sqrt(chars / 1000));
+}
+
+// What a document says about itself, worth a memory first: what it is, who owns it, what was
+// decided and when.
+const OWNERSHIP = /\b(?:owned by|maintained by|owners?|maintainers?|responsible for|led by|contact)\b/i;
+const DECISION =
+  /\b(?:decided|decision|chose|chosen|we use|switched|replaced|migrated|adopted|deprecated|introduced|launched|released)\b/i;
+const DATED = /\b(?:19|20)\d{2}\b/;
+
+/** How much a statement says about the document's subject itself (title: what the document is called). */
+export function aboutItself(sentence: string, title: string | null): number {
+  let score = 0;
+  // What the document is about: its title without the words that say what kind of document it is
+  // ("Harbor Queue Operator Manual" is about Harbor Queue).
+  const name = title
+    ?.replace(/[^\p{L}\p{N} ]/gu, "")
+    .split(/\s+/)
+    .filter((w) => !DOCUMENT_WORDS.has(w.toLowerCase()))
+    .join(" ")
+    .trim();
+  if (
+    name &&
+    new RegExp(`^(?:the\\s+)?${name.replace(/\s+/g, "\\s+")}\\s+(?:is|are|was)\\b`, "iu").test(sentence)
+  )
+    score += 6;
+  if (OWNERSHIP.test(sentence)) score += 5;
+  if (DECISION.test(sentence)) score += 3;
+  if (DATED.test(sentence)) score += 2;
+  return score;
+}
+
+/**
+ * Whether a plain text's sentence is a fragment, not a statement: code or markup in it, a line of
+ * a list or a changelog run together ("229). - 2025-02-03: Atlas: ..."), or cut off ("A failed run
+ * between 22:00.", "... (MR.").
+ */
+export function isFragment(sentence: string): boolean {
+  // A decision log's or changelog's date label ("2025-01: We chose Dagster") is read past.
+  const s = sentence.trim().replace(/^(?:19|20)\d{2}(?:-\d{2}){0,2}:\s+/, "");
+  if (/[`|]|\*\*|\s#\s|^\W|^\d/.test(s)) return true;
+  if ((s.match(/\(/g)?.length ?? 0) !== (s.match(/\)/g)?.length ?? 0)) return true;
+  if ((s.match(/\s[-–]\s/g)?.length ?? 0) >= 2) return true;
+  const last =
+    s
+      .replace(/[.!?…]+$/, "")
+      .split(/\s+/)
+      .at(-1)
+      ?.toLowerCase() ?? "";
+  return (
+    /^(?:and|or|but|between|of|to|from|with|for|the|a|an|in|on|at|by|mr|e\.g|i\.e|vs)$/.test(last) ||
+    (/\d:\d\d$/.test(last) && /\bbetween\b/i.test(s))
+  );
 }
 
 // The document talking about itself or its layout ("see Section 4", "XML is mentioned in Section
@@ -219,7 +317,7 @@ const STOP = new Set(
 
 // Words that say what kind of document it is, not what it is about.
 const DOCUMENT_WORDS = new Set(
-  "manual handbook guide specification spec documentation reference operator user notes overview introduction".split(
+  "manual handbook guide specification spec documentation reference operator user notes overview introduction readme".split(
     " ",
   ),
 );

@@ -1,9 +1,18 @@
 import { conversationTurns } from "../../text/conversation.js";
 import { type DateSpan, type DayRef, formatDay, parseDocumentDate, resolveDates } from "../../text/dates.js";
-import { splitClauses, verbAsNoun } from "./clauses.js";
+import { clauseSubject, splitClauses, verbAsNoun } from "./clauses.js";
 import { readContext } from "./context.js";
 import { correctionOf } from "./corrections.js";
-import { documentShape, type Heading, headingAt, inContext, memoryBudget, salience } from "./document.js";
+import {
+  aboutItself,
+  documentShape,
+  type Heading,
+  headingAt,
+  inContext,
+  isFragment,
+  memoryBudget,
+  salience,
+} from "./document.js";
 import { FILLER, INTENSIFIERS, LIGHT_VERBS, markerSpans, SMALL_TALK } from "./markers.js";
 import { analyse, type Sentence, type Token } from "./nlp.js";
 import { isSomeonesRelation, PERSON_NOUNS, People, subjectOf, USER_SUBJECT } from "./people.js";
@@ -40,8 +49,13 @@ const MODAL = /^(will|would|should|can|could|might|may|must|shall)$/;
  * timestamp before the role is not part of it, and a line without a role continues the turn
  * before it. Line breaks inside a turn read as spaces (offsets unchanged).
  */
-function turnsOf(input: ExtractionInput, body: string): Turn[] {
-  if (input.format !== "conversation") return [{ speaker: null, text: body, offset: 0 }];
+function turnsOf(input: ExtractionInput, body: string, units: readonly number[] = [0]): Turn[] {
+  if (input.format !== "conversation")
+    return units.map((start, i) => ({
+      speaker: null,
+      text: body.slice(start, units[i + 1] ?? body.length),
+      offset: start,
+    }));
   const turns = conversationTurns(input.text).map((t) => ({
     speaker: t.role === "" ? null : t.role,
     text: input.text.slice(t.bodyStart, t.end).replace(/\n/g, " "),
@@ -541,7 +555,8 @@ export function extractFacts(
   const shape = input.format === "plain" ? documentShape(input.text, input.title ?? null) : null;
   const reference = shape?.reference === true;
   // Any plain text's headings and page furniture are structure, never a memory's words.
-  const turns = turnsOf(input, shape !== null ? shape.body : input.text);
+  // A reference document is read a unit at a time (a paragraph, a list's item): no sentence runs on.
+  const turns = turnsOf(input, shape !== null ? shape.body : input.text, reference ? shape.units : [0]);
   const userLabel = context.userName ?? "The user";
   const nameOf = (speaker: string | null): string =>
     speaker === null || USER.has(speaker.toLowerCase()) ? userLabel : speaker;
@@ -592,7 +607,7 @@ export function extractFacts(
     ): SubjectKind | null => {
       if (subject === null) return null;
       if (subject === selfKey) return selfIsUser ? "user" : "person";
-      if (reference) return "thing";
+      if (reference) return subject === shape?.title?.toLowerCase() ? "document" : "thing";
       if (known.has(subject) || peopleKeys.has(subject) || isSomeonesRelation(subject)) return "person";
       // A name that lives, works or likes something is someone ("Sofia loves surfing").
       if (personSlot && /^\p{Lu}/u.test(subjectWritten ?? "")) return "person";
@@ -686,6 +701,16 @@ export function extractFacts(
         continue;
       }
       if (!carriesFact(tokens, speakerNames, context.keywords)) continue;
+      // A plain text's line of code, list run together or cut sentence is no memory (its passage keeps it).
+      if (turn.speaker === null && isFragment(sentence.text)) continue;
+      // A reference document's memory is a statement with a subject of its own, or a record's field
+      // ("Owner: Amara Okafor."): a changelog's "Moved the marts rebuild into its own DAG" is neither.
+      if (
+        reference &&
+        clauseSubject(tokens) === null &&
+        !/^[A-Z][\w -]{1,30}:\s+\S/.test(sentence.text.trim())
+      )
+        continue;
       const correction = correctionOf(sentence.text);
       // What only says what is no longer so ("not Porto anymore") and the markers it is told with
       // ("by the way") are left out of the new memory (an unsaid subject, taken from the clause
@@ -785,6 +810,10 @@ export function extractFacts(
           (OWN_RELATION_SLOTS.has(slot) && /^\p{Lu}/u.test(reading.value ?? "")))
       )
         factSubject = selfKey;
+      // A reference document's statements are about the document's subject.
+      if (reference && shape.title !== null) factSubject = shape.title.toLowerCase();
+      // A thing said again ("the standup") is the one named before ("the user's team standup").
+      if (factSubject !== null && kindOf(factSubject) === "thing") factSubject = known.thing(factSubject);
       // A fact about someone the text introduced says who they are: "Sofia, the user's wife, is ...".
       const who = factSubject !== null && factSubject !== selfKey ? known.get(factSubject) : undefined;
       if (who?.relation && who.of !== null)
@@ -818,7 +847,9 @@ export function extractFacts(
         const opens = heading !== null && heading !== lastHeading;
         lastHeading = heading;
         weighed.set(facts[facts.length - 1]!, {
-          score: salience(sentence.text, tokens.filter((t) => t.pos === "PROPN").length, opens),
+          score:
+            salience(sentence.text, tokens.filter((t) => t.pos === "PROPN").length, opens) +
+            aboutItself(sentence.text, shape.title),
           section: heading?.start ?? -1,
         });
       }
@@ -886,21 +917,21 @@ function firstWord(sentence: Sentence): number {
 }
 
 /**
- * A reference document's facts worth remembering: those that say something of its subject (no
- * negative salience); the most salient of each section first, so that every part of the document
- * is remembered, then the most salient of the rest; at most `budget`, in the document's order.
+ * A reference document's few memories: those that say most about it (what it is, who owns it, what
+ * was decided and when: document.ts aboutItself) and are most salient, never one that says
+ * nothing of its subject (negative salience); at most `budget`, in the document's order. Its
+ * passages stay searchable as chunks.
  */
 function mostSalient(
   facts: ExtractedFact[],
   weighed: Map<ExtractedFact, { score: number; section: number }>,
   budget: number,
 ): ExtractedFact[] {
-  const ranked = facts
-    .map((f, i) => ({ f, i, score: weighed.get(f)?.score ?? 0, section: weighed.get(f)?.section ?? -1 }))
+  return facts
+    .map((f, i) => ({ f, i, score: weighed.get(f)?.score ?? 0 }))
     .filter((x) => x.score >= 0)
-    .sort((a, b) => b.score - a.score || a.i - b.i);
-  const covered = new Set<number>();
-  const firsts = ranked.filter((x) => !covered.has(x.section) && covered.add(x.section));
-  const chosen = [...firsts, ...ranked.filter((x) => !firsts.includes(x))].slice(0, budget);
-  return chosen.sort((a, b) => a.i - b.i).map((x) => x.f);
+    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .slice(0, budget)
+    .sort((a, b) => a.i - b.i)
+    .map((x) => x.f);
 }

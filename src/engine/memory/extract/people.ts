@@ -119,6 +119,22 @@ export class People {
     this.last = key;
   }
 
+  /** Things of someone's, by their head noun: "the standup" said later is "the user's standup". */
+  private readonly things = new Map<string, string>();
+
+  /**
+   * The key a thing is known by: once someone's thing was named ("the user's standup"), the bare
+   * thing said later ("the standup") is that one. Records owned things as it meets them.
+   */
+  thing(key: string): string {
+    const owned = /^.+['’]s (.+)$/.exec(key);
+    if (owned) {
+      this.things.set(owned[1]!, key);
+      return key;
+    }
+    return this.things.get(key) ?? key;
+  }
+
   /** The partner of `of`, when the text named one. */
   partnerOf(of: string): Person | undefined {
     for (const p of this.known.values()) if (p.of === of && p.relation && PARTNERS.has(p.relation)) return p;

@@ -169,38 +169,8 @@ export const SLOTS: readonly Slot[] = [
     ],
   },
   { name: "language", holds: "many", lasting: true, verbs: ["speak"], words: ["language"] },
-  {
-    name: "schedule",
-    holds: "one",
-    lasting: true,
-    words: [
-      "monday",
-      "tuesday",
-      "wednesday",
-      "thursday",
-      "friday",
-      "saturday",
-      "sunday",
-      "weekday",
-      "daily",
-      "weekly",
-      "biweekly",
-      "monthly",
-    ],
-    needs: [
-      "standup",
-      "meeting",
-      "demo",
-      "sync",
-      "class",
-      "lesson",
-      "practice",
-      "session",
-      "call",
-      "review",
-      "move",
-    ],
-  },
+  // When something recurs ("the standup is on Mondays", "moved to Tuesdays"): read by its weekday (readSlot).
+  { name: "schedule", holds: "one", lasting: true },
 ];
 
 const BY_WORD = new Map<string, Slot>();
@@ -214,6 +184,10 @@ for (const slot of SLOTS)
  */
 const ENDS = new Set(["sell", "leave", "quit", "stop", "cancel", "divorce", "retire"]);
 const SETS = new Set(["buy", "join", "move", "switch", "adopt", "become", "relocate", "marry"]);
+
+const WEEKDAY = /^(?:mon|tues|wednes|thurs|fri|satur|sun)days?$|^(?:daily|weekly|fortnightly|biweekly)$/;
+/** Verbs that say when something recurs, with a weekday. */
+const SCHEDULE_VERBS = new Set(["be", "move", "shift", "meet", "happen", "run", "reschedule", "change"]);
 
 /** Verbs whose object is a liked or disliked thing: one slot per thing ("likes_jazz"). */
 const LIKES = new Set(["love", "like", "enjoy", "prefer", "adore", "fancy"]);
@@ -362,6 +336,11 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
       true,
     );
   }
+  // A thing that recurs on a weekday ("the standup is on Mondays", "the demo moved to Thursdays"):
+  // its schedule, whatever else the clause's words name ("moved" is no new home here).
+  const weekday = tokens.findIndex((t) => WEEKDAY.test(t.lower));
+  if (weekday >= 0 && verb !== undefined && SCHEDULE_VERBS.has(verb.lemma))
+    return reading("schedule", "one", !planned, valueAfter(tokens, weekday), true);
   // Joining an organisation ("joined Northwind as a design lead") is work; a club or a forum is not.
   if (
     verb?.lemma === "join" &&

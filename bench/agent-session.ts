@@ -48,6 +48,8 @@ const TURNS: [string, string][] = [
 
 interface Check {
   question: string;
+  /** The search's mode: memories (default here), or hybrid for what a document's passages hold. */
+  mode?: "memories" | "hybrid";
   /** The answer's first three memories hold each of these... */
   has: RegExp[];
   /** ...and none of these. */
@@ -68,7 +70,7 @@ const QUESTIONS: Check[] = [
   { question: "What does Rui prefer?", has: [/pair programming/] },
   { question: "Am I allergic to anything?", has: [], hasNot: [/peanut/i] },
   { question: "Who is my manager?", has: [/Priya Raman/] },
-  { question: "When does the Atlas pipeline run?", has: [/02:00/] },
+  { question: "When does the Atlas pipeline run?", has: [/02:00/], mode: "hybrid" },
 ];
 
 /** What the profile must say, and must not. */
@@ -90,7 +92,8 @@ const PROFILE_HAS_NOT = [
   /Mondays/,
   /The user (?:lives in Berlin|works as an architect|prefers pair programming|is a marine biologist|loves surfing)/,
   /and others/,
-  /MR !|Dagster|SFTP|COPY INTO|quarantine/i,
+  // A document the user keeps is one line (what it is), never its contents.
+  /MR !|Dagster|COPY INTO|quarantine|Owner:|Runtime:/i,
 ];
 
 const texts = (r: CallToolResult): string[] => {
@@ -132,7 +135,7 @@ try {
 
   say("## Answers (first three memories)");
   for (const q of QUESTIONS) {
-    const r = await mcp.call("search", { query: q.question, mode: "memories", limit: 3 });
+    const r = await mcp.call("search", { query: q.question, mode: q.mode ?? "memories", limit: 3 });
     const top = texts(r);
     say(`- ${q.question}`);
     for (const t of top) say(`    ${t}`);

@@ -22,6 +22,7 @@ import { documentMemoryIds, memoryMetadata, recentLiveMemories, releaseDocument 
 import { namespaceContexts } from "../store/namespaces.js";
 import { conversationTurns } from "../text/conversation.js";
 import { OfflineExtractor } from "./extract/offline.js";
+import { askedWords } from "./extract/slots.js";
 import type { ExtractionInput, Extractor } from "./extract/types.js";
 import { matchesFilterByMetadata } from "./filter-by-metadata.js";
 import { forgottenInDocument, redactDocument } from "./forget.js";
@@ -346,12 +347,15 @@ export function withSourceContext(
   documentDate: string | null,
 ): DreamedFact[] {
   const label = dayLabel(documentDate);
-  const head = label ? `${label}\n` : "";
+  // The day, and the words a question about the fact's slot asks with ("work job" for "joined
+  // Northwind as a design lead"): indexed with the text around it.
+  const headOf = (f: Fact) => [label, askedWords(f.attribute)].filter(Boolean).join("\n");
   if (format === "conversation") {
     const turns = conversationTurns(text);
     return facts.map((f) => {
+      const head = headOf(f) ? `${headOf(f)}\n` : "";
       const at = f.source?.start;
-      if (at === undefined || turns.length === 0) return { ...f, context: label ?? "" };
+      if (at === undefined || turns.length === 0) return { ...f, context: headOf(f) };
       let i = 0;
       while (i + 1 < turns.length && turns[i + 1]!.start <= at) i++;
       const around = turns
@@ -366,6 +370,7 @@ export function withSourceContext(
   return facts.map((f) => {
     const at = f.source?.start;
     const chunk = at === undefined ? undefined : chunks.find((c) => c.start <= at && at < c.end);
+    const head = headOf(f) ? `${headOf(f)}\n` : "";
     return { ...f, context: head + (chunk?.content ?? "") };
   });
 }

@@ -11,12 +11,15 @@ import {
   effectiveBuckets,
   type ProfileRow,
   type ProfileScope,
+  profileChanges,
+  profileDocuments,
   profileMemoriesHolding,
   profileSection,
   putBuckets,
 } from "../store/profile.js";
 import { type QueryTerm, queryTerms, stemTexts } from "../text/terms.js";
-import { isAboutSomeoneElse, otherPeople, userSubjects } from "./whose.js";
+import { SLOTS } from "./extract/slots.js";
+import { isTheUsers, otherPeople, userSubjects } from "./whose.js";
 
 /** Static facts in a profile: the newest first, at most this many. */
 export const PROFILE_STATIC_MAX = 100;
@@ -120,6 +123,8 @@ export async function buildProfile(
   // Lena Fischer") tells the profile whose the others about them are (memory/whose.ts).
   const staticRows = await profileSection(db, scope, true, PROFILE_STATIC_MAX * SECTION_READ_FACTOR);
   const dynamicRows = await profileSection(db, scope, false, PROFILE_DYNAMIC_MAX * SECTION_READ_FACTOR);
+  const changes = await profileChanges(db, scope, LASTING_SLOTS, PROFILE_STATIC_MAX);
+  const documents = await profileDocuments(db, scope, PROFILE_DOCUMENTS_MAX);
   const bucketRows = await Promise.all(chosen.map((b) => bucketCandidates(db, scope, b)));
   const contexts = await namespaceContexts(db, namespaceId);
   const user = userSubjects({
@@ -127,15 +132,57 @@ export async function buildProfile(
     organizationalContext: contexts?.organizationalContext ?? null,
   });
   const others = otherPeople([...staticRows, ...dynamicRows, ...bucketRows.flatMap((b) => b.rows)], user);
-  const users = (rows: readonly ProfileRow[]) => rows.filter((r) => !isAboutSomeoneElse(r, user, others));
+  const users = (rows: readonly ProfileRow[]) => rows.filter((r) => isTheUsers(r, user, others));
+  // A lasting slot's value told as an event ("joined Northwind", "moved to Braga") is a lasting fact.
+  const changed = new Set(changes.map((r) => r.id));
+  const lasting = [...users(staticRows), ...changes].sort(bySlot);
   return {
-    static: users(staticRows).slice(0, PROFILE_STATIC_MAX).map(ref),
-    dynamic: users(dynamicRows).slice(0, PROFILE_DYNAMIC_MAX).map(ref),
+    // The user's own lasting facts, then one line for each document they keep (what it is).
+    static: [...lasting.slice(0, PROFILE_STATIC_MAX - documents.length), ...documents].map(ref),
+    dynamic: users(dynamicRows)
+      .filter((r) => !changed.has(r.id))
+      .slice(0, PROFILE_DYNAMIC_MAX)
+      .map(ref),
     buckets: Object.fromEntries(
       chosen.map((b, i) => [b.name, classify(users(bucketRows[i]!.rows), bucketRows[i]!.match)]),
     ),
   };
 }
+
+/** Documents a profile names, one line each (what the document is, never its contents). */
+const PROFILE_DOCUMENTS_MAX = 3;
+
+/** The lasting slots a profile orders its static facts by: who the user is first. */
+const SLOT_ORDER = [
+  "name",
+  "home",
+  "work",
+  "relationship",
+  "children",
+  "family",
+  "pet",
+  "education",
+  "manager",
+  "diet",
+  "drink",
+  "health",
+  "vehicle",
+  "language",
+  "identity",
+  "age",
+  "schedule",
+];
+const LASTING_SLOTS = SLOTS.filter((s) => s.lasting).map((s) => s.name);
+
+/** A static fact's place: by its slot (SLOT_ORDER, then favourites and likes, then the rest), stable otherwise. */
+function slotRank(attribute: string | null): number {
+  const at = attribute === null ? -1 : SLOT_ORDER.indexOf(attribute);
+  if (at >= 0) return at;
+  if (attribute?.startsWith("favorite")) return SLOT_ORDER.length;
+  if (attribute?.startsWith("likes_") || attribute?.startsWith("dislikes_")) return SLOT_ORDER.length + 1;
+  return SLOT_ORDER.length + 2;
+}
+const bySlot = (a: ProfileRow, b: ProfileRow) => slotRank(a.attribute) - slotRank(b.attribute);
 
 const ref = (r: ProfileRow): Ref => ({ id: r.id, memory: r.memory });
 

@@ -1,3 +1,4 @@
+import type { SubjectKind } from "../store/memories.js";
 import { readContext } from "./extract/context.js";
 import { isRelationNoun as isRelation, isSomeonesRelation, USER_SUBJECT } from "./extract/people.js";
 
@@ -21,6 +22,8 @@ export { USER_SUBJECT };
 export interface SubjectRow {
   memory: string;
   subject: string | null;
+  /** Whose fact it is, as extraction said (null: a memory from before facts had kinds). */
+  subject_kind?: SubjectKind | null;
   /** Who said its source turn, lowercased (conversations). */
   speaker?: string | null | undefined;
 }
@@ -83,6 +86,25 @@ export function otherPeople(rows: readonly SubjectRow[], user: ReadonlySet<strin
     if (isSomeonesRelation(r.subject) || introducedAsSomeones(r)) others.add(r.subject);
   }
   return others;
+}
+
+/**
+ * Whether a memory is the user's own fact: the user's, or a thing of the user's ("the user's team
+ * standup"). Another person's, a document's, or a thing of no one's is not; a memory from before
+ * facts had kinds is read by its words (isAboutSomeoneElse).
+ */
+export function isTheUsers(row: SubjectRow, user: ReadonlySet<string>, others: ReadonlySet<string>): boolean {
+  switch (row.subject_kind) {
+    case "user":
+      return true;
+    case "thing":
+      return row.subject !== null && [...user].some((u) => row.subject!.startsWith(`${u}'s `));
+    case "person":
+    case "document":
+      return false;
+    default:
+      return !isAboutSomeoneElse(row, user, others);
+  }
 }
 
 /** Whether a memory is about someone other than the user (see the top of this file). */

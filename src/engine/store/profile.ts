@@ -2,6 +2,7 @@ import type { Filter } from "../../api/filter.js";
 import { Params } from "./connection.js";
 import { type Db, now, transaction } from "./db.js";
 import { compileFilter, type FilterForm, filterFormFor } from "./filter.js";
+import type { SubjectKind } from "./memories.js";
 import { memoriesHolding } from "./search-index.js";
 import { MEMORY_FILTER_TARGET } from "./search-scope.js";
 import { statement } from "./statements.js";
@@ -131,13 +132,20 @@ function liveScope(scope: ProfileScope, p: Params, form?: FilterForm): string {
           AND ${compileFilter(scope.filter, MEMORY_FILTER_TARGET, p, form)}`;
 }
 
-/** A profile candidate: with whom it is about and who said it (memory/whose.ts reads them). */
+/** A profile candidate: whose fact it is and what it sets, and who said it (memory/whose.ts reads them). */
 export interface ProfileRow {
   id: string;
   memory: string;
   subject: string | null;
+  subject_kind: SubjectKind | null;
+  attribute: string | null;
+  is_static: number;
+  document_id: string | null;
   speaker: string | null;
 }
+
+const PROFILE_COLUMNS =
+  "m.id, m.memory, m.subject, m.subject_kind, m.attribute, m.is_static, m.document_id, m.speaker";
 
 /** The scope's static (or dynamic) memories, newest first, at most `limit`. */
 export async function profileSection(
@@ -149,8 +157,43 @@ export async function profileSection(
   const p = new Params(db.dialect);
   return (await statement(
     db,
-    `SELECT m.id, m.memory, m.subject, m.speaker FROM memories m WHERE ${liveScope(scope, p, filterFormFor(db))}
+    `SELECT ${PROFILE_COLUMNS} FROM memories m WHERE ${liveScope(scope, p, filterFormFor(db))}
        AND m.is_static = ${p.add(isStatic ? 1 : 0)}
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ${p.add(limit)}`,
+  ).all(...p.values)) as unknown as ProfileRow[];
+}
+
+/**
+ * The user's facts of these slots told as events ("joined Northwind", "moved to Braga"): the
+ * current value of a lasting slot, newest first, at most `limit`.
+ */
+export async function profileChanges(
+  db: Db,
+  scope: ProfileScope,
+  slots: readonly string[],
+  limit: number,
+): Promise<ProfileRow[]> {
+  const p = new Params(db.dialect);
+  return (await statement(
+    db,
+    `SELECT ${PROFILE_COLUMNS} FROM memories m WHERE ${liveScope(scope, p, filterFormFor(db))}
+       AND m.is_static = 0 AND m.subject_kind = 'user' AND ${db.dialect.isIn("m.attribute", p.add(db.dialect.list(slots)), "text")}
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ${p.add(limit)}`,
+  ).all(...p.values)) as unknown as ProfileRow[];
+}
+
+/**
+ * The documents the scope's memories come from, as one memory each: the first a document gave
+ * about itself (what it is), the most recently added documents first, at most `limit`.
+ */
+export async function profileDocuments(db: Db, scope: ProfileScope, limit: number): Promise<ProfileRow[]> {
+  const p = new Params(db.dialect);
+  return (await statement(
+    db,
+    `SELECT ${PROFILE_COLUMNS} FROM memories m WHERE m.rowid IN (
+       SELECT MIN(m.rowid) FROM memories m WHERE ${liveScope(scope, p, filterFormFor(db))}
+         AND m.subject_kind = 'document' AND m.document_id IS NOT NULL
+       GROUP BY m.document_id)
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT ${p.add(limit)}`,
   ).all(...p.values)) as unknown as ProfileRow[];
 }
@@ -171,6 +214,6 @@ export async function profileMemoriesHolding(
     stems,
     (p) => liveScope(scope, p, filterFormFor(db)),
     limit,
-    "m.id, m.memory, m.subject, m.speaker",
+    PROFILE_COLUMNS,
   );
 }

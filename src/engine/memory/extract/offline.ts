@@ -609,8 +609,12 @@ export function extractFacts(
       if (subject === selfKey) return selfIsUser ? "user" : "person";
       if (reference) return subject === shape?.title?.toLowerCase() ? "document" : "thing";
       if (known.has(subject) || peopleKeys.has(subject) || isSomeonesRelation(subject)) return "person";
-      // A name that lives, works or likes something is someone ("Sofia loves surfing").
-      if (personSlot && /^\p{Lu}/u.test(subjectWritten ?? "")) return "person";
+      if (/^\p{Lu}/u.test(subjectWritten ?? "")) {
+        // A name a note tells of may be the user's own ("Frank prefers window seats"): not said.
+        if (turn.speaker === null) return null;
+        // In a chat, a name that lives, works or likes something is someone ("Sofia loves surfing").
+        if (personSlot) return "person";
+      }
       return "thing";
     };
     const selfKey = self.toLowerCase();

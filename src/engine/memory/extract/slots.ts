@@ -20,12 +20,25 @@ export interface Slot {
   needs?: readonly string[];
   /** Its words all say the same thing of a person: search reads a question's word as any of them. */
   synonyms?: boolean;
+  /**
+   * The words a question about the slot asks with ("where do I work", "what do I drink"): a fact of
+   * the slot is found by them though it says "joined Northwind" or "switched to green tea".
+   */
+  asked?: string;
 }
 
 export const SLOTS: readonly Slot[] = [
-  { name: "name", holds: "one", lasting: true, words: ["name", "call"], needs: ["name", "call"] },
+  {
+    name: "name",
+    asked: "name called",
+    holds: "one",
+    lasting: true,
+    words: ["name", "call"],
+    needs: ["name", "call"],
+  },
   {
     name: "home",
+    asked: "home live",
     holds: "one",
     lasting: true,
     verbs: ["live", "move", "relocate", "reside"],
@@ -34,6 +47,7 @@ export const SLOTS: readonly Slot[] = [
   },
   {
     name: "work",
+    asked: "work job",
     holds: "one",
     lasting: true,
     verbs: ["work", "hire", "promote"],
@@ -42,6 +56,7 @@ export const SLOTS: readonly Slot[] = [
   },
   {
     name: "education",
+    asked: "school study",
     holds: "many",
     lasting: true,
     verbs: ["study", "major", "graduate", "enroll"],
@@ -50,6 +65,7 @@ export const SLOTS: readonly Slot[] = [
   },
   {
     name: "relationship",
+    asked: "partner married",
     holds: "one",
     lasting: true,
     verbs: ["marry", "divorce", "date"],
@@ -72,6 +88,7 @@ export const SLOTS: readonly Slot[] = [
   },
   {
     name: "pet",
+    asked: "pet",
     holds: "many",
     lasting: true,
     words: ["dog", "cat", "pet", "puppy", "kitten", "hamster", "parrot"],
@@ -79,6 +96,7 @@ export const SLOTS: readonly Slot[] = [
   },
   {
     name: "children",
+    asked: "children kids",
     holds: "many",
     lasting: true,
     words: ["kid", "child", "son", "daughter", "baby"],
@@ -87,6 +105,7 @@ export const SLOTS: readonly Slot[] = [
   },
   {
     name: "family",
+    asked: "family",
     holds: "many",
     lasting: true,
     words: [
@@ -106,6 +125,7 @@ export const SLOTS: readonly Slot[] = [
   },
   {
     name: "age",
+    asked: "age old",
     holds: "one",
     lasting: true,
     words: ["old", "age", "birthday"],
@@ -113,12 +133,14 @@ export const SLOTS: readonly Slot[] = [
   },
   {
     name: "diet",
+    asked: "diet eat",
     holds: "one",
     lasting: true,
     words: ["vegetarian", "vegan", "pescatarian", "meat", "gluten", "keto", "halal", "kosher"],
   },
   {
     name: "drink",
+    asked: "drink",
     holds: "one",
     lasting: true,
     verbs: ["drink"],
@@ -126,6 +148,7 @@ export const SLOTS: readonly Slot[] = [
   },
   {
     name: "health",
+    asked: "health allergic",
     holds: "many",
     lasting: true,
     words: [
@@ -142,12 +165,20 @@ export const SLOTS: readonly Slot[] = [
   },
   {
     name: "vehicle",
+    asked: "vehicle car drive",
     holds: "one",
     lasting: true,
     verbs: ["drive", "ride"],
     words: ["car", "bike", "bicycle", "motorbike", "motorcycle", "scooter", "van", "truck", "vehicle"],
   },
-  { name: "manager", holds: "one", lasting: true, words: ["manager", "boss", "supervisor"], needs: ["be"] },
+  {
+    name: "manager",
+    asked: "manager boss",
+    holds: "one",
+    lasting: true,
+    words: ["manager", "boss", "supervisor"],
+    needs: ["be"],
+  },
   {
     name: "identity",
     holds: "many",
@@ -168,9 +199,16 @@ export const SLOTS: readonly Slot[] = [
       "extrovert",
     ],
   },
-  { name: "language", holds: "many", lasting: true, verbs: ["speak"], words: ["language"] },
+  {
+    name: "language",
+    asked: "language speak",
+    holds: "many",
+    lasting: true,
+    verbs: ["speak"],
+    words: ["language"],
+  },
   // When something recurs ("the standup is on Mondays", "moved to Tuesdays"): read by its weekday (readSlot).
-  { name: "schedule", holds: "one", lasting: true },
+  { name: "schedule", asked: "schedule when", holds: "one", lasting: true },
 ];
 
 const BY_WORD = new Map<string, Slot>();
@@ -400,4 +438,9 @@ export const isSlot = (name: string) => BY_WORD.size > 0 && SLOTS.some((s) => s.
 /** The word sets of the slots whose words say the same thing (search reads a question's word as any of them). */
 export function attributeWordSets(): { attribute: string; lemmas: readonly string[] }[] {
   return SLOTS.filter((s) => s.synonyms).map((s) => ({ attribute: s.name, lemmas: s.words ?? [] }));
+}
+
+/** The words a question about a slot asks with (Slot.asked), or "" for a slot without them. */
+export function askedWords(slot: string | null): string {
+  return slot === null ? "" : (SLOTS.find((s) => s.name === slot)?.asked ?? "");
 }

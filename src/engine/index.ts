@@ -136,6 +136,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     cache: threaded || loops === 0 ? "reads" : "writes",
     // The threads checkpoint (thread.ts): a request's large commit does not copy the WAL.
     checkpoints: !threaded,
+    log,
   });
   if (opts.apiKey) await registerKey(db, opts.apiKey, LOCAL_ORGANIZATION);
   // Uploads a crash broke off left their spool files behind.

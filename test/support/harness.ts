@@ -155,6 +155,27 @@ export async function spawnServe(
   env: Record<string, string> = {},
   args: string[] = [],
 ): Promise<ServeChild> {
+  const started = launchServe(dataDir, env, args);
+  const url = await started.listening;
+  return { ...started, url };
+}
+
+/** A `memctx serve` child just launched: `listening` resolves with its URL once it listens. */
+export interface LaunchedServe extends Omit<ServeChild, "url"> {
+  listening: Promise<string>;
+}
+
+/**
+ * `memctx serve` as a child process, answered at once (spawnServe waits for it to listen): a test
+ * can watch what it says while it starts. `listening` fails once the child exits, or after
+ * `startMs` (default 20 s) without listening.
+ */
+export function launchServe(
+  dataDir: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+  startMs = 20_000,
+): LaunchedServe {
   const child = spawn(
     process.execPath,
     [
@@ -185,8 +206,8 @@ export async function spawnServe(
   const exited = new Promise<number | NodeJS.Signals | null>((res) => {
     child.once("exit", (code, signal) => res(signal ?? code));
   });
-  const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`memctx serve did not start: ${out}${err}`)), 20_000);
+  const listening = new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`memctx serve did not start: ${out}${err}`)), startMs);
     const onData = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {
@@ -201,11 +222,13 @@ export async function spawnServe(
       rej(new Error(`memctx serve exited (${code}) before listening: ${out}${err}`));
     });
   });
-  return { child, url, stdout: () => out + err, exited };
+  // A test that stops watching (it failed first) must not leave an unhandled rejection behind.
+  listening.catch(() => {});
+  return { child, stdout: () => out + err, exited, listening };
 }
 
 /** Stops a child for good (SIGKILL if it does not exit on SIGTERM). */
-export async function stopChild(c: ServeChild): Promise<void> {
+export async function stopChild(c: Pick<ServeChild, "child" | "exited">): Promise<void> {
   if (c.child.exitCode !== null || c.child.signalCode !== null) return;
   c.child.kill("SIGTERM");
   const timer = setTimeout(() => c.child.kill("SIGKILL"), 5000);

@@ -26,6 +26,7 @@ const db = await openDatabase(config.dataDir, {
   databaseUrl: config.databaseUrl,
   cache: "writes",
   processingLoops: config.loops ?? 1,
+  log,
 });
 // Jobs this thread commits (a dream batch, a sync's documents) wake the other threads too.
 const queue = new JobQueue(db, () => send({ type: "wake" }));

@@ -58,6 +58,11 @@ export interface OpenOptions {
    * on the connection that answers requests, a 40 MB upload's commit spent 200 ms copying the WAL.
    */
   checkpoints?: boolean;
+  /**
+   * Where opening says what it waits for (PostgreSQL: another process migrating the schema).
+   * Default: standard error.
+   */
+  log?: ((message: string) => void) | undefined;
 }
 
 const READS_CACHE_MIB = 8;
@@ -70,7 +75,7 @@ const WRITES_CACHE_MIB = 64;
  * files the database file's mode); an existing directory keeps the mode its owner chose.
  */
 export async function openDatabase(dataDir: string, opts: OpenOptions = {}): Promise<Db> {
-  if (opts.databaseUrl) return await openPostgres(dataDir, opts.databaseUrl, opts.processingLoops);
+  if (opts.databaseUrl) return await openPostgres(dataDir, opts.databaseUrl, opts.processingLoops, opts.log);
   makeDataDir(dataDir);
   const file = join(dataDir, DATABASE_FILE);
   // Created here, before SQLite does, so that it is never readable by others, not even briefly.
@@ -111,12 +116,17 @@ export async function checkpoint(db: Db): Promise<void> {
 }
 
 /** Opens (and migrates) a PostgreSQL database: the same store over store/postgres/. */
-async function openPostgres(dataDir: string, url: string, processingLoops?: number): Promise<Db> {
+async function openPostgres(
+  dataDir: string,
+  url: string,
+  processingLoops?: number,
+  log?: (message: string) => void,
+): Promise<Db> {
   makeDataDir(dataDir);
   const db = new PostgresDatabase(url, dataDir, processingLoops);
   try {
     useSecretKey(db, dataDir);
-    await db.migrate();
+    await db.migrate(log);
     await indexQueued(db);
   } catch (err) {
     await db.close();

@@ -550,27 +550,46 @@ export class PostgresDatabase implements Db {
   }
 
   /**
-   * Creates or upgrades the schema, on one connection under a session
-   * advisory lock (replicas starting at once migrate once).
+   * Creates or upgrades the schema on a connection of its own, under a session advisory lock of
+   * this schema (replicas starting at once migrate it once; other schemas of the database go on),
+   * with no statement or lock timeout: a migration may rightly take minutes, and a replica that
+   * finds another migrating waits for it instead of failing its start. While the migration waits on
+   * another session, `log` says so (once), naming that session. Each step also re-reads the version
+   * under the version row's lock, so that a migrator holding another lock key (an older memctx)
+   * and this one never run a step twice.
    */
-  async migrate(): Promise<number> {
-    let client: pg.PoolClient;
+  async migrate(log: (message: string) => void = defaultLog): Promise<number> {
+    if (this.closed) throw new Error("database is not open");
+    const client = new (pgModule().Client)({
+      ...this.config,
+      statement_timeout: 0,
+      lock_timeout: 0,
+      query_timeout: undefined,
+    });
+    client.on("error", () => {});
+    const watch = new MigrationWatch(this, client, log);
     try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw unavailable(err) ?? err;
-    }
-    const lock = `${MIGRATION_LOCK_CLASS}, 0`;
-    try {
-      await client.query(`SELECT pg_advisory_lock(${lock})`);
+      await client.connect();
+      await client.query(`${this.sessionSql}; SET statement_timeout = 0; SET lock_timeout = 0`);
+      const lock = `${MIGRATION_LOCK_CLASS}, ${this.lockKey}`;
+      const got = (await client.query(`SELECT pg_try_advisory_lock(${lock}) AS ok`)).rows[0].ok;
+      if (!got) {
+        watch.said = true;
+        log(
+          `waiting for the database schema "${this.schema}": another memctx is migrating it; this one starts once that is done`,
+        );
+        watch.start();
+        await client.query(`SELECT pg_advisory_lock(${lock})`);
+      } else watch.start();
       try {
         await client.query(
           `CREATE SCHEMA IF NOT EXISTS "${this.schema}";
            CREATE TABLE IF NOT EXISTS "${this.schema}".memctx_schema (version INTEGER NOT NULL);
            INSERT INTO "${this.schema}".memctx_schema SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM "${this.schema}".memctx_schema)`,
         );
-        const version = async () =>
-          (await client.query("SELECT version FROM memctx_schema")).rows[0].version as number;
+        const version = async (lockRow = false) =>
+          (await client.query(`SELECT version FROM memctx_schema${lockRow ? " FOR UPDATE" : ""}`)).rows[0]
+            .version as number;
         const v0 = await version();
         if (v0 > PG_SCHEMA_VERSION) {
           throw new Error(
@@ -580,6 +599,11 @@ export class PostgresDatabase implements Db {
         for (let v = v0; v < PG_SCHEMA_VERSION; v++) {
           await client.query("BEGIN");
           try {
+            // Another migrator (outside this lock) may have run this step meanwhile.
+            if ((await version(true)) !== v) {
+              await client.query("ROLLBACK");
+              continue;
+            }
             await client.query(pgMigrations[v]!);
             await client.query(`UPDATE memctx_schema SET version = ${v + 1}`);
             await client.query("COMMIT");
@@ -589,14 +613,45 @@ export class PostgresDatabase implements Db {
           }
         }
         this.pgvector = await setUpPgvector(client);
-        return await version();
+        const reached = await version();
+        if (watch.said) log(`the database schema "${this.schema}" is ready (schema ${reached})`);
+        return reached;
       } finally {
         await client.query(`SELECT pg_advisory_unlock(${lock})`).catch(() => {});
       }
     } catch (err) {
       throw unavailable(err) ?? err;
     } finally {
-      client.release();
+      watch.stop();
+      void client.end().catch(() => {});
+    }
+  }
+
+  /**
+   * The sessions that `pid`'s statement waits for, with what they run (pg_blocking_pids): what a
+   * replica waiting to migrate names. Read on a short-lived connection with a short limit.
+   */
+  async blockersOf(pid: number): Promise<{ pid: number; application: string; query: string }[]> {
+    const client = new (pgModule().Client)({
+      ...this.config,
+      statement_timeout: HEALTH_TIMEOUT_MS,
+      lock_timeout: HEALTH_TIMEOUT_MS,
+      query_timeout: HEALTH_TIMEOUT_MS + 100,
+      connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS_DEFAULT,
+    });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      const r = await client.query(
+        `SELECT pid, application_name AS application, left(query, 120) AS query
+         FROM pg_stat_activity WHERE pid = ANY(pg_blocking_pids($1))`,
+        [pid],
+      );
+      return r.rows as { pid: number; application: string; query: string }[];
+    } catch {
+      return [];
+    } finally {
+      void client.end().catch(() => {});
     }
   }
 
@@ -638,6 +693,58 @@ if (process.env.MEMCTX_PG_PROFILE) {
     );
     writeFileSync(file, `${lines.join("\n")}\n`);
   }, 2_000).unref();
+}
+
+const defaultLog = (message: string) => process.stderr.write(`memctx: ${message}\n`);
+
+/** How often a migration looks at whether it waits on another session (to say so once). */
+const MIGRATION_WATCH_MS = 1_000;
+
+/**
+ * Watches a migrating connection: once its statement waits on another session's lock (an
+ * operator's `LOCK TABLE`, a long transaction, a migrator of an older memctx), says so once,
+ * naming that session, so that a replica slow to start is not a mystery.
+ */
+class MigrationWatch {
+  said = false;
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+
+  constructor(
+    private readonly db: PostgresDatabase,
+    private readonly client: pg.Client,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.look(), MIGRATION_WATCH_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private async look(): Promise<void> {
+    const pid = (this.client as { processID?: number }).processID;
+    if (this.said || this.busy || !pid) return;
+    this.busy = true;
+    try {
+      const blockers = await this.db.blockersOf(pid);
+      if (blockers.length === 0 || this.said) return;
+      this.said = true;
+      const who = blockers
+        .map(
+          (b) => `pid ${b.pid}${b.application ? ` (${b.application})` : ""}: ${b.query.replace(/\s+/g, " ")}`,
+        )
+        .join("; ");
+      this.log(
+        `waiting for the database schema "${this.db.schema}": another session holds a lock the migration needs (${who}); this one starts once it is released`,
+      );
+    } finally {
+      this.busy = false;
+    }
+  }
 }
 
 /** An error after which a connection cannot serve another statement: it is dropped, not pooled. */

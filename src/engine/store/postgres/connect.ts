@@ -623,7 +623,9 @@ export class PostgresDatabase implements Db {
       throw unavailable(err) ?? err;
     } finally {
       watch.stop();
-      void client.end().catch(() => {});
+      // Ended before the pool connects: a server that takes one connection at a time (PGlite) has
+      // it back.
+      await client.end().catch(() => {});
     }
   }
 

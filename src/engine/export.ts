@@ -22,8 +22,14 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { VERSION } from "../version.js";
-import { type Db, transaction } from "./store/db.js";
-import { type ExportRecord, exportRecords, ImportRecordError, ImportWriter } from "./store/export.js";
+import type { Db } from "./store/db.js";
+import {
+  type ExportRecord,
+  exportRecords,
+  type ImportLine,
+  ImportRecordError,
+  importRecords,
+} from "./store/export.js";
 
 export const EXPORT_FORMAT = "memctx-export";
 export const EXPORT_VERSION = 1;
@@ -81,13 +87,13 @@ export async function importData(
   input: Readable,
   opts: { organization: string; progress?: Progress },
 ): Promise<Record<string, number>> {
-  const writer = await ImportWriter.open(db, opts.organization);
-  let line = 0;
-  let began = false;
-  // One write transaction: an import that fails midway leaves nothing behind.
-  await transaction(db, async () => {
-    // Made here, once the transaction is open: lines read before it is iterated would be lost.
+  // Records read so far, by kind: each one read is written, or the import fails.
+  const read: Record<string, number> = {};
+  async function* lines(): AsyncGenerator<ImportLine> {
+    // Made here, once the store iterates (inside its transaction): lines read before would be lost.
     const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+    let line = 0;
+    let began = false;
     for await (const text of lines) {
       line++;
       if (!text.trim()) continue;
@@ -110,17 +116,19 @@ export async function importData(
         began = true;
         continue;
       }
-      try {
-        await writer.write(record);
-      } catch (err) {
-        const why = err instanceof ImportRecordError ? err.message : (err as Error).message;
-        throw new ImportError(`line ${line} (${String(record.kind)}): ${why}`);
-      }
-      if (line % PROGRESS_EVERY === 0) opts.progress?.(writer.counts, false);
+      yield { line, record };
+      read[record.kind] = (read[record.kind] ?? 0) + 1;
+      if (line % PROGRESS_EVERY === 0) opts.progress?.(read, false);
     }
     if (!began) throw new ImportError("the file is empty");
-    await writer.finish();
-  });
-  opts.progress?.(writer.counts, true);
-  return writer.counts;
+  }
+  let counts: Record<string, number>;
+  try {
+    counts = await importRecords(db, opts.organization, lines());
+  } catch (err) {
+    if (err instanceof ImportRecordError) throw new ImportError(err.message);
+    throw err;
+  }
+  opts.progress?.(counts, true);
+  return counts;
 }

@@ -12,17 +12,12 @@ import { ProcessingThreads } from "./pipeline/threads.js";
 import { WorkerPool } from "./pipeline/worker.js";
 import { removeStaleSpools } from "./routes/spool.js";
 import { preloadSearch } from "./search/preload.js";
-import { hasScheduledConnectors, sealPlaintextSecrets } from "./store/connectors.js";
-import { type DatabaseState, databaseState, openDatabase, transaction } from "./store/db.js";
+import { hasScheduledConnectors } from "./store/connectors.js";
+import { type DatabaseState, databaseState, openDatabase } from "./store/db.js";
 import { namespacesAwaitingDreams } from "./store/documents.js";
 import { hasOpenJobs, unprocessedBytes } from "./store/jobs.js";
-import {
-  countKeys,
-  createKey,
-  LOCAL_ORGANIZATION,
-  registerKey,
-  trimWholeKeyPrefixes,
-} from "./store/organizations.js";
+import { countKeys, createKey, LOCAL_ORGANIZATION, registerKey } from "./store/organizations.js";
+import { upgradeStoredRows } from "./store/upgrade.js";
 import { writeLockOf } from "./store/write-lock.js";
 
 export type { EngineContext } from "./context.js";
@@ -143,10 +138,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const stale = await removeStaleSpools(opts.dataDir);
   if (stale > 0) log(`removed ${stale} upload file(s) left by a process that stopped mid-upload`);
   // Connectors written by a memctx that stored their secrets in plain text: sealed now.
-  await transaction(db, async () => {
-    await sealPlaintextSecrets(db);
-    await trimWholeKeyPrefixes(db);
-  });
+  await upgradeStoredRows(db);
   const threads = threaded
     ? new ProcessingThreads(
         {

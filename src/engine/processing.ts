@@ -17,7 +17,7 @@ export function installProcessing(
 ): void {
   if (typeof dreamer === "function") ctx.dreamer = dreamer(ctx);
   else ctx.dreamer = dreamer ?? installDreaming(ctx);
-  ctx.workers.register("document", documentJobHandler(ctx), documentJobFailed(ctx));
+  ctx.workers.register("document", documentJobHandler(ctx), documentJobFailed);
   connectorService(ctx);
   // A memory past its forget_after leaves chunk search too (memory/forget.ts).
   ctx.workers.every(EXPIRY_SWEEP_MS, () => sweepExpired(ctx));

@@ -14,32 +14,32 @@ import {
 } from "../../api/index.js";
 import type { EngineContext } from "../context.js";
 import { ConflictError, InputError, NotFoundError } from "../errors.js";
-import { storeDocument } from "../services/documents.js";
-import { writeInNamespace } from "../services/namespaces.js";
-import { connectorItems, deleteConnectorItem, upsertConnectorItem } from "../store/connector-items.js";
+import { documentWrite } from "../services/documents.js";
+import { connectorItems } from "../store/connector-items.js";
 import {
   type ConnectorRow,
+  connectConnector,
   consumeOAuthState,
+  createConnector,
   deleteConnector,
+  dropConnectorItems,
   dueConnectorIds,
   expireConnector,
   getConnectorRow,
-  insertConnector,
   listConnectorRows,
-  markConnected,
+  queueSync,
   saveCredentials,
-  setConnectorDocumentSource,
   updateConnectorSettings,
 } from "../store/connectors.js";
-import { type Db, parseJson, transaction } from "../store/db.js";
-import { deleteDocuments } from "../store/documents.js";
-import { enqueueJob, type JobRow } from "../store/jobs.js";
+import { type Db, parseJson } from "../store/db.js";
+import { storeConnectorDocument } from "../store/documents.js";
+import type { FailureMark } from "../store/job-failures.js";
+import type { JobRow } from "../store/jobs.js";
 import { getNamespace, type NamespaceRow } from "../store/namespaces.js";
 import {
   emptyCounts,
   finishRun,
   getRun,
-  insertRun,
   RECENT_RUNS,
   recentRuns,
   startRun,
@@ -97,11 +97,9 @@ export class ConnectorService {
         env: process.env,
         fetch: connectorFetch({ allowPrivateNetwork: ctx.allowPrivateNetwork }),
       });
-    ctx.workers.register(
-      SYNC_JOB,
-      (job, signal) => this.runJob(job, signal),
-      (job, message) => this.jobFailed(job, message),
-    );
+    ctx.workers.register(SYNC_JOB, (job, signal) => this.runJob(job, signal), {
+      mark: (job) => this.jobFailed(job),
+    });
     ctx.workers.every(Number(process.env.MEMCTX_CONNECTOR_CHECK_MS) || CONNECTOR_SCHEDULE_CHECK_MS, () =>
       this.queueDueSyncs(),
     );
@@ -115,12 +113,7 @@ export class ConnectorService {
   async queueDueSyncs(at = new Date()): Promise<number> {
     let queued = 0;
     for (const id of await dueConnectorIds(this.db, at.toISOString())) {
-      try {
-        await transaction(this.db, async () => await this.queueRun(id));
-        queued++;
-      } catch (error) {
-        if (!(error instanceof ConflictError)) throw error;
-      }
+      if ((await queueSync(this.db, id, SYNC_JOB)) !== null) queued++;
     }
     if (queued > 0) this.ctx.queue.wake();
     return queued;
@@ -135,33 +128,35 @@ export class ConnectorService {
     name: string,
     body: CreateConnectorBody,
   ): Promise<CreateConnectorResponse> {
-    return await writeInNamespace(this.ctx, organizationId, name, async (namespace) => {
-      const provider = this.providers[body.provider];
-      const config = provider.validateConfig(body.config ?? {});
-      const base = {
-        organization_id: namespace.organization_id,
-        namespace_id: namespace.id,
-        provider: body.provider,
-        config: JSON.stringify(config),
-        selection: null,
-        document_limit: body.documentLimit ?? CONNECTOR_DOCUMENT_LIMIT_DEFAULT,
-        sync_interval_seconds: body.syncIntervalSeconds ?? CONNECTOR_SYNC_INTERVAL_DEFAULT_SECONDS,
-      };
-      // GitHub also takes a personal access token in config: then there is no OAuth dance.
-      const tokenInConfig = body.provider === "github" && typeof config.token === "string";
-      if (isOAuthProvider(body.provider) && !tokenInConfig) {
-        if (!body.redirectUrl) {
-          throw new InputError("redirectUrl", `is required for ${body.provider} (an OAuth provider)`);
-        }
-        const state = createState();
-        const verifier = createCodeVerifier();
-        const url = provider.authorizationUrl!({
-          state,
-          redirectUrl: body.redirectUrl,
-          codeChallenge: codeChallengeS256(verifier),
-        });
-        const expiresAt = new Date(Date.now() + OAUTH_LINK_TTL_MS).toISOString();
-        const row = await insertConnector(this.db, {
+    // Everything that can refuse the create is decided before the store makes anything.
+    const provider = this.providers[body.provider];
+    const config = provider.validateConfig(body.config ?? {});
+    const base = {
+      provider: body.provider,
+      config: JSON.stringify(config),
+      selection: null,
+      document_limit: body.documentLimit ?? CONNECTOR_DOCUMENT_LIMIT_DEFAULT,
+      sync_interval_seconds: body.syncIntervalSeconds ?? CONNECTOR_SYNC_INTERVAL_DEFAULT_SECONDS,
+    };
+    // GitHub also takes a personal access token in config: then there is no OAuth dance.
+    const tokenInConfig = body.provider === "github" && typeof config.token === "string";
+    if (isOAuthProvider(body.provider) && !tokenInConfig) {
+      if (!body.redirectUrl) {
+        throw new InputError("redirectUrl", `is required for ${body.provider} (an OAuth provider)`);
+      }
+      const state = createState();
+      const verifier = createCodeVerifier();
+      const url = provider.authorizationUrl!({
+        state,
+        redirectUrl: body.redirectUrl,
+        codeChallenge: codeChallengeS256(verifier),
+      });
+      const expiresAt = new Date(Date.now() + OAUTH_LINK_TTL_MS).toISOString();
+      const row = await createConnector(
+        this.db,
+        organizationId,
+        name,
+        {
           ...base,
           state: "pending",
           oauth_state: state,
@@ -169,11 +164,17 @@ export class ConnectorService {
           redirect_url: body.redirectUrl,
           authorization_url: url,
           authorization_expires_at: expiresAt,
-        });
-        return { id: row.id, authorization: { url, expiresAt } };
-      }
-      // A config provider is connected at once and starts syncing (spec, Connector states).
-      const row = await insertConnector(this.db, {
+        },
+        SYNC_JOB,
+      );
+      return { id: row.id, authorization: { url, expiresAt } };
+    }
+    // A config provider is connected at once and starts syncing (spec, Connector states).
+    const row = await createConnector(
+      this.db,
+      organizationId,
+      name,
+      {
         ...base,
         state: "connected",
         oauth_state: null,
@@ -181,10 +182,11 @@ export class ConnectorService {
         redirect_url: null,
         authorization_url: null,
         authorization_expires_at: null,
-      });
-      await this.queueRun(row.id);
-      return { id: row.id, authorization: null };
-    });
+      },
+      SYNC_JOB,
+    );
+    this.ctx.queue.wake();
+    return { id: row.id, authorization: null };
   }
 
   /** The OAuth redirect: exchanges the code of a pending connector, connects it and starts its first sync. */
@@ -225,11 +227,7 @@ export class ConnectorService {
     } catch (error) {
       throw await fail(new InputError("code", (error as Error).message, "Authorization failed"));
     }
-    await transaction(this.db, async () => {
-      await saveCredentials(this.db, row.id, tokens);
-      await markConnected(this.db, row.id);
-      await this.queueRun(row.id);
-    });
+    if ((await connectConnector(this.db, row.id, tokens, SYNC_JOB)) === null) throw syncActive();
     this.ctx.queue.wake();
     return await this.toRecord((await getConnectorRow(this.db, row.id))!);
   }
@@ -262,7 +260,8 @@ export class ConnectorService {
 
   async sync(namespace: NamespaceRow | null, id: string): Promise<SyncResponse> {
     const row = await this.find(namespace, id);
-    const run = await transaction(this.db, async () => await this.queueRun(row.id));
+    const run = await queueSync(this.db, row.id, SYNC_JOB);
+    if (run === null) throw syncActive();
     this.ctx.queue.wake();
     return { id: row.id, runId: run, status: "queued" };
   }
@@ -302,30 +301,10 @@ export class ConnectorService {
     return await toConnector(this.db, row, (await getNamespace(this.db, row.namespace_id))!.name, include);
   }
 
-  /** A queued run and its job, in the caller's transaction; 409 while another run is queued or running. */
-  private async queueRun(connectorId: string): Promise<string> {
-    const run = await insertRun(this.db, connectorId);
-    if (!run) {
-      throw new ConflictError(
-        "A sync is already running",
-        "wait for the running sync to finish (see latestRun)",
-      );
-    }
-    await enqueueJob(this.db, { kind: SYNC_JOB, payload: { connectorId, runId: run.id }, maxAttempts: 3 });
-    return run.id;
-  }
-
-  private async jobFailed(job: JobRow, message: string): Promise<void> {
+  /** A sync job that failed for good ends its run `failed`. */
+  private jobFailed(job: JobRow): FailureMark | undefined {
     const { runId } = parseJson<{ runId?: string }>(job.payload, {});
-    const run = runId ? await getRun(this.db, runId) : undefined;
-    if (run && (run.status === "queued" || run.status === "running")) {
-      await finishRun(this.db, run.id, {
-        status: "failed",
-        error: message,
-        counts: emptyCounts(),
-        failedItems: [],
-      });
-    }
+    return runId ? { syncRun: runId } : undefined;
   }
 
   /** One sync run, start to end. Source errors fail the run (nothing is deleted then) without retry. */
@@ -410,31 +389,26 @@ export class ConnectorService {
         continue;
       }
       const existed = previous.has(item.externalId);
-      await transaction(this.db, async () => {
-        const id = await this.upsertDocument(connector, ns, item);
-        await upsertConnectorItem(this.db, connector.id, item.externalId, id, item.version);
-      });
+      await this.upsertDocument(connector, ns, item);
       if (existed) counts.updated++;
       else counts.added++;
     }
 
     // Everything the source no longer has (and that did not just fail) goes.
-    await transaction(this.db, async () => {
-      for (const { external_id, document_id } of items) {
-        if (seen.has(external_id) || keep.has(external_id)) continue;
-        if (document_id) await deleteDocuments(this.db, connector.namespace_id, [document_id]);
-        await deleteConnectorItem(this.db, connector.id, external_id);
-        counts.deleted++;
-      }
-    });
+    const gone = items
+      .filter((i) => !seen.has(i.external_id) && !keep.has(i.external_id))
+      .map((i) => ({ externalId: i.external_id, documentId: i.document_id }));
+    await dropConnectorItems(this.db, connector, gone);
+    counts.deleted += gone.length;
   }
 
+  /** Stores an item's document and records it as the connector's item, in one store operation. */
   private async upsertDocument(
     connector: ConnectorRow,
     ns: NamespaceRow,
     item: SyncItemDocument,
   ): Promise<string> {
-    const { id } = await storeDocument(this.db, ns, {
+    const write = documentWrite({
       content: item.content,
       customId: customId(connector.id, item.externalId),
       metadata: { ...item.metadata, connectorId: connector.id, externalId: item.externalId },
@@ -442,11 +416,19 @@ export class ConnectorService {
       title: item.title,
       connectorId: connector.id,
     });
-    // The provider knows the type and URL; processing keeps them for connector documents.
-    await setConnectorDocumentSource(this.db, id, item.type, item.url);
-    return id;
+    return await storeConnectorDocument(this.db, ns.id, write, {
+      connectorId: connector.id,
+      externalId: item.externalId,
+      version: item.version,
+      type: item.type,
+      url: item.url,
+    });
   }
 }
+
+/** 409: a connector runs one sync at a time. */
+const syncActive = () =>
+  new ConflictError("A sync is already running", "wait for the running sync to finish (see latestRun)");
 
 /** `connector:<id>:<externalId>`, hashed when it would pass the 255-character id limit. */
 export function customId(connectorId: string, externalId: string): string {

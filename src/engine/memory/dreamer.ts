@@ -4,6 +4,7 @@ import { CONTEXT_TURNS, chunkText } from "../ingest/chunk.js";
 import { MEDIA_TYPES } from "../ingest/file.js";
 import { dayLabel } from "../ingest/label.js";
 import type { DreamContext, Dreamer, IndexingDocument } from "../pipeline/dreamer.js";
+import type { JobFailureHandler } from "../pipeline/worker.js";
 import { type Db, documentTransaction, namespaceTransaction, parseJson } from "../store/db.js";
 import {
   countAwaitingDreams,
@@ -17,6 +18,7 @@ import {
   setDreamedChars,
   setDreamingStatus,
 } from "../store/documents.js";
+import { forgottenInDocument, redactDocument } from "../store/forgotten.js";
 import { enqueueJob, type JobRow, queuedJobOf, setJobRunAfter } from "../store/jobs.js";
 import { documentMemoryIds, memoryMetadata, recentLiveMemories, releaseDocument } from "../store/memories.js";
 import { namespaceContexts } from "../store/namespaces.js";
@@ -25,7 +27,6 @@ import { OfflineExtractor } from "./extract/offline.js";
 import { askedWords } from "./extract/slots.js";
 import type { ExtractionInput, Extractor } from "./extract/types.js";
 import { matchesFilterByMetadata } from "./filter-by-metadata.js";
-import { forgottenInDocument, redactDocument } from "./forget.js";
 import { type AppliedFact, applyFacts, type Fact, normalizeExpiry } from "./relations.js";
 
 /** The job kind of a namespace's batched (dynamic) dreaming, in the shared `jobs` table. */
@@ -191,18 +192,11 @@ export class MemoryDreamer implements Dreamer {
   }
 
   /** A dream job failed for good: its documents stop waiting, without memories. */
-  async batchFailed(job: JobRow, message: string): Promise<void> {
-    if (!job.namespace_id) return;
-    const ids = (await pendingDocuments(this.ctx.db, job.namespace_id, Number.MAX_SAFE_INTEGER)).map(
-      (d) => d.id,
-    );
-    await setDreamingStatus(this.ctx.db, ids, "done");
-    // Turns appended meanwhile gave no memories: the next version is read whole again.
-    for (const id of ids) await setDreamedChars(this.ctx.db, id, null);
-    this.ctx.log(
-      `dreaming gave up on ${ids.length} document(s) of namespace ${job.namespace_id}: ${message}`,
-    );
-  }
+  readonly batchFailed: JobFailureHandler = {
+    mark: (job) => (job.namespace_id ? { dreamsOf: job.namespace_id } : undefined),
+    log: (job, message, marked) =>
+      this.ctx.log(`dreaming gave up on ${marked} document(s) of namespace ${job.namespace_id}: ${message}`),
+  };
 
   /** Queues a dream job for every namespace with indexed documents still waiting (after a crash). */
   async resume(): Promise<void> {
@@ -510,7 +504,7 @@ export function installDreaming(ctx: EngineContext, opts: Partial<DreamingOption
   ctx.workers.register(
     DREAM_JOB,
     (job, signal) => dreamer.runBatch(job, signal),
-    (job, message) => dreamer.batchFailed(job, message),
+    dreamer.batchFailed,
     // Two batches of one namespace at once would dream the same waiting documents twice, and
     // out of their date order.
     { onePerNamespace: true },

@@ -1,36 +1,18 @@
 import type { ForgetResponse } from "../../api/memories.js";
-import { ConflictError } from "../errors.js";
+import { ConflictError, NotFoundError } from "../errors.js";
 import { type Embedder, embedsChunks } from "../models/embedder.js";
 import { search } from "../search/search.js";
-import { type Db, namespaceTransaction, newId, transaction } from "../store/db.js";
+import { type Db, newId } from "../store/db.js";
 import {
-  addForgottenSentence,
   chunkContents,
-  chunksForRedaction,
-  deleteChunk,
-  documentText,
   expiredUnrecorded,
-  forgottenMemoryIds,
-  forgottenSentences,
-  memoryContextsSaying,
-  memoryNamespace,
-  memoryText,
-  putChunkVector,
-  rewriteChunk,
-  setMemoryContext,
+  forgetExpiredMemory,
+  forgetMemories,
+  forgetSelectedMemory,
+  putChunkVectors,
 } from "../store/forgotten.js";
-import { getMemoryRow, isForgotten, type MemoryRow, markForgotten } from "../store/memories.js";
-import { relatedMemoryRows } from "../store/memory-relations.js";
-import { memorySourceSpans } from "../store/search-hits.js";
-import {
-  redactPassage,
-  saysNothing,
-  sentenceSaying,
-  sentenceSpans,
-  withoutSentences,
-} from "../text/redact.js";
 import { queryTerms, stemTexts } from "../text/terms.js";
-import { type MemorySelector, selectMemory } from "./read.js";
+import type { MemorySelector } from "./read.js";
 
 /**
  * Forget means gone from recall. Forgetting a memory (by id, by meaning, v4 DELETE or
@@ -56,104 +38,6 @@ export interface ForgetDeps {
 }
 
 /**
- * Records the source sentences of `memoryIds` and takes them out of their documents' chunks and
- * contexts; the rowids of chunks rewritten (their vectors dropped, to embed again). Call inside a
- * write transaction.
- */
-export async function forgetSentences(db: Db, memoryIds: readonly string[]): Promise<number[]> {
-  // Each document's text is read once, however many of its memories are forgotten.
-  const texts = new Map<string, string>();
-  const textOf = async (documentId: string) => {
-    let text = texts.get(documentId);
-    if (text === undefined) {
-      text = (await documentText(db, documentId)) ?? "";
-      texts.set(documentId, text);
-    }
-    return text;
-  };
-  // Every memory's sources in one read.
-  const sources = await memorySourceSpans(db, memoryIds);
-  for (const id of memoryIds) {
-    const memory = (await memoryText(db, id)) ?? "";
-    for (const src of sources.get(id) ?? []) {
-      const text = await textOf(src.documentId);
-      // Without a span (a model's memory), the sentence that says it, when one clearly does.
-      const sentence =
-        src.start === null || src.end === null
-          ? sentenceSaying(text, memory)
-          : text.slice(src.start, src.end).trim();
-      if (sentence === null || !/[\p{L}\p{N}]/u.test(sentence)) continue;
-      await addForgottenSentence(db, src.documentId, id, sentence);
-    }
-  }
-  const rewritten: number[] = [];
-  for (const [documentId, text] of texts) rewritten.push(...(await redactDocument(db, documentId, text)));
-  return rewritten;
-}
-
-/**
- * Brings a document's stored chunks and contexts in line with its forgotten sentences: each
- * chunk is its span of the document's text without them. The rowids of chunks rewritten.
- */
-export async function redactDocument(db: Db, documentId: string, known?: string): Promise<number[]> {
-  const sentences = await forgottenSentences(db, documentId);
-  if (sentences.length === 0) return [];
-  const text = known ?? (await documentText(db, documentId));
-  if (text === undefined) return [];
-  const spans = sentenceSpans(text, sentences);
-  const rewritten: number[] = [];
-  for (const c of await chunksForRedaction(db, documentId, spans, sentences)) {
-    // From the document's text, not the stored content: a chunk already redacted loses the new
-    // sentence too, also where a chunk boundary cuts it.
-    const whole = c.end_offset <= text.length ? text.slice(c.start_offset, c.end_offset) : c.content;
-    const content = redactPassage(
-      text,
-      { start: c.start_offset, end: c.end_offset, content: whole },
-      spans,
-      sentences,
-    );
-    const context = withoutSentences(c.context, sentences);
-    if (saysNothing(content, c.speaker)) await deleteChunk(db, c.rowid);
-    else if (content !== c.content || context !== c.context) {
-      await rewriteChunk(db, c.rowid, content, context);
-      rewritten.push(c.rowid);
-    }
-  }
-  const contexts = new Map<number, string>();
-  for (const sentence of sentences)
-    for (const m of await memoryContextsSaying(db, documentId, sentence)) contexts.set(m.rowid, m.context);
-  for (const [rowid, old] of contexts) {
-    const context = withoutSentences(old, sentences);
-    if (context !== old) await setMemoryContext(db, rowid, context);
-  }
-  return rewritten;
-}
-
-/** A document's forgotten sentences as its memories are stored again (see commitFacts). */
-export interface ForgottenInDocument {
-  /** Whether a fact drawn from `source` would say a forgotten sentence again. */
-  holds(source: { start: number; end: number } | undefined): boolean;
-  /** The forgotten memories drawn from it: they keep it as their source (and stay forgotten). */
-  memoryIds: string[];
-  any: boolean;
-}
-
-/**
- * What a document processed again must not remember anew: its forgotten sentences, where its
- * current text says them. Call inside the transaction that stores its memories.
- */
-export async function forgottenInDocument(db: Db, documentId: string): Promise<ForgottenInDocument> {
-  const sentences = await forgottenSentences(db, documentId);
-  if (sentences.length === 0) return { holds: () => false, memoryIds: [], any: false };
-  const spans = sentenceSpans((await documentText(db, documentId)) ?? "", sentences);
-  return {
-    holds: (src) => src !== undefined && spans.some((s) => src.start < s.end && src.end > s.start),
-    memoryIds: await forgottenMemoryIds(db, documentId),
-    any: true,
-  };
-}
-
-/**
  * Embeds rewritten chunks again, after the forget committed (a model call never holds the write
  * lock). Without a chunk embedder, or when it fails, they stay without a vector: found lexically.
  */
@@ -163,12 +47,11 @@ export async function reembedChunks(deps: ForgetDeps, rowids: readonly number[])
   try {
     const chunks = await chunkContents(deps.db, rowids);
     const vectors = await embedder.embed(chunks.map((c) => c.content));
-    await transaction(deps.db, async () => {
-      for (const [i, c] of chunks.entries()) {
-        const v = vectors[i];
-        if (v) await putChunkVector(deps.db, c.rowid, embedder.model, v);
-      }
-    });
+    await putChunkVectors(
+      deps.db,
+      embedder.model,
+      chunks.flatMap((c, i) => (vectors[i] ? [{ rowid: c.rowid, embedding: vectors[i] }] : [])),
+    );
   } catch (err) {
     deps.log?.(`embedding chunks after a forget failed, they are found lexically: ${String(err)}`);
   }
@@ -185,18 +68,8 @@ export const EXPIRY_SWEEP_BATCH = 100;
 export async function sweepExpired(deps: ForgetDeps, at = new Date().toISOString()): Promise<number> {
   const ids = await expiredUnrecorded(deps.db, at, EXPIRY_SWEEP_BATCH);
   const rewritten: number[] = [];
-  for (const id of ids) {
-    const namespaceId = await memoryNamespace(deps.db, id);
-    if (!namespaceId) continue;
-    rewritten.push(
-      ...(await namespaceTransaction(deps.db, namespaceId, async () => {
-        // An expired memory is forgotten, and with it what it replaced (forgetEarlierVersions).
-        const row = await getMemoryRow(deps.db, namespaceId, id);
-        const earlier = row ? await forgetEarlierVersions(deps.db, row, "expired") : [];
-        return await forgetSentences(deps.db, [id, ...earlier]);
-      })),
-    );
-  }
+  // An expired memory is forgotten, and with it what it replaced (its earlier versions).
+  for (const id of ids) rewritten.push(...(await forgetExpiredMemory(deps.db, id)));
   await reembedChunks(deps, rewritten);
   return ids.length;
 }
@@ -228,65 +101,18 @@ export function matchesOwnText(query: string, memory: string): boolean {
   return held > 0 && held / terms.length >= FORGET_OWN_TEXT_SHARE;
 }
 
-/** Most earlier versions one forget takes with it (a chain is a handful long). */
-const MAX_EARLIER_VERSIONS = 1000;
-
 /**
- * Forgetting a memory's latest version forgets the memory, every version of it: this forgets the
- * earlier versions still live and returns their ids (their sentences are the caller's to take
- * out). Left live, an older version would still recall the fact: its words find the memory in
- * search (search/versions.ts), its source sentence stays in its document's passages. Forgetting a
- * superseded version forgets that version alone: one value in the memory's history.
+ * Forgets memories of one namespace by exact id, with their earlier versions, and takes their
+ * sentences out of the chunks (see the top of this file; store/forgotten.ts forgetMemories), then
+ * embeds the rewritten chunks again. Unknown ids (or another namespace's) are reported.
  */
-export async function forgetEarlierVersions(db: Db, row: MemoryRow, reason: string): Promise<string[]> {
-  if (row.is_latest !== 1) return [];
-  const earlier = await relatedMemoryRows(db, row, "parents", MAX_EARLIER_VERSIONS, new Date().toISOString());
-  for (const e of earlier) await markForgotten(db, e.id, `${reason} (an earlier version of ${row.id})`);
-  return earlier.map((e) => e.id);
-}
-
-/**
- * Forgets memories of one namespace by exact id, inside the caller's write transaction: marks
- * them and their earlier versions and takes their sentences out of the chunks (see the top of this
- * file); `matches` are the memories named. Unknown ids (or
- * another namespace's) are reported. The rewritten chunks' rowids come back to embed again.
- */
-export async function forgetByIdsInTransaction(
-  db: Db,
-  namespaceId: string | null,
-  ids: readonly string[],
-  reason = "forgotten by id",
-): Promise<{ response: ForgetResponse; rewritten: number[] }> {
-  const matches: ForgetResponse["matches"] = [];
-  const errors: ForgetResponse["errors"] = [];
-  // The matched memories and the earlier versions forgotten with them.
-  const forgotten: string[] = [];
-  for (const id of new Set(ids)) {
-    const row = namespaceId ? await getMemoryRow(db, namespaceId, id) : undefined;
-    if (!row) {
-      errors.push({ id, error: "memory not found" });
-      continue;
-    }
-    // Forgetting a forgotten memory is a success: it stays forgotten.
-    await markForgotten(db, row.id, reason);
-    matches.push({ id: row.id, memory: row.memory });
-    forgotten.push(row.id, ...(await forgetEarlierVersions(db, row, reason)));
-  }
-  const rewritten = await forgetSentences(db, forgotten);
-  return { response: { count: matches.length, matches, errors }, rewritten };
-}
-
-/** Forgets memories of one namespace by exact id (see forgetByIdsInTransaction), then re-embeds. */
 export async function forgetByIds(
   deps: ForgetDeps,
   namespaceId: string | null,
   ids: readonly string[],
   reason = "forgotten by id",
 ): Promise<ForgetResponse> {
-  const run = () => forgetByIdsInTransaction(deps.db, namespaceId, ids, reason);
-  const { response, rewritten } = namespaceId
-    ? await namespaceTransaction(deps.db, namespaceId, run)
-    : await transaction(deps.db, run);
+  const { response, rewritten } = await forgetMemories(deps.db, namespaceId, ids, reason);
   await reembedChunks(deps, rewritten);
   return response;
 }
@@ -301,15 +127,14 @@ export async function forgetSelected(
   selector: MemorySelector,
   reason: string,
 ): Promise<string> {
-  const { id, rewritten } = await transaction(deps.db, async () => {
-    const row = await selectMemory(deps.db, namespaceId, selector);
-    if (isForgotten(row))
-      throw new ConflictError("Memory already forgotten", `memory ${row.id} is already forgotten`);
-    const done = await forgetByIdsInTransaction(deps.db, row.namespace_id, [row.id], reason);
-    return { id: row.id, rewritten: done.rewritten };
-  });
-  await reembedChunks(deps, rewritten);
-  return id;
+  const done = await forgetSelectedMemory(deps.db, namespaceId, selector, reason);
+  if ("missing" in done) throw new NotFoundError("Memory");
+  if ("alreadyForgotten" in done) {
+    const { id } = done.alreadyForgotten;
+    throw new ConflictError("Memory already forgotten", `memory ${id} is already forgotten`);
+  }
+  await reembedChunks(deps, done.forgotten.rewritten);
+  return done.id;
 }
 
 /** Names one legacy forget-matching request in its answer and in the reason its memories record. */

@@ -1,7 +1,6 @@
 import type { Filter } from "../../api/filter.js";
 import type { Profile } from "../../api/profile.js";
 import type { EngineContext } from "../context.js";
-import { writeInNamespace } from "../services/namespaces.js";
 import type { Db } from "../store/db.js";
 import { namespaceContexts } from "../store/namespaces.js";
 import {
@@ -69,10 +68,8 @@ export async function setBuckets(
   namespace: string,
   buckets: Record<string, string>,
 ): Promise<Record<string, string>> {
-  return await writeInNamespace(ctx, organizationId, namespace, async (ns) => {
-    await putBuckets(ctx.db, organizationId, ns.id, buckets);
-    return await bucketDefinitions(ctx.db, organizationId, ns.id);
-  });
+  const namespaceId = await putBuckets(ctx.db, organizationId, namespace, buckets);
+  return await bucketDefinitions(ctx.db, organizationId, namespaceId);
 }
 
 /** Removes namespace buckets by name; answers the effective buckets. */

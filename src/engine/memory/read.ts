@@ -4,11 +4,12 @@ import { NotFoundError } from "../errors.js";
 import type { Db } from "../store/db.js";
 import { latestSourceDocument } from "../store/documents.js";
 import {
+  findMemory,
   getMemoryRow,
   getMemoryRowIn,
   isForgotten,
-  latestByKey,
   type MemoryRow,
+  type MemorySelector,
   memoryRelationRows,
   memorySourceDocumentIds,
   toMemory,
@@ -74,8 +75,7 @@ async function present(db: Db, row: MemoryRow, withDocument: boolean): Promise<M
   return m;
 }
 
-/** Names one memory: by id, or by its text (the newest latest memory holding it, once normalized). */
-export type MemorySelector = { id: string } | { content: string };
+export type { MemorySelector };
 
 /** The memory a selector names in this namespace; 404 when there is none. */
 export async function selectMemory(
@@ -83,11 +83,7 @@ export async function selectMemory(
   namespaceId: string | null,
   s: MemorySelector,
 ): Promise<MemoryRow> {
-  const row = !namespaceId
-    ? undefined
-    : "id" in s
-      ? await getMemoryRow(db, namespaceId, s.id)
-      : (await latestByKey(db, namespaceId, s.content))[0];
+  const row = namespaceId ? await findMemory(db, namespaceId, s) : undefined;
   if (!row) throw new NotFoundError("Memory");
   return row;
 }

@@ -1,12 +1,12 @@
 import type { Metadata } from "../../api/common.js";
 import type { Memory } from "../../api/memories.js";
-import { ConflictError } from "../errors.js";
+import { ConflictError, NotFoundError } from "../errors.js";
 import type { Embedder } from "../models/embedder.js";
-import { type Db, transaction } from "../store/db.js";
-import { insertMemory, isForgotten, type MemoryRow, memoryMetadata, toMemory } from "../store/memories.js";
-import { ensureNamespace } from "../store/namespaces.js";
-import { forgetSentences, reembedChunks } from "./forget.js";
-import { type MemorySelector, selectMemory } from "./read.js";
+import type { Db } from "../store/db.js";
+import { toMemory } from "../store/memories.js";
+import { editMemory, writeMemories as storeMemories } from "../store/memory-writes.js";
+import { reembedChunks } from "./forget.js";
+import type { MemorySelector } from "./read.js";
 import { normalizeExpiry } from "./relations.js";
 
 /**
@@ -68,29 +68,25 @@ export async function writeMemories(
     memories.map((m) => m.content),
     signal,
   );
-  return await transaction(deps.db, async () => {
-    const ns = await ensureNamespace(deps.db, organizationId, namespace);
-    const rows: MemoryRow[] = [];
-    for (const [i, m] of memories.entries()) {
-      rows.push(
-        await insertMemory(deps.db, {
-          namespaceId: ns.id,
-          memory: m.content,
-          metadata: m.metadata ?? {},
-          isStatic: m.isStatic ?? false,
-          isInference: false,
-          subject: null,
-          attribute: null,
-          eventDate: m.eventDate ? m.eventDate.slice(0, 10) : null,
-          forgetAfter: normalizeExpiry(m.forgetAfter),
-          forgetReason: m.forgetReason ?? null,
-          documentId: null,
-          vector: vectors[i],
-        }),
-      );
-    }
-    return rows.map(toMemory);
-  });
+  const rows = await storeMemories(
+    deps.db,
+    organizationId,
+    namespace,
+    memories.map((m, i) => ({
+      memory: m.content,
+      metadata: m.metadata ?? {},
+      isStatic: m.isStatic ?? false,
+      isInference: false,
+      subject: null,
+      attribute: null,
+      eventDate: m.eventDate ? m.eventDate.slice(0, 10) : null,
+      forgetAfter: normalizeExpiry(m.forgetAfter),
+      forgetReason: m.forgetReason ?? null,
+      documentId: null,
+      vector: vectors[i],
+    })),
+  );
+  return rows.map(toMemory);
 }
 
 export interface MemoryUpdate {
@@ -114,39 +110,27 @@ export async function updateMemory(
   signal?: AbortSignal,
 ): Promise<Memory> {
   const [vector] = await vectorsFor(deps, [update.newContent], signal);
-  const { memory, rewritten } = await transaction(deps.db, async () => {
-    // Looked up inside the transaction: a concurrent update cannot fork the version chain.
-    const old = await selectMemory(deps.db, namespaceId, selector);
-    if (isForgotten(old)) {
-      throw new ConflictError("Memory is forgotten", `memory ${old.id} is forgotten and cannot be updated`);
-    }
-    if (old.is_latest !== 1) {
-      throw new ConflictError(
-        "Memory has a newer version",
-        `memory ${old.id} was superseded; update its latest version instead`,
-      );
-    }
-    const row = await insertMemory(deps.db, {
-      namespaceId: old.namespace_id,
-      memory: update.newContent,
-      metadata: update.metadata ?? memoryMetadata(old),
-      isStatic: old.is_static === 1,
-      isInference: false,
-      subject: old.subject,
-      attribute: old.attribute,
-      eventDate: old.event_date,
-      forgetAfter: update.forgetAfter === undefined ? old.forget_after : normalizeExpiry(update.forgetAfter),
-      forgetReason: update.forgetReason === undefined ? old.forget_reason : update.forgetReason,
-      // The caller's words, not a document's: a re-processed document must not take this version away.
-      documentId: null,
-      parent: old,
-      vector,
-    });
-    // The old wording is corrected, not history to recall: its source sentence leaves its
-    // document's passages as a forgotten one does (memory/forget.ts), and a re-sent document does
-    // not draw it again. The old version stays readable as the new one's parent.
-    return { memory: toMemory(row), rewritten: await forgetSentences(deps.db, [old.id]) };
+  const done = await editMemory(deps.db, namespaceId, selector, {
+    memory: update.newContent,
+    metadata: update.metadata,
+    forgetAfter: update.forgetAfter === undefined ? undefined : normalizeExpiry(update.forgetAfter),
+    forgetReason: update.forgetReason,
+    vector,
   });
+  if ("missing" in done) throw new NotFoundError("Memory");
+  if ("forgotten" in done) {
+    const { id } = done.forgotten;
+    throw new ConflictError("Memory is forgotten", `memory ${id} is forgotten and cannot be updated`);
+  }
+  if ("superseded" in done) {
+    const { id } = done.superseded;
+    throw new ConflictError(
+      "Memory has a newer version",
+      `memory ${id} was superseded; update its latest version instead`,
+    );
+  }
+  const { row, rewritten } = done;
+  const memory = toMemory(row);
   await reembedChunks(deps, rewritten);
   return memory;
 }

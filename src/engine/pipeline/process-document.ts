@@ -18,7 +18,7 @@ import { forgottenSentences } from "../store/forgotten.js";
 import type { JobRow } from "../store/jobs.js";
 import { redactPassage, saysNothing, sentenceSpans, withoutSentences } from "../text/redact.js";
 import { extractFile } from "./extraction.js";
-import { PermanentJobError } from "./worker.js";
+import { type JobFailureHandler, PermanentJobError } from "./worker.js";
 
 /** Texts per embedder call: large documents are embedded in slices. */
 const EMBED_BATCH = 64;
@@ -153,12 +153,12 @@ function withoutForgotten(text: string, chunks: TextChunk[], forgotten: readonly
 }
 
 /** A document whose job failed for good shows `failed` with the message. */
-export function documentJobFailed(ctx: EngineContext) {
-  return async (job: JobRow, message: string) => {
+export const documentJobFailed: JobFailureHandler = {
+  mark(job: JobRow) {
     const { generation } = parseJson<DocumentJobPayload>(job.payload, { generation: 0 });
-    await setDocumentStatus(ctx.db, job.document_id!, generation, "failed", message);
-  };
-}
+    return { document: { id: job.document_id!, generation } };
+  },
+};
 
 /** A refused URL or a client error (404, 403...) will not change on retry. */
 function permanentIfHopeless(err: unknown): unknown {

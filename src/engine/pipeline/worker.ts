@@ -1,11 +1,11 @@
 import { hostname } from "node:os";
 import { setTimeout as sleep, setImmediate as yieldToEventLoop } from "node:timers/promises";
-import { type Db, isDiskFull, transaction } from "../store/db.js";
+import { type Db, isDiskFull } from "../store/db.js";
+import { type FailureMark, failJobWithMark } from "../store/job-failures.js";
 import {
   claimJob,
   completeJob,
   deferJob,
-  failJob,
   type JobRow,
   releaseJob,
   renewLease,
@@ -20,8 +20,14 @@ export class PermanentJobError extends Error {
 
 /** Handles one claimed job. Throwing fails the attempt (retried unless PermanentJobError). */
 export type JobHandler = (job: JobRow, signal: AbortSignal) => Promise<void>;
-/** Called once a job has failed for good, to record the failure where readers look. */
-export type JobFailureHandler = (job: JobRow, message: string) => void | Promise<void>;
+/**
+ * What a job of a kind leaves where readers look once it fails for good (store/job-failures.ts),
+ * written with the failure; a handler may also say so in the log (`marked`: the rows it changed).
+ */
+export interface JobFailureHandler {
+  mark(job: JobRow): FailureMark | undefined;
+  log?(job: JobRow, message: string, marked: number): void;
+}
 
 export interface WorkerPoolOptions {
   db: Db;
@@ -210,9 +216,8 @@ export class WorkerPool {
   }
 
   /**
-   * Records a failed attempt, and a final failure where readers look, in one transaction: if
-   * either write fails (a full disk), neither happened, and the job is claimed again later
-   * instead of ending `failed` with its document still showing a stage forever.
+   * Records a failed attempt, and a final failure where readers look, in one store operation
+   * (store/job-failures.ts failJobWithMark).
    */
   private async fail(
     job: JobRow,
@@ -220,12 +225,18 @@ export class WorkerPool {
     message: string,
     retryable: boolean,
   ): Promise<"retry" | "failed"> {
-    const outcome = await transaction(this.o.db, async () => {
-      const outcome = await failJob(this.o.db, job, this.owner, message, retryable);
-      if (outcome === "failed") await reg.onFailed?.(job, message);
-      return outcome;
-    });
-    if (outcome === "failed") this.o.log(`job ${job.id} (${job.kind}) failed: ${message}`);
+    const { outcome, marked } = await failJobWithMark(
+      this.o.db,
+      job,
+      this.owner,
+      message,
+      retryable,
+      reg.onFailed?.mark(job),
+    );
+    if (outcome === "failed") {
+      this.o.log(`job ${job.id} (${job.kind}) failed: ${message}`);
+      reg.onFailed?.log?.(job, message, marked);
+    }
     return outcome;
   }
 }

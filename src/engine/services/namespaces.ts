@@ -1,16 +1,8 @@
 import type { NamespaceRecord } from "../../api/namespaces.js";
 import type { EngineContext } from "../context.js";
-import { type Db, documentTransaction, newId, transaction } from "../store/db.js";
-import { deleteDocuments } from "../store/documents.js";
-import {
-  documentsReplacedByMove,
-  dropNamespace,
-  ensureNamespace,
-  moveNamespaceContents,
-  type NamespaceRow,
-  setSupportingContext,
-  toNamespaceRecord,
-} from "../store/namespaces.js";
+import { type Db, newId } from "../store/db.js";
+import { deleteNamespace as dropWithContents } from "../store/namespace-drop.js";
+import { type NamespaceRow, setSupportingContext, toNamespaceRecord } from "../store/namespaces.js";
 
 // Reads have no rule of their own: the store's answer as it is.
 export {
@@ -21,27 +13,6 @@ export {
   toNamespaceRecord,
 } from "../store/namespaces.js";
 
-/**
- * Runs a write that brings its namespace into being (settings, buckets, a connector): the
- * namespace is made in the write's transaction, so a refused write creates nothing. The write
- * conflicts with others only on the rows both touch (store/db.ts documentTransaction): `write` must
- * wait on nothing but the store. Processing threads are woken after the commit, for the jobs it
- * may have queued.
- */
-export async function writeInNamespace<T>(
-  ctx: EngineContext,
-  organizationId: string,
-  name: string,
-  write: (ns: NamespaceRow) => Promise<T>,
-): Promise<T> {
-  const out = await documentTransaction(ctx.db, null, async () => {
-    const ns = await ensureNamespace(ctx.db, organizationId, name);
-    return await documentTransaction(ctx.db, ns.id, async () => await write(ns));
-  });
-  ctx.queue.wake();
-  return out;
-}
-
 /** Sets (or, with null, clears) the namespace's supporting context, making the namespace if need be. */
 export async function patchNamespace(
   ctx: EngineContext,
@@ -49,12 +20,7 @@ export async function patchNamespace(
   name: string,
   supportingContext: string | null,
 ): Promise<NamespaceRecord> {
-  const ns = await writeInNamespace(
-    ctx,
-    organizationId,
-    name,
-    async (ns) => await setSupportingContext(ctx.db, ns, supportingContext),
-  );
+  const ns = await setSupportingContext(ctx.db, organizationId, name, supportingContext);
   return await toNamespaceRecord(ctx.db, ns);
 }
 
@@ -69,14 +35,7 @@ export async function deleteNamespace(
   ns: NamespaceRow,
   moveTo?: string,
 ): Promise<{ operationId: string; status: "done" }> {
-  await transaction(db, async () => {
-    if (moveTo && moveTo !== ns.name) {
-      const target = await ensureNamespace(db, ns.organization_id, moveTo);
-      await deleteDocuments(db, target.id, await documentsReplacedByMove(db, ns.id, target.id));
-      await moveNamespaceContents(db, ns.id, target.id);
-    }
-    await dropNamespace(db, ns.id);
-  });
+  await dropWithContents(db, ns, moveTo);
   // Done before the answer: the operation id only names it.
   return { operationId: newId("op"), status: "done" };
 }

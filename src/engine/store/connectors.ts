@@ -1,8 +1,12 @@
 import type { Provider } from "../../api/index.js";
-import { type Db, newId, now, transaction } from "./db.js";
+import { deleteConnectorItem } from "./connector-items.js";
+import { type Db, documentTransaction, newId, now, transaction } from "./db.js";
 import { deleteDocuments } from "./documents.js";
+import { enqueueJob } from "./jobs.js";
+import { ensureNamespace } from "./namespaces.js";
 import { isSealed, openSecret, sealSecret } from "./secrets.js";
 import { statement } from "./statements.js";
+import { insertRun } from "./sync-runs.js";
 
 /**
  * The rows of `connectors` (schema in store/schema.ts), and what a connector owns in other tables:
@@ -67,7 +71,99 @@ export async function sealPlaintextSecrets(db: Db): Promise<number> {
   return rows.length;
 }
 
-export async function insertConnector(
+/** A connector as it is made: its namespace and organization are the operation's. */
+export type NewConnector = Omit<
+  ConnectorRow,
+  "id" | "created_at" | "updated_at" | "credentials" | "account" | "organization_id" | "namespace_id"
+>;
+
+/**
+ * Makes a connector in a namespace (by name, made in the same transaction: nothing is made when
+ * it fails) and, when it is made connected, queues its first sync run (a job of `syncJobKind`).
+ */
+export async function createConnector(
+  db: Db,
+  organizationId: string,
+  namespace: string,
+  connector: NewConnector,
+  syncJobKind: string,
+): Promise<ConnectorRow> {
+  return await documentTransaction(db, null, async () => {
+    const ns = await ensureNamespace(db, organizationId, namespace);
+    return await documentTransaction(db, ns.id, async () => {
+      const row = await insertConnector(db, {
+        ...connector,
+        organization_id: organizationId,
+        namespace_id: ns.id,
+      });
+      if (row.state === "connected") await queueRun(db, row.id, syncJobKind);
+      return row;
+    });
+  });
+}
+
+/**
+ * Queues a sync run of a connector and its job (of `syncJobKind`), in one transaction: the run's
+ * id, or null while another run is queued or running (nothing is queued then).
+ */
+export async function queueSync(db: Db, connectorId: string, syncJobKind: string): Promise<string | null> {
+  return await transaction(db, () => queueRun(db, connectorId, syncJobKind));
+}
+
+/**
+ * An OAuth code exchanged: the connector's tokens stored, the connector connected and its first
+ * sync queued, in one transaction. Null (and nothing written) while a run is active.
+ */
+export async function connectConnector(
+  db: Db,
+  id: string,
+  tokens: { account?: string | null },
+  syncJobKind: string,
+): Promise<string | null> {
+  try {
+    return await transaction(db, async () => {
+      await saveCredentials(db, id, tokens);
+      await markConnected(db, id);
+      const run = await queueRun(db, id, syncJobKind);
+      if (run === null) throw new SyncActive();
+      return run;
+    });
+  } catch (err) {
+    if (err instanceof SyncActive) return null;
+    throw err;
+  }
+}
+
+/** Rolls back a write that found a sync run active. */
+class SyncActive extends Error {}
+
+/**
+ * Takes away what a connector's source no longer has, in one transaction: each item's document
+ * (deleted as a delete does, with the memories only it was the source of) and the item.
+ */
+export async function dropConnectorItems(
+  db: Db,
+  connector: Pick<ConnectorRow, "id" | "namespace_id">,
+  items: readonly { externalId: string; documentId: string | null }[],
+): Promise<void> {
+  if (items.length === 0) return;
+  await transaction(db, async () => {
+    for (const item of items) {
+      if (item.documentId) await deleteDocuments(db, connector.namespace_id, [item.documentId]);
+      await deleteConnectorItem(db, connector.id, item.externalId);
+    }
+  });
+}
+
+/** A queued run and its job, in the caller's transaction; null while another run is queued or running. */
+async function queueRun(db: Db, connectorId: string, syncJobKind: string): Promise<string | null> {
+  const run = await insertRun(db, connectorId);
+  if (!run) return null;
+  await enqueueJob(db, { kind: syncJobKind, payload: { connectorId, runId: run.id }, maxAttempts: 3 });
+  return run.id;
+}
+
+async function insertConnector(
   db: Db,
   row: Omit<ConnectorRow, "id" | "created_at" | "updated_at" | "credentials" | "account">,
 ): Promise<ConnectorRow> {
@@ -153,7 +249,7 @@ export async function saveCredentials(
 }
 
 /** The code was exchanged: the connector is connected and its one-time OAuth values are gone. */
-export async function markConnected(db: Db, id: string): Promise<void> {
+async function markConnected(db: Db, id: string): Promise<void> {
   await statement(
     db,
     "UPDATE connectors SET state = 'connected', oauth_state = NULL, code_verifier = NULL, authorization_url = NULL, updated_at = $1 WHERE id = $2",
@@ -201,16 +297,6 @@ export async function dueConnectorIds(db: Db, at: string): Promise<string[]> {
      ORDER BY c.id`,
   ).all(at)) as { id: string }[];
   return rows.map((r) => r.id);
-}
-
-/** What the provider knows of an imported document (processing keeps them for connector documents). */
-export async function setConnectorDocumentSource(
-  db: Db,
-  documentId: string,
-  type: string,
-  url: string | null,
-): Promise<void> {
-  await statement(db, "UPDATE documents SET type = $1, url = $2 WHERE id = $3").run(type, url, documentId);
 }
 
 /**

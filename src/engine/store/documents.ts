@@ -4,9 +4,22 @@ import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
 import { redactTitle } from "../text/redact.js";
 import { Params } from "./connection.js";
-import { type Db, documentTransaction, lockName, namespaceTransaction, newId, now, parseJson } from "./db.js";
+import { upsertConnectorItem } from "./connector-items.js";
+import {
+  type Db,
+  documentTransaction,
+  lockName,
+  namespaceTransaction,
+  newId,
+  now,
+  parseJson,
+  sha256,
+  transaction,
+} from "./db.js";
+import { dropDocumentFile, putDocumentFile, type StoredFile } from "./document-files.js";
 import { compileFilter, filterFormFor } from "./filter.js";
 import { enqueueDocumentJob, enqueueJob } from "./jobs.js";
+import { ensureNamespace, organizationDocumentTokens } from "./namespaces.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
 import { lockSearchSpace } from "./search-index.js";
 import { statement } from "./statements.js";
@@ -110,12 +123,11 @@ export interface DocumentJobPayload {
 }
 
 /**
- * A document's fields as an add stores them: JSON columns as their text, defaults applied
- * (services/documents.ts decides from them whether re-sent content is processed again).
+ * A document's fields as an add stores them: JSON columns as their text, defaults applied. Whether
+ * re-sent content is processed again is decided from them (see writeDocuments).
  */
 export interface DocumentFields {
   content: string;
-  contentHash: string;
   metadata: string;
   date: string | null;
   supportingContext: string | null;
@@ -130,11 +142,162 @@ export interface DocumentFields {
   type: string | null;
 }
 
+/** One document written into a namespace (by name: made on its first write). */
+export interface DocumentWrite {
+  namespace: string;
+  customId: string | null;
+  fields: DocumentFields;
+  /** An uploaded file, stored beside the document (its content is then empty until processed). */
+  file?: StoredFile | undefined;
+  /** Appends `fields.content` as a new line to the document with this caller id (a conversation turn). */
+  append?: boolean;
+}
+
+/** What a write answers for each document. */
+export interface WrittenDocument {
+  id: string;
+  status: DocumentStatus;
+  /** An append's document's line count. */
+  lines?: number;
+}
+
+/**
+ * A write that would leave the organization over its document token quota, holding more than
+ * before: nothing of it was written.
+ */
+export class DocumentQuotaError extends Error {
+  constructor(
+    readonly before: number,
+    readonly after: number,
+    readonly quota: number,
+  ) {
+    super(`document token quota ${quota}: ${before} held, ${after} after the write`);
+    this.name = "DocumentQuotaError";
+  }
+}
+
+/**
+ * Writes documents, each namespace made on its first write, all in one transaction: acknowledged
+ * means kept, and a refused write (any error) changes nothing, not even a namespace. Each document
+ * is stored and its processing queued (storeDocument). With a `quota` of document tokens, a write
+ * that leaves the organization over it while holding more than before (replacing a document with
+ * a shorter one always passes) throws DocumentQuotaError: its before and after read every
+ * namespace of the organization, so it takes the schema-wide lock; without one, only the rows the
+ * write touches are locked (store/db.ts documentTransaction), so adds into one namespace go on
+ * side by side.
+ */
+export async function writeDocuments(
+  db: Db,
+  organizationId: string,
+  writes: readonly DocumentWrite[],
+  quota: number | null,
+): Promise<WrittenDocument[]> {
+  const write = async () => {
+    const out: WrittenDocument[] = [];
+    for (const w of writes) {
+      const ns = await ensureNamespace(db, organizationId, w.namespace);
+      out.push(await documentTransaction(db, ns.id, () => storeDocument(db, ns.id, w)));
+    }
+    return out;
+  };
+  if (quota === null) return await documentTransaction(db, null, write);
+  return await transaction(db, async () => {
+    const before = await organizationDocumentTokens(db, organizationId);
+    const out = await write();
+    const after = await organizationDocumentTokens(db, organizationId);
+    if (after > quota && after > before) throw new DocumentQuotaError(before, after, quota);
+    return out;
+  });
+}
+
+/** Stores one document into a namespace known by id and queues its processing (see storeDocument), in one transaction. */
+export async function storeDocumentIn(
+  db: Db,
+  namespaceId: string,
+  w: Omit<DocumentWrite, "namespace">,
+): Promise<WrittenDocument> {
+  return await documentTransaction(db, namespaceId, () =>
+    storeDocument(db, namespaceId, { ...w, namespace: "" }),
+  );
+}
+
+/**
+ * Stores a document and queues its processing (inside the caller's transaction). Re-sending a
+ * caller id upserts: the same content with the same date, metadata, context and task type
+ * answers the current status and queues nothing (unless it failed); anything else is the
+ * document's next generation, queued again (see sameProcessingInputs). An append reads and writes
+ * under its caller id's lock, so turns appended at once by several processes are all kept, in
+ * commit order.
+ */
+async function storeDocument(db: Db, namespaceId: string, w: DocumentWrite): Promise<WrittenDocument> {
+  const existing = w.customId ? await claimCallerId(db, namespaceId, w.customId) : undefined;
+  if (!(w.append && w.customId)) return await upsert(db, namespaceId, w, existing, false);
+  const added = w.fields.content.trim();
+  const content = existing ? `${existing.content.trimEnd()}\n${added}` : added;
+  const appended = { ...w, fields: { ...w.fields, content } };
+  const result = await upsert(db, namespaceId, appended, existing, existing !== undefined);
+  return { ...result, lines: content.split("\n").length };
+}
+
+async function upsert(
+  db: Db,
+  namespaceId: string,
+  w: DocumentWrite,
+  existing: DocumentRow | undefined,
+  /** The content is the stored content with text appended. */
+  appended: boolean,
+): Promise<WrittenDocument> {
+  const f = w.fields;
+  // A file is the same document again when its bytes are.
+  const contentHash = sha256(w.file ? w.file.bytes : f.content);
+  if (
+    existing &&
+    existing.content_hash === contentHash &&
+    existing.status !== "failed" &&
+    sameProcessingInputs(existing, f)
+  ) {
+    // The same document again: keep its processing (only the dreaming mode may differ).
+    await touchDocument(db, existing.id, f.dreaming);
+    return { id: existing.id, status: existing.status };
+  }
+  let id: string;
+  let generation = 1;
+  if (existing) {
+    id = existing.id;
+    generation = existing.generation + 1;
+    // Memories drawn from the text so far stay valid only for appended text under the same inputs.
+    const dreamedChars = appended && sameProcessingInputs(existing, f) ? existing.dreamed_chars : null;
+    await replaceDocument(db, id, f, contentHash, generation, dreamedChars);
+  } else {
+    id = await insertDocument(db, namespaceId, w.customId, f, contentHash);
+  }
+  if (w.file) await putDocumentFile(db, id, w.file);
+  else if (existing) await dropDocumentFile(db, id);
+  await queueDocument(db, id, namespaceId, generation, !existing);
+  return { id, status: "queued" };
+}
+
+/**
+ * Whether re-sent content would be processed into what is already stored: the date labels chunks
+ * and resolves relative dates in memories, the metadata becomes the memories' metadata (and their
+ * `forgetAfter` expiry), the supporting context and filterByMetadata shape extraction, the task
+ * type decides whether memories are made at all.
+ */
+function sameProcessingInputs(existing: DocumentRow, f: DocumentFields): boolean {
+  return (
+    existing.metadata === f.metadata &&
+    existing.document_date === f.date &&
+    existing.supporting_context === f.supportingContext &&
+    existing.filter_by_metadata === f.filterByMetadata &&
+    existing.task_type === f.taskType
+  );
+}
+
 /**
  * The namespace's document with this caller id, if any; inside a transaction, writers of the same
  * caller id take turns from here until it ends (its row may not exist yet).
  */
-export async function claimCallerId(
+async function claimCallerId(
   db: Db,
   namespaceId: string,
   customId: string,
@@ -147,7 +310,7 @@ export async function claimCallerId(
 }
 
 /** The same document sent again: only its dreaming mode and update time change. */
-export async function touchDocument(db: Db, id: string, dreaming: DocumentFields["dreaming"]): Promise<void> {
+async function touchDocument(db: Db, id: string, dreaming: DocumentFields["dreaming"]): Promise<void> {
   await statement(db, "UPDATE documents SET dreaming = $1, updated_at = $2 WHERE id = $3").run(
     dreaming,
     now(),
@@ -156,9 +319,9 @@ export async function touchDocument(db: Db, id: string, dreaming: DocumentFields
 }
 
 /** The fields' values in the order of FIELD_COLUMNS: the first twelve parameters of both writes below. */
-const fieldValues = (f: DocumentFields) => [
+const fieldValues = (f: DocumentFields, contentHash: string) => [
   f.content,
-  f.contentHash,
+  contentHash,
   f.metadata,
   f.date,
   f.supportingContext,
@@ -177,10 +340,11 @@ const FIELD_COLUMNS = `content, content_hash, metadata, document_date, supportin
  * Stores new fields in a document as its next generation, queued for processing;
  * `dreamedChars` is how much of its text the memories drawn so far stay valid for (null: none).
  */
-export async function replaceDocument(
+async function replaceDocument(
   db: Db,
   id: string,
   f: DocumentFields,
+  contentHash: string,
   generation: number,
   dreamedChars: number | null,
 ): Promise<void> {
@@ -192,15 +356,16 @@ export async function replaceDocument(
        status = 'queued', dreaming_status = 'dreaming', error = NULL, generation = $13, dreamed_chars = $14,
        updated_at = $15
      WHERE id = $16`,
-  ).run(...fieldValues(f), generation, dreamedChars, now(), id);
+  ).run(...fieldValues(f, contentHash), generation, dreamedChars, now(), id);
 }
 
 /** Inserts a new document (generation 1, queued) and answers its service id. */
-export async function insertDocument(
+async function insertDocument(
   db: Db,
   namespaceId: string,
   customId: string | null,
   f: DocumentFields,
+  contentHash: string,
 ): Promise<string> {
   const id = newId("doc");
   const t = now();
@@ -210,7 +375,7 @@ export async function insertDocument(
        created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9, 'api'), $10, $11, COALESCE($12, 'text'), $13, $14, $15,
        'queued', 'dreaming', 1, $16, $17)`,
-  ).run(...fieldValues(f), id, namespaceId, customId, t, t);
+  ).run(...fieldValues(f, contentHash), id, namespaceId, customId, t, t);
   return id;
 }
 
@@ -218,7 +383,7 @@ export async function insertDocument(
  * Queues the processing of a document's generation. A new document has no job to take the payload
  * over: one statement, not three.
  */
-export async function queueDocument(
+async function queueDocument(
   db: Db,
   documentId: string,
   namespaceId: string,
@@ -228,6 +393,30 @@ export async function queueDocument(
   const payload = { generation } satisfies DocumentJobPayload;
   if (isNew) await enqueueJob(db, { kind: "document", documentId, namespaceId, payload });
   else await enqueueDocumentJob(db, documentId, namespaceId, payload);
+}
+
+/**
+ * A connector's document: stored as an add stores it (storeDocument, under its namespace's
+ * document locks), with the type and URL the provider gave, and recorded as the connector's item
+ * `externalId` at `version`, in one transaction. Answers the document's id.
+ */
+export async function storeConnectorDocument(
+  db: Db,
+  namespaceId: string,
+  w: Omit<DocumentWrite, "namespace" | "append">,
+  item: { connectorId: string; externalId: string; version: string; type: string; url: string | null },
+): Promise<string> {
+  return await documentTransaction(db, namespaceId, async () => {
+    const { id } = await storeDocument(db, namespaceId, { ...w, namespace: "" });
+    // The provider knows the type and URL; processing keeps them for connector documents.
+    await statement(db, "UPDATE documents SET type = $1, url = $2 WHERE id = $3").run(
+      item.type,
+      item.url,
+      id,
+    );
+    await upsertConnectorItem(db, item.connectorId, item.externalId, id, item.version);
+    return id;
+  });
 }
 
 /**
@@ -441,6 +630,34 @@ export async function deleteDocuments(
       ).run(namespaceId, doc.id, doc.id, doc.id);
       await statement(db, "DELETE FROM documents WHERE id = $1").run(doc.id);
       count++;
+    }
+    return { count, errors };
+  });
+}
+
+/**
+ * Deletes documents by service or caller id among several namespaces (the legacy routes name
+ * none), in one transaction: a caller id used in more than one of them deletes nothing and is
+ * reported, as an unknown id is.
+ */
+export async function deleteDocumentsIn(
+  db: Db,
+  namespaceIds: readonly string[],
+  ids: readonly string[],
+): Promise<{ count: number; errors: { id: string; error: string }[] }> {
+  return await transaction(db, async () => {
+    const errors: { id: string; error: string }[] = [];
+    let count = 0;
+    for (const id of new Set(ids)) {
+      const rows = await findDocumentsIn(db, namespaceIds, id);
+      if (rows.length !== 1) {
+        errors.push({
+          id,
+          error: rows.length === 0 ? "document not found" : "customId is used in several namespaces",
+        });
+        continue;
+      }
+      count += (await deleteDocuments(db, rows[0]!.namespace_id, [rows[0]!.id])).count;
     }
     return { count, errors };
   });

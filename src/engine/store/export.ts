@@ -244,12 +244,40 @@ function bucketRecord(namespace: string | null, b: Record<string, unknown>): Exp
 /** Why a record cannot be imported: the file's fault, named by its line. */
 export class ImportRecordError extends Error {}
 
+/** One record of an import, with the line of the file it was read from. */
+export interface ImportLine {
+  line: number;
+  record: ExportRecord;
+}
+
 /**
- * Writes records into the organization, all in one write transaction (the caller opens and ends
- * it with beginImport / endImport: an import that fails midway leaves nothing behind). A namespace
- * must be empty in the target: records keep their ids, and an import never merges into content.
+ * Writes records into the organization (made if need be), all in one write transaction: an import
+ * that fails midway leaves nothing behind; other writers wait for it. A namespace must be empty in
+ * the target: records keep their ids, and an import never merges into content. A record that
+ * cannot be written fails the import with ImportRecordError naming its line; an error `lines`
+ * throws (a line that is not JSON) fails it as it is. Answers the records written per kind.
  */
-export class ImportWriter {
+export async function importRecords(
+  db: Db,
+  organization: string,
+  lines: AsyncIterable<ImportLine>,
+): Promise<Record<string, number>> {
+  const writer = await ImportWriter.open(db, organization);
+  await transaction(db, async () => {
+    for await (const { line, record } of lines) {
+      try {
+        await writer.write(record);
+      } catch (err) {
+        throw new ImportRecordError(`line ${line} (${String(record.kind)}): ${(err as Error).message}`);
+      }
+    }
+    await writer.finish();
+  });
+  return writer.counts;
+}
+
+/** Writes records into the organization, inside importRecords' transaction. */
+class ImportWriter {
   private namespace: NamespaceRow | undefined;
   /** Documents still to be processed: their jobs are queued again at the end. */
   private readonly unfinished: { id: string; namespaceId: string; generation: number }[] = [];

@@ -1,15 +1,238 @@
+import type { ForgetResponse } from "../../api/memories.js";
+import { redactChunk, sentenceSaying, sentenceSpans, withoutSentences } from "../text/redact.js";
 import type { Db } from "./connection.js";
-import { now } from "./db.js";
+import { namespaceTransaction, now, transaction } from "./db.js";
+import {
+  findMemory,
+  getMemoryRow,
+  isForgotten,
+  type MemoryRow,
+  type MemorySelector,
+  markForgotten,
+} from "./memories.js";
+import { relatedMemoryRows } from "./memory-relations.js";
+import { memorySourceSpans } from "./search-hits.js";
 import { statement } from "./statements.js";
 
 /*
  * Forgotten sentences (table forgotten_sentences): a forgotten memory's source sentences, by
- * document, and the rows that must stop saying them (chunks, their vectors, memory contexts).
- * The rules live in memory/forget.ts; these functions only read and write rows, inside the
- * caller's transaction when they write.
+ * document, and the rows that must stop saying them (chunks, their vectors, memory contexts);
+ * and the store's operations that forget (memory/forget.ts says what forgetting means and when).
+ * Each operation is one transaction under the lock of the namespace whose memories it forgets.
  */
 
-export async function addForgottenSentence(
+/** Most earlier versions one forget takes with it (a chain is a handful long). */
+const MAX_EARLIER_VERSIONS = 1000;
+
+/** What an operation that forgot memories answers, and the chunks it rewrote (to embed again). */
+export interface Forgotten {
+  response: ForgetResponse;
+  rewritten: number[];
+}
+
+/**
+ * Forgets memories of one namespace by exact id, with their earlier versions, and takes their
+ * sentences out of their documents' chunks and contexts, in one transaction under the
+ * namespace's lock. Unknown ids (or another namespace's) are reported; forgetting a forgotten
+ * memory succeeds (it stays forgotten).
+ */
+export async function forgetMemories(
+  db: Db,
+  namespaceId: string | null,
+  ids: readonly string[],
+  reason: string,
+): Promise<Forgotten> {
+  if (namespaceId === null) {
+    const errors = [...new Set(ids)].map((id) => ({ id, error: "memory not found" }));
+    return { response: { count: 0, matches: [], errors }, rewritten: [] };
+  }
+  return await namespaceTransaction(db, namespaceId, () => forgetInTransaction(db, namespaceId, ids, reason));
+}
+
+/**
+ * Forgets the one memory `selector` names (with its earlier versions), as forgetMemories does:
+ * nothing when it names none, or one forgotten already (then that memory).
+ */
+export async function forgetSelectedMemory(
+  db: Db,
+  namespaceId: string | null,
+  selector: MemorySelector,
+  reason: string,
+): Promise<{ forgotten: Forgotten; id: string } | { missing: true } | { alreadyForgotten: MemoryRow }> {
+  if (namespaceId === null) return { missing: true };
+  return await namespaceTransaction(db, namespaceId, async () => {
+    const row = await findMemory(db, namespaceId, selector);
+    if (!row) return { missing: true };
+    if (isForgotten(row)) return { alreadyForgotten: row };
+    return { forgotten: await forgetInTransaction(db, namespaceId, [row.id], reason), id: row.id };
+  });
+}
+
+/**
+ * Records an expired memory's sentences (its forget_after has passed) and those of the earlier
+ * versions it forgets with it, under its namespace's lock: the chunks rewritten.
+ */
+export async function forgetExpiredMemory(db: Db, id: string): Promise<number[]> {
+  const namespaceId = await memoryNamespace(db, id);
+  if (!namespaceId) return [];
+  return await namespaceTransaction(db, namespaceId, async () => {
+    const row = await getMemoryRow(db, namespaceId, id);
+    const earlier = row ? await forgetEarlierVersions(db, row, "expired") : [];
+    return await forgetSentences(db, [id, ...earlier]);
+  });
+}
+
+/** Puts chunks' new vectors (after a forget rewrote them), in one transaction. */
+export async function putChunkVectors(
+  db: Db,
+  model: string,
+  vectors: readonly { rowid: number; embedding: Float32Array }[],
+): Promise<void> {
+  if (vectors.length === 0) return;
+  await transaction(db, async () => {
+    for (const v of vectors) await putChunkVector(db, v.rowid, model, v.embedding);
+  });
+}
+
+async function forgetInTransaction(
+  db: Db,
+  namespaceId: string,
+  ids: readonly string[],
+  reason: string,
+): Promise<Forgotten> {
+  const matches: ForgetResponse["matches"] = [];
+  const errors: ForgetResponse["errors"] = [];
+  // The matched memories and the earlier versions forgotten with them.
+  const forgotten: string[] = [];
+  for (const id of new Set(ids)) {
+    const row = await getMemoryRow(db, namespaceId, id);
+    if (!row) {
+      errors.push({ id, error: "memory not found" });
+      continue;
+    }
+    await markForgotten(db, row.id, reason);
+    matches.push({ id: row.id, memory: row.memory });
+    forgotten.push(row.id, ...(await forgetEarlierVersions(db, row, reason)));
+  }
+  const rewritten = await forgetSentences(db, forgotten);
+  return { response: { count: matches.length, matches, errors }, rewritten };
+}
+
+/**
+ * Forgetting a memory's latest version forgets the memory, every version of it: this forgets the
+ * earlier versions still live and returns their ids (their sentences are the caller's to take
+ * out). Left live, an older version would still recall the fact: its words find the memory in
+ * search (search/versions.ts), its source sentence stays in its document's passages. Forgetting a
+ * superseded version forgets that version alone: one value in the memory's history. Inside a
+ * transaction.
+ */
+export async function forgetEarlierVersions(db: Db, row: MemoryRow, reason: string): Promise<string[]> {
+  if (row.is_latest !== 1) return [];
+  const earlier = await relatedMemoryRows(db, row, "parents", MAX_EARLIER_VERSIONS, new Date().toISOString());
+  for (const e of earlier) await markForgotten(db, e.id, `${reason} (an earlier version of ${row.id})`);
+  return earlier.map((e) => e.id);
+}
+
+/**
+ * Records the source sentences of `memoryIds` and takes them out of their documents' chunks and
+ * contexts; the rowids of chunks rewritten (their vectors dropped, to embed again). A memory
+ * without a known source span (a model extracted it) loses the sentence that clearly says it
+ * (text/redact.ts sentenceSaying), if one does. Inside a write transaction.
+ */
+export async function forgetSentences(db: Db, memoryIds: readonly string[]): Promise<number[]> {
+  // Each document's text is read once, however many of its memories are forgotten.
+  const texts = new Map<string, string>();
+  const textOf = async (documentId: string) => {
+    let text = texts.get(documentId);
+    if (text === undefined) {
+      text = (await documentText(db, documentId)) ?? "";
+      texts.set(documentId, text);
+    }
+    return text;
+  };
+  // Every memory's sources in one read.
+  const sources = await memorySourceSpans(db, memoryIds);
+  for (const id of memoryIds) {
+    const memory = (await memoryText(db, id)) ?? "";
+    for (const src of sources.get(id) ?? []) {
+      const text = await textOf(src.documentId);
+      // Without a span (a model's memory), the sentence that says it, when one clearly does.
+      const sentence =
+        src.start === null || src.end === null
+          ? sentenceSaying(text, memory)
+          : text.slice(src.start, src.end).trim();
+      if (sentence === null || !/[\p{L}\p{N}]/u.test(sentence)) continue;
+      await addForgottenSentence(db, src.documentId, id, sentence);
+    }
+  }
+  const rewritten: number[] = [];
+  for (const [documentId, text] of texts) rewritten.push(...(await redactDocument(db, documentId, text)));
+  return rewritten;
+}
+
+/**
+ * Brings a document's stored chunks and contexts in line with its forgotten sentences: each
+ * chunk is its span of the document's text without them (text/redact.ts redactChunk). The rowids
+ * of chunks rewritten. Inside a write transaction.
+ */
+export async function redactDocument(db: Db, documentId: string, known?: string): Promise<number[]> {
+  const sentences = await forgottenSentences(db, documentId);
+  if (sentences.length === 0) return [];
+  const text = known ?? (await documentText(db, documentId));
+  if (text === undefined) return [];
+  const spans = sentenceSpans(text, sentences);
+  const rewritten: number[] = [];
+  for (const c of await chunksForRedaction(db, documentId, spans, sentences)) {
+    const redacted = redactChunk(
+      text,
+      {
+        start: c.start_offset,
+        end: c.end_offset,
+        content: c.content,
+        context: c.context,
+        speaker: c.speaker,
+      },
+      spans,
+      sentences,
+    );
+    if (redacted === null) await deleteChunk(db, c.rowid);
+    else if (redacted.content !== c.content || redacted.context !== c.context) {
+      await rewriteChunk(db, c.rowid, redacted.content, redacted.context);
+      rewritten.push(c.rowid);
+    }
+  }
+  const contexts = new Map<number, string>();
+  for (const sentence of sentences)
+    for (const m of await memoryContextsSaying(db, documentId, sentence)) contexts.set(m.rowid, m.context);
+  for (const [rowid, old] of contexts) {
+    const context = withoutSentences(old, sentences);
+    if (context !== old) await setMemoryContext(db, rowid, context);
+  }
+  return rewritten;
+}
+
+/** A document's forgotten sentences as its memories are stored again. */
+export interface ForgottenInDocument {
+  /** Whether a fact drawn from `source` would say a forgotten sentence again. */
+  holds(source: { start: number; end: number } | undefined): boolean;
+  /** The forgotten memories drawn from it: they keep it as their source (and stay forgotten). */
+  memoryIds: string[];
+  any: boolean;
+}
+
+/** What a document processed again must not remember anew: its forgotten sentences, where its current text says them. */
+export async function forgottenInDocument(db: Db, documentId: string): Promise<ForgottenInDocument> {
+  const sentences = await forgottenSentences(db, documentId);
+  if (sentences.length === 0) return { holds: () => false, memoryIds: [], any: false };
+  const spans = sentenceSpans((await documentText(db, documentId)) ?? "", sentences);
+  return {
+    holds: (src) => src !== undefined && spans.some((s) => src.start < s.end && src.end > s.start),
+    memoryIds: await forgottenMemoryIds(db, documentId),
+    any: true,
+  };
+}
+
+async function addForgottenSentence(
   db: Db,
   documentId: string,
   memoryId: string,
@@ -58,7 +281,7 @@ const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`
  * document's text) or whose context says one of `sentences`. Read by span and by sentence, not the
  * whole document: a forget in a document of tens of thousands of chunks reads a few.
  */
-export async function chunksForRedaction(
+async function chunksForRedaction(
   db: Db,
   documentId: string,
   spans: readonly { start: number; end: number }[],
@@ -89,7 +312,7 @@ export async function chunksForRedaction(
  * A chunk's content and context rewritten (the search index follows: the update re-indexes it);
  * its vector goes, as it was made from the old text.
  */
-export async function rewriteChunk(db: Db, rowid: number, content: string, context: string): Promise<void> {
+async function rewriteChunk(db: Db, rowid: number, content: string, context: string): Promise<void> {
   await statement(db, "UPDATE chunks SET content = $1, context = $2 WHERE rowid = $3").run(
     content,
     context,
@@ -98,12 +321,12 @@ export async function rewriteChunk(db: Db, rowid: number, content: string, conte
   await statement(db, "DELETE FROM chunk_vectors WHERE chunk_rowid = $1").run(rowid);
 }
 
-export async function deleteChunk(db: Db, rowid: number): Promise<void> {
+async function deleteChunk(db: Db, rowid: number): Promise<void> {
   await statement(db, "DELETE FROM chunks WHERE rowid = $1").run(rowid);
 }
 
 /** The memories a document is a source of whose context (the text around their source) says `sentence`. */
-export async function memoryContextsSaying(
+async function memoryContextsSaying(
   db: Db,
   documentId: string,
   sentence: string,
@@ -116,7 +339,7 @@ export async function memoryContextsSaying(
   ).all(containing(sentence), documentId, documentId)) as { rowid: number; context: string }[];
 }
 
-export async function setMemoryContext(db: Db, rowid: number, context: string): Promise<void> {
+async function setMemoryContext(db: Db, rowid: number, context: string): Promise<void> {
   await statement(db, "UPDATE memories SET context = $1 WHERE rowid = $2").run(context, rowid);
 }
 
@@ -135,7 +358,7 @@ export async function chunkContents(
   return out;
 }
 
-export async function putChunkVector(db: Db, rowid: number, model: string, embedding: Float32Array) {
+async function putChunkVector(db: Db, rowid: number, model: string, embedding: Float32Array) {
   await statement(
     db,
     `INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES ($1, $2, $3)
@@ -162,7 +385,7 @@ export async function expiredUnrecorded(db: Db, at: string, limit: number): Prom
 }
 
 /** A memory's namespace, for the expiry sweep's per-namespace transactions. */
-export async function memoryNamespace(db: Db, memoryId: string): Promise<string | undefined> {
+async function memoryNamespace(db: Db, memoryId: string): Promise<string | undefined> {
   return (
     (await statement(db, "SELECT namespace_id FROM memories WHERE id = $1").get(memoryId)) as
       | { namespace_id: string }
@@ -179,7 +402,7 @@ export async function documentText(db: Db, documentId: string): Promise<string |
 }
 
 /** A memory's text by id (the caller has already scoped the id to its namespace). */
-export async function memoryText(db: Db, memoryId: string): Promise<string | undefined> {
+async function memoryText(db: Db, memoryId: string): Promise<string | undefined> {
   return (
     (await statement(db, "SELECT memory FROM memories WHERE id = $1").get(memoryId)) as
       | { memory: string }
@@ -188,7 +411,7 @@ export async function memoryText(db: Db, memoryId: string): Promise<string | und
 }
 
 /** The memories whose sentences were forgotten from a document. */
-export async function forgottenMemoryIds(db: Db, documentId: string): Promise<string[]> {
+async function forgottenMemoryIds(db: Db, documentId: string): Promise<string[]> {
   return (
     (await statement(db, "SELECT DISTINCT memory_id FROM forgotten_sentences WHERE document_id = $1").all(
       documentId,

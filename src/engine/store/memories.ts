@@ -211,6 +211,20 @@ export interface NewMemoryRow {
   speaker?: string | null | undefined;
 }
 
+/** Names one memory: by id, or by its text (the newest latest memory holding it, once normalized). */
+export type MemorySelector = { id: string } | { content: string };
+
+/** The memory a selector names in this namespace, if any. */
+export async function findMemory(
+  db: Db,
+  namespaceId: string,
+  s: MemorySelector,
+): Promise<MemoryRow | undefined> {
+  return "id" in s
+    ? await getMemoryRow(db, namespaceId, s.id)
+    : (await latestByKey(db, namespaceId, s.content))[0];
+}
+
 export async function getMemoryRow(db: Db, namespaceId: string, id: string): Promise<MemoryRow | undefined> {
   return (await statement(db, `SELECT ${ROW} FROM memories WHERE id = $1 AND namespace_id = $2`).get(
     id,

@@ -1,6 +1,6 @@
 import type { NamespaceRecord, NamespaceSummary } from "../../api/namespaces.js";
 import { Params } from "./connection.js";
-import { type Db, newId, now } from "./db.js";
+import { type Db, documentTransaction, newId, now } from "./db.js";
 import { statement } from "./statements.js";
 
 export interface NamespaceRow {
@@ -114,17 +114,25 @@ export async function listNamespaces(
   return { namespaces, total };
 }
 
+/**
+ * Sets (or, with null, clears) a namespace's supporting context, making the namespace (by name)
+ * in the same transaction, which locks only the namespace's own row.
+ */
 export async function setSupportingContext(
   db: Db,
-  ns: NamespaceRow,
+  organizationId: string,
+  name: string,
   context: string | null,
 ): Promise<NamespaceRow> {
-  await statement(db, "UPDATE namespaces SET supporting_context = $1, updated_at = $2 WHERE id = $3").run(
-    context,
-    now(),
-    ns.id,
-  );
-  return (await getNamespace(db, ns.id))!;
+  return await documentTransaction(db, null, async () => {
+    const ns = await ensureNamespace(db, organizationId, name);
+    await statement(db, "UPDATE namespaces SET supporting_context = $1, updated_at = $2 WHERE id = $3").run(
+      context,
+      now(),
+      ns.id,
+    );
+    return (await getNamespace(db, ns.id))!;
+  });
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { Filter } from "../../api/filter.js";
 import { Params } from "./connection.js";
-import { type Db, now, transaction } from "./db.js";
+import { type Db, documentTransaction, now, transaction } from "./db.js";
 import { compileFilter, type FilterForm, filterFormFor } from "./filter.js";
 import type { SubjectKind } from "./memories.js";
+import { ensureNamespace } from "./namespaces.js";
 import { memoriesHolding } from "./search-index.js";
 import { MEMORY_FILTER_TARGET } from "./search-scope.js";
 import { statement } from "./statements.js";
@@ -68,16 +69,18 @@ async function organizationBucketNames(db: Db, organizationId: string): Promise<
 }
 
 /**
- * Adds or updates namespace buckets; the others stay. Throws OrganizationBucketError, changing
- * nothing, when any name is an organization-owned bucket.
+ * Adds or updates a namespace's buckets (the others stay), making the namespace (by name) in the
+ * same transaction; answers its id. Throws OrganizationBucketError, changing nothing (not even
+ * making the namespace), when any name is an organization-owned bucket.
  */
 export async function putBuckets(
   db: Db,
   organizationId: string,
-  namespaceId: string,
+  namespace: string,
   buckets: Record<string, string>,
-): Promise<void> {
-  await transaction(db, async () => {
+): Promise<string> {
+  return await documentTransaction(db, null, async () => {
+    const namespaceId = (await ensureNamespace(db, organizationId, namespace)).id;
     const owned = await organizationBucketNames(db, organizationId);
     const clash = Object.keys(buckets).find((n) => owned.has(n));
     if (clash !== undefined) throw new OrganizationBucketError(clash);
@@ -92,6 +95,7 @@ export async function putBuckets(
     for (const [name, description] of Object.entries(buckets)) {
       await upsert.run(organizationId, namespaceId, name, description, t, t);
     }
+    return namespaceId;
   });
 }
 

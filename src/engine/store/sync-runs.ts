@@ -1,5 +1,4 @@
 import type { SyncRun } from "../../api/index.js";
-import { isUniqueViolation } from "./connection.js";
 import { type Db, newId, now, parseJson } from "./db.js";
 import { statement } from "./statements.js";
 
@@ -44,15 +43,12 @@ export const RECENT_RUNS = 10;
  */
 export async function insertRun(db: Db, connectorId: string): Promise<SyncRunRow | undefined> {
   const id = newId("run");
-  try {
-    await statement(
-      db,
-      "INSERT INTO sync_runs (id, connector_id, status, created_at) VALUES ($1, $2, 'queued', $3)",
-    ).run(id, connectorId, now());
-  } catch (error) {
-    if (isUniqueViolation(error, "sync_runs.connector_id")) return undefined;
-    throw error;
-  }
+  // DO NOTHING, not a caught error: inside a PostgreSQL transaction a unique violation would end it.
+  const inserted = await statement(
+    db,
+    "INSERT INTO sync_runs (id, connector_id, status, created_at) VALUES ($1, $2, 'queued', $3) ON CONFLICT DO NOTHING",
+  ).run(id, connectorId, now());
+  if (inserted.changes === 0) return undefined;
   return (await getRun(db, id))!;
 }
 

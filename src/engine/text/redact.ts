@@ -91,6 +91,25 @@ export function redactPassage(
   return cut(text, p.start, p.end, spans);
 }
 
+/**
+ * A chunk of a document without its forgotten sentences: the one rule for a document's new chunks
+ * (processed again) and its stored ones (a forget). Its content is made from the document's text
+ * where the chunk's span still lies in it (a stored chunk already redacted loses a new sentence
+ * too, also where a chunk boundary cuts it), its context loses them wherever it says them; null
+ * when nothing is left to say (the chunk goes).
+ */
+export function redactChunk(
+  text: string,
+  chunk: Passage & { context: string },
+  spans: readonly { start: number; end: number }[],
+  sentences: readonly string[],
+): { content: string; context: string } | null {
+  const whole = chunk.end <= text.length ? text.slice(chunk.start, chunk.end) : chunk.content;
+  const content = redactPassage(text, { ...chunk, content: whole }, spans, sentences);
+  if (saysNothing(content, chunk.speaker)) return null;
+  return { content, context: withoutSentences(chunk.context, sentences) };
+}
+
 /** Whether a redacted passage has nothing left to say (no word, or a turn's role alone). */
 export function saysNothing(content: string, speaker?: string | null): boolean {
   let rest = content;

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 
 /**
  * A file of the memctx package, by its path from the package's root ("assets/word-vectors.bin",
- * "dist/engine/pipeline/thread.js"). The root is the nearest folder above this module that holds a
+ * "dist/engine/processing-thread.js"). The root is the nearest folder above this module that holds a
  * package.json: modules sit at different depths in src/ (tsx), dist/ (tsc) and the bundled command
  * (dist/cli/chunks/), so a path relative to a module's own place holds for one layout only.
  */

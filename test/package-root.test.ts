@@ -24,6 +24,6 @@ describe("the package's files, found from any module's depth", () => {
   it("names memctx's own assets and build files from the sources", () => {
     expect(existsSync(packageUrl("assets/word-vectors.bin"))).toBe(true);
     expect(existsSync(packageUrl("assets/wordnet-expansions.tsv"))).toBe(true);
-    expect(existsSync(packageUrl("src/engine/pipeline/thread.ts"))).toBe(true);
+    expect(existsSync(packageUrl("src/engine/processing-thread.ts"))).toBe(true);
   });
 });

@@ -178,6 +178,123 @@ function codeLinesMatching(patterns: [RegExp, string][], which: (file: string) =
   return found;
 }
 
+/**
+ * Opening a transaction or taking a lock: the store's own helpers, the connection's transact, and
+ * SQL that would (BEGIN, advisory locks). Writes have one owner: the store's operations take the
+ * locks they need; nothing above store/ decides who holds what.
+ */
+const TRANSACTION_PATTERNS: [RegExp, string][] = [
+  [
+    /\b(transaction|namespaceTransaction|documentTransaction|lockName|lockNamespace|lockSearchSpace|withWriteLock)\s*\(/,
+    "a store transaction or lock helper",
+  ],
+  [/\.transact\s*\(/, "the connection's transact"],
+  [/\bpg_(try_)?advisory|\bBEGIN\b|\bFOR UPDATE\b/, "SQL that opens a transaction or takes a lock"],
+];
+/** The names of store/'s transaction and lock helpers, which no file above it may import. */
+const TRANSACTION_HELPERS = new Set([
+  "transaction",
+  "namespaceTransaction",
+  "documentTransaction",
+  "lockName",
+  "lockNamespace",
+  "lockSearchSpace",
+  "withWriteLock",
+  "inTransaction",
+  "transactionOf",
+]);
+
+/** The names a file imports (values and types) from store/ modules, with the line of each import. */
+function storeImportsOf(file: string): { name: string; line: number; from: string }[] {
+  const text = readFileSync(file, "utf8");
+  const out: { name: string; line: number; from: string }[] = [];
+  for (const m of text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+    const target = resolve(dirname(file), m[2]!.replace(/\.js$/, ".ts"));
+    if (!inside(target, STORE)) continue;
+    const line = text.slice(0, m.index).split("\n").length;
+    for (const spec of m[1]!.split(",")) {
+      const name = spec
+        .trim()
+        .replace(/^type\s+/, "")
+        .split(/\s+as\s+/)[0]!
+        .trim();
+      if (name) out.push({ name, line, from: rel(target) });
+    }
+  }
+  return out;
+}
+
+/** Where transactions are opened or locks taken outside store/ (code lines and imports). */
+function transactionsOutsideStore(): string[] {
+  // The tokenizer's in-memory table is no database of memctx's (SQL_ALLOWED).
+  const outside = (f: string) => rel(f).startsWith("src/") && !inside(f, STORE) && !(rel(f) in SQL_ALLOWED);
+  const found = codeLinesMatching(TRANSACTION_PATTERNS, outside);
+  for (const file of files.filter(outside)) {
+    for (const i of storeImportsOf(file))
+      if (TRANSACTION_HELPERS.has(i.name))
+        found.push(`${rel(file)}:${i.line}: imports ${i.name} from ${i.from}`);
+  }
+  return found;
+}
+
+/** An exported function's body, from its declaration to the first line that closes it. */
+function exportedFunctions(file: string): { name: string; line: number; body: string }[] {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const out: { name: string; line: number; body: string }[] = [];
+  lines.forEach((l, i) => {
+    const m = /^export (?:async )?function (\w+)/.exec(l);
+    if (!m) return;
+    let end = i;
+    while (end < lines.length && lines[end] !== "}") end++;
+    out.push({ name: m[1]!, line: i + 1, body: lines.slice(i, end + 1).join("\n") });
+  });
+  return out;
+}
+
+/** A function body that asks which database it runs on. */
+const ASKS_BACKEND =
+  /\.dialect\.(remote|name)\b|\binstanceof\s+(PostgresDatabase|SqliteDatabase)\b|\bd\.remote\b/;
+
+/**
+ * store/ functions that ask which database they run on and may still be called from above: each
+ * does one thing, natively on each database, and answers nothing a caller could choose an
+ * algorithm by (a predicate such as postingsAreRemote would), with its reason.
+ */
+const BACKEND_AWARE_ALLOWED: Record<string, string> = {
+  openDatabase: "opens either database",
+  checkpoint: "copies SQLite's WAL; nothing to do on PostgreSQL, and nothing to branch on",
+  databaseState: "what /health and `memctx serve` report",
+  databaseBackend: "what /health reports when the database cannot be read",
+  topVisibleUnits: "ranks units: sums postings here or in the database, the same scores either way",
+  postingsOfUnits: "reads candidates' postings whole or by look-ups, the same postings either way",
+};
+
+/**
+ * Backend switches above the store: exported store functions whose body asks which database it
+ * runs on and that files above store/ import (a caller could choose an algorithm by it, as search
+ * did with postingsAreRemote), other than those allowed.
+ */
+function backendSwitches(): string[] {
+  const aware = new Map<string, string>();
+  for (const file of files.filter((f) => inside(f, STORE)))
+    for (const fn of exportedFunctions(file))
+      if (ASKS_BACKEND.test(fn.body) && !(fn.name in BACKEND_AWARE_ALLOWED))
+        aware.set(fn.name, `${rel(file)}:${fn.line}`);
+  const found: string[] = [];
+  for (const file of files.filter((f) => rel(f).startsWith("src/") && !inside(f, STORE))) {
+    for (const i of storeImportsOf(file))
+      if (aware.has(i.name))
+        found.push(
+          `${rel(file)}:${i.line}: imports ${i.name} (${aware.get(i.name)}), which asks which database it runs on`,
+        );
+  }
+  return found;
+}
+
+const PIPELINE = join(SRC, "engine", "pipeline");
+/** What pipeline/ (the job queue, its loops and threads) may import besides itself: layers below it. */
+const BELOW_PIPELINE = ["store", "ingest", "text", "models"].map((d) => join(SRC, "engine", d));
+
 describe("the source tree's structure", () => {
   it("keeps the database backends inside src/engine/store/ (nothing above it branches on one)", () => {
     const found = codeLinesMatching(
@@ -261,6 +378,51 @@ describe("the source tree's structure", () => {
         ONE_DATABASE_SQL.some(([p]) => p.test(line)),
         line,
       ).toBe(true);
+  });
+
+  it("opens no transaction and takes no lock outside src/engine/store/ (writes have one owner)", () => {
+    const found = transactionsOutsideStore();
+    expect(found, found.join("\n")).toEqual([]);
+    // The patterns find the store's own transactions and locks, and an import of a helper.
+    const db = readFileSync(join(STORE, "db.ts"), "utf8").split("\n");
+    expect(TRANSACTION_PATTERNS.filter(([p]) => db.some((l) => p.test(l))).length).toBe(2);
+    const connect = readFileSync(join(STORE, "postgres", "connect.ts"), "utf8").split("\n");
+    expect(connect.some((l) => TRANSACTION_PATTERNS[2]![0].test(l))).toBe(true);
+    expect(storeImportsOf(join(STORE, "forgotten.ts")).length).toBeGreaterThan(0);
+    expect(storeImportsOf(join(STORE, "forgotten.ts")).some((i) => TRANSACTION_HELPERS.has(i.name))).toBe(
+      true,
+    );
+  });
+
+  it("lets no caller above store/ choose by backend (no store function that tells the backend is imported above it)", () => {
+    const found = backendSwitches();
+    expect(found, found.join("\n")).toEqual([]);
+    // The check sees the store's backend-aware functions and an import of one.
+    const aware = files
+      .filter((f) => inside(f, STORE))
+      .flatMap(exportedFunctions)
+      .filter((fn) => ASKS_BACKEND.test(fn.body))
+      .map((fn) => fn.name);
+    expect(aware).toEqual(expect.arrayContaining(["databaseBackend", "checkpoint"]));
+    expect(storeImportsOf(join(SRC, "engine", "app.ts")).some((i) => i.name === "databaseBackend")).toBe(
+      true,
+    );
+    expect(ASKS_BACKEND.test("  return db.dialect.remote;")).toBe(true);
+  });
+
+  it("keeps pipeline/ below the services, memory and engine it runs for (it imports the store, ingest, text and models only)", () => {
+    const upward = files
+      .filter((f) => inside(f, PIPELINE))
+      .flatMap((f) =>
+        graph
+          .get(f)!
+          .filter((i) => i.target.startsWith(`${SRC}/engine/`) && !inside(i.target, PIPELINE))
+          .filter((i) => !BELOW_PIPELINE.some((d) => inside(i.target, d)))
+          .map((i) => `${rel(f)}:${i.line} imports ${rel(i.target)}`),
+      );
+    expect(upward, upward.join("\n")).toEqual([]);
+    // The graph holds pipeline's own imports of the store.
+    expect(graph.get(join(PIPELINE, "worker.ts"))!.some((i) => inside(i.target, STORE))).toBe(true);
   });
 
   it("finds what it looks for (the checks can fail)", () => {

@@ -9,7 +9,8 @@ import { chunkText } from "../../src/engine/ingest/chunk.js";
 import type { Fact } from "../../src/engine/memory/relations.js";
 import { storeDocument } from "../../src/engine/services/documents.js";
 import { transaction } from "../../src/engine/store/db.js";
-import { getDocumentRow, indexDocument, setDreamingStatus } from "../../src/engine/store/documents.js";
+import { commitDocumentGeneration } from "../../src/engine/store/document-commit.js";
+import { getDocumentRow, setDreamingStatus } from "../../src/engine/store/documents.js";
 import { claimJob, completeJob } from "../../src/engine/store/jobs.js";
 import { insertMemories, type NewMemoryRow } from "../../src/engine/store/memories.js";
 import { ensureNamespace } from "../../src/engine/store/namespaces.js";
@@ -169,7 +170,7 @@ export async function seedDocuments(
         });
         ids.push(id);
         const row = (await getDocumentRow(db, id))!;
-        await indexDocument(db, { id, namespaceId: row.namespace_id }, row.generation, {
+        await commitDocumentGeneration(db, { id, namespaceId: row.namespace_id }, row.generation, {
           text: d.text,
           format: "conversation",
           title: null,

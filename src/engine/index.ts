@@ -1,15 +1,13 @@
 import { createApp } from "./app.js";
-import { type EngineContext, type EngineLimits, NO_LIMITS } from "./context.js";
-import { DiskReserve, type DiskReserveSetting, type DiskState, hasRoom } from "./disk-reserve.js";
+import { createEngineContext, type EngineContext, type EngineLimits, NO_LIMITS } from "./context.js";
+import { DiskReserve, type DiskReserveSetting, type DiskState } from "./disk-reserve.js";
 import { allowPrivateNetworkFromEnv } from "./ingest/fetch.js";
 import type { Extractor } from "./memory/extract/types.js";
 import { chatModelFromEnv } from "./models/chat.js";
 import type { Embedder } from "./models/embedder.js";
 import { embedderFromEnv } from "./models/embedder-from-env.js";
-import { type Dreamer, noDreaming } from "./pipeline/dreamer.js";
-import { JobQueue } from "./pipeline/queue.js";
+import type { Dreamer } from "./pipeline/dreamer.js";
 import { ProcessingThreads } from "./pipeline/threads.js";
-import { WorkerPool } from "./pipeline/worker.js";
 import { removeStaleSpools } from "./routes/spool.js";
 import { preloadSearch } from "./search/preload.js";
 import { hasScheduledConnectors } from "./store/connectors.js";
@@ -129,7 +127,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const db = await openDatabase(opts.dataDir, {
     databaseUrl,
     cache: threaded || loops === 0 ? "reads" : "writes",
-    // The threads checkpoint (thread.ts): a request's large commit does not copy the WAL.
+    // The threads checkpoint (processing-thread.ts): a request's large commit does not copy the WAL.
     checkpoints: !threaded,
     log,
   });
@@ -153,29 +151,22 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
         log,
       )
     : null;
-  const queue = new JobQueue(db, threads ? () => threads.wake() : undefined);
-  const workers = new WorkerPool({
-    db,
-    queue,
-    workers: threads ? 0 : loops,
-    leaseMs,
-    diskFullRetryMs: opts.diskFullRetryMs,
-    ...(databaseUrl ? {} : { room: () => hasRoom(opts.dataDir) }),
-    log,
-  });
-  const ctx: EngineContext = {
+  const ctx = createEngineContext({
     db,
     dataDir: opts.dataDir,
-    queue,
-    workers,
+    remoteDatabase: databaseUrl !== undefined,
+    loops: threads ? 0 : loops,
+    leaseMs,
+    diskFullRetryMs: opts.diskFullRetryMs,
+    wakeOthers: threads ? () => threads.wake() : undefined,
     allowPrivateNetwork,
     embedder: opts.embedder === undefined ? embedderFromEnv() : opts.embedder,
     extractor: opts.extractor,
-    dreamer: noDreaming,
     log,
     limits: { ...NO_LIMITS, ...opts.limits },
     ...(opts.clock ? { clock: opts.clock } : {}),
-  };
+  });
+  const { queue, workers } = ctx;
   // PostgreSQL keeps its data on its own server's disk: the data directory's is not the one that fills.
   const reserve = ctx.limits?.diskReserve;
   if (reserve && !databaseUrl)

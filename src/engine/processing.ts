@@ -3,7 +3,7 @@ import type { EngineContext } from "./context.js";
 import { installDreaming } from "./memory/dreamer.js";
 import { EXPIRY_SWEEP_MS, sweepExpired } from "./memory/forget.js";
 import type { Dreamer } from "./pipeline/dreamer.js";
-import { documentJobFailed, documentJobHandler } from "./pipeline/process-document.js";
+import { documentJobFailed, documentJobHandler } from "./services/document-job.js";
 
 /**
  * Registers every kind of background job with the context's worker pool: documents through the

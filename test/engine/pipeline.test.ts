@@ -5,8 +5,9 @@ import { MemoryClient } from "../../src/client/index.js";
 import { type Engine, type EngineOptions, openEngine } from "../../src/engine/index.js";
 import type { Embedder } from "../../src/engine/models/embedder.js";
 import type { Dreamer } from "../../src/engine/pipeline/dreamer.js";
-import { setDreamingStatus } from "../../src/engine/store/documents.js";
+import { getDocumentRow } from "../../src/engine/store/documents.js";
 import { claimJob } from "../../src/engine/store/jobs.js";
+import { MemoryDraft } from "../../src/engine/store/memory-draft.js";
 import { TEST_KEY, tempDir } from "../support/harness.js";
 import { until } from "../support/wait.js";
 
@@ -135,14 +136,17 @@ describe("the processing pipeline", () => {
     ).toBe(0);
   });
 
-  it("runs beforeIndexed's work in the transaction that marks done, and calls dream only for documents it left", async () => {
+  it("commits what beforeIndexed answers in the transaction that marks done, and calls dream only for documents it left", async () => {
     dir = tempDir();
     const dreamt: string[][] = [];
     const dreamer: Dreamer = {
       async beforeIndexed(doc, ctx) {
         // Takes the instant ones; the others are dream()'s.
         if (!doc.text.startsWith("Dream")) return undefined;
-        return async () => await setDreamingStatus(ctx.db, [doc.id], "done");
+        // No memories, committed with the chunks: the document is dreamed when it is done.
+        const row = (await getDocumentRow(ctx.db, doc.id))!;
+        const draft = await MemoryDraft.begin(ctx.db, row.namespace_id);
+        return { memories: { draft, applied: [], drawnChars: null, appended: false, note: null } };
       },
       async dream(ids) {
         dreamt.push(ids);

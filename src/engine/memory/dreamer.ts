@@ -5,22 +5,24 @@ import { MEDIA_TYPES } from "../ingest/file.js";
 import { dayLabel } from "../ingest/label.js";
 import type { DreamContext, Dreamer, IndexingDocument } from "../pipeline/dreamer.js";
 import type { JobFailureHandler } from "../pipeline/worker.js";
-import { type Db, documentTransaction, namespaceTransaction, parseJson } from "../store/db.js";
+import { type Db, parseJson } from "../store/db.js";
 import {
-  countAwaitingDreams,
-  DocumentMovedError,
+  commitDocumentMemories,
+  type DocumentMemories,
+  type DreamsWithIndex,
+  queueDreams,
+} from "../store/document-commit.js";
+import {
   type DocumentRow,
+  documentAtGeneration,
   documentsAwaitingDreams,
-  dreamingState,
   getDocumentRow,
   namespacesAwaitingDreams,
-  noteDocument,
-  setDreamedChars,
-  setDreamingStatus,
 } from "../store/documents.js";
-import { forgottenInDocument, redactDocument } from "../store/forgotten.js";
-import { enqueueJob, type JobRow, queuedJobOf, setJobRunAfter } from "../store/jobs.js";
-import { documentMemoryIds, memoryMetadata, recentLiveMemories, releaseDocument } from "../store/memories.js";
+import { forgottenInDocument } from "../store/forgotten.js";
+import { DREAM_JOB, type JobRow } from "../store/jobs.js";
+import { documentMemoryIds, memoryMetadata, recentLiveMemories } from "../store/memories.js";
+import { MemoryDraft } from "../store/memory-draft.js";
 import { namespaceContexts } from "../store/namespaces.js";
 import { conversationTurns } from "../text/conversation.js";
 import { OfflineExtractor } from "./extract/offline.js";
@@ -30,7 +32,7 @@ import { matchesFilterByMetadata } from "./filter-by-metadata.js";
 import { type AppliedFact, applyFacts, type Fact, normalizeExpiry } from "./relations.js";
 
 /** The job kind of a namespace's batched (dynamic) dreaming, in the shared `jobs` table. */
-export const DREAM_JOB = "dream";
+export { DREAM_JOB };
 
 export interface DreamingOptions {
   /** A namespace's batch starts this long after its last indexed document... */
@@ -113,28 +115,22 @@ export class MemoryDreamer implements Dreamer {
   }
 
   /**
-   * Called by the pipeline before it marks the document `done`; returns what to run inside the
-   * transaction that marks it: instant dreaming extracts now and stores the memories there, dynamic
-   * dreaming queues the namespace's batch. Undefined when the document is stale, or its instant
-   * extraction failed (dream() then retries it).
+   * Called by the pipeline before it marks the document `done`; answers what the store commits
+   * with it, in the transaction that marks it: instant dreaming extracts now and drafts the
+   * memories to commit there, dynamic dreaming the namespace's batch to queue. Undefined when the
+   * document is stale, or its instant extraction failed (dream() then retries it).
    */
-  async beforeIndexed(
-    doc: IndexingDocument,
-    dctx: DreamContext,
-  ): Promise<(() => Promise<unknown>) | undefined> {
-    const row = await getDocumentRow(dctx.db, doc.id);
-    if (!row || row.generation !== doc.generation) return undefined;
-    // No memories: commitFacts with none also takes away those an earlier version made.
-    if (makesNoMemories(row.task_type, doc.type))
-      return async () => await commitFacts(dctx.db, row, doc.generation, []);
+  async beforeIndexed(doc: IndexingDocument, dctx: DreamContext): Promise<DreamsWithIndex | undefined> {
+    const row = await documentAtGeneration(dctx.db, doc.id, doc.generation);
+    if (!row) return undefined;
+    // No memories: committing none also takes away those an earlier version made.
+    if (makesNoMemories(row.task_type, doc.type)) {
+      const none = await draftFacts(dctx.db, row, doc.generation, [], null, undefined, doc.text);
+      return none && { memories: none };
+    }
     // Dynamic: the namespace's batch is queued (or pushed back) in the transaction that marks the
     // document done, not in one of its own after it.
-    if (row.dreaming !== "instant") {
-      return async () => {
-        if ((await dreamingState(dctx.db, doc.id))?.dreaming_status !== "done")
-          await scheduleDream(dctx.db, row.namespace_id, this.options);
-      };
-    }
+    if (row.dreaming !== "instant") return { queue: this.options };
     let facts: Extracted;
     try {
       facts = await this.extract(row, doc.text, doc.format, dctx.signal);
@@ -145,9 +141,16 @@ export class MemoryDreamer implements Dreamer {
       this.ctx.log(`instant dreaming of ${doc.id} failed, retrying after indexing: ${message(err)}`);
       return undefined;
     }
-    return async () => {
-      await commitFacts(dctx.db, row, doc.generation, facts.facts, facts.note, facts.drawn);
-    };
+    const memories = await draftFacts(
+      dctx.db,
+      row,
+      doc.generation,
+      facts.facts,
+      facts.note,
+      facts.drawn,
+      doc.text,
+    );
+    return memories && { memories };
   }
 
   async dream(documentIds: string[], dctx: DreamContext): Promise<void> {
@@ -369,9 +372,14 @@ export function withSourceContext(
   });
 }
 
+/** Drafts of one document's memories committed at most this many times while others' change them. */
+const DRAFT_ATTEMPTS = 5;
+
 /**
- * Stores a document's facts and marks it `dreamingStatus: done`, in one transaction; nothing when
- * the document changed (a newer generation dreams instead) or was deleted meanwhile.
+ * Stores a document's facts and marks it `dreamingStatus: done`, in one store operation (drafted,
+ * then committed: draftFacts, store/document-commit.ts); nothing when the document changed (a
+ * newer generation dreams instead), was deleted, or was dreamed by another worker meanwhile.
+ * Drafted again when the namespace's memories changed before the commit.
  */
 export async function commitFacts(
   db: Db,
@@ -381,48 +389,53 @@ export async function commitFacts(
   note: string | null = null,
   drawn: Drawn = { chars: null, appended: false },
 ): Promise<AppliedFact[]> {
-  return await namespaceTransaction(db, doc.namespace_id, async () => {
-    const current = await dreamingState(db, doc.id);
-    // Changed since (a newer generation dreams instead), deleted, or already dreamed by another worker.
-    if (!current || current.generation !== generation || current.dreaming_status === "done") return [];
-    if (current.namespace_id !== doc.namespace_id) throw new DocumentMovedError(doc.id);
-    const metadata = parseJson<Metadata>(doc.metadata, {});
-    // Nothing is remembered again from a sentence the user forgot (memory/forget.ts).
-    const forgotten = await forgottenInDocument(db, doc.id);
-    // applyFacts skips empty facts: leave them out here so its results line up with `kept`.
-    const kept = facts.filter((f) => f.memory.trim() !== "" && !forgotten.holds(f.source));
-    const applied = await applyFacts(
-      db,
-      {
-        namespaceId: doc.namespace_id,
-        documentId: doc.id,
-        metadata,
-        forgetAfter: normalizeExpiry(metadata.forgetAfter),
-        filterByMetadata: parseJson<Metadata | null>(doc.filter_by_metadata, null),
-      },
-      kept,
-    );
-    // What an earlier version of the document said and this one no longer does loses it as a source
-    // (appended turns add to what the earlier ones said).
-    if (!drawn.appended) {
-      const supported = new Set([
-        ...applied.flatMap((a) => (a.relatedTo ? [a.memoryId, a.relatedTo] : [a.memoryId])),
-        ...forgotten.memoryIds,
-      ]);
-      await releaseDocument(
-        db,
-        doc.namespace_id,
-        doc.id,
-        (await documentMemoryIds(db, doc.id)).filter((id) => !supported.has(id)),
-      );
-    }
-    // The new memories' contexts (the text around their sources) lose the forgotten sentences too.
-    if (forgotten.any) await redactDocument(db, doc.id);
-    await setDreamedChars(db, doc.id, drawn.chars);
-    await setDreamingStatus(db, [doc.id], "done");
-    if (note) await noteDocument(db, doc.id, note);
-    return applied;
-  });
+  for (let attempt = 1; ; attempt++) {
+    const memories = await draftFacts(db, doc, generation, facts, note, drawn);
+    if (!memories) return [];
+    const ref = { id: doc.id, namespaceId: doc.namespace_id };
+    const outcome = await commitDocumentMemories(db, ref, generation, memories);
+    if (outcome !== "redraft") return outcome === "committed" ? memories.applied : [];
+    if (attempt === DRAFT_ATTEMPTS)
+      throw new Error(`the memories of document ${doc.id}'s namespace kept changing while they were drafted`);
+  }
+}
+
+/**
+ * A document's facts as memories, drafted (relations.ts applyFacts into a store MemoryDraft)
+ * outside any transaction, for the store to commit with the document; undefined when the document
+ * changed or was deleted. `text`: the text the facts' sources point into, when it is not yet the
+ * stored one (a generation being indexed).
+ */
+export async function draftFacts(
+  db: Db,
+  doc: DocumentRow,
+  generation: number,
+  facts: readonly DreamedFact[],
+  note: string | null = null,
+  drawn: Drawn = { chars: null, appended: false },
+  text?: string,
+): Promise<(Omit<DocumentMemories, "applied"> & { applied: AppliedFact[] }) | undefined> {
+  if (!(await documentAtGeneration(db, doc.id, generation))) return undefined;
+  // Begun before anything it decides from is read: a write of the namespace's memories after it
+  // makes the commit draft again.
+  const draft = await MemoryDraft.begin(db, doc.namespace_id);
+  const metadata = parseJson<Metadata>(doc.metadata, {});
+  // Nothing is remembered again from a sentence the user forgot (memory/forget.ts).
+  const forgotten = await forgottenInDocument(db, doc.id, text);
+  // applyFacts skips empty facts: leave them out here so its results line up with `kept`.
+  const kept = facts.filter((f) => f.memory.trim() !== "" && !forgotten.holds(f.source));
+  const applied = await applyFacts(
+    draft,
+    {
+      namespaceId: doc.namespace_id,
+      documentId: doc.id,
+      metadata,
+      forgetAfter: normalizeExpiry(metadata.forgetAfter),
+      filterByMetadata: parseJson<Metadata | null>(doc.filter_by_metadata, null),
+    },
+    kept,
+  );
+  return { draft, applied, drawnChars: drawn.chars, appended: drawn.appended, note };
 }
 
 /** What the extractor reads: the text, its date, the three contexts and the allowed existing memories. */
@@ -462,7 +475,8 @@ export async function pendingDocuments(db: Db, namespaceId: string, limit: numbe
 
 /**
  * Queues (or pushes back) the namespace's dream job: it runs `debounceMs` after now, but no later
- * than `maxWaitMs` after the job was first queued, and at once when a full batch is waiting.
+ * than `maxWaitMs` after the job was first queued, and at once when a full batch is waiting
+ * (store/document-commit.ts queueDreams).
  */
 export async function scheduleDream(
   db: Db,
@@ -470,20 +484,7 @@ export async function scheduleDream(
   o: DreamingOptions,
   immediate = false,
 ): Promise<void> {
-  // Not the namespace's lock: it is called at the end of the transaction that indexes a document,
-  // which must not wait for the namespace's memories being committed (nor take a lock after the
-  // rows it wrote: a deadlock). Two documents indexed at once on PostgreSQL may each queue the
-  // namespace's batch: the second job waits while the first runs (store/jobs.ts claimJob) and
-  // then dreams what is left, or nothing.
-  await documentTransaction(db, namespaceId, async () => {
-    const t = Date.now();
-    const waiting = await countAwaitingDreams(db, namespaceId);
-    const existing = await queuedJobOf(db, DREAM_JOB, namespaceId);
-    const first = existing ? Date.parse(existing.created_at) : t;
-    const runAt = immediate || waiting >= o.maxBatch ? t : Math.min(t + o.debounceMs, first + o.maxWaitMs);
-    const id = existing?.id ?? (await enqueueJob(db, { kind: DREAM_JOB, namespaceId }));
-    await setJobRunAfter(db, id, new Date(runAt).toISOString());
-  });
+  await queueDreams(db, namespaceId, o, immediate);
 }
 
 /**

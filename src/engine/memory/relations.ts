@@ -1,5 +1,4 @@
 import type { Metadata } from "../../api/common.js";
-import { type Db, namespaceTransaction } from "../store/db.js";
 import {
   addRelation,
   insertMemory,
@@ -7,6 +6,7 @@ import {
   latestBySubject,
   latestBySubjectAttribute,
   latestByText,
+  type MemoryDraft,
   type MemoryRow,
   memoriesAbout,
   memoryMetadata,
@@ -15,7 +15,7 @@ import {
   type NewMemoryRow,
   normalizeMemory,
   retireMemory,
-} from "../store/memories.js";
+} from "../store/memory-draft.js";
 import { type QueryTerm, stemTexts } from "../text/terms.js";
 import { holdsOne } from "./extract/slots.js";
 import type { ExtractedFact } from "./extract/types.js";
@@ -105,7 +105,7 @@ const SUBJECT_CANDIDATES = 64;
  * near-identical fact shares with it, at a cost that does not grow with the namespace. Words no
  * memory holds are left out.
  */
-async function rareTerms(db: Db, namespaceId: string, terms: QueryTerm[]): Promise<string[]> {
+async function rareTerms(db: MemoryDraft, namespaceId: string, terms: QueryTerm[]): Promise<string[]> {
   if (terms.length === 0) return [];
   const df = await memoryTermFrequency(
     db,
@@ -227,7 +227,8 @@ function textsOf(rows: readonly MemoryRow[]): MemoryText[] {
 }
 
 /**
- * Relates each extracted fact to the namespace's latest memories and stores it, in one transaction:
+ * Relates each extracted fact to the namespace's latest memories and writes it into `db`, a draft
+ * of the namespace's memories that the store commits with the document (store/memory-draft.ts):
  * - the same fact again (same normalized text, or near-identical words) is merged: no second
  *   memory, only a new source; a memory the user forgot stays forgotten;
  * - added detail about the same subject (it holds the older fact's words and more) `extends` it:
@@ -238,20 +239,22 @@ function textsOf(rows: readonly MemoryRow[]): MemoryText[] {
  * - anything else is a new memory.
  * Facts are applied in order, so a later fact of the same document sees the earlier ones.
  */
-export async function applyFacts(db: Db, src: FactSource, facts: readonly Fact[]): Promise<AppliedFact[]> {
-  return await namespaceTransaction(db, src.namespaceId, async () => {
-    const at = new Date().toISOString();
-    const out: AppliedFact[] = [];
-    const kept = facts.map((f) => ({ ...f, memory: f.memory.trim() })).filter((f) => f.memory !== "");
-    // One tokenizer pass for the whole document's facts.
-    const stems = stemsOf(kept.map((f) => f.memory));
-    for (const [i, fact] of kept.entries()) out.push(await applyOne(db, src, fact, stems[i]!, out, at));
-    return out;
-  });
+export async function applyFacts(
+  db: MemoryDraft,
+  src: FactSource,
+  facts: readonly Fact[],
+): Promise<AppliedFact[]> {
+  const at = new Date().toISOString();
+  const out: AppliedFact[] = [];
+  const kept = facts.map((f) => ({ ...f, memory: f.memory.trim() })).filter((f) => f.memory !== "");
+  // One tokenizer pass for the whole document's facts.
+  const stems = stemsOf(kept.map((f) => f.memory));
+  for (const [i, fact] of kept.entries()) out.push(await applyOne(db, src, fact, stems[i]!, out, at));
+  return out;
 }
 
 async function applyOne(
-  db: Db,
+  db: MemoryDraft,
   src: FactSource,
   fact: Fact,
   stems: Set<string>,
@@ -373,7 +376,7 @@ async function applyOne(
  * cost of a fact does not grow with the namespace.
  */
 async function candidatesFor(
-  db: Db,
+  db: MemoryDraft,
   src: FactSource,
   text: string,
   subject: string | null,
@@ -439,7 +442,7 @@ function correctedBy(
  * their own stay (what happened then is still so), as do other speakers' facts.
  */
 async function retireValues(
-  db: Db,
+  db: MemoryDraft,
   row: MemoryRow,
   live: Candidate[],
   parent: MemoryRow,
@@ -463,7 +466,7 @@ async function retireValues(
  * existing memories that share the most words with it (at most three).
  */
 async function derivationSources(
-  db: Db,
+  db: MemoryDraft,
   live: Candidate[],
   earlier: AppliedFact[],
   subject: string | null,

@@ -1,4 +1,5 @@
 import type { Db } from "../store/db.js";
+import type { DreamsWithIndex } from "../store/document-commit.js";
 import { setDreamingStatus } from "../store/documents.js";
 import type { JobQueue } from "./queue.js";
 
@@ -17,12 +18,13 @@ export interface DreamContext {
  */
 export interface Dreamer {
   /**
-   * Optional: called before a document is marked `done`; the function it returns runs inside the
-   * transaction that swaps the chunks and marks it, so `done` can mean "its memories are there"
-   * (instant dreaming) or "its dreaming is queued". A dreamer that returns one has dealt with the
-   * document: `dream` is not called for it. Throwing fails the processing attempt (it is retried).
+   * Optional: called before a document is marked `done`; what it answers (data: drafted memories,
+   * or the namespace's batch to queue) is committed by the store with the chunks, in the
+   * transaction that marks it, so `done` can mean "its memories are there" (instant dreaming) or
+   * "its dreaming is queued". A dreamer that answers has dealt with the document: `dream` is not
+   * called for it. Throwing fails the processing attempt (it is retried).
    */
-  beforeIndexed?(doc: IndexingDocument, ctx: DreamContext): Promise<(() => Promise<unknown>) | undefined>;
+  beforeIndexed?(doc: IndexingDocument, ctx: DreamContext): Promise<DreamsWithIndex | undefined>;
   dream(documentIds: string[], ctx: DreamContext): Promise<void>;
 }
 

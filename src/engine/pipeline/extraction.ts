@@ -37,7 +37,7 @@ export async function extractFile(file: StoredFile, signal: AbortSignal): Promis
   if (!CONVERTED.has(file.kind)) return resolveFile(file);
   const memoryMb = positive(FILE_MEMORY_ENV, FILE_MEMORY_DEFAULT_MB);
   const timeoutMs = positive(FILE_TIMEOUT_ENV, FILE_TIMEOUT_DEFAULT_MS);
-  const { url, execArgv } = threadEntry("extract-process");
+  const { url, execArgv } = threadEntry("pipeline/extract-process");
   const child = fork(fileURLToPath(url), [], {
     execArgv: [...execArgv, `--max-old-space-size=${memoryMb}`],
     serialization: "advanced",

@@ -83,7 +83,7 @@ export class ProcessingThreads {
   }
 
   private spawn(): void {
-    const { url, execArgv } = threadEntry("thread");
+    const { url, execArgv } = threadEntry("processing-thread");
     const workerData: ThreadConfig = { ...this.config, loops: this.loopsPerThread };
     const thread = new Worker(url, { workerData, execArgv });
     this.threads.add(thread);
@@ -105,12 +105,12 @@ export class ProcessingThreads {
 }
 
 /**
- * A thread's entry file (`name` in this folder): the compiled .js in dist/ (also for the bundled
- * command, whose own code sits elsewhere), or, when memctx runs from its TypeScript sources (tests,
- * tsx), the .ts with tsx's loader.
+ * A thread's entry file (`name`, a path under src/engine/ without its extension): the compiled .js
+ * in dist/ (also for the bundled command, whose own code sits elsewhere), or, when memctx runs from
+ * its TypeScript sources (tests, tsx), the .ts with tsx's loader.
  */
 export function threadEntry(name: string): { url: URL; execArgv: string[] } {
   return FROM_SOURCE
-    ? { url: packageUrl(`src/engine/pipeline/${name}.ts`), execArgv: ["--import", "tsx"] }
-    : { url: packageUrl(`dist/engine/pipeline/${name}.js`), execArgv: [] };
+    ? { url: packageUrl(`src/engine/${name}.ts`), execArgv: ["--import", "tsx"] }
+    : { url: packageUrl(`dist/engine/${name}.js`), execArgv: [] };
 }

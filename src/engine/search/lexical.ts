@@ -1,17 +1,20 @@
 import type { Db } from "../store/connection.js";
 import {
+  termScore as bm25TermScore,
+  byStem,
+  postingsOfUnits,
+  type RankedUnit,
+  termHits,
+  topVisibleUnits,
+  type VisibleUnit,
+} from "../store/ranking.js";
+import {
   type Bm25Constants,
-  bm25Part,
-  NUMBERS,
-  type Posting,
-  postingRows,
-  postingsAreRemote,
-  postingsIn,
   type SearchSpace,
   type SpaceStatistics,
   searchStatistics,
 } from "../store/search-index.js";
-import { type Corpus, type Scope, topUnits, visibleRowids } from "../store/search-scope.js";
+import type { Corpus, Scope } from "../store/search-scope.js";
 import { backgroundUnitShare } from "../text/background.js";
 import type { QueryTerm } from "../text/terms.js";
 
@@ -136,56 +139,16 @@ export interface LexicalOptions {
   statistics?: SpaceStatistics | undefined;
 }
 
-/** A unit's occurrences of one term: its text's and its context's counts, and its length. */
-interface TermHit {
-  tf: number;
-  tfContext: number;
-  length: number;
-}
-
-/**
- * Each unit's hit for a term from the postings of its stems: a one-stem term is its stem's
- * posting; a phrase needs every stem in the unit and counts its rarest one's occurrences.
- */
-function termHits(term: QueryTerm, byStem: ReadonlyMap<string, Map<number, Posting>>): Map<number, TermHit> {
-  const lists = term.stems.map((s) => byStem.get(s) ?? new Map<number, Posting>());
-  const [first, ...rest] = lists.sort((a, b) => a.size - b.size);
-  const out = new Map<number, TermHit>();
-  if (!first) return out;
-  for (const [unit, p] of first) {
-    let tf = p.tf;
-    let tfContext = p.tfContext;
-    let all = true;
-    for (const list of rest) {
-      const q = list.get(unit);
-      if (!q) {
-        all = false;
-        break;
-      }
-      tf = Math.min(tf, q.tf);
-      tfContext = Math.min(tfContext, q.tfContext);
-    }
-    if (all) out.set(unit, { tf, tfContext, length: p.length });
-  }
-  return out;
-}
-
-function byStem(postings: readonly Posting[]): Map<string, Map<number, Posting>> {
-  const out = new Map<string, Map<number, Posting>>();
-  for (const p of postings) {
-    const list = out.get(p.term) ?? new Map<number, Posting>();
-    list.set(p.unit, p);
-    out.set(p.term, list);
-  }
-  return out;
-}
-
 /** BM25's constants, as the store's bm25Part takes them. */
 const BM25: Bm25Constants = { k1: K1, b: B, contextWeight: CONTEXT_WEIGHT };
 
 /** BM25's part of one term in a unit (the store's bm25Part, on numbers: the one formula). */
-function termScore(idf: number, hit: TermHit, averageLength: number): number {
-  return bm25Part(NUMBERS, BM25, averageLength || 1, idf, hit.tf, hit.tfContext, hit.length);
+function termScore(
+  idf: number,
+  hit: { tf: number; tfContext: number; length: number },
+  averageLength: number,
+) {
+  return bm25TermScore(BM25, idf, hit, averageLength);
 }
 
 /**
@@ -256,16 +219,13 @@ export async function lexicalSearch(
   const window = Math.max(4 * want, 60);
   for (;;) {
     const read = rarestFirst.slice(0, matched);
-    const candidates = await topVisible(
+    const candidates = await topVisibleUnits(
       db,
       corpus,
       space.id,
-      read.map((i) => ({ term: all[i]!, idf: idf[i]! })),
-      {
-        scope,
-        count: window,
-        averageLength,
-      },
+      read.map((i) => ({ stems: all[i]!.stems, idf: idf[i]! })),
+      { scope, count: window, averageLength },
+      BM25,
     );
     if (candidates.length < want && matched < worth) {
       matched++;
@@ -287,133 +247,9 @@ export async function lexicalSearch(
 }
 
 /** A candidate and its length (for the left-out terms' parts). */
-type Scored = LexicalCandidate & { length: number };
+type Scored = RankedUnit;
 /** A visible candidate, with who said it (null: nobody), read with its visibility. */
-type Visible = Scored & { speaker: string | null };
-
-/**
- * The best visible rows for the given terms alone, up to `count`, by their partial BM25: with the
- * store in process every posting of the terms is read and summed here; over a wire
- * (store/search-index.ts postingsAreRemote) the database sums them. In process, summing here is
- * faster (at 100k memories, search p50 9.2 against 10.1-10.7 ms with the sums in SQLite,
- * bench/.prof search-rss, 300 questions); over a wire, rows cost.
- */
-async function topVisible(
-  db: Db,
-  corpus: Corpus,
-  space: number,
-  terms: readonly { term: QueryTerm; idf: number }[],
-  at: { scope: Scope; count: number; averageLength: number },
-): Promise<Visible[]> {
-  return postingsAreRemote(db)
-    ? await topVisibleSummed(db, corpus, space, terms, at)
-    : await topVisibleHere(db, corpus, space, terms, at);
-}
-
-/** topVisible with the sums taken here, from every posting of the terms. */
-async function topVisibleHere(
-  db: Db,
-  corpus: Corpus,
-  space: number,
-  terms: readonly { term: QueryTerm; idf: number }[],
-  at: { scope: Scope; count: number; averageLength: number },
-): Promise<Visible[]> {
-  if (terms.length === 0) return [];
-  const rows = await postingRows(
-    db,
-    space,
-    terms.flatMap((t) => t.term.stems),
-  );
-  const scores = new Map<number, Scored>();
-  const add = (unit: number, part: number, length: number) => {
-    const s = scores.get(unit);
-    if (s) s.bm25 += part;
-    else scores.set(unit, { rowid: unit, bm25: part, length });
-  };
-  // One-stem terms (nearly all) score straight from their rows; phrases need their stems together.
-  const idfOf = new Map<string, number>();
-  for (const { term, idf } of terms) if (term.stems.length === 1) idfOf.set(term.stems[0]!, idf);
-  for (const [unit, stem, tf, tfContext, length] of rows) {
-    const idf = idfOf.get(stem);
-    if (idf !== undefined) add(unit, termScore(idf, { tf, tfContext, length }, at.averageLength), length);
-  }
-  const phrases = terms.filter((t) => t.term.stems.length > 1);
-  if (phrases.length > 0) {
-    const postings = byStem(
-      rows.map(([unit, term, tf, tfContext, length]) => ({ unit, term, tf, tfContext, length })),
-    );
-    for (const { term, idf } of phrases) {
-      for (const [unit, hit] of termHits(term, postings))
-        add(unit, termScore(idf, hit, at.averageLength), hit.length);
-    }
-  }
-  const ranked = [...scores.values()].sort((a, b) => b.bm25 - a.bm25 || a.rowid - b.rowid);
-  return await firstVisible(at.count, async (from, size) => {
-    const rows = ranked.slice(from, from + size);
-    const visible = await visibleRowids(
-      db,
-      corpus,
-      rows.map((r) => r.rowid),
-      at.scope,
-    );
-    return { rows, visible };
-  });
-}
-
-/**
- * The first `count` rows of a ranking, read a page at a time (`page(from, size)`: the rows and
- * those of them visible in the search's scope (status, latest, forgotten, filter) with their
- * speakers): each next page 8 times the last, only while too few were.
- */
-async function firstVisible(
-  count: number,
-  page: (from: number, size: number) => Promise<{ rows: Scored[]; visible: Map<number, string | null> }>,
-): Promise<Visible[]> {
-  const out: Visible[] = [];
-  let from = 0;
-  let size = count;
-  for (;;) {
-    const { rows, visible } = await page(from, size);
-    for (const r of rows) {
-      const speaker = visible.get(r.rowid);
-      if (speaker !== undefined) out.push({ ...r, speaker });
-      if (out.length >= count) return out;
-    }
-    if (rows.length < size) return out;
-    from += size;
-    size *= 8;
-  }
-}
-
-/**
- * topVisible with the sums taken by the database (store/search-scope.ts topUnits): only the best
- * rows of each page come back, not every posting, with their visibility in the same statement.
- */
-async function topVisibleSummed(
-  db: Db,
-  corpus: Corpus,
-  space: number,
-  terms: readonly { term: QueryTerm; idf: number }[],
-  at: { scope: Scope; count: number; averageLength: number },
-): Promise<Visible[]> {
-  const weighted = terms.map(({ term, idf }) => ({ stems: term.stems, idf }));
-  const weights = { ...BM25, averageLength: at.averageLength || 1 };
-  return await firstVisible(at.count, async (from, size) => {
-    const page = await topUnits(db, corpus, at.scope, space, weighted, weights, size, from);
-    return {
-      rows: page.map(([rowid, bm25, length]) => ({ rowid, bm25, length })),
-      visible: new Map(page.filter((u) => u[3] === 1).map((u) => [u[0], u[4]])),
-    };
-  });
-}
-
-/**
- * A stem held by at most this many rows per candidate is read whole (its rows in the candidates
- * kept) rather than looked up once per candidate: a look-up costs about what reading three rows of
- * a list in order does. Measured at 100k memories (bench/.prof search, 300 questions, the same
- * scores): 2.5-3.0 ms per call with look-ups only, 2.0-2.2 ms with 3; 10 and 30 read too much.
- */
-const LOOKUPS_PER_ROW_READ = 3;
+type Visible = VisibleUnit;
 
 /** Adds to each candidate the parts of the terms that were not read, from their postings in it. */
 async function addLeftOutTerms(
@@ -426,22 +262,8 @@ async function addLeftOutTerms(
   holding: ReadonlyMap<string, number>,
 ): Promise<void> {
   const stems = [...new Set(leftOut.flatMap((l) => l.term.stems))];
-  // Over a wire the candidates' postings are read unit by unit (store/search-index.ts postingsIn),
-  // whatever the number of stems: no list is worth reading whole.
-  const remote = postingsAreRemote(db);
-  const short = (stem: string) =>
-    !remote && (holding.get(stem) ?? 0) <= LOOKUPS_PER_ROW_READ * candidates.length;
   const units = new Set(candidates.map((c) => c.rowid));
-  const read = (await postingRows(db, space, stems.filter(short)))
-    .filter(([unit]) => units.has(unit))
-    .map(([unit, term, tf, tfContext, length]) => ({ unit, term, tf, tfContext, length }));
-  const looked = await postingsIn(
-    db,
-    space,
-    [...units],
-    stems.filter((s) => !short(s)),
-  );
-  const postings = byStem([...read, ...looked]);
+  const postings = byStem(await postingsOfUnits(db, space, units, stems, holding));
   for (const { term, idf } of leftOut) {
     const hits = termHits(term, postings);
     for (const c of candidates) {

@@ -44,7 +44,7 @@ export interface OpenOptions {
    */
   databaseUrl?: string | undefined;
   /**
-   * A processing thread's connection, running this many job loops (pipeline/thread.ts). On
+   * A processing thread's connection, running this many job loops (processing-thread.ts). On
    * PostgreSQL its pool has two connections per loop and one more (a job's transaction and its
    * lease renewal each; periodic tasks), and its commits do not wait for the WAL flush
    * (synchronous_commit off): what it writes (chunks, the search index, memories, job bookkeeping)

@@ -2,7 +2,7 @@ import type { Metadata } from "../../api/common.js";
 import type { Chunk, Document, DocumentStatus } from "../../api/documents.js";
 import type { Filter } from "../../api/filter.js";
 import type { Memory } from "../../api/memories.js";
-import { redactTitle } from "../text/redact.js";
+import { redactChunks, redactTitle } from "../text/redact.js";
 import { Params } from "./connection.js";
 import { upsertConnectorItem } from "./connector-items.js";
 import {
@@ -18,6 +18,7 @@ import {
 } from "./db.js";
 import { dropDocumentFile, putDocumentFile, type StoredFile } from "./document-files.js";
 import { compileFilter, filterFormFor } from "./filter.js";
+import { forgottenSentences } from "./forgotten.js";
 import { enqueueDocumentJob, enqueueJob } from "./jobs.js";
 import { ensureNamespace, organizationDocumentTokens } from "./namespaces.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
@@ -696,16 +697,43 @@ export async function namespacesAwaitingDreams(db: Db): Promise<string[]> {
   ).map((r) => r.namespace_id);
 }
 
-/** A document's generation and dreaming status (undefined once deleted). */
-export async function dreamingState(
+/**
+ * The one rule for stale work on a document: work on its generation `generation` is current while
+ * the document exists with that generation (an upsert makes a newer one, a delete none). As SQL
+ * over the documents table, its id and generation bound as `id` and `generation`.
+ */
+const atGeneration = (id: string, generation: string) => `id = ${id} AND generation = ${generation}`;
+
+/** The document while work on its generation `generation` is current (atGeneration), else undefined. */
+export async function documentAtGeneration(
   db: Db,
   id: string,
-): Promise<{ generation: number; dreaming_status: string; namespace_id: string } | undefined> {
-  return (await statement(
+  generation: number,
+): Promise<DocumentRow | undefined> {
+  return (await statement(db, `SELECT * FROM documents WHERE ${atGeneration("$1", "$2")}`).get(
+    id,
+    generation,
+  )) as DocumentRow | undefined;
+}
+
+/**
+ * Inside a transaction that commits work on a document's generation: the document, locked until
+ * the commit (an upsert of it waits for this one, or this one sees its generation), when that work
+ * is current (atGeneration), else undefined. A document moved to another namespace meanwhile (its
+ * namespace deleted with moveTo) was worked on under the old namespace's lock: DocumentMovedError,
+ * and its job runs again where the document is now.
+ */
+export async function lockedAtGeneration(
+  db: Db,
+  ref: { id: string; namespaceId: string },
+  generation: number,
+): Promise<DocumentRow | undefined> {
+  const doc = (await statement(
     db,
-    // Locked in the caller's transaction: an upsert of the document waits for its commit of memories.
-    `SELECT generation, dreaming_status, namespace_id FROM documents WHERE id = $1${db.dialect.forUpdate}`,
-  ).get(id)) as { generation: number; dreaming_status: string; namespace_id: string } | undefined;
+    `SELECT * FROM documents WHERE ${atGeneration("$1", "$2")}${db.dialect.forUpdate}`,
+  ).get(ref.id, generation)) as DocumentRow | undefined;
+  if (doc && doc.namespace_id !== ref.namespaceId) throw new DocumentMovedError(ref.id);
+  return doc;
 }
 
 /**
@@ -733,7 +761,7 @@ export async function setDocumentStatus(
   const extra = status === "failed" ? ", dreaming_status = 'done'" : "";
   const r = await statement(
     db,
-    `UPDATE documents SET status = $1, error = $2, updated_at = $3${extra} WHERE id = $4 AND generation = $5`,
+    `UPDATE documents SET status = $1, error = $2, updated_at = $3${extra} WHERE ${atGeneration("$4", "$5")}`,
   ).run(status, error, now(), id, generation);
   return r.changes > 0;
 }
@@ -777,8 +805,6 @@ export interface IndexedDocument {
    * row is kept with its vector (see storedChunks).
    */
   vectors?: { model: string; embeddings: (Float32Array | undefined)[] };
-  /** Runs inside the same transaction, after the swap (e.g. storing instantly dreamed memories). */
-  alsoInTransaction?: () => Promise<unknown>;
 }
 
 export interface NewChunk {
@@ -844,117 +870,113 @@ export async function chunksToEmbed(
 }
 
 /**
- * Replaces a document's chunks (and vectors) by new ones and marks it `done`, in one transaction:
- * a search sees the old chunks or the new ones, never a mix. A stored chunk with the same text at
- * the same place stays (its id, date and vector), with its label, speaker and context brought up
- * to date where they changed (the last turns' context when turns are appended): re-indexing a
- * grown conversation writes only what changed. False when the generation is stale.
+ * Replaces a document's chunks (and vectors) by new ones and marks it `done`, inside the
+ * transaction that commits its generation (document-commit.ts): a search sees the old chunks or
+ * the new ones, never a mix. The new chunks lose the sentences forgotten from the document as they
+ * stand now (text/redact.ts redactChunks; a chunk the caller embedded before a forget loses its
+ * vector). A stored chunk with the same text at the same place stays (its id, date and vector),
+ * with its label, speaker and context brought up to date where they changed (the last turns'
+ * context when turns are appended): re-indexing a grown conversation writes only what changed.
  */
-export async function indexDocument(
-  db: Db,
-  ref: { id: string; namespaceId: string },
-  generation: number,
-  ix: IndexedDocument,
-): Promise<boolean> {
-  const { id } = ref;
-  return await documentTransaction(db, ref.namespaceId, async () => {
-    // Its row locked: an upsert of the document waits for this commit, or this one sees its generation.
-    const doc = (await statement(
-      db,
-      `SELECT namespace_id, generation FROM documents WHERE id = $1${db.dialect.forUpdate}`,
-    ).get(id)) as { namespace_id: string; generation: number } | undefined;
-    if (!doc || doc.generation !== generation) return false;
-    // Moved to another namespace (its namespace deleted with moveTo) since the job read it: not under
-    // that namespace's lock. The job is tried again, and reads where the document is now.
-    if (doc.namespace_id !== ref.namespaceId) throw new DocumentMovedError(id);
-    // The namespace's chunk index before any chunk is written: indexers of one namespace take turns
-    // (its statistics take one writer at a time) and every writer locks the index rows in one order.
-    await lockSearchSpace(db, doc.namespace_id, "chunks");
-    const stored = await storedChunks(db, id, ix.vectors?.model ?? null);
-    const label = ix.label ?? null;
-    const kept = new Map<number, StoredChunk>();
-    for (const c of ix.chunks) {
-      const old = stored.get(c.position);
-      if (sameText(old, c)) kept.set(c.position, old);
-    }
-    const dropped = [...stored.values()].filter((r) => kept.get(r.position) !== r).map((r) => r.rowid);
-    if (dropped.length) {
-      await statement(db, `DELETE FROM chunks WHERE ${db.dialect.isIn("rowid", "$1", "bigint")}`).run(
-        db.dialect.list(dropped),
-      );
-    }
-    const t = now();
-    const insert = statement(
-      db,
-      `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, label,
-         speaker, context, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING rowid`,
+export async function swapChunks(db: Db, doc: DocumentRow, ix: IndexedDocument): Promise<void> {
+  const id = doc.id;
+  // The namespace's chunk index before any chunk is written: indexers of one namespace take turns
+  // (its statistics take one writer at a time) and every writer locks the index rows in one order.
+  await lockSearchSpace(db, doc.namespace_id, "chunks");
+  ix = withoutForgotten(ix, await forgottenSentences(db, id));
+  const stored = await storedChunks(db, id, ix.vectors?.model ?? null);
+  const label = ix.label ?? null;
+  const kept = new Map<number, StoredChunk>();
+  for (const c of ix.chunks) {
+    const old = stored.get(c.position);
+    if (sameText(old, c)) kept.set(c.position, old);
+  }
+  const dropped = [...stored.values()].filter((r) => kept.get(r.position) !== r).map((r) => r.rowid);
+  if (dropped.length) {
+    await statement(db, `DELETE FROM chunks WHERE ${db.dialect.isIn("rowid", "$1", "bigint")}`).run(
+      db.dialect.list(dropped),
     );
-    // Only a changed value is written: an update re-indexes the chunk for search.
-    const update = statement(
-      db,
-      "UPDATE chunks SET type = $1, label = $2, speaker = $3, context = $4 WHERE rowid = $5",
-    );
-    const putVector = statement(
-      db,
-      `INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES ($1, $2, $3)
-       ON CONFLICT (chunk_rowid) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`,
-    );
-    // A database server: the new chunks in a few statements rather than one each (each statement
-    // costs a round trip there: 65k chunks of a 50 MB file took 26 s one by one on PostgreSQL).
-    const inserted = db.dialect.remote
-      ? await insertChunksAtOnce(db, id, doc.namespace_id, ix, kept, t)
-      : null;
-    for (const [i, c] of ix.chunks.entries()) {
-      const speaker = c.speaker?.toLowerCase() ?? null;
-      const context = c.context ?? "";
-      const old = kept.get(c.position);
-      let rowid: number;
-      if (old) {
-        rowid = old.rowid;
-        if (
-          old.type !== ix.type ||
-          old.label !== label ||
-          old.speaker !== speaker ||
-          old.context !== context
-        ) {
-          await update.run(ix.type, label, speaker, context, rowid);
-        }
-      } else if (inserted) {
-        rowid = inserted.get(c.position)!;
-      } else {
-        const row = (await insert.get(
-          newId("chk"),
-          id,
-          doc.namespace_id,
-          c.position,
-          c.content,
-          ix.type,
-          c.start,
-          c.end,
-          label,
-          speaker,
-          context,
-          t,
-        )) as { rowid: number };
-        rowid = row.rowid;
+  }
+  const t = now();
+  const insert = statement(
+    db,
+    `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, label,
+       speaker, context, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING rowid`,
+  );
+  // Only a changed value is written: an update re-indexes the chunk for search.
+  const update = statement(
+    db,
+    "UPDATE chunks SET type = $1, label = $2, speaker = $3, context = $4 WHERE rowid = $5",
+  );
+  const putVector = statement(
+    db,
+    `INSERT INTO chunk_vectors (chunk_rowid, model, embedding) VALUES ($1, $2, $3)
+     ON CONFLICT (chunk_rowid) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`,
+  );
+  // A database server: the new chunks in a few statements rather than one each (each statement
+  // costs a round trip there: 65k chunks of a 50 MB file took 26 s one by one on PostgreSQL).
+  const inserted = db.dialect.remote ? await insertChunksAtOnce(db, id, doc.namespace_id, ix, kept, t) : null;
+  for (const [i, c] of ix.chunks.entries()) {
+    const speaker = c.speaker?.toLowerCase() ?? null;
+    const context = c.context ?? "";
+    const old = kept.get(c.position);
+    let rowid: number;
+    if (old) {
+      rowid = old.rowid;
+      if (old.type !== ix.type || old.label !== label || old.speaker !== speaker || old.context !== context) {
+        await update.run(ix.type, label, speaker, context, rowid);
       }
-      const v = ix.vectors?.embeddings[i];
-      if (v && ix.vectors) {
-        await putVector.run(rowid, ix.vectors.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
-      }
+    } else if (inserted) {
+      rowid = inserted.get(c.position)!;
+    } else {
+      const row = (await insert.get(
+        newId("chk"),
+        id,
+        doc.namespace_id,
+        c.position,
+        c.content,
+        ix.type,
+        c.start,
+        c.end,
+        label,
+        speaker,
+        context,
+        t,
+      )) as { rowid: number };
+      rowid = row.rowid;
     }
-    // An uploaded file's document shows the file's text as its content (its bytes stay in document_files).
-    await statement(
-      db,
-      `UPDATE documents SET text = $1, format = $2, title = COALESCE($3, title), type = $4, url = $5, status = 'done',
-         error = NULL, updated_at = $6,
-         content = CASE WHEN EXISTS (SELECT 1 FROM document_files WHERE document_id = documents.id) THEN $1 ELSE content END
-       WHERE id = $7`,
-    ).run(ix.text, ix.format, ix.title, ix.type, ix.url, t, id);
-    await ix.alsoInTransaction?.();
-    return true;
+    const v = ix.vectors?.embeddings[i];
+    if (v && ix.vectors) {
+      await putVector.run(rowid, ix.vectors.model, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+    }
+  }
+  // An uploaded file's document shows the file's text as its content (its bytes stay in document_files).
+  await statement(
+    db,
+    `UPDATE documents SET text = $1, format = $2, title = COALESCE($3, title), type = $4, url = $5, status = 'done',
+       error = NULL, updated_at = $6,
+       content = CASE WHEN EXISTS (SELECT 1 FROM document_files WHERE document_id = documents.id) THEN $1 ELSE content END
+     WHERE id = $7`,
+  ).run(ix.text, ix.format, ix.title, ix.type, ix.url, t, id);
+}
+
+/**
+ * The document's new chunks without its forgotten sentences (text/redact.ts redactChunks): a
+ * chunk whose content changed loses the vector the caller made of it.
+ */
+function withoutForgotten(ix: IndexedDocument, sentences: readonly string[]): IndexedDocument {
+  if (sentences.length === 0) return ix;
+  const redacted = redactChunks(ix.text, ix.chunks, sentences);
+  const chunks: NewChunk[] = [];
+  const embeddings: (Float32Array | undefined)[] = [];
+  ix.chunks.forEach((c, i) => {
+    const r = redacted[i];
+    if (r === null || r === undefined) return;
+    chunks.push(r);
+    embeddings.push(r.content === c.content ? ix.vectors?.embeddings[i] : undefined);
   });
+  return { ...ix, chunks, ...(ix.vectors ? { vectors: { model: ix.vectors.model, embeddings } } : {}) };
 }
 
 /** Chunks inserted per statement by insertChunksAtOnce. */

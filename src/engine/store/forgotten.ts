@@ -220,11 +220,18 @@ export interface ForgottenInDocument {
   any: boolean;
 }
 
-/** What a document processed again must not remember anew: its forgotten sentences, where its current text says them. */
-export async function forgottenInDocument(db: Db, documentId: string): Promise<ForgottenInDocument> {
+/**
+ * What a document processed again must not remember anew: its forgotten sentences, where its text
+ * says them (`text`, the one its facts were drawn from; default its stored text).
+ */
+export async function forgottenInDocument(
+  db: Db,
+  documentId: string,
+  text?: string,
+): Promise<ForgottenInDocument> {
   const sentences = await forgottenSentences(db, documentId);
   if (sentences.length === 0) return { holds: () => false, memoryIds: [], any: false };
-  const spans = sentenceSpans((await documentText(db, documentId)) ?? "", sentences);
+  const spans = sentenceSpans(text ?? (await documentText(db, documentId)) ?? "", sentences);
   return {
     holds: (src) => src !== undefined && spans.some((s) => src.start < s.end && src.end > s.start),
     memoryIds: await forgottenMemoryIds(db, documentId),

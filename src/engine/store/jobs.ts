@@ -36,6 +36,9 @@ export interface NewJob {
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
 
+/** The job kind of a namespace's batched (dynamic) dreaming (memory/dreamer.ts runs it). */
+export const DREAM_JOB = "dream";
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function enqueueJob(db: Db, job: NewJob): Promise<number> {

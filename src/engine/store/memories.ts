@@ -433,24 +433,40 @@ export async function mergeSource(
   forgetAfter: string | null,
   span?: { start: number; end: number },
 ): Promise<void> {
-  // Told again by its only source (a re-sent document): that source's expiry now, whatever it was.
-  const onlyThisSource =
-    (await statement(
-      db,
-      "SELECT 1 FROM memory_sources WHERE memory_id = $1 AND document_id != $2 LIMIT 1",
-    ).get(existing.id, documentId)) === undefined;
-  const expiry = onlyThisSource
-    ? forgetAfter
-    : existing.forget_after === null || forgetAfter === null
-      ? null
-      : existing.forget_after > forgetAfter
-        ? existing.forget_after
-        : forgetAfter;
+  const expiry = mergedExpiry(
+    existing.forget_after,
+    forgetAfter,
+    !(await hasOtherSource(db, existing.id, documentId)),
+  );
   await statement(
     db,
     "UPDATE memories SET document_id = $1, metadata = $2, forget_after = $3, updated_at = $4 WHERE id = $5",
   ).run(documentId, JSON.stringify(metadata), expiry, now(), existing.id);
   await addSource(db, existing.id, documentId, span);
+}
+
+/** Whether a memory has a source other than `documentId`. */
+export async function hasOtherSource(db: Db, memoryId: string, documentId: string): Promise<boolean> {
+  return (
+    (await statement(
+      db,
+      "SELECT 1 FROM memory_sources WHERE memory_id = $1 AND document_id != $2 LIMIT 1",
+    ).get(memoryId, documentId)) !== undefined
+  );
+}
+
+/**
+ * A repeated fact's expiry: told again by its only source (a re-sent document), that source's
+ * expiry now, whatever it was; else the later of the two, none when either has none.
+ */
+export function mergedExpiry(
+  existing: string | null,
+  told: string | null,
+  onlyThisSource: boolean,
+): string | null {
+  if (onlyThisSource) return told;
+  if (existing === null || told === null) return null;
+  return existing > told ? existing : told;
 }
 
 /** The memories a document is a source of. */
@@ -494,18 +510,24 @@ export async function releaseDocument(
   }
 }
 
+/** Latest memories of one subject and attribute that a new fact is compared with. */
+export const SLOT_CANDIDATES = 20;
+/** Latest memories of one text that a new fact is compared with. */
+export const KEY_CANDIDATES = 5;
+
 /** Latest memories about one subject and attribute (newest first), live or explicitly forgotten. */
 export async function latestBySubjectAttribute(
   db: Db,
   namespaceId: string,
   subject: string,
   attribute: string,
+  limit = SLOT_CANDIDATES,
 ): Promise<MemoryRow[]> {
   return (await statement(
     db,
     `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND m.subject = $2 AND m.attribute = $3 AND m.is_latest = 1
-     ORDER BY m.created_at DESC, m.rowid DESC LIMIT 20`,
-  ).all(namespaceId, subject, attribute)) as unknown as MemoryRow[];
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT $4`,
+  ).all(namespaceId, subject, attribute, limit)) as unknown as MemoryRow[];
 }
 
 /**
@@ -527,12 +549,17 @@ export async function latestBySubject(
 }
 
 /** Latest memories whose text equals `text` once normalized (a fact told again), newest first. */
-export async function latestByKey(db: Db, namespaceId: string, text: string): Promise<MemoryRow[]> {
+export async function latestByKey(
+  db: Db,
+  namespaceId: string,
+  text: string,
+  limit = KEY_CANDIDATES,
+): Promise<MemoryRow[]> {
   return (await statement(
     db,
     `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND m.memory_key = $2 AND m.is_latest = 1
-     ORDER BY m.created_at DESC, m.rowid DESC LIMIT 5`,
-  ).all(namespaceId, memoryKey(text))) as unknown as MemoryRow[];
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT $3`,
+  ).all(namespaceId, memoryKey(text), limit)) as unknown as MemoryRow[];
 }
 
 /** Those of `ids` whose subject is `subject`, in the store's order. */

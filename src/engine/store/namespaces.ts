@@ -185,6 +185,8 @@ export async function moveNamespaceContents(db: Db, fromId: string, toId: string
  */
 export async function dropNamespace(db: Db, id: string): Promise<void> {
   await statement(db, "DELETE FROM namespaces WHERE id = $1").run(id);
+  // Raised by the memories the delete took with it; no foreign key takes it (schema step 13).
+  await statement(db, "DELETE FROM memory_versions WHERE namespace_id = $1").run(id);
 }
 
 /**

@@ -511,6 +511,31 @@ export const migrations: readonly string[] = [
   ALTER TABLE memories ADD COLUMN fact_value TEXT;
   ALTER TABLE memories ADD COLUMN polarity TEXT NOT NULL DEFAULT 'is';
   `,
+  // 13: a namespace's memory version, raised by every write of its memories. Relation detection
+  // drafts a document's memories outside any transaction (store/memory-draft.ts) against the
+  // version it read; the store commits the draft only if the version is still that one, else the
+  // caller drafts again. No foreign key: a namespace's delete takes its row (namespaces.ts).
+  `
+  CREATE TABLE memory_versions (
+    namespace_id TEXT PRIMARY KEY,
+    version      INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TRIGGER memories_version_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memory_versions (namespace_id, version) VALUES (new.namespace_id, 1)
+      ON CONFLICT (namespace_id) DO UPDATE SET version = version + 1;
+  END;
+  CREATE TRIGGER memories_version_update AFTER UPDATE ON memories BEGIN
+    INSERT INTO memory_versions (namespace_id, version) VALUES (new.namespace_id, 1)
+      ON CONFLICT (namespace_id) DO UPDATE SET version = version + 1;
+    INSERT INTO memory_versions (namespace_id, version) SELECT old.namespace_id, 1
+      WHERE old.namespace_id IS NOT new.namespace_id
+      ON CONFLICT (namespace_id) DO UPDATE SET version = version + 1;
+  END;
+  CREATE TRIGGER memories_version_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO memory_versions (namespace_id, version) VALUES (old.namespace_id, 1)
+      ON CONFLICT (namespace_id) DO UPDATE SET version = version + 1;
+  END;
+  `,
 ];
 
 /**

@@ -63,15 +63,6 @@ export function registerSearchFunctions(db: DatabaseSync): void {
 }
 
 /**
- * Whether the postings live across a wire (a database server), where each row read costs a trip
- * through the driver: search then asks the store for sums (topUnits) and for a few units' postings
- * (postingsIn) rather than reading whole lists, which in process is the faster way.
- */
-export function postingsAreRemote(db: Db): boolean {
-  return db.dialect.remote;
-}
-
-/**
  * A namespace's space of `corpus`, as committed: a search only reads, and never takes a write lock
  * to index. Every write of the store runs in a transaction, which indexes its units before it
  * commits (store/db.ts); what a write outside one left queued is indexed by the next write

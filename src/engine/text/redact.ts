@@ -110,6 +110,25 @@ export function redactChunk(
   return { content, context: withoutSentences(chunk.context, sentences) };
 }
 
+/**
+ * A document's new chunks (made from `text`) without its forgotten sentences, each by
+ * redactChunk, in order: null for a chunk left with nothing to say. A chunk without a context
+ * keeps none.
+ */
+export function redactChunks<C extends Passage & { context?: string | undefined }>(
+  text: string,
+  chunks: readonly C[],
+  sentences: readonly string[],
+): (C | null)[] {
+  if (sentences.length === 0) return [...chunks];
+  const spans = sentenceSpans(text, sentences);
+  return chunks.map((c) => {
+    const r = redactChunk(text, { ...c, context: c.context ?? "" }, spans, sentences);
+    if (r === null) return null;
+    return { ...c, content: r.content, ...(c.context === undefined ? {} : { context: r.context }) };
+  });
+}
+
 /** Whether a redacted passage has nothing left to say (no word, or a turn's role alone). */
 export function saysNothing(content: string, speaker?: string | null): boolean {
   let rest = content;

@@ -25,14 +25,16 @@ beforeAll(async () => {
     log: () => {},
   });
   const ns = new MemoryClient({ apiKey: TEST_KEY, fetch: engine.fetch, maxRetries: 0 }).ns("alice");
-  const docs = await Promise.all(
-    [
-      "Caroline is researching adoption agencies so she can build a family.",
-      "Caroline went to an adoption meeting at the agency on Friday.",
-      "Melanie painted a sunrise over the lake last summer.",
-      // superrag: chunks only, so memories mode finds nothing whenever the test runs.
-    ].map((content, i) => ns.documents.add({ content, metadata: { n: i }, taskType: "superrag" })),
-  );
+  // One after another: the first two score alike for "adoption agencies" and rank by the order
+  // they were stored in, which adds sent at once on PostgreSQL's pool do not keep.
+  const docs: { id: string }[] = [];
+  for (const [i, content] of [
+    "Caroline is researching adoption agencies so she can build a family.",
+    "Caroline went to an adoption meeting at the agency on Friday.",
+    "Melanie painted a sunrise over the lake last summer.",
+    // superrag: chunks only, so memories mode finds nothing whenever the test runs.
+  ].entries())
+    docs.push(await ns.documents.add({ content, metadata: { n: i }, taskType: "superrag" }));
   for (const d of docs) await ns.documents.waitFor(d.id, { until: "indexed" });
 });
 afterAll(async () => {

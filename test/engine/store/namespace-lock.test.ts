@@ -17,7 +17,12 @@ import {
   namespaceTransaction,
   transaction,
 } from "../../../src/engine/store/db.js";
-import { DocumentMovedError, getDocumentRow, indexDocument } from "../../../src/engine/store/documents.js";
+import { commitDocumentGeneration } from "../../../src/engine/store/document-commit.js";
+import {
+  DocumentMovedError,
+  getDocumentRow,
+  lockedAtGeneration,
+} from "../../../src/engine/store/documents.js";
 import { insertMemory } from "../../../src/engine/store/memories.js";
 import { ensureNamespace, findNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization } from "../../../src/engine/store/organizations.js";
@@ -137,8 +142,13 @@ describe.skipIf(TEST_BACKEND !== "postgres")("document write transactions on Pos
       // ... and the document is indexed meanwhile.
       const generation = (await getDocumentRow(b, added.id))!.generation;
       expect(
-        await indexDocument(b, { id: added.id, namespaceId: ns.id }, generation, chunked("Standup moved.")),
-      ).toBe(true);
+        await commitDocumentGeneration(
+          b,
+          { id: added.id, namespaceId: ns.id },
+          generation,
+          chunked("Standup moved."),
+        ),
+      ).toBe("committed");
       // A namespace-wide writer still waits for the namespace's lock.
       await expect(namespaceTransaction(b, ns.id, () => touch(b))).rejects.toThrow(LOCK_TIMEOUT);
     });
@@ -153,16 +163,13 @@ describe.skipIf(TEST_BACKEND !== "postgres")("document write transactions on Pos
     const ns = await ensureNamespace(a, org.id, "team");
     const { id } = await storeDocument(a, ns, { content: "v1", customId: "notes" });
     const generation = (await getDocumentRow(a, id))!.generation;
-    await indexDocument(a, { id, namespaceId: ns.id }, generation, {
-      ...chunked("v1"),
-      alsoInTransaction: async () => {
-        // The same caller id written again waits for this document's indexing (its row is locked)...
-        await expect(storeDocument(b, ns, { content: "v2", customId: "notes" })).rejects.toThrow(
-          LOCK_TIMEOUT,
-        );
-        // ...another document of the namespace does not.
-        expect((await storeDocument(b, ns, { content: "other", customId: "other" })).status).toBe("queued");
-      },
+    // As a commit of its generation does, the document's row locked until the commit.
+    await documentTransaction(a, ns.id, async () => {
+      expect(await lockedAtGeneration(a, { id, namespaceId: ns.id }, generation)).toBeDefined();
+      // The same caller id written again waits for this document's indexing (its row is locked)...
+      await expect(storeDocument(b, ns, { content: "v2", customId: "notes" })).rejects.toThrow(LOCK_TIMEOUT);
+      // ...another document of the namespace does not.
+      expect((await storeDocument(b, ns, { content: "other", customId: "other" })).status).toBe("queued");
     });
     // Once committed, the upsert goes through as a new generation, queued again.
     expect(await storeDocument(b, ns, { content: "v2", customId: "notes" })).toEqual({
@@ -223,10 +230,10 @@ describe("a document moved to another namespace while it was processed", () => {
     // The job read the document here; then its namespace is deleted, its content moved.
     await deleteNamespace(db, from, "to");
     const indexIn = (namespaceId: string) =>
-      indexDocument(db, { id, namespaceId }, generation, chunked("Ada moved to Lisbon."));
+      commitDocumentGeneration(db, { id, namespaceId }, generation, chunked("Ada moved to Lisbon."));
     await expect(indexIn(from.id)).rejects.toThrow(DocumentMovedError);
     expect((await getDocumentRow(db, id))?.status).toBe("queued");
     // Read again where it is now, it is indexed there.
-    expect(await indexIn((await findNamespace(db, org.id, "to"))!.id)).toBe(true);
+    expect(await indexIn((await findNamespace(db, org.id, "to"))!.id)).toBe("committed");
   });
 });

@@ -14,7 +14,7 @@ import { type Db, openDatabase, transaction } from "../../../src/engine/store/db
 import { insertMemories } from "../../../src/engine/store/memories.js";
 import { ensureNamespace } from "../../../src/engine/store/namespaces.js";
 import { ensureOrganization, LOCAL_ORGANIZATION } from "../../../src/engine/store/organizations.js";
-import { nearestVectors } from "../../../src/engine/store/vectors.js";
+import { indexedNearestVectors as nearestVectors } from "../../../src/engine/store/vectors.js";
 import { directMemory, tempDir } from "../../support/harness.js";
 
 const SERVER = new URL("./pglite-vector-server.mjs", import.meta.url).pathname;

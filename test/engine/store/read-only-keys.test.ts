@@ -45,6 +45,14 @@ describe("read-only keys in the store", () => {
     await first.exec("DROP TABLE forgotten_sentences");
     for (const column of ["subject_kind", "fact_value", "polarity"])
       await first.exec(`ALTER TABLE memories DROP COLUMN ${column}`);
+    // The namespaces' memory versions (SQLite's 13th step, PostgreSQL's 8th).
+    for (const write of ["insert", "update", "delete"])
+      await first.exec(
+        `DROP TRIGGER memories_version_${write}${TEST_BACKEND === "sqlite" ? "" : " ON memories"}`,
+      );
+    await first.exec("DROP TABLE memory_versions");
+    if (TEST_BACKEND === "postgres")
+      await first.exec("DROP FUNCTION memories_version_written(); DROP FUNCTION memories_version_moved()");
     if (TEST_BACKEND === "sqlite") await first.exec("PRAGMA user_version = 9");
     else await first.exec("UPDATE memctx_schema SET version = 3");
     await first.close();

@@ -477,6 +477,34 @@ export const pgMigrations: readonly string[] = [
   ALTER TABLE memories ADD COLUMN fact_value TEXT;
   ALTER TABLE memories ADD COLUMN polarity TEXT NOT NULL DEFAULT 'is';
   `,
+  // 8: SQLite's migration 13, a namespace's memory version (store/memory-draft.ts). Raised once per
+  // statement that writes memories (statement triggers over the rows it wrote), not once per row.
+  `
+  CREATE TABLE memory_versions (
+    namespace_id TEXT PRIMARY KEY,
+    version      BIGINT NOT NULL
+  );
+  CREATE FUNCTION memories_version_written() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO memory_versions (namespace_id, version)
+      SELECT DISTINCT namespace_id, 1 FROM written
+      ON CONFLICT (namespace_id) DO UPDATE SET version = memory_versions.version + 1;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION memories_version_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO memory_versions (namespace_id, version)
+      SELECT namespace_id, 1 FROM written UNION SELECT namespace_id, 1 FROM was
+      ON CONFLICT (namespace_id) DO UPDATE SET version = memory_versions.version + 1;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER memories_version_insert AFTER INSERT ON memories REFERENCING NEW TABLE AS written
+    FOR EACH STATEMENT EXECUTE FUNCTION memories_version_written();
+  CREATE TRIGGER memories_version_update AFTER UPDATE ON memories REFERENCING OLD TABLE AS was NEW TABLE AS written
+    FOR EACH STATEMENT EXECUTE FUNCTION memories_version_moved();
+  CREATE TRIGGER memories_version_delete AFTER DELETE ON memories REFERENCING OLD TABLE AS written
+    FOR EACH STATEMENT EXECUTE FUNCTION memories_version_written();
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = pgMigrations.length;

@@ -1,35 +1,38 @@
 import type { DocumentType } from "../../api/index.js";
 import type { EngineContext } from "../context.js";
-import { chunkText, type TextChunk } from "../ingest/chunk.js";
+import { chunkText } from "../ingest/chunk.js";
 import { isUrlContent, resolveContent } from "../ingest/content.js";
 import { FetchFailedError, FetchRefusedError } from "../ingest/fetch.js";
 import { dayLabel } from "../ingest/label.js";
 import { embedsChunks } from "../models/embedder.js";
+import { extractFile } from "../pipeline/extraction.js";
+import { type JobFailureHandler, PermanentJobError } from "../pipeline/worker.js";
 import { parseJson } from "../store/db.js";
+import { commitDocumentGeneration } from "../store/document-commit.js";
 import { getDocumentFile } from "../store/document-files.js";
 import {
   chunksToEmbed,
   type DocumentJobPayload,
-  getDocumentRow,
-  indexDocument,
+  documentAtGeneration,
   setDocumentStatus,
 } from "../store/documents.js";
 import { forgottenSentences } from "../store/forgotten.js";
 import type { JobRow } from "../store/jobs.js";
-import { redactPassage, saysNothing, sentenceSpans, withoutSentences } from "../text/redact.js";
-import { extractFile } from "./extraction.js";
-import { type JobFailureHandler, PermanentJobError } from "./worker.js";
+import { redactChunks } from "../text/redact.js";
 
 /** Texts per embedder call: large documents are embedded in slices. */
 const EMBED_BATCH = 64;
 /** Above these sizes chunking and indexing take long enough to be shown as states. */
 const LARGE_TEXT = 100_000;
 const LARGE_CHUNKS = 100;
+/** Commits of a document whose instantly drafted memories the namespace's other writes overtook. */
+const COMMIT_ATTEMPTS = 3;
 
 /**
  * One document through the stages: extracting (fetch + convert), chunking, embedding (only with an
- * embedder), indexing (swap chunks, `done`), then dreaming. Each stage first checks that the
- * document was not changed since the job was queued; stale work is dropped, the newer job does it.
+ * embedder), indexing (its generation committed with its chunks: store/document-commit.ts), then
+ * dreaming. Each stage first checks that the document was not changed since the job was queued
+ * (the store's generation rule); stale work is dropped, the newer job does it.
  */
 export function documentJobHandler(ctx: EngineContext) {
   return async (job: JobRow, signal: AbortSignal): Promise<void> => {
@@ -38,8 +41,8 @@ export function documentJobHandler(ctx: EngineContext) {
     const stage = async (status: "extracting" | "chunking" | "embedding" | "indexing") =>
       await setDocumentStatus(ctx.db, id, generation, status);
 
-    const doc = await getDocumentRow(ctx.db, id);
-    if (!doc || doc.generation !== generation) return;
+    const doc = await documentAtGeneration(ctx.db, id, generation);
+    if (!doc) return;
     const file = await getDocumentFile(ctx.db, id);
     // Fetching a URL or converting a file is a stage worth showing; inline text goes straight on
     // (a write transaction less per document: ingest of small notes is bound by them).
@@ -76,13 +79,14 @@ export function documentJobHandler(ctx: EngineContext) {
     // Short stages of small documents are not worth a write each; large ones show their stage.
     if (resolved.text.length > LARGE_TEXT && !(await stage("chunking"))) return;
     // What the user forgot stays forgotten when the document comes again: its chunks are made
-    // without the forgotten sentences (memory/forget.ts), so a chunk stored redacted is kept as is.
+    // (and embedded) without the forgotten sentences (memory/forget.ts), so a chunk stored redacted
+    // is kept as is; the commit leaves out any forgotten meanwhile.
     const forgotten = await forgottenSentences(ctx.db, id);
-    const chunks = withoutForgotten(
+    const chunks = redactChunks(
       resolved.text,
       chunkText(resolved.text, { format: resolved.format }),
       forgotten,
-    );
+    ).filter((c) => c !== null);
 
     let vectors: { model: string; embeddings: (Float32Array | undefined)[] } | undefined;
     if (embedsChunks(ctx.embedder) && chunks.length) {
@@ -106,15 +110,8 @@ export function documentJobHandler(ctx: EngineContext) {
     signal.throwIfAborted();
 
     const dctx = { db: ctx.db, queue: ctx.queue, signal };
-    const alsoInTransaction = await ctx.dreamer.beforeIndexed?.(
-      { id, generation, text: resolved.text, format: resolved.format, type: resolved.type },
-      dctx,
-    );
-    signal.throwIfAborted();
-
-    if ((chunks.length > LARGE_CHUNKS || vectors) && !(await stage("indexing"))) return;
-    const indexed = await indexDocument(ctx.db, { id, namespaceId: doc.namespace_id }, generation, {
-      alsoInTransaction,
+    const ref = { id, namespaceId: doc.namespace_id };
+    const indexed = {
       text: resolved.text,
       format: resolved.format,
       title: resolved.title,
@@ -123,12 +120,29 @@ export function documentJobHandler(ctx: EngineContext) {
       label: dayLabel(doc.document_date),
       chunks,
       vectors,
-    });
-    if (!indexed) return;
-    // beforeIndexed's work committed with the index: the dreamer has dealt with the document.
-    if (alsoInTransaction) {
-      ctx.queue.wake();
-      return;
+    };
+    let staged = false;
+    for (let attempt = 1; ; attempt++) {
+      const dreams = await ctx.dreamer.beforeIndexed?.(
+        { id, generation, text: resolved.text, format: resolved.format, type: resolved.type },
+        dctx,
+      );
+      signal.throwIfAborted();
+      if (!staged && (chunks.length > LARGE_CHUNKS || vectors) && !(await stage("indexing"))) return;
+      staged = true;
+      const outcome = await commitDocumentGeneration(ctx.db, ref, generation, indexed, dreams);
+      if (outcome === "stale") return;
+      if (outcome === "committed") {
+        // What beforeIndexed answered was committed with the index: the dreamer has dealt with it.
+        if (dreams) {
+          ctx.queue.wake();
+          return;
+        }
+        break;
+      }
+      // The namespace's memories changed since they were drafted: drafted again.
+      if (attempt === COMMIT_ATTEMPTS)
+        throw new Error(`the memories of document ${id}'s namespace kept changing while they were drafted`);
     }
 
     try {
@@ -138,18 +152,6 @@ export function documentJobHandler(ctx: EngineContext) {
       ctx.log(`dreaming failed for ${id}: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
-}
-
-/** Chunks without the document's forgotten sentences; those left saying nothing are dropped. */
-function withoutForgotten(text: string, chunks: TextChunk[], forgotten: readonly string[]): TextChunk[] {
-  if (forgotten.length === 0) return chunks;
-  const spans = sentenceSpans(text, forgotten);
-  return chunks.flatMap((c) => {
-    const content = redactPassage(text, c, spans, forgotten);
-    if (saysNothing(content, c.speaker)) return [];
-    const context = c.context === undefined ? undefined : withoutSentences(c.context, forgotten);
-    return [{ ...c, content, ...(context === undefined ? {} : { context }) }];
-  });
 }
 
 /** A document whose job failed for good shows `failed` with the message. */

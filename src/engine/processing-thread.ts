@@ -1,15 +1,11 @@
 import { parentPort, workerData } from "node:worker_threads";
-import type { EngineContext } from "../context.js";
-import { hasRoom } from "../disk-reserve.js";
-import { extractorFromEnv } from "../memory/extract/index.js";
-import { trimAfterBusySpells } from "../memory-trim.js";
-import { embedderFromEnv } from "../models/embedder-from-env.js";
-import { installProcessing } from "../processing.js";
-import { checkpoint, openDatabase } from "../store/db.js";
-import { noDreaming } from "./dreamer.js";
-import { JobQueue } from "./queue.js";
-import type { FromThread, ThreadConfig, ToThread } from "./threads.js";
-import { WorkerPool } from "./worker.js";
+import { createEngineContext } from "./context.js";
+import { extractorFromEnv } from "./memory/extract/index.js";
+import { trimAfterBusySpells } from "./memory-trim.js";
+import { embedderFromEnv } from "./models/embedder-from-env.js";
+import type { FromThread, ThreadConfig, ToThread } from "./pipeline/threads.js";
+import { installProcessing } from "./processing.js";
+import { checkpoint, openDatabase } from "./store/db.js";
 
 /**
  * A processing thread (see threads.ts): its own connection to the data directory and its job
@@ -29,27 +25,20 @@ const db = await openDatabase(config.dataDir, {
   log,
 });
 // Jobs this thread commits (a dream batch, a sync's documents) wake the other threads too.
-const queue = new JobQueue(db, () => send({ type: "wake" }));
-const workers = new WorkerPool({
-  db,
-  queue,
-  workers: config.loops ?? 1,
-  leaseMs: config.leaseMs,
-  diskFullRetryMs: config.diskFullRetryMs,
-  ...(config.databaseUrl ? {} : { room: () => hasRoom(config.dataDir) }),
-  log,
-});
-const ctx: EngineContext = {
+const ctx = createEngineContext({
   db,
   dataDir: config.dataDir,
-  queue,
-  workers,
+  remoteDatabase: config.databaseUrl !== undefined,
+  loops: config.loops ?? 1,
+  leaseMs: config.leaseMs,
+  diskFullRetryMs: config.diskFullRetryMs,
+  wakeOthers: () => send({ type: "wake" }),
   allowPrivateNetwork: config.allowPrivateNetwork,
   embedder: config.embedder === "none" ? null : embedderFromEnv(),
   extractor: extractorFromEnv(),
-  dreamer: noDreaming,
   log,
-};
+});
+const { queue, workers } = ctx;
 installProcessing(ctx);
 // The engine's own connection leaves checkpoints to its threads (store/db.ts OpenOptions): this
 // one's commits checkpoint past the threshold, and an idle thread still copies what requests wrote.

@@ -291,6 +291,46 @@ function backendSwitches(): string[] {
   return found;
 }
 
+/**
+ * Rules written once, each in the one store file that owns it: code elsewhere in src/ that restates
+ * one (compares a document's generation, a memory's forget_after or its is_forgotten flag) instead
+ * of calling it.
+ */
+const RULES: { owner: string; what: string; pattern: RegExp }[] = [
+  {
+    owner: "src/engine/store/documents.ts",
+    what: "the stale-generation rule (documentAtGeneration, lockedAtGeneration)",
+    pattern: /\bgeneration\s*(!==|===|!=)|\bgeneration\s*=\s*\$\d/,
+  },
+  {
+    owner: "src/engine/store/documents.ts",
+    what: "the moved-namespace check (lockedAtGeneration)",
+    pattern: /new DocumentMovedError\(/,
+  },
+  {
+    owner: "src/engine/store/memories.ts",
+    what: "the live-memory rule (isForgotten, isExpired, liveMemory, expiredMemory, currentMemory)",
+    pattern: /forget_after\s*(>|<|===|!==|IS\s)|is_forgotten\s*=\s*0/,
+  },
+];
+
+/** Where a rule is restated outside its owner (migrations and exports, which only copy columns, aside). */
+function rulesRestated(): string[] {
+  const found: string[] = [];
+  for (const rule of RULES) {
+    found.push(
+      ...codeLinesMatching(
+        [[rule.pattern, rule.what]],
+        (f) =>
+          rel(f).startsWith("src/engine/") &&
+          rel(f) !== rule.owner &&
+          !/store\/(schema|export)\.ts$|store\/postgres\//.test(rel(f)),
+      ),
+    );
+  }
+  return found;
+}
+
 const PIPELINE = join(SRC, "engine", "pipeline");
 /** What pipeline/ (the job queue, its loops and threads) may import besides itself: layers below it. */
 const BELOW_PIPELINE = ["store", "ingest", "text", "models"].map((d) => join(SRC, "engine", d));
@@ -423,6 +463,25 @@ describe("the source tree's structure", () => {
     expect(upward, upward.join("\n")).toEqual([]);
     // The graph holds pipeline's own imports of the store.
     expect(graph.get(join(PIPELINE, "worker.ts"))!.some((i) => inside(i.target, STORE))).toBe(true);
+  });
+
+  it("writes each rule once: a document's generation, its move, a memory's liveness", () => {
+    const found = rulesRestated();
+    expect(found, found.join("\n")).toEqual([]);
+    // Each rule is found in its owner, and a restatement would be found.
+    for (const rule of RULES) {
+      const owner = readFileSync(join(ROOT, rule.owner), "utf8").split("\n");
+      expect(
+        owner.some((l) => rule.pattern.test(l)),
+        rule.what,
+      ).toBe(true);
+    }
+    expect(RULES[0]!.pattern.test("if (!row || row.generation !== doc.generation) return undefined;")).toBe(
+      true,
+    );
+    expect(RULES[2]!.pattern.test("(c) => c.row.forget_after === null || c.row.forget_after > at")).toBe(
+      true,
+    );
   });
 
   it("finds what it looks for (the checks can fail)", () => {

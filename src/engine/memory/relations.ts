@@ -2,6 +2,7 @@ import type { Metadata } from "../../api/common.js";
 import {
   addRelation,
   insertMemory,
+  isExpired,
   latestByKey,
   latestBySubject,
   latestBySubjectAttribute,
@@ -276,7 +277,7 @@ async function applyOne(
     return row;
   };
   // Expired (past forget_after) memories count as gone: they neither absorb nor anchor new facts.
-  const usable = candidates.filter((c) => c.row.forget_after === null || c.row.forget_after > at);
+  const usable = candidates.filter((c) => !isExpired(c.row, at));
   const live = usable.filter((c) => c.row.is_forgotten === 0);
 
   const duplicate = usable.find(

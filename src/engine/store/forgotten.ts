@@ -3,6 +3,8 @@ import { redactChunk, sentenceSaying, sentenceSpans, withoutSentences } from "..
 import type { Db } from "./connection.js";
 import { namespaceTransaction, now, transaction } from "./db.js";
 import {
+  currentMemory,
+  expiredMemory,
   findMemory,
   getMemoryRow,
   isForgotten,
@@ -383,7 +385,7 @@ export async function expiredUnrecorded(db: Db, at: string, limit: number): Prom
     (await statement(
       db,
       `SELECT m.id FROM memories m
-        WHERE m.forget_after IS NOT NULL AND m.forget_after <= $1 AND m.is_forgotten = 0 AND m.is_latest = 1
+        WHERE ${currentMemory("m")} AND ${expiredMemory("m", "$1")}
           AND EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = m.id AND s.start_offset IS NOT NULL)
           AND NOT EXISTS (SELECT 1 FROM forgotten_sentences f WHERE f.memory_id = m.id)
         ORDER BY m.forget_after LIMIT $2`,

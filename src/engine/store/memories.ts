@@ -78,14 +78,33 @@ const COLUMNS = [
 const ROW = COLUMNS.join(", ");
 const M_ROW = COLUMNS.map((c) => `m.${c}`).join(", ");
 
-/** Forgotten, or past its forget_after time. */
-export const isForgotten = (m: MemoryRow, at = new Date().toISOString()) =>
-  m.is_forgotten === 1 || (m.forget_after !== null && m.forget_after <= at);
+/*
+ * The one rule of a live memory: not forgotten, and not past its forget_after (a moment, not a
+ * write, ends it). Written here once, for rows (isForgotten, isExpired) and for SQL over an alias
+ * (liveMemory, expiredMemory); every read that shows memories, and the namespace's count, use it.
+ * The namespace's counter (its triggers, schema steps 3 / 6) counts the writes' part of it,
+ * currentMemory: a trigger cannot see time pass, so the count subtracts the current memories
+ * expired by the time it is read (namespaces.ts).
+ */
 
-/** SQL twin of isForgotten over alias `m`, with the current time as parameter. */
-/** A memory `m` not forgotten, nor past its forget_after at `now` (a parameter's name). */
-export const liveMemory = (now: string) =>
-  `(m.is_forgotten = 0 AND (m.forget_after IS NULL OR m.forget_after > ${now}))`;
+/** Past its forget_after at `at`. */
+export const isExpired = (m: Pick<MemoryRow, "forget_after">, at = new Date().toISOString()) =>
+  m.forget_after !== null && m.forget_after <= at;
+
+/** Forgotten, or past its forget_after at `at`: not live. */
+export const isForgotten = (m: MemoryRow, at = new Date().toISOString()) =>
+  m.is_forgotten === 1 || isExpired(m, at);
+
+/** SQL of isExpired over alias `m`, `at` a parameter's name. */
+export const expiredMemory = (m: string, at: string) =>
+  `(${m}.forget_after IS NOT NULL AND ${m}.forget_after <= ${at})`;
+
+/** SQL of a live memory over alias `m` (not isForgotten), `at` a parameter's name. */
+export const liveMemory = (m: string, at: string) =>
+  `(${m}.is_forgotten = 0 AND (${m}.forget_after IS NULL OR ${m}.forget_after > ${at}))`;
+
+/** What the namespaces' memory counters count: latest memories not forgotten (live unless expired). */
+export const currentMemory = (m: string) => `${m}.is_latest = 1 AND ${m}.is_forgotten = 0`;
 
 export function toMemory(m: MemoryRow): Memory {
   return {
@@ -119,7 +138,7 @@ export async function listMemories(
   // A plain list shows what is true now: live, latest versions. include.forgotten shows every row.
   const live = includeForgotten
     ? "TRUE"
-    : `m.is_latest = 1 AND ${liveMemory(p.add(new Date().toISOString()))}`;
+    : `m.is_latest = 1 AND ${liveMemory("m", p.add(new Date().toISOString()))}`;
   const f = compileFilter(
     filter,
     {
@@ -154,7 +173,7 @@ export async function memoriesOfDocument(
     db,
     `SELECT ${M_ROW} FROM memories m WHERE (m.document_id = $1
          OR m.id IN (SELECT memory_id FROM memory_sources WHERE document_id = $2))
-         AND ($3 = 1 OR ${liveMemory("$4")})
+         AND ($3 = 1 OR ${liveMemory("m", "$4")})
        ORDER BY m.created_at, m.rowid`,
   ).all(
     documentId,
@@ -609,7 +628,7 @@ export function latestByText(
 export async function recentLiveMemories(db: Db, namespaceId: string, limit: number): Promise<MemoryRow[]> {
   return (await statement(
     db,
-    `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND m.is_latest = 1 AND ${liveMemory("$2")}
+    `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND m.is_latest = 1 AND ${liveMemory("m", "$2")}
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT $3`,
   ).all(namespaceId, now(), limit)) as unknown as MemoryRow[];
 }

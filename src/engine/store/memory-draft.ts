@@ -5,7 +5,7 @@ import * as stored from "./memories.js";
 import { type MemoryRow, memoryKey, type NewMemoryRow } from "./memories.js";
 import { statement } from "./statements.js";
 
-export { type MemoryRow, memoryMetadata, type NewMemoryRow, normalizeMemory } from "./memories.js";
+export { isExpired, type MemoryRow, memoryMetadata, type NewMemoryRow, normalizeMemory } from "./memories.js";
 
 /**
  * A document's memory writes, decided before they are written: relation detection

@@ -1,6 +1,7 @@
 import type { NamespaceRecord, NamespaceSummary } from "../../api/namespaces.js";
 import { Params } from "./connection.js";
 import { type Db, documentTransaction, newId, now } from "./db.js";
+import { currentMemory, expiredMemory } from "./memories.js";
 import { statement } from "./statements.js";
 
 export interface NamespaceRow {
@@ -10,7 +11,7 @@ export interface NamespaceRow {
   supporting_context: string | null;
   /** Kept by triggers (schema step 2). */
   document_count: number;
-  /** Latest, unforgotten memories, kept by triggers; those past forget_after are still in it. */
+  /** Current memories (memories.ts currentMemory), kept by triggers; those past forget_after are still in it. */
   memory_count: number;
   created_at: string;
   updated_at: string;
@@ -45,14 +46,15 @@ export async function ensureNamespace(db: Db, organizationId: string, name: stri
 }
 
 /**
- * The namespace's counts from its maintained counters: no scan of its documents or memories.
- * Memories whose forget_after has passed leave the count when read, through a partial index.
+ * The namespace's counts from its maintained counters: no scan of its documents or memories. The
+ * memory counter counts current memories (memories.ts currentMemory); those of them expired by now
+ * leave the count when read (the live rule), through the partial index memories_live_forget_after.
  */
 const counts = async (db: Db, row: NamespaceRow) => {
   const expired = (await statement(
     db,
-    `SELECT count(*) AS n FROM memories
-       WHERE namespace_id = $1 AND forget_after IS NOT NULL AND forget_after <= $2 AND is_latest = 1 AND is_forgotten = 0`,
+    `SELECT count(*) AS n FROM memories m
+       WHERE m.namespace_id = $1 AND ${currentMemory("m")} AND ${expiredMemory("m", "$2")}`,
   ).get(row.id, new Date().toISOString())) as { n: number };
   return { documentCount: row.document_count, memoryCount: row.memory_count - expired.n };
 };

@@ -2,7 +2,7 @@ import type { Filter } from "../../api/filter.js";
 import { Params } from "./connection.js";
 import { type Db, documentTransaction, now, transaction } from "./db.js";
 import { compileFilter, type FilterForm, filterFormFor } from "./filter.js";
-import type { SubjectKind } from "./memories.js";
+import { liveMemory, type SubjectKind } from "./memories.js";
 import { ensureNamespace } from "./namespaces.js";
 import { memoriesHolding } from "./search-index.js";
 import { MEMORY_FILTER_TARGET } from "./search-scope.js";
@@ -131,8 +131,7 @@ export interface ProfileScope {
 
 /** Latest, live memories of the scope that pass the filter, over alias `m`; parameters added to `p`. */
 function liveScope(scope: ProfileScope, p: Params, form?: FilterForm): string {
-  return `m.namespace_id = ${p.add(scope.namespaceId)} AND m.is_latest = 1 AND m.is_forgotten = 0
-          AND (m.forget_after IS NULL OR m.forget_after > ${p.add(scope.at)})
+  return `m.namespace_id = ${p.add(scope.namespaceId)} AND m.is_latest = 1 AND ${liveMemory("m", p.add(scope.at))}
           AND ${compileFilter(scope.filter, MEMORY_FILTER_TARGET, p, form)}`;
 }
 

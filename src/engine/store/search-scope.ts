@@ -1,6 +1,7 @@
 import type { Filter } from "../../api/filter.js";
 import { type Db, Params } from "./connection.js";
 import { compileFilter, type FilterForm, type FilterTarget, filterFormFor } from "./filter.js";
+import { liveMemory } from "./memories.js";
 import {
   type Bm25Weights,
   type Corpus,
@@ -52,7 +53,7 @@ export function scopeSql(corpus: Corpus, scope: Scope, p: Params, form?: FilterF
   }
   const live = scope.includeForgotten
     ? "TRUE"
-    : `m.is_forgotten = 0 AND (m.forget_after IS NULL OR m.forget_after > ${p.add(scope.now ?? new Date().toISOString())})`;
+    : liveMemory("m", p.add(scope.now ?? new Date().toISOString()));
   return `m.namespace_id = ${p.add(scope.namespaceId)} AND ${scope.includeSuperseded ? "" : "m.is_latest = 1 AND "}${live}
     AND ${compileFilter(scope.filter, MEMORY_FILTER_TARGET, p, form)}`;
 }

@@ -144,7 +144,11 @@ export const addMemory = defineTool({
     let turns: number | undefined;
     if (conversationId !== undefined && role !== undefined) {
       const customId = conversationDocumentId(conversationId);
-      const out = await appendTurn(ctx, customId, turnLine(role, content as string), opts);
+      // A turn's date is its own, written on its line ("[2026-03-02] user: ..."): what it says counts
+      // from that day, and the transcript's date (a change of which reads it all again) stays.
+      const { date, ...turnOpts } = opts;
+      const line = `${date ? `[${date}] ` : ""}${turnLine(role, content as string)}`;
+      const out = await appendTurn(ctx, customId, line, turnOpts);
       id = out.res.id;
       status = out.res.status;
       turns = out.turns;

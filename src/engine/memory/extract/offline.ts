@@ -36,6 +36,8 @@ interface Turn {
   speaker: string | null;
   text: string;
   offset: number;
+  /** The turn's own day, when its line says it ("[2026-03-02] user: ..."): its dates count from it. */
+  date?: DayRef | null;
 }
 
 // Speakers whose turns carry no facts about the people in the conversation.
@@ -60,6 +62,7 @@ function turnsOf(input: ExtractionInput, body: string, units: readonly number[] 
     speaker: t.role === "" ? null : t.role,
     text: input.text.slice(t.bodyStart, t.end).replace(/\n/g, " "),
     offset: t.bodyStart,
+    date: parseDocumentDate(/^\s*\[([^\]]+)\]/.exec(input.text.slice(t.start, t.bodyStart))?.[1]),
   }));
   return turns.length > 0 ? turns : [{ speaker: null, text: input.text, offset: 0 }];
 }
@@ -548,7 +551,7 @@ export function extractFacts(
   opts: OfflineOptions = {},
 ): ExtractedFact[] {
   const dateEvents = opts.dateEvents ?? true;
-  const ref = parseDocumentDate(input.documentDate);
+  const documentRef = parseDocumentDate(input.documentDate);
   const context = readContext(input);
   // A long or sectioned plain text is a reference document: its structure lines are left out, its
   // statements chosen by salience and told with their heading and title.
@@ -584,12 +587,13 @@ export function extractFacts(
   const named = new Set(input.text.match(NAMED) ?? []);
   const dated = (list: DateSpan[]) =>
     list.filter((sp): sp is DateSpan & { date: string } => sp.date !== null);
-  const undatedSuffix = (memory: string, isStatic: boolean) =>
-    !isStatic && ref !== null && dateEvents
-      ? `${memory.slice(0, -1)} (${formatDay(ref.year, ref.month, ref.day)}).`
-      : memory;
-
   for (const turn of turns) {
+    // Relative dates count from the turn's own day when its line says it, else the document's.
+    const ref = turn.date ?? documentRef;
+    const undatedSuffix = (memory: string, isStatic: boolean) =>
+      !isStatic && ref !== null && dateEvents
+        ? `${memory.slice(0, -1)} (${formatDay(ref.year, ref.month, ref.day)}).`
+        : memory;
     signal?.throwIfAborted();
     if (turn.speaker !== null && AGENT.has(turn.speaker.toLowerCase())) continue;
     const self = nameOf(turn.speaker);

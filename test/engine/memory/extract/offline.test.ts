@@ -402,7 +402,9 @@ describe("offline extractor", () => {
           "He bakes sourdough for the whole street.",
         ].join("\n"),
       });
-      expect(facts.map((f) => f.memory.replace(/ \(8 May 2023\)/, ""))).toEqual([
+      // Each turn is dated by its own timestamp (7 May), not by the document's date (8 May).
+      expect(facts[0]?.memory).toBe("Caroline adopted a grey kitten named Pixel (7 May 2023).");
+      expect(facts.map((f) => f.memory.replace(/ \(7 May 2023\)/, ""))).toEqual([
         "Caroline adopted a grey kitten named Pixel.",
         "Melanie's brother Tom runs a bakery in Leeds.",
         // Who Tom is, said with the fact about him: true on its own.

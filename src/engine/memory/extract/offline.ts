@@ -582,8 +582,10 @@ export function extractFacts(
   const peopleKeys = new Set(speakerNames);
   // The person named last, who a later "she" or "he" is (across turns: the reply often goes on about them).
   let lastPerson: string | null = null;
-  // The people the text introduces ("my wife is Sofia"), with who they are to whom.
+  // The people the text introduces ("my wife is Sofia"), with who they are to whom, and those the
+  // memories already known introduced (turns appended later are read without the turns before).
   const known = new People();
+  for (const m of input.existing ?? []) known.recall(m.memory);
   const named = new Set(input.text.match(NAMED) ?? []);
   const dated = (list: DateSpan[]) =>
     list.filter((sp): sp is DateSpan & { date: string } => sp.date !== null);

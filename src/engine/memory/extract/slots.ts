@@ -385,6 +385,8 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
     (tokens[verbAt + 1]?.pos === "PROPN" || tokens.some((t, i) => i > verbAt && t.lower === "as"))
   )
     return reading("work", "one", !planned, value, true);
+  // Working on something is what one does now, not one's work ("working on the Atlas migration").
+  if (verb?.lemma === "work" && tokens[verbAt + 1]?.lower === "on") return reading(null, "many", false);
   // The verb's slot first ("drinks a cortado before work" is a drink), then one a word names.
   const byVerb = verb === undefined ? undefined : SLOTS.find((slot) => slot.verbs?.includes(verb.lemma));
   const named =
@@ -407,10 +409,13 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
   const like =
     verb && (LIKES.has(verb.lemma) || DISLIKES.has(verb.lemma)) && isPresent(verb) ? verb : undefined;
   if (like && !hasDate && !planned) {
-    // "loves painting" / "doesn't like running": one slot per liked thing, negation included.
-    const object = tokens
-      .slice(verbAt + 1)
-      .find((t) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "VERB");
+    // "loves painting" / "doesn't like running": one slot per liked thing, negation included; the
+    // thing is its noun group's head ("early morning meetings" -> meeting).
+    const after = tokens.slice(verbAt + 1);
+    const first = after.findIndex((t) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "VERB");
+    let head = first;
+    while (head >= 0 && (after[head + 1]?.pos === "NOUN" || after[head + 1]?.pos === "PROPN")) head++;
+    const object = head >= 0 ? after[head] : undefined;
     const kind = DISLIKES.has(like.lemma) || negated ? "dislikes" : "likes";
     return reading(object ? `${kind}_${object.lemma}` : null, "one", true);
   }

@@ -611,7 +611,7 @@ describe("offline extractor: faithful memory", () => {
       });
       expect(find(facts, "Lena Fischer prefers async code reviews")).toMatchObject({
         subject: "lena fischer",
-        attribute: "likes_async",
+        attribute: "likes_review",
       });
       expect(find(facts, "Mr Costa, the user's landlord, owns three buildings").subject).toBe("mr costa");
       const named = await extract({ text: "user: My colleague Priya Nair prefers tabs over spaces." });

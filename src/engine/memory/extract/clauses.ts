@@ -125,6 +125,8 @@ export function splitClauses(
     if (left.at(-1)?.value === ",") left = left.slice(0, -1);
     let right = tokens.slice(k + 1);
     if (!isClause(left) || right.length < 2) continue;
+    // "... the creativity and skill is awesome": two nouns joined are one subject, not two clauses.
+    if (!semicolon && left.at(-1)?.pos === "NOUN" && right[0]?.pos === "NOUN") continue;
     let implied: Token[] = [];
     if (opensWithVerb(right, left)) {
       implied = subjectTokens(left);

@@ -130,6 +130,7 @@ const MARKERS = [
   "you know what",
   "just saying",
   "in any case",
+  "speaking of which",
   "anyway",
   "anyways",
   "nice to meet you",

@@ -142,7 +142,8 @@ export class People {
    */
   recall(memory: string): void {
     const last = this.last;
-    for (const sentence of analyse(memory)) this.read(sentence.tokens, USER_SUBJECT);
+    // A memory speaks of people in the third person: only a possessive says whose they are.
+    for (const sentence of analyse(memory)) this.read(sentence.tokens, null);
     this.last = last;
     const thing = /^(.+?)['’]s (?:[\p{L}-]+ )?([\p{L}-]+) (?:is|are|was|were|has|moved|meets|runs)\b/u.exec(
       memory,
@@ -162,7 +163,7 @@ export class People {
    * noun owned by the speaker ("my wife", "a son") or by someone named ("the user's wife" in a
    * known memory) next to a name, either way round, or a name in apposition to one.
    */
-  read(tokens: readonly Token[], speaker: string): void {
+  read(tokens: readonly Token[], speaker: string | null): void {
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
       if (!RELATION_NOUNS.has(t.lemma) || t.pos === "PROPN") continue;
@@ -201,7 +202,7 @@ export class People {
  * Whose the relation noun after `at` is: the speaker's ("my", "our", "a"), or the owner a
  * possessive names ("the user's", "Caroline's"); null when it is no one's said.
  */
-function ownerAt(tokens: readonly Token[], at: number, speaker: string): string | null {
+function ownerAt(tokens: readonly Token[], at: number, speaker: string | null): string | null {
   const word = tokens[at]?.lower ?? "";
   if (/^(my|our|mine|a|an)$/.test(word)) return speaker;
   if (!/^['’]s$/.test(word)) return null;

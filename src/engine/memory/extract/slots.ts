@@ -28,14 +28,8 @@ export interface Slot {
 }
 
 export const SLOTS: readonly Slot[] = [
-  {
-    name: "name",
-    asked: "name called",
-    holds: "one",
-    lasting: true,
-    words: ["name", "call"],
-    needs: ["name", "call"],
-  },
+  // Who the user is: said as "I'm Ana", "my name is Ana" (extract/offline.ts nameSaid), never by a word.
+  { name: "name", asked: "name called", holds: "one", lasting: true },
   {
     name: "home",
     asked: "home live",
@@ -199,14 +193,8 @@ export const SLOTS: readonly Slot[] = [
       "extrovert",
     ],
   },
-  {
-    name: "language",
-    asked: "language speak",
-    holds: "many",
-    lasting: true,
-    verbs: ["speak"],
-    words: ["language"],
-  },
+  // A language one speaks or learns, named (readSlot): "speaks Portuguese", "learning Go".
+  { name: "language", asked: "language speak", holds: "many", lasting: true, words: ["language"] },
   // When something recurs ("the standup is on Mondays", "moved to Tuesdays"): read by its weekday (readSlot).
   { name: "schedule", asked: "schedule when", holds: "one", lasting: true },
 ];
@@ -385,6 +373,13 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
     (tokens[verbAt + 1]?.pos === "PROPN" || tokens.some((t, i) => i > verbAt && t.lower === "as"))
   )
     return reading("work", "one", !planned, value, true);
+  // A language spoken or learned is named ("speaks Portuguese"); "speaking of which" names none.
+  if (
+    verb !== undefined &&
+    (verb.lemma === "speak" || verb.lemma === "learn") &&
+    /^\p{Lu}/u.test(tokens[verbAt + 1]?.value ?? "")
+  )
+    return reading("language", "many", !planned, tokens[verbAt + 1]!.value, true);
   // Working on something is what one does now, not one's work ("working on the Atlas migration").
   if (verb?.lemma === "work" && tokens[verbAt + 1]?.lower === "on") return reading(null, "many", false);
   // The verb's slot first ("drinks a cortado before work" is a drink), then one a word names.
@@ -393,7 +388,10 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
     byVerb ??
     SLOTS.find(
       (slot) =>
-        lemmas.some((l) => slot.words?.includes(l) || slot.verbs?.includes(l)) &&
+        // A slot's verb names it as a verb only ("emotionally-driven" is no driving).
+        tokens.some(
+          (t) => slot.words?.includes(t.lemma) || (t.pos === "VERB" && slot.verbs?.includes(t.lemma)),
+        ) &&
         (!slot.needs || slot.needs.some((n) => lemmaSet.has(n))),
     );
   if (named) {
@@ -406,12 +404,15 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
       byVerb !== undefined,
     );
   }
-  const like =
-    verb && (LIKES.has(verb.lemma) || DISLIKES.has(verb.lemma)) && isPresent(verb) ? verb : undefined;
+  // A liking said anywhere in the clause ("Besides writing, Joanna also enjoys reading").
+  const likeAt = tokens.findIndex(
+    (t) => t.pos === "VERB" && (LIKES.has(t.lemma) || DISLIKES.has(t.lemma)) && isPresent(t),
+  );
+  const like = likeAt >= 0 ? tokens[likeAt] : undefined;
   if (like && !hasDate && !planned) {
     // "loves painting" / "doesn't like running": one slot per liked thing, negation included; the
     // thing is its noun group's head ("early morning meetings" -> meeting).
-    const after = tokens.slice(verbAt + 1);
+    const after = tokens.slice(likeAt + 1);
     const first = after.findIndex((t) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "VERB");
     let head = first;
     while (head >= 0 && (after[head + 1]?.pos === "NOUN" || after[head + 1]?.pos === "PROPN")) head++;

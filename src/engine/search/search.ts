@@ -21,12 +21,12 @@ import { anchorQueries, endPointQueries, mergeBest } from "./endpoints.js";
 import { expansionTerms } from "./expand.js";
 import { fuseCorpus, type Scored, selectHits, vectorSimilarity } from "./fusion.js";
 import { type LexicalResult, lexicalSearch } from "./lexical.js";
-import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
+import { namedPeople, OTHER_PERSON_FACTOR, weighTheUsers } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { rewriteQuery } from "./rewrite.js";
 import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
 import { currentVersions, latestVersionRowids } from "./versions.js";
-import { boostWindow, questionWindow, type Window } from "./when.js";
+import { boostStatedTimes, boostWindow, questionWindow, type Window } from "./when.js";
 
 /** What a search needs from the open engine. */
 export interface SearchDeps {
@@ -174,7 +174,13 @@ export async function search(
     );
     // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
     const window = await askedWindow(db, namespaceId, query);
-    return { items: boostWindow(items, window), terms, lexical, window };
+    // A question about the user answers with the user's own facts before other people's.
+    const theirs = weighTheUsers(items, query, (i) => {
+      if (i.corpus !== "memories") return null;
+      const row = i.row as MemoryHitRow;
+      return { whose: row.subject_kind, slot: row.attribute };
+    });
+    return { items: boostStatedTimes(boostWindow(theirs, window), query), terms, lexical, window };
   };
 
   const main = await rank(asked);

@@ -1,3 +1,4 @@
+import { afterOpeningTime } from "./markers.js";
 import type { Sentence, Token } from "./nlp.js";
 
 /**
@@ -47,7 +48,7 @@ export function clauseSubject(tokens: readonly Token[]): string | null {
   if (/^i['’]m$/.test(tokens[at]!.lower)) return "i";
   if (at === 0) return null;
   const words = tokens
-    .slice(0, at)
+    .slice(afterOpeningTime(tokens.slice(0, at)), at)
     .filter((t) => !FILLER.has(t.lower) && t.pos !== "PUNCT" && t.pos !== "ADV" && t.pos !== "CCONJ");
   if (words.length === 0 || words.length > 5) return null;
   if (!words.every((t) => /^(DET|PRON|ADJ|NOUN|PROPN|NUM)$/.test(t.pos))) return null;

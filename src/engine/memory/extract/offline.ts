@@ -16,7 +16,7 @@ import {
 import { FILLER, INTENSIFIERS, LIGHT_VERBS, markerSpans, SMALL_TALK } from "./markers.js";
 import { analyse, type Sentence, type Token } from "./nlp.js";
 import { isSomeonesRelation, PERSON_NOUNS, People, subjectOf, USER_SUBJECT } from "./people.js";
-import { readSlot } from "./slots.js";
+import { readSlot, slotOfWord } from "./slots.js";
 import type { ExtractedFact, ExtractionInput, Extractor, SubjectKind } from "./types.js";
 
 /**
@@ -745,11 +745,37 @@ export function extractFacts(
       // A date is not what the sentence is about ("The other day I ..."): its words are not the subject.
       const undated = told.filter((t) => !spans.some((sp) => t.start >= sp.start && t.start < sp.end));
       const subject = subjectOf(undated, owner);
+      // Someone introduced by a relation that is a slot of their owner's ("my husband Daniel", "we
+      // have a son, Tomás", "Sofia is my wife"): who they are is the owner's fact (their family).
+      // A sentence about them that says more ("my husband Daniel is a nurse") is theirs, read
+      // without the words that introduce them, and the introduction becomes a fact of its own.
+      const intro = introduced === null ? undefined : known.get(introduced);
+      const introSlot = intro?.relation ? slotOfWord(intro.relation) : null;
+      const introduction =
+        intro?.relation && intro.of !== null && introSlot !== null && OWN_RELATION_SLOTS.has(introSlot)
+          ? { ...intro, relation: intro.relation, of: intro.of, slot: introSlot }
+          : null;
+      const aboutIntroduced = introduction !== null && subject === introduction.name.toLowerCase();
+      const nameWords = new Set(introduction?.name.split(" ") ?? []);
+      const rest = undated.filter(
+        (t) => !(t.lemma === introduction?.relation && t.pos !== "PROPN") && !nameWords.has(t.value),
+      );
+      const saysMore =
+        aboutIntroduced &&
+        rest.some(
+          (t, i) =>
+            /^(NOUN|VERB|ADJ|PROPN|NUM)$/.test(t.pos) &&
+            !/^(be|have|i['’]m)$/.test(t.lemma) &&
+            // "my manager at Northwind is Priya Raman" says who the manager is, no more.
+            !(t.pos === "PROPN" && rest[i - 1]?.pos === "ADP"),
+        );
       const reading = readSlot(
-        undated,
+        saysMore ? rest : undated,
         dated(spans).length > 0,
         correction.noLonger && correction.drop.length === 0,
       );
+      const ownersFact =
+        introduction !== null && (aboutIntroduced ? !saysMore : reading.slot === introduction.slot);
       // "We live in Foz", "we have a son": a fact of the speaker's own household, the speaker's
       // (with their partner when the text named one); "we went camping" is the speaker and others.
       voices.weAlone = reading.slot !== null && HOUSEHOLD_SLOTS.has(reading.slot);
@@ -804,20 +830,22 @@ export function extractFacts(
         turn.speaker !== null || told.some((t) => owner.has(t.lower) || /^i['’]m$/.test(t.lower));
       let factSubject = stranger
         ? null
-        : impliedSubject
-          ? selfKey
-          : referred && referent && opensWith(tokens, pronoun)
-            ? referent.toLowerCase()
-            : (kind.subject ?? (namesPerson || !firstPerson ? null : selfKey));
+        : ownersFact
+          ? introduction.of
+          : impliedSubject
+            ? selfKey
+            : referred && referent && opensWith(tokens, pronoun)
+              ? referent.toLowerCase()
+              : (kind.subject ?? (namesPerson || !firstPerson ? null : selfKey));
       // Slots are a person's (home, work, likes): a manual's "job" is no one's work.
-      const slot = stranger || reference ? null : kind.attribute;
+      const slot = stranger || reference ? null : ownersFact ? introduction.slot : kind.attribute;
+      const value = ownersFact ? introduction.name : reading.value;
       // "My wife is Sofia", "my favourite language is TypeScript": facts of the speaker's own (who
       // their wife is, what they like), not of a wife or a language.
       if (
         factSubject?.startsWith(`${selfKey}'s `) &&
         slot !== null &&
-        (slot.startsWith("favorite") ||
-          (OWN_RELATION_SLOTS.has(slot) && /^\p{Lu}/u.test(reading.value ?? "")))
+        (slot.startsWith("favorite") || (OWN_RELATION_SLOTS.has(slot) && /^\p{Lu}/u.test(value ?? "")))
       )
         factSubject = selfKey;
       // A reference document's statements are about the document's subject.
@@ -838,7 +866,7 @@ export function extractFacts(
           undated.find((t) => t.lower === factSubject?.split(" ")[0])?.value,
         ),
         attribute: slot,
-        ...(slot !== null && reading.value !== null ? { value: reading.value } : {}),
+        ...(slot !== null && value !== null ? { value } : {}),
         ...(reading.polarity === "no_longer" ? { polarity: "no_longer" as const } : {}),
         eventDate,
         isInference: false,
@@ -852,6 +880,24 @@ export function extractFacts(
           ? { corrects: true, replaces: correction.replaces }
           : {}),
       });
+      if (introduction !== null && !ownersFact) {
+        const owner = ownerLabel(introduction.of);
+        const memory = `${owner[0]!.toUpperCase()}${owner.slice(1)} ${introduction.relation} is ${introduction.name}.`;
+        if (!seen.has(normalized(memory))) {
+          seen.add(normalized(memory));
+          facts.push({
+            memory,
+            isStatic: true,
+            subject: introduction.of,
+            subjectKind: kindOf(introduction.of),
+            attribute: introduction.slot,
+            value: introduction.name,
+            eventDate: null,
+            isInference: false,
+            source: { start: turn.offset + sentence.start, end: turn.offset + sentence.end },
+          });
+        }
+      }
       if (reference) {
         const heading = headingAt(shape, turn.offset + firstWord(sentence));
         const opens = heading !== null && heading !== lastHeading;

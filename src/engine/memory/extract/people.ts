@@ -1,3 +1,4 @@
+import { afterOpeningTime } from "./markers.js";
 import { analyse, type Token } from "./nlp.js";
 
 /** Words that say someone is a person, or is someone's: the extractor and the profile share them. */
@@ -167,7 +168,10 @@ export class People {
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
       if (!RELATION_NOUNS.has(t.lemma) || t.pos === "PROPN") continue;
-      const of = ownerAt(tokens, i - 1, speaker);
+      // "my best friend Marta", "our little girl": the owner before the relation's adjectives.
+      let before = i - 1;
+      while (before > 0 && before > i - 3 && tokens[before]!.pos === "ADJ") before--;
+      const of = ownerAt(tokens, before, speaker);
       if (of === null) continue;
       // "my colleague Rui Matos", "a son, Tomás", "my wife is Sofia", "my manager at Northwind is Priya Raman"
       let j = i + 1;
@@ -222,9 +226,14 @@ function nameAt(tokens: readonly Token[], at: number): string | null {
 
 const NOMINAL = new Set(["NOUN", "PROPN", "PRON"]);
 
+/** Days and times a clause may open with ("Every Friday I play padel", "On Thursdays we climb"): no subject. */
+const WHEN =
+  /^(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|mornings?|evenings?|nights?|afternoons?|weekends?|days?|weeks?|months?|years?|summers?|winters?)$/;
+
 /** The grammatical subject, approximated as the first nominal group before the first verb. */
 export function subjectOf(tokens: readonly Token[], owner: Map<string, string>): string | null {
-  for (let i = 0; i < tokens.length; i++) {
+  // The time a clause opens with is not its subject ("Every Friday I play padel").
+  for (let i = afterOpeningTime(tokens); i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.pos === "VERB" || t.pos === "AUX") return null;
     const who = owner.get(t.lower === "i'm" || t.lower === "i’m" ? "i" : t.lower);

@@ -21,6 +21,8 @@ describe("the people a text introduces", () => {
     expect(p.get("rui matos")?.relation).toBe("colleague");
     expect(p.get("tomás")?.relation).toBe("son");
     expect(p.get("priya raman")?.relation).toBe("manager");
+    // Adjectives between the owner and the relation: "my best friend Marta".
+    expect(reading("My best friend Marta lives in Porto.").get("marta")?.relation).toBe("friend");
     // The one named last is who a later "she" or "he" is.
     expect(p.last).toBe("priya raman");
   });

@@ -30,6 +30,20 @@ describe("the slot a clause sets", () => {
     expect(read("I'm working on the Atlas migration.").slot).toBeNull();
   });
 
+  it("reads a role at an organisation as work or study, and an allergy to a pet as health", () => {
+    expect(read("I'm a software engineer at Feedzai.")).toMatchObject({ slot: "work", value: "Feedzai" });
+    expect(read("She's a nurse for the NHS.")).toMatchObject({ slot: "work", value: "NHS" });
+    expect(read("I'm a student at Columbia.")).toMatchObject({ slot: "education", value: "Columbia" });
+    expect(read("I'm a big fan of Radiohead.").slot).toBeNull();
+    expect(read("I'm allergic to cats.").slot).toBe("health");
+  });
+
+  it("reads a habit as lasting, and a day's deed as not", () => {
+    expect(read("Every Friday I play padel with Rui.").isStatic).toBe(true);
+    expect(read("I usually go running along the river.").isStatic).toBe(true);
+    expect(read("I played padel with Rui.").isStatic).toBe(false);
+  });
+
   it("reads a weekday as a schedule, whatever else the clause names", () => {
     expect(read("The standup moved to Tuesdays.")).toMatchObject({ slot: "schedule", value: "Tuesdays" });
     expect(read("Our team standup is on Mondays at 9:30.")).toMatchObject({ slot: "schedule" });

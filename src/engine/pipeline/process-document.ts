@@ -68,7 +68,11 @@ export function documentJobHandler(ctx: EngineContext) {
               title: doc.title,
               url: doc.url,
             }
-          : await resolveContent(doc.content, { allowPrivateNetwork: ctx.allowPrivateNetwork, signal });
+          : await resolveContent(
+              doc.content,
+              { allowPrivateNetwork: ctx.allowPrivateNetwork, signal },
+              doc.document_date ?? doc.created_at,
+            );
       } catch (err) {
         throw permanentIfHopeless(err);
       }

@@ -226,7 +226,8 @@ const DETECTORS: Detector[] = [
     kind: "AWS secret key",
     // 40 characters of base64 beside an AWS key id (or the words "aws" or "secret"): mixed case,
     // so that a git commit hash (40 hex digits, lowercase) is never one.
-    pattern: /(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
+    // Whole: 40 characters inside a longer base64url run (a PKCE challenge, a token) are not one.
+    pattern: /(?<![A-Za-z0-9/+_-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-])/g,
     accept: (s, text, at) =>
       /[a-z]/.test(s) &&
       /[A-Z]/.test(s) &&

@@ -127,6 +127,10 @@ describe("secret screening: what is left as it is", () => {
       "interface Login { password: string; }\nconst login = { password: user.password, remember: true };",
     ],
     ["a label run into a word", '"Keywords_cannot_contain_escape_characters_1260": "..."'],
+    [
+      "40 characters of a longer base64url string beside the word secret",
+      "client secret rotated; PKCE challenge dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+    ],
   ])("%s", (_, text) => {
     expect(screenSecrets(text)).toEqual({ text, redacted: [] });
   });

@@ -29,6 +29,8 @@ export interface EngineContext {
   queue: JobQueue;
   workers: WorkerPool;
   allowPrivateNetwork: boolean;
+  /** The deployment's secret screening (MEMCTX_SECRET_SCREENING); a namespace's own setting wins. */
+  secretScreening: boolean;
   embedder: Embedder | null;
   extractor: Extractor | undefined;
   dreamer: Dreamer;

@@ -12,6 +12,7 @@ import { ProcessingThreads } from "./pipeline/threads.js";
 import { WorkerPool } from "./pipeline/worker.js";
 import { removeStaleSpools } from "./routes/spool.js";
 import { preloadSearch } from "./search/preload.js";
+import { secretScreeningFromEnv } from "./services/screening.js";
 import { hasScheduledConnectors, sealPlaintextSecrets } from "./store/connectors.js";
 import { type DatabaseState, databaseState, openDatabase, transaction } from "./store/db.js";
 import { namespacesAwaitingDreams } from "./store/documents.js";
@@ -51,6 +52,11 @@ export interface EngineOptions {
   clock?: () => number;
   /** URL fetching may reach private/loopback addresses (tests; env MEMCTX_ALLOW_PRIVATE_NETWORK=1). */
   allowPrivateNetwork?: boolean;
+  /**
+   * Secrets (PINs, passwords, keys, card numbers, IBANs) are replaced by markers in what is added,
+   * unless a namespace says otherwise. Default: on, unless MEMCTX_SECRET_SCREENING=off.
+   */
+  secretScreening?: boolean;
   /** Vectors when configured; default from the environment, else none. */
   embedder?: Embedder | null;
   /** Memory extraction; default offline. */
@@ -129,6 +135,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const custom =
     opts.extractor !== undefined || opts.dreamer !== undefined || (opts.embedder ?? null) !== null;
   const allowPrivateNetwork = opts.allowPrivateNetwork ?? allowPrivateNetworkFromEnv();
+  const secretScreening = opts.secretScreening ?? secretScreeningFromEnv();
   const threaded = (opts.threads ?? process.env.MEMCTX_THREADS !== "0") && !custom && loops > 0;
   // Processing in this thread writes the search index here: its connection is sized for that.
   const db = await openDatabase(opts.dataDir, {
@@ -154,6 +161,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
           leaseMs,
           diskFullRetryMs: opts.diskFullRetryMs,
           allowPrivateNetwork,
+          secretScreening,
           embedder: opts.embedder === null ? "none" : "env",
           writeLock: writeLockOf(db),
         },
@@ -176,6 +184,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     queue,
     workers,
     allowPrivateNetwork,
+    secretScreening,
     embedder: opts.embedder === undefined ? embedderFromEnv() : opts.embedder,
     extractor: opts.extractor,
     dreamer: noDreaming,

@@ -16,6 +16,7 @@ import type { EngineContext } from "../context.js";
 import { ConflictError, InputError, NotFoundError } from "../errors.js";
 import { storeDocument } from "../services/documents.js";
 import { writeInNamespace } from "../services/namespaces.js";
+import { screensSecrets, screenText } from "../services/screening.js";
 import { connectorItems, deleteConnectorItem, upsertConnectorItem } from "../store/connector-items.js";
 import {
   type ConnectorRow,
@@ -434,14 +435,20 @@ export class ConnectorService {
     ns: NamespaceRow,
     item: SyncItemDocument,
   ): Promise<string> {
-    const { id } = await storeDocument(this.db, ns, {
-      content: item.content,
-      customId: customId(connector.id, item.externalId),
-      metadata: { ...item.metadata, connectorId: connector.id, externalId: item.externalId },
-      source: connector.provider,
-      title: item.title,
-      connectorId: connector.id,
-    });
+    // A source's text is stored as the user's own notes are: less its secrets (services/screening.ts).
+    const { document } = screenText(
+      {
+        content: item.content,
+        customId: customId(connector.id, item.externalId),
+        metadata: { ...item.metadata, connectorId: connector.id, externalId: item.externalId },
+        source: connector.provider,
+        title: item.title,
+        connectorId: connector.id,
+      },
+      screensSecrets(this.ctx.secretScreening, ns),
+      { isUrl: false },
+    );
+    const { id } = await storeDocument(this.db, ns, document);
     // The provider knows the type and URL; processing keeps them for connector documents.
     await setConnectorDocumentSource(this.db, id, item.type, item.url);
     return id;

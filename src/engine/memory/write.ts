@@ -2,9 +2,11 @@ import type { Metadata } from "../../api/common.js";
 import type { Memory } from "../../api/memories.js";
 import { ConflictError } from "../errors.js";
 import type { Embedder } from "../models/embedder.js";
+import { screensSecrets } from "../services/screening.js";
 import { type Db, transaction } from "../store/db.js";
 import { insertMemory, isForgotten, type MemoryRow, memoryMetadata, toMemory } from "../store/memories.js";
-import { ensureNamespace } from "../store/namespaces.js";
+import { ensureNamespace, findNamespace, getNamespace, type NamespaceRow } from "../store/namespaces.js";
+import { mergeRedactions, type Redaction, screenSecrets } from "../text/secrets.js";
 import { forgetSentences, reembedChunks } from "./forget.js";
 import { type MemorySelector, selectMemory } from "./read.js";
 import { normalizeExpiry } from "./relations.js";
@@ -29,6 +31,23 @@ export interface MemoryWriteDeps {
   db: Db;
   embedder?: Embedder | null | undefined;
   log?: ((message: string) => void) | undefined;
+  /** The deployment's secret screening (services/screening.ts); a namespace's own setting wins. Default on. */
+  secretScreening?: boolean | undefined;
+}
+
+/**
+ * The texts less their secrets, as the namespace screens what it is told (a namespace not made
+ * yet: as the deployment does), and what was replaced.
+ */
+async function screened(
+  deps: MemoryWriteDeps,
+  ns: NamespaceRow | undefined,
+  texts: readonly string[],
+): Promise<{ texts: string[]; redacted: Redaction[] }> {
+  const deployment = deps.secretScreening ?? true;
+  if (!(ns ? screensSecrets(deployment, ns) : deployment)) return { texts: [...texts], redacted: [] };
+  const each = texts.map((t) => screenSecrets(t));
+  return { texts: each.map((e) => e.text), redacted: mergeRedactions(...each.map((e) => e.redacted)) };
 }
 
 /** Vectors for the texts when an embedder is configured; without one (or when it fails) none. */
@@ -62,20 +81,21 @@ export async function writeMemories(
   namespace: string,
   memories: readonly NewMemory[],
   signal?: AbortSignal,
-): Promise<Memory[]> {
-  const vectors = await vectorsFor(
+): Promise<{ memories: Memory[]; redacted: Redaction[] }> {
+  const { texts, redacted } = await screened(
     deps,
+    await findNamespace(deps.db, organizationId, namespace),
     memories.map((m) => m.content),
-    signal,
   );
-  return await transaction(deps.db, async () => {
+  const vectors = await vectorsFor(deps, texts, signal);
+  const written = await transaction(deps.db, async () => {
     const ns = await ensureNamespace(deps.db, organizationId, namespace);
     const rows: MemoryRow[] = [];
     for (const [i, m] of memories.entries()) {
       rows.push(
         await insertMemory(deps.db, {
           namespaceId: ns.id,
-          memory: m.content,
+          memory: texts[i]!,
           metadata: m.metadata ?? {},
           isStatic: m.isStatic ?? false,
           isInference: false,
@@ -91,6 +111,7 @@ export async function writeMemories(
     }
     return rows.map(toMemory);
   });
+  return { memories: written, redacted };
 }
 
 export interface MemoryUpdate {
@@ -113,7 +134,12 @@ export async function updateMemory(
   update: MemoryUpdate,
   signal?: AbortSignal,
 ): Promise<Memory> {
-  const [vector] = await vectorsFor(deps, [update.newContent], signal);
+  const {
+    texts: [newContent],
+  } = await screened(deps, namespaceId ? await getNamespace(deps.db, namespaceId) : undefined, [
+    update.newContent,
+  ]);
+  const [vector] = await vectorsFor(deps, [newContent!], signal);
   const { memory, rewritten } = await transaction(deps.db, async () => {
     // Looked up inside the transaction: a concurrent update cannot fork the version chain.
     const old = await selectMemory(deps.db, namespaceId, selector);
@@ -128,7 +154,7 @@ export async function updateMemory(
     }
     const row = await insertMemory(deps.db, {
       namespaceId: old.namespace_id,
-      memory: update.newContent,
+      memory: newContent!,
       metadata: update.metadata ?? memoryMetadata(old),
       isStatic: old.is_static === 1,
       isInference: false,

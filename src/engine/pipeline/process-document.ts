@@ -5,6 +5,7 @@ import { isUrlContent, resolveContent } from "../ingest/content.js";
 import { FetchFailedError, FetchRefusedError } from "../ingest/fetch.js";
 import { dayLabel } from "../ingest/label.js";
 import { embedsChunks } from "../models/embedder.js";
+import { screenConverted } from "../services/screening.js";
 import { parseJson } from "../store/db.js";
 import { getDocumentFile } from "../store/document-files.js";
 import {
@@ -67,11 +68,18 @@ export function documentJobHandler(ctx: EngineContext) {
               title: doc.title,
               url: doc.url,
             }
-          : await resolveContent(doc.content, { allowPrivateNetwork: ctx.allowPrivateNetwork, signal });
+          : await resolveContent(
+              doc.content,
+              { allowPrivateNetwork: ctx.allowPrivateNetwork, signal },
+              doc.document_date ?? doc.created_at,
+            );
       } catch (err) {
         throw permanentIfHopeless(err);
       }
     signal.throwIfAborted();
+    // A fetched page's or a file's text appears only now: screened for secrets as added text is
+    // when it arrives (services/documents.ts).
+    if (converts) resolved = await screenConverted(ctx, doc.namespace_id, resolved);
 
     // Short stages of small documents are not worth a write each; large ones show their stage.
     if (resolved.text.length > LARGE_TEXT && !(await stage("chunking"))) return;

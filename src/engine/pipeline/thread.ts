@@ -44,6 +44,7 @@ const ctx: EngineContext = {
   queue,
   workers,
   allowPrivateNetwork: config.allowPrivateNetwork,
+  secretScreening: config.secretScreening,
   embedder: config.embedder === "none" ? null : embedderFromEnv(),
   extractor: extractorFromEnv(),
   dreamer: noDreaming,

@@ -2,6 +2,7 @@ import type { Metadata } from "../../api/common.js";
 import type { Document, DocumentStatus } from "../../api/documents.js";
 import type { EngineContext } from "../context.js";
 import { QuotaExceededError } from "../errors.js";
+import { isUrlContent } from "../ingest/content.js";
 import { type Db, documentTransaction, sha256, transaction } from "../store/db.js";
 import { dropDocumentFile, putDocumentFile, type StoredFile } from "../store/document-files.js";
 import {
@@ -20,6 +21,8 @@ import {
 } from "../store/documents.js";
 import { memoriesOfDocument } from "../store/memories.js";
 import { ensureNamespace, organizationDocumentTokens } from "../store/namespaces.js";
+import type { Redaction } from "../text/secrets.js";
+import { screensSecrets, screenText } from "./screening.js";
 
 /** A document as the engine receives it, whatever the route (v5, v3, batch, conversation, connector). */
 export interface NewDocument {
@@ -54,6 +57,8 @@ export interface Added {
   status: DocumentStatus;
   /** An append's document's line count. */
   lines?: number;
+  /** Secrets replaced by markers before storing (absent: none). */
+  redacted?: Redaction[];
 }
 
 /**
@@ -70,12 +75,16 @@ export async function addDocuments(
     const out: Added[] = [];
     for (const w of writes) {
       const ns = await ensureNamespace(ctx.db, organizationId, w.namespace);
-      const { customId } = w.document;
-      out.push(
+      // What is stored is what was sent less its secrets; an upload's text is screened once read.
+      const { document, redacted } = screenText(w.document, screensSecrets(ctx.secretScreening, ns), {
+        isUrl: w.document.file !== undefined || isUrlContent(w.document.content),
+      });
+      const { customId } = document;
+      const added =
         w.append && customId
-          ? await appendToDocument(ctx.db, ns, { ...w.document, customId })
-          : await storeDocument(ctx.db, ns, w.document),
-      );
+          ? await appendToDocument(ctx.db, ns, { ...document, customId })
+          : await storeDocument(ctx.db, ns, document);
+      out.push(redacted.length > 0 ? { ...added, redacted } : added);
     }
     return out;
   });

@@ -8,7 +8,8 @@ import {
   ensureNamespace,
   moveNamespaceContents,
   type NamespaceRow,
-  setSupportingContext,
+  type NamespaceSettings,
+  setNamespaceSettings,
   toNamespaceRecord,
 } from "../store/namespaces.js";
 
@@ -18,7 +19,6 @@ export {
   listNamespaces,
   type NamespaceRow,
   namespacesNamed,
-  toNamespaceRecord,
 } from "../store/namespaces.js";
 
 /**
@@ -42,21 +42,28 @@ export async function writeInNamespace<T>(
   return out;
 }
 
-/** Sets (or, with null, clears) the namespace's supporting context, making the namespace if need be. */
+/**
+ * Sets (or, with null, clears) the namespace's settings that are given (supporting context,
+ * secret screening), making the namespace if need be.
+ */
 export async function patchNamespace(
   ctx: EngineContext,
   organizationId: string,
   name: string,
-  supportingContext: string | null,
+  settings: NamespaceSettings,
 ): Promise<NamespaceRecord> {
   const ns = await writeInNamespace(
     ctx,
     organizationId,
     name,
-    async (ns) => await setSupportingContext(ctx.db, ns, supportingContext),
+    async (ns) => await setNamespaceSettings(ctx.db, ns, settings),
   );
-  return await toNamespaceRecord(ctx.db, ns);
+  return await namespaceRecord(ctx, ns);
 }
+
+/** The namespace's record, its secret screening as it applies (its own setting, else the deployment's). */
+export const namespaceRecord = async (ctx: EngineContext, ns: NamespaceRow): Promise<NamespaceRecord> =>
+  await toNamespaceRecord(ctx.db, ns, ctx.secretScreening);
 
 /**
  * Deletes a namespace and everything in it. With `moveTo`, its content first moves to that

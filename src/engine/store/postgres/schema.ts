@@ -477,6 +477,13 @@ export const pgMigrations: readonly string[] = [
   ALTER TABLE memories ADD COLUMN fact_value TEXT;
   ALTER TABLE memories ADD COLUMN polarity TEXT NOT NULL DEFAULT 'is';
   `,
+  // 8: SQLite's migration 13: a namespace's secret screening setting, and indexes of the documents
+  // still being processed.
+  `
+  ALTER TABLE namespaces ADD COLUMN secret_screening INTEGER;
+  CREATE INDEX documents_unindexed ON documents(namespace_id) WHERE status NOT IN ('done', 'failed');
+  CREATE INDEX documents_dreaming ON documents(namespace_id) WHERE dreaming_status = 'dreaming';
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = pgMigrations.length;

@@ -145,8 +145,8 @@ const ROLES = new Set(["user", "assistant", "system", "tool", "human", "ai", "bo
 /**
  * A title for text sent as is, so that lists and search results show something: a transcript's
  * speakers ("Conversation: Caroline, Melanie"), or, when they are only roles ("user",
- * "assistant"), its day ("Conversation of 8 May 2023", from `date`: the document's date, else
- * when it was added); else the first line without Markdown heading marks, cut at a word to
+ * "assistant"), its day ("Conversation of 8 May 2023", from its first turn's timestamp, else
+ * `date`: the document's date, else when it was added); else the first line without Markdown heading marks, cut at a word to
  * TEXT_TITLE_MAX characters. Null for text with no words.
  */
 export function textTitle(
@@ -168,7 +168,9 @@ export function textTitle(
       return `Conversation: ${shown}${people.length > 3 ? ` and ${people.length - 3} more` : ""}`;
     }
     if (speakers.length > 0) {
-      const day = parseDocumentDate(date);
+      // The day its first turn says it was said ("[2026-03-14] user: ..."), else the given one.
+      const said = /^\s*\[(\d{4}-\d{2}-\d{2})[^\]\n]{0,30}\]/.exec(text)?.[1];
+      const day = parseDocumentDate(said ?? date);
       return day ? `Conversation of ${formatDay(day.year, day.month, day.day)}` : "Conversation";
     }
   }

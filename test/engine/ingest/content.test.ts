@@ -186,6 +186,10 @@ describe("resolveContent for text", () => {
       "Conversation of 28 November 2026",
     );
     expect(textTitle(chat, "conversation")).toBe("Conversation");
+    // A transcript whose turns say their day (as add_memory writes them) is titled by its first.
+    expect(textTitle(`[2026-03-14] ${chat}`, "conversation", "2026-11-28")).toBe(
+      "Conversation of 14 March 2026",
+    );
     // The people in it name it, the roles do not.
     expect(textTitle("user: hi\nSofia: hey", "conversation", "2026-11-28")).toBe("Conversation: Sofia");
     // Processing passes the document's date, else when it was added.

@@ -85,6 +85,27 @@ describe("supersession by subject and slot", () => {
     expect(said).not.toMatch(/on Mondays/);
   });
 
+  it("says a fact again with the value a correction gives it, as the fact's next version", async () => {
+    // Each turn is appended on its own: the corrected fact is a known memory, not this text's.
+    const latest = await tell(
+      "meant",
+      "Our team retro is on Thursdays at 4pm.",
+      "I drive a blue Skoda.",
+      "Sorry, I meant Fridays, not Thursdays.",
+    );
+    const said = latest.join("\n");
+    expect(said).toMatch(/retro is on Fridays at 4pm/);
+    expect(said).not.toMatch(/Thursdays/);
+    expect(said).not.toMatch(/The user said Fridays/);
+    // The car is no part of the correction.
+    expect(said).toMatch(/blue Skoda/);
+    const { memories } = await client.ns("meant").memories.list({ limit: 100 });
+    const friday = memories.find((m) => /Fridays/.test(m.memory))!;
+    expect(friday.version).toBe(2);
+    const parent = await client.ns("meant").memories.get(friday.parentMemoryId!);
+    expect(parent.memory).toMatch(/retro is on Thursdays at 4pm/);
+  });
+
   it("adds up several values of a many-valued slot, and keeps people's own values apart", async () => {
     const latest = await tell(
       "family",

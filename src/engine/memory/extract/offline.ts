@@ -2,7 +2,7 @@ import { conversationTurns } from "../../text/conversation.js";
 import { type DateSpan, type DayRef, formatDay, parseDocumentDate, resolveDates } from "../../text/dates.js";
 import { clauseSubject, splitClauses, verbAsNoun } from "./clauses.js";
 import { readContext } from "./context.js";
-import { correctionOf } from "./corrections.js";
+import { type Correction, correctionOf } from "./corrections.js";
 import {
   aboutItself,
   documentShape,
@@ -734,6 +734,18 @@ export function extractFacts(
                 t.implied === true ||
                 !drops.some((d) => t.start >= sentence.start + d.start && t.start < sentence.start + d.end),
             );
+      // "Sorry, I meant Tuesday, not Monday": a value said again for one told before. The fact that
+      // held the old value (this text's, else a known memory) is said again with the new one.
+      const restated = restatement(told, correction, facts, input.existing ?? []);
+      if (restated !== null) {
+        if (seen.has(normalized(restated.memory))) continue;
+        seen.add(normalized(restated.memory));
+        facts.push({
+          ...restated,
+          source: { start: turn.offset + sentence.start, end: turn.offset + sentence.end },
+        });
+        continue;
+      }
       const spans = ref
         ? resolveDates(sentence.text, ref).map((s) => ({
             ...s,
@@ -912,6 +924,52 @@ export function extractFacts(
     }
   }
   return reference ? mostSalient(facts, weighed, memoryBudget(input.text.length)) : facts;
+}
+
+/**
+ * A correction that only says a value again ("I meant Tuesday, not Monday": no verb of its own, a
+ * few words, one old value named): the latest fact holding the old value, said again with the new
+ * one, as its correction. This text's facts are searched first (their subject and slot are known),
+ * then the known memories (the fact restates one: memory/relations.ts makes it its next version).
+ */
+function restatement(
+  told: readonly Token[],
+  correction: Correction,
+  facts: readonly ExtractedFact[],
+  existing: readonly { id: string; memory: string }[],
+): ExtractedFact | null {
+  const old = correction.replaces.length === 1 ? correction.replaces[0]! : null;
+  if (!correction.cue || old === null) return null;
+  if (told.some((t) => t.pos === "VERB" || t.pos === "AUX" || /^i['’]m$/.test(t.lower))) return null;
+  const words = told.filter((t) => t.pos !== "PUNCT" && t.implied !== true);
+  if (words.length === 0 || words.length > 4) return null;
+  const value = words.map((t) => t.value).join(" ");
+  const holding = new RegExp(`\\b${old.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(s?)\\b`, "i");
+  // "Mondays" said again as "Tuesdays".
+  const swap = (text: string) =>
+    text.replace(holding, (_m, plural: string) => `${value}${/s$/i.test(value) ? "" : plural}`);
+  const prior = facts.findLast((f) => holding.test(f.memory));
+  if (prior)
+    return {
+      ...prior,
+      memory: swap(prior.memory),
+      ...(prior.value ? { value: swap(prior.value) } : {}),
+      corrects: true,
+      replaces: [old],
+    };
+  const known = existing.find((m) => holding.test(m.memory));
+  if (!known) return null;
+  return {
+    memory: swap(known.memory),
+    isStatic: true,
+    subject: null,
+    attribute: null,
+    eventDate: null,
+    isInference: false,
+    corrects: true,
+    replaces: [old],
+    restates: known.id,
+  };
 }
 
 /** Slots "we" tells of a household: the speaker's (and their partner's) home, children, pets. */

@@ -102,11 +102,21 @@ export const AddDocumentBody = z
   });
 export type AddDocumentBody = z.input<typeof AddDocumentBody>;
 
+/**
+ * memctx's: secrets found in what was sent and replaced by a marker (`[redacted: card number]`)
+ * before it was stored, by kind. Absent when nothing was redacted (and from the hosted service).
+ */
+export const Redacted = z
+  .array(z.looseObject({ kind: z.string(), count: z.number().int() }))
+  .describe("Secrets replaced by a marker before storing, by kind");
+export type Redacted = z.infer<typeof Redacted>;
+
 export const AddDocumentResponse = z.looseObject({
   id: z.string(),
   status: DocumentStatus,
   /** With `append`: how many lines (conversation turns) the stored document holds now. */
   lines: z.number().int().optional(),
+  redacted: Redacted.optional(),
 });
 export type AddDocumentResponse = z.infer<typeof AddDocumentResponse>;
 
@@ -212,6 +222,7 @@ export type BatchAddBody = z.input<typeof BatchAddBody>;
 export const BatchResult = z.looseObject({
   id: z.string(),
   status: z.string(),
+  redacted: Redacted.optional(),
   error: z.string().optional(),
   details: z.string().optional(),
   url: z.string().optional(),

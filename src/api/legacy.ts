@@ -14,7 +14,7 @@ import {
   Pagination,
   QueryText,
 } from "./common.js";
-import { Document, DocumentStatus, Dreaming, EntityContext, TaskType } from "./documents.js";
+import { Document, DocumentStatus, Dreaming, EntityContext, Redacted, TaskType } from "./documents.js";
 import { LegacyFilter } from "./legacy-filter.js";
 import {
   DELETE_DOCUMENT_IDS_MAX,
@@ -79,7 +79,11 @@ export const LegacyAddDocumentBody = z.strictObject({
 });
 export type LegacyAddDocumentBody = z.input<typeof LegacyAddDocumentBody>;
 
-export const LegacyAddDocumentResponse = z.looseObject({ id: z.string(), status: DocumentStatus });
+export const LegacyAddDocumentResponse = z.looseObject({
+  id: z.string(),
+  status: DocumentStatus,
+  redacted: Redacted.optional(),
+});
 
 // ---------- GET /v3/documents/{id} ----------
 
@@ -179,6 +183,7 @@ export const ConversationResponse = z.looseObject({
   id: z.string(),
   conversationId: z.string(),
   status: DocumentStatus,
+  redacted: Redacted.optional(),
 });
 
 // ---------- POST /v4/memories ----------
@@ -222,6 +227,7 @@ export const AddMemoriesResponse = z.looseObject({
   /** Memories written directly have no source document. */
   documentId: z.string().nullable(),
   memories: z.array(WrittenMemory),
+  redacted: Redacted.optional(),
 });
 
 // ---------- PATCH and DELETE /v4/memories ----------

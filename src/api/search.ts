@@ -56,6 +56,16 @@ export const SearchHit = z.looseObject({
   metadata: MetadataRecord.nullish(),
   isLatest: z.boolean().optional(),
   isInference: z.boolean().optional(),
+  /**
+   * memctx's: a passage of a document still being processed, matched word for word in its stored
+   * text (hybrid and chunks modes); its id is the document's and the passage's offset.
+   */
+  pending: z.boolean().optional(),
+  /**
+   * memctx's, on a memory hit of hybrid search: the chunk hits of these results whose passage holds
+   * the memory's source sentence (a reader may show them as one result).
+   */
+  sourceChunkIds: z.array(z.string()).optional(),
   system: Timestamps.optional(),
   included: z
     .looseObject({

@@ -29,6 +29,8 @@ export interface EngineContext {
   queue: JobQueue;
   workers: WorkerPool;
   allowPrivateNetwork: boolean;
+  /** The deployment's secret screening (MEMCTX_SECRET_SCREENING); a namespace's own setting wins. */
+  secretScreening: boolean;
   embedder: Embedder | null;
   extractor: Extractor | undefined;
   dreamer: Dreamer;
@@ -54,6 +56,7 @@ export interface EngineContextParts {
   /** Called when this context queues a job, to wake other threads' loops; absent: none. */
   wakeOthers?: (() => void) | undefined;
   allowPrivateNetwork: boolean;
+  secretScreening: boolean;
   embedder: Embedder | null;
   extractor: Extractor | undefined;
   log: (message: string) => void;
@@ -84,6 +87,7 @@ export function createEngineContext(p: EngineContextParts): EngineContext {
     queue,
     workers,
     allowPrivateNetwork: p.allowPrivateNetwork,
+    secretScreening: p.secretScreening,
     embedder: p.embedder,
     extractor: p.extractor,
     dreamer: noDreaming,

@@ -10,6 +10,7 @@ import type { Dreamer } from "./pipeline/dreamer.js";
 import { ProcessingThreads } from "./pipeline/threads.js";
 import { removeStaleSpools } from "./routes/spool.js";
 import { preloadSearch } from "./search/preload.js";
+import { secretScreeningFromEnv } from "./services/screening.js";
 import { hasScheduledConnectors } from "./store/connectors.js";
 import { type DatabaseState, databaseState, openDatabase } from "./store/db.js";
 import { namespacesAwaitingDreams } from "./store/documents.js";
@@ -44,6 +45,11 @@ export interface EngineOptions {
   clock?: () => number;
   /** URL fetching may reach private/loopback addresses (tests; env MEMCTX_ALLOW_PRIVATE_NETWORK=1). */
   allowPrivateNetwork?: boolean;
+  /**
+   * Secrets (PINs, passwords, keys, card numbers, IBANs) are replaced by markers in what is added,
+   * unless a namespace says otherwise. Default: on, unless MEMCTX_SECRET_SCREENING=off.
+   */
+  secretScreening?: boolean;
   /** Vectors when configured; default from the environment, else none. */
   embedder?: Embedder | null;
   /** Memory extraction; default offline. */
@@ -122,6 +128,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
   const custom =
     opts.extractor !== undefined || opts.dreamer !== undefined || (opts.embedder ?? null) !== null;
   const allowPrivateNetwork = opts.allowPrivateNetwork ?? allowPrivateNetworkFromEnv();
+  const secretScreening = opts.secretScreening ?? secretScreeningFromEnv();
   const threaded = (opts.threads ?? process.env.MEMCTX_THREADS !== "0") && !custom && loops > 0;
   // Processing in this thread writes the search index here: its connection is sized for that.
   const db = await openDatabase(opts.dataDir, {
@@ -145,6 +152,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
           leaseMs,
           diskFullRetryMs: opts.diskFullRetryMs,
           allowPrivateNetwork,
+          secretScreening,
           embedder: opts.embedder === null ? "none" : "env",
           writeLock: writeLockOf(db),
         },
@@ -160,6 +168,7 @@ export async function openEngine(opts: EngineOptions): Promise<Engine> {
     diskFullRetryMs: opts.diskFullRetryMs,
     wakeOthers: threads ? () => threads.wake() : undefined,
     allowPrivateNetwork,
+    secretScreening,
     embedder: opts.embedder === undefined ? embedderFromEnv() : opts.embedder,
     extractor: opts.extractor,
     log,

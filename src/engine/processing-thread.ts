@@ -34,6 +34,7 @@ const ctx = createEngineContext({
   diskFullRetryMs: config.diskFullRetryMs,
   wakeOthers: () => send({ type: "wake" }),
   allowPrivateNetwork: config.allowPrivateNetwork,
+  secretScreening: config.secretScreening,
   embedder: config.embedder === "none" ? null : embedderFromEnv(),
   extractor: extractorFromEnv(),
   log,

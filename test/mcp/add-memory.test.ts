@@ -39,6 +39,28 @@ describe("add_memory", () => {
     }
   });
 
+  it("writes a turn's date on its line: what it says counts from that day, and the transcript's date stays", async () => {
+    const s = await connect({ client: t.client, namespace: "dated" });
+    try {
+      for (const [date, content] of [
+        ["2026-03-02", "I drive a 2015 Renault Clio."],
+        ["2026-03-10", "I sold the Clio last week."],
+      ])
+        await call(s.mcp, "add_memory", { content, conversationId: "c3", role: "user", date, wait: true });
+      const doc = await t.client.ns("dated").documents.get("conv-c3");
+      expect(doc.content).toBe(
+        "[2026-03-02] user: I drive a 2015 Renault Clio.\n[2026-03-10] user: I sold the Clio last week.",
+      );
+      const { memories } = await t.client.ns("dated").memories.list();
+      // "last week" is the week before 10 March, the turn's day.
+      expect(memories.map((m) => m.memory)).toContain(
+        "The user sold the Clio last week (2-8 March 2026, the week before 10 March 2026).",
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
   it("appends to the stored transcript after the server restarts", async () => {
     const before = await connect({ client: t.client, namespace: "restart" });
     await call(before.mcp, "add_memory", { content: "first turn", conversationId: "c2", role: "user" });

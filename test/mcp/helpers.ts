@@ -19,8 +19,13 @@ export interface TestEngine {
   close(): Promise<void>;
 }
 
-/** A real engine on a SQLite file in a temp dir, reached in-process through a real MemoryClient. */
-export async function startEngine(opts: { allowPrivateNetwork?: boolean } = {}): Promise<TestEngine> {
+/**
+ * A real engine on a SQLite file in a temp dir, reached in-process through a real MemoryClient.
+ * `workers: 0` processes nothing: what is added stays queued (the state right after an add).
+ */
+export async function startEngine(
+  opts: { allowPrivateNetwork?: boolean; workers?: number } = {},
+): Promise<TestEngine> {
   const dir = mkdtempSync(join(tmpdir(), "memctx-mcp-"));
   const engine = await openEngine({
     dataDir: dir,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { excerpt, NEAREST_TEXT_MAX } from "../../src/mcp/tools/search.js";
 import { call, connect, type Session, startEngine, structured, type TestEngine, text } from "./helpers.js";
 
 interface SearchOut {
@@ -152,5 +153,89 @@ describe("search", () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe("lean search results", () => {
+  let t: TestEngine;
+  let s: Session;
+  beforeAll(async () => {
+    t = await startEngine();
+    s = await connect({ client: t.client, namespace: "lean" });
+  });
+  afterAll(async () => {
+    await s.close();
+    await t.close();
+  });
+
+  interface LeanOut {
+    results: (SearchOut["results"][number] & { source: { passage?: string } })[];
+    nearest: boolean;
+  }
+
+  it("answers a memory and the passage it came from as one result, the passage as its source", async () => {
+    await call(s.mcp, "add_memory", {
+      content: "My gym membership PIN is 4417.\nMy sister Ana lives in Porto.\nI am allergic to peanuts.",
+      wait: true,
+    });
+    const res = await call(s.mcp, "search", { query: "What is the gym PIN?" });
+    const out = structured<LeanOut>(res);
+    const gym = out.results.filter((r) => r.text.includes("gym") || r.source.passage?.includes("gym"));
+    expect(gym).toHaveLength(1);
+    expect(gym[0]).toMatchObject({ kind: "memory" });
+    expect(gym[0]!.source.passage).toMatch(/^My gym membership PIN is \[redacted: PIN\]\./);
+    expect(text(res)).toMatch(
+      /\n1\. \[memory [\d.]+, just now\] "The user's gym membership PIN .+ \(from ".+": "My gym membership PIN/,
+    );
+  });
+
+  it("names a conversation's facts by the conversation's day, not by its speakers' roles", async () => {
+    await call(s.mcp, "add_memory", {
+      content: "I started learning the cello last week.",
+      conversationId: "music",
+      role: "user",
+      date: "2026-03-14",
+      wait: true,
+    });
+    const res = await call(s.mcp, "search", { query: "Which instrument am I learning?" });
+    const cello = structured<LeanOut>(res).results.find((r) => r.text.includes("cello"));
+    expect(cello?.source.title).toBe("Conversation of 14 March 2026");
+    expect(text(res)).toContain('(from "Conversation of 14 March 2026"');
+    expect(text(res)).not.toContain("Conversation: user");
+  });
+
+  it("answers a question nothing reaches with a few short nearest hits", async () => {
+    const week = (n: number) =>
+      Array.from(
+        { length: n },
+        (_, j) => `On day ${j} the team reviewed the roadmap and the budget for the office in Lisbon.`,
+      );
+    // A store of its own: what the others hold would weigh the query's words otherwise.
+    const weekly = await connect({ client: t.client, namespace: "weekly" });
+    await call(weekly.mcp, "add_memory", { content: ["Weekly notes.", ...week(8)].join(" "), wait: true });
+    const res = await call(weekly.mcp, "search", {
+      query: "Lisbon zebra quantum violin harbor glacier saffron tundra marimba origami lantern cobalt",
+    });
+    await weekly.close();
+    const out = structured<LeanOut>(res);
+    expect(out.nearest).toBe(true);
+    expect(out.results.length).toBeGreaterThan(0);
+    for (const r of out.results) {
+      expect(r.text.length).toBeLessThanOrEqual(NEAREST_TEXT_MAX);
+      expect(r.source.passage).toBeUndefined();
+    }
+    expect(text(res).length).toBeLessThan(800);
+  });
+
+  it("cuts a long weak match around the words it shares with the question", () => {
+    const long = `${"The quarterly facilities report covers heating and ventilation. ".repeat(12)}I'm allergic to peanuts and shellfish. ${"Parking permits are renewed in May. ".repeat(8)}`;
+    const cut = excerpt(long, "am I allergic to anything?", NEAREST_TEXT_MAX);
+    expect(cut.length).toBeLessThanOrEqual(NEAREST_TEXT_MAX);
+    expect(cut).toMatch(/^….*allergic to peanuts.*…$/);
+    // No shared word: its start.
+    const start = excerpt(long, "zebra", 40);
+    expect(start.length).toBeLessThanOrEqual(40);
+    expect(start).toMatch(/^The quarterly facilities .*…$/);
+    expect(excerpt("short", "zebra", 40)).toBe("short");
   });
 });

@@ -15,6 +15,7 @@ import {
 import type { EngineContext } from "../context.js";
 import { ConflictError, InputError, NotFoundError } from "../errors.js";
 import { documentWrite } from "../services/documents.js";
+import { screensSecrets, screenText } from "../services/screening.js";
 import { connectorItems } from "../store/connector-items.js";
 import {
   type ConnectorRow,
@@ -408,15 +409,20 @@ export class ConnectorService {
     ns: NamespaceRow,
     item: SyncItemDocument,
   ): Promise<string> {
-    const write = documentWrite({
-      content: item.content,
-      customId: customId(connector.id, item.externalId),
-      metadata: { ...item.metadata, connectorId: connector.id, externalId: item.externalId },
-      source: connector.provider,
-      title: item.title,
-      connectorId: connector.id,
-    });
-    return await storeConnectorDocument(this.db, ns.id, write, {
+    // A source's text is stored as the user's own notes are: less its secrets (services/screening.ts).
+    const { document } = screenText(
+      {
+        content: item.content,
+        customId: customId(connector.id, item.externalId),
+        metadata: { ...item.metadata, connectorId: connector.id, externalId: item.externalId },
+        source: connector.provider,
+        title: item.title,
+        connectorId: connector.id,
+      },
+      screensSecrets(this.ctx.secretScreening, ns),
+      { isUrl: false },
+    );
+    return await storeConnectorDocument(this.db, ns.id, documentWrite(document), {
       connectorId: connector.id,
       externalId: item.externalId,
       version: item.version,

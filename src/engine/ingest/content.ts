@@ -1,5 +1,6 @@
 import type { DocumentType } from "../../api/index.js";
 import { conversationTurns, detectFormat } from "../text/conversation.js";
+import { formatDay, parseDocumentDate } from "../text/dates.js";
 import { type FetchedResource, type FetchOptions, FetchRefusedError, safeFetch } from "./fetch.js";
 import { htmlToText } from "./html.js";
 import { pdfToText } from "./pdf.js";
@@ -25,10 +26,19 @@ export function isUrlContent(content: string): boolean {
   return URL_PATTERN.test(content.trim());
 }
 
-export async function resolveContent(content: string, opts: FetchOptions): Promise<ResolvedContent> {
+/**
+ * What a document's content is: text as it is, or a URL fetched and read. `date` (the document's
+ * date, else when it was added) names a conversation between "user" and "assistant", whose
+ * speakers name nothing.
+ */
+export async function resolveContent(
+  content: string,
+  opts: FetchOptions,
+  date?: string | null,
+): Promise<ResolvedContent> {
   if (!isUrlContent(content)) {
     const format = detectFormat(content);
-    return { text: content, type: "text", format, title: textTitle(content, format), url: null };
+    return { text: content, type: "text", format, title: textTitle(content, format, date), url: null };
   }
   const fetched = await safeFetch(content.trim(), opts);
   return resolveFetched(fetched);
@@ -127,11 +137,23 @@ function decodeText(body: Uint8Array, contentType: string): string {
 export const TEXT_TITLE_MAX = 80;
 
 /**
- * A title for text sent as is, so that lists show something: a transcript's speakers
- * ("Conversation: Caroline, Melanie"), else the first line without Markdown heading marks, cut
- * at a word to TEXT_TITLE_MAX characters. Null for text with no words.
+ * Speakers that are roles, not people: an agent's transcript is "user" and "assistant" in every
+ * conversation, so they name none of them.
  */
-export function textTitle(text: string, format: "plain" | "conversation"): string | null {
+const ROLES = new Set(["user", "assistant", "system", "tool", "human", "ai", "bot", "agent", "model", "me"]);
+
+/**
+ * A title for text sent as is, so that lists and search results show something: a transcript's
+ * speakers ("Conversation: Caroline, Melanie"), or, when they are only roles ("user",
+ * "assistant"), its day ("Conversation of 8 May 2023", from its first turn's timestamp, else
+ * `date`: the document's date, else when it was added); else the first line without Markdown heading marks, cut at a word to
+ * TEXT_TITLE_MAX characters. Null for text with no words.
+ */
+export function textTitle(
+  text: string,
+  format: "plain" | "conversation",
+  date?: string | null,
+): string | null {
   if (format === "conversation") {
     const speakers = [
       ...new Set(
@@ -140,9 +162,16 @@ export function textTitle(text: string, format: "plain" | "conversation"): strin
           .filter((r) => r !== ""),
       ),
     ];
+    const people = speakers.filter((s) => !ROLES.has(s.toLowerCase()));
+    if (people.length > 0) {
+      const shown = people.slice(0, 3).join(", ");
+      return `Conversation: ${shown}${people.length > 3 ? ` and ${people.length - 3} more` : ""}`;
+    }
     if (speakers.length > 0) {
-      const shown = speakers.slice(0, 3).join(", ");
-      return `Conversation: ${shown}${speakers.length > 3 ? ` and ${speakers.length - 3} more` : ""}`;
+      // The day its first turn says it was said ("[2026-03-14] user: ..."), else the given one.
+      const said = /^\s*\[(\d{4}-\d{2}-\d{2})[^\]\n]{0,30}\]/.exec(text)?.[1];
+      const day = parseDocumentDate(said ?? date);
+      return day ? `Conversation of ${formatDay(day.year, day.month, day.day)}` : "Conversation";
     }
   }
   const line = text

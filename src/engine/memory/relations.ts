@@ -10,6 +10,7 @@ import {
   type MemoryDraft,
   type MemoryRow,
   memoriesAbout,
+  memoryById,
   memoryMetadata,
   memoryTermFrequency,
   mergeSource,
@@ -310,6 +311,26 @@ async function applyOne(
     context: fact.context,
     speaker: fact.speaker,
   };
+
+  // A known memory said again with a value corrected ("I meant Tuesday"): its next version, of its
+  // subject, slot and kind, when it is still current.
+  const restated = fact.restates ? await memoryById(db, src.namespaceId, fact.restates) : undefined;
+  if (restated && restated.is_latest === 1 && restated.is_forgotten === 0) {
+    const row = await insert({
+      ...base,
+      isStatic: restated.is_static === 1,
+      subject: restated.subject,
+      subjectKind: restated.subject_kind,
+      attribute: restated.attribute,
+      // Its value stays where the correction left it, else is not known.
+      value:
+        restated.fact_value !== null && fact.memory.includes(restated.fact_value)
+          ? restated.fact_value
+          : null,
+      parent: restated,
+    });
+    return { memoryId: row.id, outcome: "updated", relatedTo: restated.id };
+  }
 
   if (subject && !base.isInference && fact.corrects) {
     const corrected = correctedBy(live, subject, base.attribute, replaces, speaker);

@@ -2,9 +2,12 @@ import type { Metadata } from "../../api/common.js";
 import type { Memory } from "../../api/memories.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import type { Embedder } from "../models/embedder.js";
+import { screensSecrets } from "../services/screening.js";
 import type { Db } from "../store/db.js";
 import { toMemory } from "../store/memories.js";
 import { editMemory, writeMemories as storeMemories } from "../store/memory-writes.js";
+import { findNamespace, getNamespace, type NamespaceRow } from "../store/namespaces.js";
+import { mergeRedactions, type Redaction, screenSecrets } from "../text/secrets.js";
 import { reembedChunks } from "./forget.js";
 import type { MemorySelector } from "./read.js";
 import { normalizeExpiry } from "./relations.js";
@@ -29,6 +32,23 @@ export interface MemoryWriteDeps {
   db: Db;
   embedder?: Embedder | null | undefined;
   log?: ((message: string) => void) | undefined;
+  /** The deployment's secret screening (services/screening.ts); a namespace's own setting wins. Default on. */
+  secretScreening?: boolean | undefined;
+}
+
+/**
+ * The texts less their secrets, as the namespace screens what it is told (a namespace not made
+ * yet: as the deployment does), and what was replaced.
+ */
+async function screened(
+  deps: MemoryWriteDeps,
+  ns: NamespaceRow | undefined,
+  texts: readonly string[],
+): Promise<{ texts: string[]; redacted: Redaction[] }> {
+  const deployment = deps.secretScreening ?? true;
+  if (!(ns ? screensSecrets(deployment, ns) : deployment)) return { texts: [...texts], redacted: [] };
+  const each = texts.map((t) => screenSecrets(t));
+  return { texts: each.map((e) => e.text), redacted: mergeRedactions(...each.map((e) => e.redacted)) };
 }
 
 /** Vectors for the texts when an embedder is configured; without one (or when it fails) none. */
@@ -62,18 +82,19 @@ export async function writeMemories(
   namespace: string,
   memories: readonly NewMemory[],
   signal?: AbortSignal,
-): Promise<Memory[]> {
-  const vectors = await vectorsFor(
+): Promise<{ memories: Memory[]; redacted: Redaction[] }> {
+  const { texts, redacted } = await screened(
     deps,
+    await findNamespace(deps.db, organizationId, namespace),
     memories.map((m) => m.content),
-    signal,
   );
+  const vectors = await vectorsFor(deps, texts, signal);
   const rows = await storeMemories(
     deps.db,
     organizationId,
     namespace,
     memories.map((m, i) => ({
-      memory: m.content,
+      memory: texts[i]!,
       metadata: m.metadata ?? {},
       isStatic: m.isStatic ?? false,
       isInference: false,
@@ -86,7 +107,7 @@ export async function writeMemories(
       vector: vectors[i],
     })),
   );
-  return rows.map(toMemory);
+  return { memories: rows.map(toMemory), redacted };
 }
 
 export interface MemoryUpdate {
@@ -109,9 +130,14 @@ export async function updateMemory(
   update: MemoryUpdate,
   signal?: AbortSignal,
 ): Promise<Memory> {
-  const [vector] = await vectorsFor(deps, [update.newContent], signal);
+  const {
+    texts: [newContent],
+  } = await screened(deps, namespaceId ? await getNamespace(deps.db, namespaceId) : undefined, [
+    update.newContent,
+  ]);
+  const [vector] = await vectorsFor(deps, [newContent!], signal);
   const done = await editMemory(deps.db, namespaceId, selector, {
-    memory: update.newContent,
+    memory: newContent!,
     metadata: update.metadata,
     forgetAfter: update.forgetAfter === undefined ? undefined : normalizeExpiry(update.forgetAfter),
     forgetReason: update.forgetReason,

@@ -14,6 +14,7 @@ export interface ThreadConfig {
   leaseMs: number;
   diskFullRetryMs?: number | undefined;
   allowPrivateNetwork: boolean;
+  secretScreening: boolean;
   /** "none" when the engine was opened without an embedder; else the environment's. */
   embedder: "env" | "none";
   /** The engine connection's write lock (store/write-lock.ts), shared, not copied. */

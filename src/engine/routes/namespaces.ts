@@ -1,12 +1,7 @@
 import { endpoints, NAMESPACES_ALIAS_PATH } from "../../api/endpoints.js";
 import type { EngineContext } from "../context.js";
 import { InputError, NotFoundError } from "../errors.js";
-import {
-  deleteNamespace,
-  listNamespaces,
-  patchNamespace,
-  toNamespaceRecord,
-} from "../services/namespaces.js";
+import { deleteNamespace, listNamespaces, namespaceRecord, patchNamespace } from "../services/namespaces.js";
 import { assertNamespaceAllowed, creatingRoute, type EngineApp, pagination, route } from "./route.js";
 
 export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
@@ -33,15 +28,14 @@ export function namespaceRoutes(app: EngineApp, ctx: EngineContext): void {
 
   route(app, ctx, endpoints.getNamespace, async ({ namespace }) => {
     if (!namespace) throw new NotFoundError("Namespace");
-    return await toNamespaceRecord(db, namespace);
+    return await namespaceRecord(ctx, namespace);
   });
 
   creatingRoute(
     app,
     ctx,
     endpoints.patchNamespace,
-    async ({ organization, namespace, body }) =>
-      await patchNamespace(ctx, organization.id, namespace, body.supportingContext),
+    async ({ organization, namespace, body }) => await patchNamespace(ctx, organization.id, namespace, body),
   );
 
   // Body deliberately not read: moveTo comes from the query only (supplement).

@@ -21,12 +21,13 @@ import { anchorQueries, endPointQueries, mergeBest } from "./endpoints.js";
 import { expansionTerms } from "./expand.js";
 import { fuseCorpus, type Scored, selectHits, vectorSimilarity } from "./fusion.js";
 import { type LexicalResult, lexicalSearch } from "./lexical.js";
-import { namedPeople, OTHER_PERSON_FACTOR } from "./person.js";
+import { pendingHits } from "./pending.js";
+import { namedPeople, OTHER_PERSON_FACTOR, weighTheUsers } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { rewriteQuery } from "./rewrite.js";
 import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
 import { currentVersions, latestVersionRowids } from "./versions.js";
-import { boostWindow, questionWindow, type Window } from "./when.js";
+import { boostStatedTimes, boostWindow, questionWindow, type Window } from "./when.js";
 
 /** What a search needs from the open engine. */
 export interface SearchDeps {
@@ -174,7 +175,13 @@ export async function search(
     );
     // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
     const window = await askedWindow(db, namespaceId, query);
-    return { items: boostWindow(items, window), terms, lexical, window };
+    // A question about the user answers with the user's own facts before other people's.
+    const theirs = weighTheUsers(items, query, (i) => {
+      if (i.corpus !== "memories") return null;
+      const row = i.row as MemoryHitRow;
+      return { whose: row.subject_kind, slot: row.attribute };
+    });
+    return { items: boostStatedTimes(boostWindow(theirs, window), query), terms, lexical, window };
   };
 
   const main = await rank(asked);
@@ -208,9 +215,32 @@ export async function search(
     items = rerankAggregate(items);
   }
   items = items.slice(0, limit);
+  const sources = dedup ? sourceChunkIds(items as Item[]) : new Map<Item, string[]>();
   const hits: SearchHit[] = [];
-  for (const item of items) hits.push(await toHit(db, item, namespaceId, req));
-  return done(hits);
+  for (const item of items) {
+    const hit = await toHit(db, item, namespaceId, req);
+    const chunkIds = sources.get(item as Item);
+    hits.push(chunkIds ? { ...hit, sourceChunkIds: chunkIds } : hit);
+  }
+  if (mode === "memories") return done(hits);
+  // What was just added and is not indexed yet is matched in its stored text (pending.ts).
+  const pending = (await pendingHits(db, scope, terms, threshold)).filter(
+    (p) => !hits.some((h) => h.documentId === p.documentId && h.chunk?.includes(p.chunk ?? "")),
+  );
+  if (pending.length === 0) return done(hits);
+  for (const p of pending) {
+    if (!req.include?.documents) continue;
+    const doc = await documentSummary(db, p.documentId!);
+    if (doc) p.included = { document: doc };
+  }
+  // Each goes before the first hit it outscores; the ranked hits keep their order (a reranker's too).
+  const merged: SearchHit[] = [];
+  let next = 0;
+  for (const hit of hits) {
+    while (next < pending.length && pending[next]!.similarity > hit.similarity) merged.push(pending[next++]!);
+    merged.push(hit);
+  }
+  return done([...merged, ...pending.slice(next)].slice(0, limit));
 }
 
 /**
@@ -250,6 +280,35 @@ type Item = RerankItem & {
   end?: number;
   sources?: { documentId: string; start: number | null }[];
 };
+
+/**
+ * For each memory among the hits, the chunk hits whose span holds one of its source sentences:
+ * a memory and the passage it came from tell one thing, and a reader may show them as one result
+ * (the MCP search tool does). Ranking is left as it is: the passage stays a hit of its own.
+ */
+function sourceChunkIds(items: readonly Item[]): Map<Item, string[]> {
+  const chunks = items.filter((i) => i.corpus === "chunks");
+  const out = new Map<Item, string[]>();
+  if (chunks.length === 0) return out;
+  for (const item of items) {
+    if (item.corpus !== "memories" || !item.sources?.length) continue;
+    const ids = chunks
+      .filter((c) =>
+        item.sources!.some(
+          (s) =>
+            s.start !== null &&
+            s.documentId === c.documentId &&
+            c.start !== undefined &&
+            c.end !== undefined &&
+            c.start <= s.start &&
+            s.start < c.end,
+        ),
+      )
+      .map((c) => (c.row as ChunkHitRow).id);
+    if (ids.length > 0) out.set(item, ids);
+  }
+  return out;
+}
 
 /** Loads the rows of the selected candidates, in the candidates' order. */
 async function hydrate(db: Db, selected: readonly Scored[]): Promise<Item[]> {

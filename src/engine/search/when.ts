@@ -155,3 +155,44 @@ export function boostWindow<T extends { scored: { similarity: number }; date: st
     )
     .sort((a, b) => b.scored.similarity - a.scored.similarity);
 }
+
+/**
+ * "When does the pipeline run?", "what time do we meet?", "how often does the cat get medication?":
+ * a question about when something recurs ("when is the next appointment?" asks a date).
+ */
+const ASKS_WHEN = /^\s*(?:when (?:do|does)|(?:at )?what time|how often)\b/i;
+/** A time of day or a recurrence a text states: "at 02:00", "9 am", "every night", "on Mondays". */
+const STATES_WHEN =
+  /\b(?:\d{1,2}:\d{2}|\d{1,2}\s?(?:am|pm)|every (?:night|day|morning|evening|hour|week|month|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|on (?:mon|tues|wednes|thurs|fri|satur|sun)days)\b/i;
+
+/**
+ * How much a hit stating a time gains when a question asks when something recurs: more than a
+ * window's, since such a question's answer must state one, and often shares no other word with it
+ * than its subject's name ("when does the Atlas pipeline run?" and "every night at 02:00 UTC the
+ * ingest DAG picks up ...").
+ */
+export const STATED_TIME_BOOST = 0.5;
+
+/**
+ * A question about when something recurs ranks the hits that state a time of day or a recurrence
+ * higher. A calendar date is no such answer (boostWindow weighs those).
+ */
+export function boostStatedTimes<T extends { scored: { similarity: number }; text: string }>(
+  items: readonly T[],
+  question: string,
+): T[] {
+  if (!ASKS_WHEN.test(question) || !items.some((i) => STATES_WHEN.test(i.text))) return [...items];
+  return items
+    .map((i) =>
+      STATES_WHEN.test(i.text)
+        ? {
+            ...i,
+            scored: {
+              ...i.scored,
+              similarity: i.scored.similarity + STATED_TIME_BOOST * (1 - i.scored.similarity),
+            },
+          }
+        : i,
+    )
+    .sort((a, b) => b.scored.similarity - a.scored.similarity);
+}

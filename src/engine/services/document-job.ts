@@ -19,6 +19,7 @@ import {
 import { forgottenSentences } from "../store/forgotten.js";
 import type { JobRow } from "../store/jobs.js";
 import { redactChunks } from "../text/redact.js";
+import { screenConverted } from "./screening.js";
 
 /** Texts per embedder call: large documents are embedded in slices. */
 const EMBED_BATCH = 64;
@@ -70,11 +71,18 @@ export function documentJobHandler(ctx: EngineContext) {
               title: doc.title,
               url: doc.url,
             }
-          : await resolveContent(doc.content, { allowPrivateNetwork: ctx.allowPrivateNetwork, signal });
+          : await resolveContent(
+              doc.content,
+              { allowPrivateNetwork: ctx.allowPrivateNetwork, signal },
+              doc.document_date ?? doc.created_at,
+            );
       } catch (err) {
         throw permanentIfHopeless(err);
       }
     signal.throwIfAborted();
+    // A fetched page's or a file's text appears only now: screened for secrets as added text is
+    // when it arrives (services/documents.ts).
+    if (converts) resolved = await screenConverted(ctx, doc.namespace_id, resolved);
 
     // Short stages of small documents are not worth a write each; large ones show their stage.
     if (resolved.text.length > LARGE_TEXT && !(await stage("chunking"))) return;

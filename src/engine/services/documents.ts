@@ -2,6 +2,7 @@ import type { Metadata } from "../../api/common.js";
 import type { Document, DocumentStatus } from "../../api/documents.js";
 import type { EngineContext } from "../context.js";
 import { QuotaExceededError } from "../errors.js";
+import { isUrlContent } from "../ingest/content.js";
 import type { Db } from "../store/db.js";
 import type { StoredFile } from "../store/document-files.js";
 import {
@@ -15,6 +16,9 @@ import {
   writeDocuments,
 } from "../store/documents.js";
 import { memoriesOfDocument } from "../store/memories.js";
+import { findNamespace } from "../store/namespaces.js";
+import type { Redaction } from "../text/secrets.js";
+import { screensSecrets, screenText } from "./screening.js";
 
 /** A document as the engine receives it, whatever the route (v5, v3, batch, conversation, connector). */
 export interface NewDocument {
@@ -49,6 +53,8 @@ export interface Added {
   status: DocumentStatus;
   /** An append's document's line count. */
   lines?: number;
+  /** Secrets replaced by markers before storing (absent: none). */
+  redacted?: Redaction[];
 }
 
 /**
@@ -64,13 +70,23 @@ export async function addDocuments(
   writes: readonly DocumentWrite[],
 ): Promise<Added[]> {
   const quota = ctx.limits?.documentTokenQuota ?? null;
+  // What is stored is what was sent less its secrets, as its namespace says (one not made yet: the
+  // deployment's setting); an upload's or a URL's text is screened once read.
+  const screened = await Promise.all(
+    writes.map(async (w) => {
+      const ns = await findNamespace(ctx.db, organizationId, w.namespace);
+      return screenText(w.document, ns ? screensSecrets(ctx.secretScreening, ns) : ctx.secretScreening, {
+        isUrl: w.document.file !== undefined || isUrlContent(w.document.content),
+      });
+    }),
+  );
   let added: Added[];
   try {
     added = await writeDocuments(
       ctx.db,
       organizationId,
-      writes.map((w) => ({
-        ...documentWrite(w.document),
+      writes.map((w, i) => ({
+        ...documentWrite(screened[i]!.document),
         namespace: w.namespace,
         append: w.append === true,
       })),
@@ -83,6 +99,10 @@ export async function addDocuments(
       `the organization holds ${err.before} of its ${err.quota} document tokens and this request needs ${err.after - err.before} more; nothing was added: delete documents, or ask the operator to raise the quota`,
     );
   }
+  added = added.map((a, i) => {
+    const { redacted } = screened[i]!;
+    return redacted.length > 0 ? { ...a, redacted } : a;
+  });
   ctx.queue.wake();
   return added;
 }

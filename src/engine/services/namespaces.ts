@@ -2,7 +2,12 @@ import type { NamespaceRecord } from "../../api/namespaces.js";
 import type { EngineContext } from "../context.js";
 import { type Db, newId } from "../store/db.js";
 import { deleteNamespace as dropWithContents } from "../store/namespace-drop.js";
-import { type NamespaceRow, setSupportingContext, toNamespaceRecord } from "../store/namespaces.js";
+import {
+  type NamespaceRow,
+  type NamespaceSettings,
+  setNamespaceSettings,
+  toNamespaceRecord,
+} from "../store/namespaces.js";
 
 // Reads have no rule of their own: the store's answer as it is.
 export {
@@ -10,19 +15,25 @@ export {
   listNamespaces,
   type NamespaceRow,
   namespacesNamed,
-  toNamespaceRecord,
 } from "../store/namespaces.js";
 
-/** Sets (or, with null, clears) the namespace's supporting context, making the namespace if need be. */
+/**
+ * Sets (or, with null, clears) the namespace's settings that are given (supporting context,
+ * secret screening), making the namespace if need be.
+ */
 export async function patchNamespace(
   ctx: EngineContext,
   organizationId: string,
   name: string,
-  supportingContext: string | null,
+  settings: NamespaceSettings,
 ): Promise<NamespaceRecord> {
-  const ns = await setSupportingContext(ctx.db, organizationId, name, supportingContext);
-  return await toNamespaceRecord(ctx.db, ns);
+  const ns = await setNamespaceSettings(ctx.db, organizationId, name, settings);
+  return await namespaceRecord(ctx, ns);
 }
+
+/** The namespace's record, its secret screening as it applies (its own setting, else the deployment's). */
+export const namespaceRecord = async (ctx: EngineContext, ns: NamespaceRow): Promise<NamespaceRecord> =>
+  await toNamespaceRecord(ctx.db, ns, ctx.secretScreening);
 
 /**
  * Deletes a namespace and everything in it. With `moveTo`, its content first moves to that

@@ -192,6 +192,18 @@ export async function latestByText(
     .slice(0, limit);
 }
 
+/** memories.ts getMemoryRow, as the draft sees the namespace: a drafted row, or a stored one with the draft's changes. */
+export async function memoryById(
+  draft: MemoryDraft,
+  namespaceId: string,
+  id: string,
+): Promise<MemoryRow | undefined> {
+  const d = draft.drafted(id);
+  if (d) return d.row.namespace_id === namespaceId ? { ...d.row } : undefined;
+  const row = await stored.getMemoryRow(draft.db, namespaceId, id);
+  return row ? draft.view(row) : undefined;
+}
+
 /** Those of `ids` whose subject is `subject`, in the order given. */
 export async function memoriesAbout(
   draft: MemoryDraft,

@@ -13,6 +13,8 @@ export interface NamespaceRow {
   document_count: number;
   /** Current memories (memories.ts currentMemory), kept by triggers; those past forget_after are still in it. */
   memory_count: number;
+  /** Secret screening of what is added: 1 on, 0 off, null the deployment's setting (migration 13). */
+  secret_screening: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -59,11 +61,38 @@ const counts = async (db: Db, row: NamespaceRow) => {
   return { documentCount: row.document_count, memoryCount: row.memory_count - expired.n };
 };
 
-export async function toNamespaceRecord(db: Db, row: NamespaceRow): Promise<NamespaceRecord> {
+/**
+ * A namespace's documents still being processed: not indexed yet, and without their memories yet
+ * (those not indexed included). Each count reads its own partial index (migration 13), so it
+ * costs the pending documents, not the namespace's.
+ */
+export async function processingCounts(
+  db: Db,
+  namespaceId: string,
+): Promise<{ documents: number; dreaming: number }> {
+  const documents = (await statement(
+    db,
+    "SELECT count(*) AS n FROM documents WHERE namespace_id = $1 AND status NOT IN ('done', 'failed')",
+  ).get(namespaceId)) as { n: number };
+  const dreaming = (await statement(
+    db,
+    "SELECT count(*) AS n FROM documents WHERE namespace_id = $1 AND dreaming_status = 'dreaming' AND status <> 'failed'",
+  ).get(namespaceId)) as { n: number };
+  return { documents: documents.n, dreaming: dreaming.n };
+}
+
+/** The namespace's record; `screensSecrets` is the deployment's setting, which the namespace's own wins over. */
+export async function toNamespaceRecord(
+  db: Db,
+  row: NamespaceRow,
+  screensSecrets: boolean,
+): Promise<NamespaceRecord> {
   return {
     namespace: row.name,
     supportingContext: row.supporting_context,
     ...(await counts(db, row)),
+    processing: await processingCounts(db, row.id),
+    secretScreening: row.secret_screening === null ? screensSecrets : row.secret_screening === 1,
     system: { createdAt: row.created_at, updatedAt: row.updated_at },
   };
 }
@@ -116,23 +145,41 @@ export async function listNamespaces(
   return { namespaces, total };
 }
 
+/** A namespace's settings, each changed only when given (null clears it). */
+export interface NamespaceSettings {
+  supportingContext?: string | null | undefined;
+  /** null: the deployment's setting. */
+  secretScreening?: boolean | null | undefined;
+}
+
 /**
- * Sets (or, with null, clears) a namespace's supporting context, making the namespace (by name)
- * in the same transaction, which locks only the namespace's own row.
+ * Sets (or, with null, clears) the namespace's settings that are given, making the namespace (by
+ * name) in the same transaction, which locks only the namespace's own row.
  */
-export async function setSupportingContext(
+export async function setNamespaceSettings(
   db: Db,
   organizationId: string,
   name: string,
-  context: string | null,
+  settings: NamespaceSettings,
 ): Promise<NamespaceRow> {
   return await documentTransaction(db, null, async () => {
     const ns = await ensureNamespace(db, organizationId, name);
-    await statement(db, "UPDATE namespaces SET supporting_context = $1, updated_at = $2 WHERE id = $3").run(
-      context,
-      now(),
-      ns.id,
-    );
+    const t = now();
+    if (settings.supportingContext !== undefined) {
+      await statement(db, "UPDATE namespaces SET supporting_context = $1, updated_at = $2 WHERE id = $3").run(
+        settings.supportingContext,
+        t,
+        ns.id,
+      );
+    }
+    if (settings.secretScreening !== undefined) {
+      const flag = settings.secretScreening === null ? null : settings.secretScreening ? 1 : 0;
+      await statement(db, "UPDATE namespaces SET secret_screening = $1, updated_at = $2 WHERE id = $3").run(
+        flag,
+        t,
+        ns.id,
+      );
+    }
     return (await getNamespace(db, ns.id))!;
   });
 }

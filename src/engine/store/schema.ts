@@ -511,7 +511,17 @@ export const migrations: readonly string[] = [
   ALTER TABLE memories ADD COLUMN fact_value TEXT;
   ALTER TABLE memories ADD COLUMN polarity TEXT NOT NULL DEFAULT 'is';
   `,
-  // 13: a namespace's memory version, raised by every write of its memories. Relation detection
+  // 13: secrets are screened from what is added (text/secrets.ts) unless the deployment or the
+  // namespace says otherwise: the namespace's own setting (NULL: the deployment's, 1 on, 0 off).
+  // What is still being processed is counted and read on each tool call of an agent (a namespace
+  // record's processing counts, search over text not indexed yet): from indexes of exactly those rows,
+  // not by reading every document of the namespace.
+  `
+  ALTER TABLE namespaces ADD COLUMN secret_screening INTEGER;
+  CREATE INDEX documents_unindexed ON documents(namespace_id) WHERE status NOT IN ('done', 'failed');
+  CREATE INDEX documents_dreaming ON documents(namespace_id) WHERE dreaming_status = 'dreaming';
+  `,
+  // 14: a namespace's memory version, raised by every write of its memories. Relation detection
   // drafts a document's memories outside any transaction (store/memory-draft.ts) against the
   // version it read; the store commits the draft only if the version is still that one, else the
   // caller drafts again. No foreign key: a namespace's delete takes its row (namespaces.ts).

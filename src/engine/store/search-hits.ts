@@ -30,6 +30,10 @@ export interface MemoryHitRow {
   created_at: string;
   updated_at: string;
   event_date: string | null;
+  /** Whose fact it is: the user's, another person's, a thing's, a document's (null: not said). */
+  subject_kind: string | null;
+  /** The slot it sets (extract/slots.ts: "work", "drink"), or null. */
+  attribute: string | null;
   /** The documents it came from and where in them. */
   sources: MemorySourceSpan[];
 }
@@ -65,12 +69,12 @@ export async function hitRows(
     db,
     `SELECT 'chunks' AS corpus, c.rowid, c.id, c.document_id, c.text, d.metadata, c.created_at,
             c.position, c.start_offset, c.end_offset, NULL AS is_latest, NULL AS is_inference,
-            NULL AS updated_at, NULL AS event_date,
+            NULL AS updated_at, NULL AS event_date, NULL AS subject_kind, NULL AS attribute,
             NULL AS source_document_id, NULL AS source_start, NULL AS source_end
      FROM ${chunks.from} CROSS JOIN documents d WHERE ${chunks.where} AND d.id = c.document_id
      UNION ALL
      SELECT 'memories', m.rowid, m.id, m.document_id, m.memory, m.metadata, m.created_at,
-            NULL, NULL, NULL, m.is_latest, m.is_inference, m.updated_at, m.event_date,
+            NULL, NULL, NULL, m.is_latest, m.is_inference, m.updated_at, m.event_date, m.subject_kind, m.attribute,
             s.document_id, s.start_offset, s.end_offset
      FROM ${memories.from} LEFT JOIN memory_sources s ON s.memory_id = m.id WHERE ${memories.where}`,
   ).all(db.dialect.list(chunkRowids), db.dialect.list(memoryRowids))) as unknown as HitRow[];
@@ -103,6 +107,8 @@ export async function hitRows(
         created_at: r.created_at,
         updated_at: r.updated_at!,
         event_date: r.event_date,
+        subject_kind: r.subject_kind,
+        attribute: r.attribute,
         sources: [],
       };
       out.memories.set(r.rowid, hit);
@@ -129,6 +135,8 @@ interface HitRow {
   is_inference: number | null;
   updated_at: string | null;
   event_date: string | null;
+  subject_kind: string | null;
+  attribute: string | null;
   source_document_id: string | null;
   source_start: number | null;
   source_end: number | null;

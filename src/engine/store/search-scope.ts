@@ -143,3 +143,38 @@ export async function topUnits(
   st.setReturnArrays(true);
   return (await st.all(...p.values)) as unknown as PageUnit[];
 }
+
+/** A document added but not indexed yet: what a search matches word for word (search/pending.ts). */
+export interface UnindexedDocumentRow {
+  id: string;
+  custom_id: string | null;
+  /** Its stored content, cut at the length asked for. */
+  content: string;
+  metadata: string;
+  updated_at: string;
+  /** Whether a memory of it was forgotten (its sentences in forgotten_sentences): 1 or 0. */
+  has_forgotten: number;
+}
+
+/**
+ * The scope's documents not indexed yet, most recently changed first, at most `limit`, each
+ * content cut to `maxChars`: read from the partial index of exactly those (migration 13), so a
+ * namespace with none pays one index probe.
+ */
+export async function unindexedDocuments(
+  db: Db,
+  scope: Scope,
+  limit: number,
+  maxChars: number,
+): Promise<UnindexedDocumentRow[]> {
+  const p = new Params(db.dialect, scope.namespaceId);
+  return (await statement(
+    db,
+    `SELECT d.id, d.custom_id, substr(d.content, 1, ${p.add(maxChars)}) AS content, d.metadata,
+       d.updated_at, EXISTS (SELECT 1 FROM forgotten_sentences f WHERE f.document_id = d.id) AS has_forgotten
+     FROM documents d
+     WHERE d.namespace_id = $1 AND d.status NOT IN ('done', 'failed')
+       AND ${compileFilter(scope.filter, CHUNK_FILTER_TARGET, p, filterFormFor(db))}
+     ORDER BY d.updated_at DESC LIMIT ${p.add(limit)}`,
+  ).all(...p.values)) as unknown as UnindexedDocumentRow[];
+}

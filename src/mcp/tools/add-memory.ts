@@ -3,7 +3,14 @@ import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, resolve } from "node:path";
 import { z } from "zod";
-import { DateString, DocumentStatus, DreamingStatus, FILE_MAX_BYTES, Metadata } from "../../api/index.js";
+import {
+  DateString,
+  DocumentStatus,
+  DreamingStatus,
+  FILE_MAX_BYTES,
+  Metadata,
+  type Redacted,
+} from "../../api/index.js";
 import { type DocumentState, WaitTimeoutError } from "../../client/index.js";
 import { defineTool, type ToolContext, toolError } from "./define.js";
 
@@ -55,7 +62,17 @@ const outputSchema = z.object({
   conversationId: z.string().optional(),
   turns: z.number().int().optional().describe("Turns in the transcript so far."),
   memoriesReady: z.boolean().describe("Memories searchable now."),
+  // The contract's item without its description: the name says it (tools/list stays small).
+  redacted: z.array(z.object({ kind: z.string(), count: z.number().int() })).optional(),
 });
+
+/** "a PIN and 2 card numbers", for the answer's sentence on what was redacted. */
+const redactedWords = (redacted: Redacted) => {
+  const words = redacted.map((r) =>
+    r.count === 1 ? `${/^[aeiou]/i.test(r.kind) ? "an" : "a"} ${r.kind}` : `${r.count} ${r.kind}s`,
+  );
+  return words.length > 1 ? `${words.slice(0, -1).join(", ")} and ${words.at(-1)}` : (words[0] ?? "");
+};
 
 /** One turn per line, "role: text": line breaks inside a turn would split it into two turns. */
 const turnLine = (role: string, text: string) => `${role.trim()}: ${text.replace(/\s*[\r\n]+\s*/g, " ")}`;
@@ -142,12 +159,18 @@ export const addMemory = defineTool({
     let id: string;
     let status: DocumentState["status"];
     let turns: number | undefined;
+    let redacted: Redacted | undefined;
     if (conversationId !== undefined && role !== undefined) {
       const customId = conversationDocumentId(conversationId);
-      const out = await appendTurn(ctx, customId, turnLine(role, content as string), opts);
+      // A turn's date is its own, written on its line ("[2026-03-02] user: ..."): what it says counts
+      // from that day, and the transcript's date (a change of which reads it all again) stays.
+      const { date, ...turnOpts } = opts;
+      const line = `${date ? `[${date}] ` : ""}${turnLine(role, content as string)}`;
+      const out = await appendTurn(ctx, customId, line, turnOpts);
       id = out.res.id;
       status = out.res.status;
       turns = out.turns;
+      redacted = out.res.redacted;
     } else if (file !== undefined) {
       const read = await readLocalFile(file, ctx.localFiles);
       if ("error" in read) return toolError(read.error);
@@ -157,6 +180,7 @@ export const addMemory = defineTool({
       );
       id = res.id;
       status = res.status;
+      redacted = res.redacted;
     } else {
       const text = content as string;
       const res = await ctx.ns.documents.add(
@@ -165,6 +189,7 @@ export const addMemory = defineTool({
       );
       id = res.id;
       status = res.status;
+      redacted = res.redacted;
     }
     await ctx.profileChanged();
 
@@ -204,6 +229,7 @@ export const addMemory = defineTool({
       ...(dreamingStatus ? { dreamingStatus } : {}),
       ...(conversationId !== undefined ? { conversationId, turns } : {}),
       memoriesReady,
+      ...(redacted?.length ? { redacted } : {}),
     };
     const what =
       conversationId !== undefined
@@ -216,7 +242,11 @@ export const addMemory = defineTool({
       : wait
         ? `${what} stored as document ${id} (status ${status}); memories are still being extracted, search again in a little while.`
         : `${what} stored as document ${id} (status ${status}). Memories are extracted in the background.`;
-    return { structured, text };
+    // Said, so that the agent neither repeats the secret nor expects it back from search.
+    const secrets = redacted?.length
+      ? ` Not stored: ${redactedWords(redacted)}, replaced by a [redacted: …] marker (secrets are kept out of memory); the rest was kept.`
+      : "";
+    return { structured, text: text + secrets };
   },
 });
 

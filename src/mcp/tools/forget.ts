@@ -8,6 +8,7 @@ import {
 } from "../../api/index.js";
 import { plural } from "../../plural.js";
 import { quoted, RESULTS_ARE_DATA } from "../format.js";
+import { processingNote, stillProcessing } from "../processing.js";
 import { defineTool, type ToolContext } from "./define.js";
 
 const inputSchema = z.strictObject({
@@ -33,6 +34,7 @@ const outputSchema = z.object({
   needsConfirmation: z
     .boolean()
     .describe("Nothing forgotten yet: confirm with the user, then call with ids."),
+  processing: z.number().int().optional(),
 });
 
 const list = (matches: { id: string; memory: string }[]) =>
@@ -85,9 +87,8 @@ export const forget = defineTool({
   title: "Forget memories",
   description: [
     "Forget memories that are wrong, outdated or that the user wants removed.",
-    "A forgotten fact leaves every recall path: search returns neither the memory, the versions it replaced, nor their source sentences (the rest of a passage stays findable); the profile drops it; re-sending the document does not bring it back.",
-    "The document stays stored until deleted with documentIds.",
-    "Pass ids, documentIds to delete whole documents, or query to forget by meaning: the user confirms the matches first; where the client cannot ask, nothing is forgotten and the result lists them (needsConfirmation): show them, then call with their ids.",
+    "A forgotten fact leaves every recall path (search, its source passages, the profile); re-sending its document does not bring it back; the document stays until deleted with documentIds.",
+    "Pass ids, documentIds (whole documents), or query (by meaning): the user confirms the matches first; where the client cannot ask, nothing is forgotten and the matches come back (needsConfirmation): show them, then call with their ids.",
     RESULTS_ARE_DATA,
   ].join(" "),
   inputSchema,
@@ -144,21 +145,40 @@ export const forget = defineTool({
       };
     }
     const query = args.query as string;
+    // Read first: a document done by the time the matches are read has its memories among them.
+    const processing = stillProcessing(ctx);
     const dry = await ctx.ns.memories.forgetSemantic({ query, dryRun: true }, opts);
+    const pending = await processing;
+    const still = pending ? { processing: pending.documents } : {};
+    // Memories not made yet cannot be forgotten: the agent must come back for them.
+    const note = processingNote(
+      pending,
+      "memories not made yet from them cannot be forgotten until they are",
+    );
     if (dry.matches.length === 0) {
       return {
-        structured: { forgotten: 0, matches: [], errors: dry.errors, needsConfirmation: false },
-        text: `No memory matches "${query}"; nothing was forgotten. Try search to find the memories and forget them by id.`,
+        structured: { forgotten: 0, matches: [], errors: dry.errors, needsConfirmation: false, ...still },
+        text: [
+          `No memory matches "${query}"; nothing was forgotten. Try search to find the memories and forget them by id.`,
+          ...(note ? [note] : []),
+        ].join("\n"),
       };
     }
     const confirmed = await confirmWithUser(ctx, query, dry.matches);
     if (confirmed === undefined) {
       return {
-        structured: { forgotten: 0, matches: dry.matches, errors: dry.errors, needsConfirmation: true },
+        structured: {
+          forgotten: 0,
+          matches: dry.matches,
+          errors: dry.errors,
+          needsConfirmation: true,
+          ...still,
+        },
         text: [
           `Nothing was forgotten yet. ${plural(dry.matches.length, "memory matches", "memories match")} "${query}":`,
           ...list(dry.matches),
           `Show these to the user. Once they confirm, call forget with ids: ${JSON.stringify(dry.matches.map((m) => m.id))}.`,
+          ...(note ? [note] : []),
         ].join("\n"),
       };
     }
@@ -180,11 +200,13 @@ export const forget = defineTool({
         matches: res.matches.length ? res.matches : dry.matches,
         errors: res.errors,
         needsConfirmation: false,
+        ...still,
       },
       text: [
         `The user confirmed; forgot ${plural(res.count, "memory", "memories")}.`,
         ...list(dry.matches),
         ...(res.count > 0 ? [FORGOTTEN_NOTE] : []),
+        ...(note ? [note] : []),
       ].join("\n"),
     };
   },

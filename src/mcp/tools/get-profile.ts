@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BucketName, PROFILE_BUCKETS_MAX, Profile } from "../../api/index.js";
 import { quoted, RESULTS_ARE_DATA } from "../format.js";
+import { processingNote, stillProcessing } from "../processing.js";
 import { defineTool } from "./define.js";
 
 const inputSchema = z.strictObject({
@@ -14,6 +15,7 @@ const inputSchema = z.strictObject({
 const outputSchema = z.object({
   namespace: z.string(),
   profile: Profile,
+  processing: z.number().int().optional(),
 });
 
 type MemoryRefs = { id: string; memory: string }[];
@@ -33,15 +35,27 @@ export const getProfile = defineTool({
   outputSchema,
   annotations: { title: "Get profile", readOnlyHint: true, openWorldHint: false },
   async handler(args, ctx) {
+    // Read first: a document done by the time the profile is read is then in it.
+    const processing = stillProcessing(ctx);
     const { profile } = await ctx.ns.profile.get(args.buckets ? { buckets: args.buckets } : undefined, {
       signal: ctx.extra.signal,
     });
+    const pending = await processing;
+    const note = processingNote(pending, "the profile does not show what they say yet");
     const lines = [
       `Profile of namespace ${ctx.namespace}`,
       ...section("Static facts", profile.static),
       ...section("Dynamic facts", profile.dynamic),
       ...Object.entries(profile.buckets).flatMap(([name, facts]) => section(`Bucket ${name}`, facts)),
+      ...(note ? [note] : []),
     ];
-    return { structured: { namespace: ctx.namespace, profile }, text: lines.join("\n") };
+    return {
+      structured: {
+        namespace: ctx.namespace,
+        profile,
+        ...(pending ? { processing: pending.documents } : {}),
+      },
+      text: lines.join("\n"),
+    };
   },
 });

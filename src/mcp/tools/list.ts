@@ -12,6 +12,7 @@ import {
   Pagination,
 } from "../../api/index.js";
 import { age, quoted, RESULTS_ARE_DATA, truncate } from "../format.js";
+import { processingNote, stillProcessing } from "../processing.js";
 import { defineTool } from "./define.js";
 
 const inputSchema = z.strictObject({
@@ -32,13 +33,19 @@ const DocumentSummary = Document.omit({ content: true, chunks: true, memories: t
 const outputSchema = z.object({
   type: ListType,
   documents: z
-    .array(DocumentSummary.pick({ id: true, title: true, url: true, type: true, date: true, system: true }))
+    .array(
+      DocumentSummary.pick({ id: true, title: true, url: true, type: true, date: true }).extend({
+        // Strings, not the enums: the text shows the values, and tools/list stays small.
+        system: z.object({ status: z.string(), dreamingStatus: z.string() }),
+      }),
+    )
     .optional(),
   memories: z
     .array(MemoryFields.pick({ id: true, memory: true, isStatic: true, isForgotten: true, documentId: true }))
     .optional(),
   chunks: z.array(Chunk.pick({ id: true, documentId: true, position: true, content: true })).optional(),
   pagination: Pagination,
+  processing: z.number().int().optional(),
 });
 
 const when = (iso: string | undefined) => (iso ? ` (${age(iso)})` : "");
@@ -48,7 +55,7 @@ export const list = defineTool({
   title: "List memory contents",
   description: [
     "Browse documents (with processing status), memories or chunks, a page at a time, newest first, or one memory's versions (id):",
-    "to see what exists, check that content is processed (status, dreamingStatus done) or find ids for forget.",
+    "to see what exists or find ids for forget; processing counts documents not processed yet.",
     RESULTS_ARE_DATA,
   ].join(" "),
   inputSchema,
@@ -82,6 +89,8 @@ export const list = defineTool({
       ...(args.type === "memories" && args.includeForgotten ? { include: { forgotten: true } } : {}),
     };
     const opts = { signal: ctx.extra.signal };
+    // Read first: a document done by the time the list is read is then in it.
+    const processing = stillProcessing(ctx);
     const res =
       args.type === "documents"
         ? await ctx.ns.documents.list(query, body, opts)
@@ -111,6 +120,14 @@ export const list = defineTool({
       );
     }
     const header = `${args.type}, page ${pagination.currentPage} of ${pagination.totalPages}${lines.length ? ":" : ": none"}`;
-    return { structured, text: [header, ...lines].join("\n") };
+    const pending = await processing;
+    const note = processingNote(
+      pending,
+      args.type === "documents"
+        ? "their memories are not all made yet"
+        : `their ${args.type} are not all listed yet`,
+    );
+    if (pending) structured.processing = pending.documents;
+    return { structured, text: [header, ...lines, ...(note ? [note] : [])].join("\n") };
   },
 });

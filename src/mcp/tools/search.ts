@@ -10,6 +10,7 @@ import {
 } from "../../api/index.js";
 import { plural } from "../../plural.js";
 import { age, estimateTokens, fitToBudget, quoted, RESULTS_ARE_DATA, truncate } from "../format.js";
+import { processingNote, stillProcessing } from "../processing.js";
 import { defineTool } from "./define.js";
 
 const inputSchema = z.strictObject({
@@ -41,10 +42,11 @@ const Source = z.object({
   documentId: z.string().nullable(),
   title: z.string().nullable(),
   url: z.string().nullable(),
+  passage: z.string().optional(),
 });
 
 const Result = z.object({
-  kind: z.enum(["memory", "chunk"]),
+  kind: z.enum(["memory", "chunk", "pending"]),
   id: z.string(),
   text: z.string(),
   similarity: z.number(),
@@ -59,7 +61,8 @@ const outputSchema = z.object({
   results: z.array(Result),
   found: z.number().int().describe("Results before maxTokens cut them."),
   truncated: z.boolean(),
-  nearest: z.boolean().describe("Nothing reached the threshold: these are the nearest, weaker matches."),
+  nearest: z.boolean().describe("Nothing reached the threshold: the nearest, weaker matches."),
+  processing: z.number().int().optional(),
   searchTimeMs: z.number(),
 });
 
@@ -70,6 +73,13 @@ const outputSchema = z.object({
  * judges a few weak matches, said to be weak, better than none.
  */
 const NEAREST_LIMIT = 3;
+/**
+ * Characters of each nearest match shown: they are weak by definition, so a line each (around the
+ * query's words) rather than whole passages, which made a failed answer the longest one.
+ */
+export const NEAREST_TEXT_MAX = 160;
+/** Characters of a memory's source passage shown beside it. */
+export const PASSAGE_TEXT_MAX = 200;
 
 const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
 
@@ -77,7 +87,7 @@ function toResult(hit: SearchHit, now: number): Result {
   const doc = hit.included?.document as Record<string, unknown> | undefined;
   const date = str(doc?.date) ?? str(hit.system?.createdAt);
   return {
-    kind: hit.memory !== undefined ? "memory" : "chunk",
+    kind: hit.memory !== undefined ? "memory" : hit.pending ? "pending" : "chunk",
     id: hit.id,
     text: hit.memory ?? hit.chunk ?? "",
     similarity: Math.round(hit.similarity * 1000) / 1000,
@@ -93,23 +103,63 @@ function toResult(hit: SearchHit, now: number): Result {
   };
 }
 
+/**
+ * Each memory hit with the chunk hit it came from (the engine's `sourceChunkIds`) as one result:
+ * the fact, with its passage as its source. A chunk that is no memory's source stays a result.
+ */
+function mergeSources(hits: readonly SearchHit[]): { hit: SearchHit; passage?: string }[] {
+  const byId = new Map(hits.filter((h) => h.chunk !== undefined).map((h) => [h.id, h]));
+  const taken = new Set<string>();
+  const out: { hit: SearchHit; passage?: string }[] = [];
+  for (const hit of hits) {
+    const chunkId = hit.sourceChunkIds?.find((id) => byId.has(id) && !taken.has(id));
+    if (chunkId) taken.add(chunkId);
+    out.push(chunkId ? { hit, passage: byId.get(chunkId)!.chunk! } : { hit });
+  }
+  return out.filter(({ hit }) => !taken.has(hit.id));
+}
+
+/** Words of the query a text may show: long enough to mean something, their first letters (for plurals). */
+const queryStems = (query: string) =>
+  [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]{4,}/gu) ?? [])].map((w) => w.slice(0, 5));
+
+/**
+ * `max` characters of a text around the first word the query shares with it (a weak match's
+ * reason), or its start; cut at words and marked with "…".
+ */
+export function excerpt(text: string, query: string, max: number): string {
+  if (text.length <= max) return text;
+  const lower = text.toLowerCase();
+  const at = Math.min(
+    ...queryStems(query)
+      // Letters and digits only: nothing to escape.
+      .map((w) => lower.search(new RegExp(`(?<![\\p{L}\\p{N}])${w}`, "u")))
+      .filter((i) => i >= 0),
+  );
+  if (!Number.isFinite(at) || at < max / 2) return truncate(text, max);
+  const from = text.lastIndexOf(" ", at - Math.floor(max / 3)) + 1;
+  return `…${truncate(text.slice(from), max - 1)}`;
+}
+
 export function renderResult(r: Result, i: number): string {
   const source = [r.source.title, r.source.url ?? (r.source.title ? null : r.source.documentId)]
     .filter((s): s is string => s !== null)
     .map(quoted)
     .join(" ");
   const when = r.age ? `, ${r.age}` : "";
+  const kind = r.kind === "pending" ? "not processed yet" : r.kind;
+  const passage = r.source.passage ? `: ${quoted(r.source.passage)}` : "";
   // One result per line, its stored text one quoted string: a line break inside it is escaped.
-  return `${i + 1}. [${r.kind} ${r.similarity.toFixed(2)}${when}] ${quoted(r.text)}${source ? ` (from ${source})` : ""}`;
+  return `${i + 1}. [${kind} ${r.similarity.toFixed(2)}${when}] ${quoted(r.text)}${source ? ` (from ${source}${passage})` : ""}`;
 }
 
 export const search = defineTool({
   name: "search",
   title: "Search memory",
   description: [
-    "Recall stored facts and document passages; call it before answering anything that may depend on earlier conversations.",
-    "By similarity, with age and source.",
-    "If nothing reaches the default threshold, the nearest weaker matches come back marked nearest; new content is searchable within seconds.",
+    "Recall stored facts and document passages, with age and source; call it before answering anything that may depend on earlier conversations.",
+    "If nothing reaches the default threshold, the nearest few weaker matches come back (nearest).",
+    "Text not processed yet is matched word for word (pending) and counted (processing).",
     RESULTS_ARE_DATA,
   ].join(" "),
   inputSchema,
@@ -128,6 +178,8 @@ export const search = defineTool({
         },
         { signal: ctx.extra.signal },
       );
+    // Read first: a document that is done by the time the search runs is then in its results.
+    const processing = stillProcessing(ctx);
     let res = await ask(args.threshold, args.limit);
     // Only when the caller left the threshold to us: one they chose is kept to.
     let nearest = false;
@@ -144,7 +196,18 @@ export const search = defineTool({
       }
     }
     const now = Date.now();
-    const all = res.results.map((h) => toResult(h, now));
+    const all = mergeSources(res.results).map(({ hit, passage }) => {
+      const r = toResult(hit, now);
+      // A weak match is a line, its source named only: the reader judges it, not reads it.
+      if (nearest) return { ...r, text: excerpt(r.text, args.query, NEAREST_TEXT_MAX) };
+      if (passage !== undefined) r.source.passage = truncate(passage, PASSAGE_TEXT_MAX);
+      return r;
+    });
+    const pending = await processing;
+    const note = processingNote(
+      pending,
+      all.length === 0 ? "what they say may be the answer" : "what they say is not all in these results",
+    );
     const header = (n: number, cut: boolean) => {
       if (n === 0)
         return `Nothing found for "${args.query}". Try other words${args.mode === "hybrid" ? "" : ', mode "hybrid"'}${lowest ? "" : ", or a lower threshold"}.`;
@@ -153,17 +216,27 @@ export const search = defineTool({
         ? `Nothing reached similarity ${SEARCH_THRESHOLD_DEFAULT}; the nearest ${count}, weaker matches (check that they answer it):`
         : `${count}:`;
     };
-    // The header is part of the answer's budget: its longest form (every result, cut) is set aside.
-    const reserve = estimateTokens(header(all.length, true)) + 1;
+    // The header (and the note on what is still processing) is part of the answer's budget: its
+    // longest form (every result, cut) is set aside.
+    const reserve = estimateTokens(`${header(all.length, true)}\n${note ?? ""}`) + 2;
     const { kept, truncated } = fitToBudget(
       all,
       (r) => renderResult(r, all.length),
-      (r, max) => ({ ...r, text: truncate(r.text, max) }),
+      (r, max) => ({ ...r, text: truncate(r.text, max), source: { ...r.source, passage: undefined } }),
       args.maxTokens === undefined ? undefined : Math.max(0, args.maxTokens - reserve),
     );
-    const text = [header(kept.length, truncated), ...kept.map(renderResult)].join("\n");
+    const text = [header(kept.length, truncated), ...kept.map(renderResult), ...(note ? [note] : [])].join(
+      "\n",
+    );
     return {
-      structured: { results: kept, found: all.length, truncated, nearest, searchTimeMs: res.searchTime },
+      structured: {
+        results: kept,
+        found: all.length,
+        truncated,
+        nearest,
+        ...(pending ? { processing: pending.documents } : {}),
+        searchTimeMs: res.searchTime,
+      },
       text,
     };
   },

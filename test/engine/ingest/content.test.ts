@@ -179,6 +179,24 @@ describe("resolveContent for text", () => {
     expect(textTitle("---\n***", "plain")).toBeNull();
   });
 
+  it("titles an agent's transcript, whose speakers are only roles, by its day", async () => {
+    const chat = "user: my sister moved to Porto\nassistant: noted";
+    expect(textTitle(chat, "conversation", "2026-11-28")).toBe("Conversation of 28 November 2026");
+    expect(textTitle(chat, "conversation", "2026-11-28T22:15:00.000Z")).toBe(
+      "Conversation of 28 November 2026",
+    );
+    expect(textTitle(chat, "conversation")).toBe("Conversation");
+    // A transcript whose turns say their day (as add_memory writes them) is titled by its first.
+    expect(textTitle(`[2026-03-14] ${chat}`, "conversation", "2026-11-28")).toBe(
+      "Conversation of 14 March 2026",
+    );
+    // The people in it name it, the roles do not.
+    expect(textTitle("user: hi\nSofia: hey", "conversation", "2026-11-28")).toBe("Conversation: Sofia");
+    // Processing passes the document's date, else when it was added.
+    const resolved = await resolveContent(chat, { allowPrivateNetwork: false }, "2024-02-29");
+    expect(resolved.title).toBe("Conversation of 29 February 2024");
+  });
+
   it("treats a URL inside a sentence, or several lines, as text", async () => {
     for (const content of [`See ${server.url}/notes.txt for details`, `${server.url}/a\n${server.url}/b`]) {
       const resolved = await resolveContent(content, allow);

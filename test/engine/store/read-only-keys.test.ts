@@ -40,12 +40,12 @@ describe("read-only keys in the store", () => {
     const first = await connect();
     await registerKey(first, "mk_older_key_0123456", LOCAL_ORGANIZATION);
     // Back to before the step (SQLite's 10th, PostgreSQL's 4th): the column gone, and what the later
-    // steps made (forgotten sentences, the memories' fact columns), as a store of that release.
+    // steps made (forgotten sentences, the memories' fact columns, secret screening), as a store of that release.
     await first.exec("ALTER TABLE api_keys DROP COLUMN read_only");
     await first.exec("DROP TABLE forgotten_sentences");
     for (const column of ["subject_kind", "fact_value", "polarity"])
       await first.exec(`ALTER TABLE memories DROP COLUMN ${column}`);
-    // The namespaces' memory versions (SQLite's 13th step, PostgreSQL's 8th).
+    // The namespaces' memory versions (SQLite's 14th step, PostgreSQL's 9th).
     for (const write of ["insert", "update", "delete"])
       await first.exec(
         `DROP TRIGGER memories_version_${write}${TEST_BACKEND === "sqlite" ? "" : " ON memories"}`,
@@ -53,6 +53,10 @@ describe("read-only keys in the store", () => {
     await first.exec("DROP TABLE memory_versions");
     if (TEST_BACKEND === "postgres")
       await first.exec("DROP FUNCTION memories_version_written(); DROP FUNCTION memories_version_moved()");
+    // The namespace's secret screening and the indexes of what is still being processed.
+    await first.exec("ALTER TABLE namespaces DROP COLUMN secret_screening");
+    await first.exec("DROP INDEX documents_unindexed");
+    await first.exec("DROP INDEX documents_dreaming");
     if (TEST_BACKEND === "sqlite") await first.exec("PRAGMA user_version = 9");
     else await first.exec("UPDATE memctx_schema SET version = 3");
     await first.close();

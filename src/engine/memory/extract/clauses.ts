@@ -1,3 +1,4 @@
+import { afterOpeningTime } from "./markers.js";
 import type { Sentence, Token } from "./nlp.js";
 
 /**
@@ -47,7 +48,7 @@ export function clauseSubject(tokens: readonly Token[]): string | null {
   if (/^i['’]m$/.test(tokens[at]!.lower)) return "i";
   if (at === 0) return null;
   const words = tokens
-    .slice(0, at)
+    .slice(afterOpeningTime(tokens.slice(0, at)), at)
     .filter((t) => !FILLER.has(t.lower) && t.pos !== "PUNCT" && t.pos !== "ADV" && t.pos !== "CCONJ");
   if (words.length === 0 || words.length > 5) return null;
   if (!words.every((t) => /^(DET|PRON|ADJ|NOUN|PROPN|NUM)$/.test(t.pos))) return null;
@@ -125,6 +126,8 @@ export function splitClauses(
     if (left.at(-1)?.value === ",") left = left.slice(0, -1);
     let right = tokens.slice(k + 1);
     if (!isClause(left) || right.length < 2) continue;
+    // "... the creativity and skill is awesome": two nouns joined are one subject, not two clauses.
+    if (!semicolon && left.at(-1)?.pos === "NOUN" && right[0]?.pos === "NOUN") continue;
     let implied: Token[] = [];
     if (opensWithVerb(right, left)) {
       implied = subjectTokens(left);

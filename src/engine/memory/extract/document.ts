@@ -202,19 +202,21 @@ export function headingAt(shape: DocumentShape, offset: number): Heading | null 
 
 /**
  * How many memories a reference document of this length gives at most: a few, about itself (what
- * it is, who owns it, what was decided and when); its passages stay searchable as chunks. Grows
+ * it is, who owns it, when it runs, what was decided and when); its passages stay searchable as chunks. Grows
  * with the root of its length: a README of 5 KB gives 7, a manual of 60 KB 13.
  */
 export function memoryBudget(chars: number): number {
   return Math.round(5 + Math.sqrt(chars / 1000));
 }
 
-// What a document says about itself, worth a memory first: what it is, who owns it, what was
-// decided and when.
+// What a document says about itself, worth a memory first: what it is, who owns it, when it runs,
+// what was decided and when.
 const OWNERSHIP = /\b(?:owned by|maintained by|owners?|maintainers?|responsible for|led by|contact)\b/i;
 const DECISION =
   /\b(?:decided|decision|chose|chosen|we use|switched|replaced|migrated|adopted|deprecated|introduced|launched|released)\b/i;
 const DATED = /\b(?:19|20)\d{2}\b/;
+const RECURS =
+  /\b(?:every (?:night|day|morning|evening|hour|week|month|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|nightly|daily|hourly|weekly|monthly)\b.*\b(?:at \d{1,2}(?::\d{2})?|\d{1,2}:\d{2})\b|\b(?:at \d{1,2}:\d{2}).*\b(?:every|nightly|daily|hourly|weekly)\b/i;
 
 /** How much a statement says about the document's subject itself (title: what the document is called). */
 export function aboutItself(sentence: string, title: string | null): number {
@@ -233,6 +235,7 @@ export function aboutItself(sentence: string, title: string | null): number {
   )
     score += 6;
   if (OWNERSHIP.test(sentence)) score += 5;
+  if (RECURS.test(sentence)) score += 4;
   if (DECISION.test(sentence)) score += 3;
   if (DATED.test(sentence)) score += 2;
   return score;
@@ -245,7 +248,11 @@ export function aboutItself(sentence: string, title: string | null): number {
  */
 export function isFragment(sentence: string): boolean {
   // A decision log's or changelog's date label ("2025-01: We chose Dagster") is read past.
-  const s = sentence.trim().replace(/^(?:19|20)\d{2}(?:-\d{2}){0,2}:\s+/, "");
+  const s = sentence
+    .trim()
+    .replace(/^(?:19|20)\d{2}(?:-\d{2}){0,2}:\s+/, "")
+    // A name in inline code is a word of the sentence ("the `ingest_sales` DAG picks up ...").
+    .replace(/`([\w.:/-]{1,40})`/g, "$1");
   if (/[`|]|\*\*|\s#\s|^\W|^\d/.test(s)) return true;
   if ((s.match(/\(/g)?.length ?? 0) !== (s.match(/\)/g)?.length ?? 0)) return true;
   if ((s.match(/\s[-–]\s/g)?.length ?? 0) >= 2) return true;

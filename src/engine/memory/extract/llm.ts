@@ -3,6 +3,7 @@ import type { ChatModel } from "../../models/chat.js";
 import { formatDay, parseDocumentDate } from "../../text/dates.js";
 import { correctionOf } from "./corrections.js";
 import { documentShape, memoryBudget } from "./document.js";
+import { SLOTS } from "./slots.js";
 import type { ExtractedFact, ExtractionInput, Extractor } from "./types.js";
 
 /** What the model must answer: the same fields as ExtractedFact, every one present (strict JSON schema). */
@@ -14,13 +15,22 @@ export const llmFactsSchema = z.object({
         .boolean()
         .describe("true: identity, preference, relationship, work, home; false: event, plan, recent state"),
       subject: z.string().nullable().describe('who or what the fact is about, lowercase ("caroline")'),
+      subjectKind: z
+        .enum(["user", "person", "thing", "document"])
+        .nullable()
+        .describe("the user themself; another person; a thing or project; the document itself"),
       attribute: z
         .string()
         .nullable()
         .describe(
-          'snake_case key of what it says about the subject ("home", "work", "likes_painting"), null for events',
+          `the slot it sets: one of ${SLOTS.map((s) => s.name).join(", ")}, or likes_<thing>, dislikes_<thing>, favorite_<kind>, or another snake_case predicate; null for one-off events`,
         ),
-      eventDate: z.string().nullable().describe("YYYY-MM-DD the fact is about, null when unknown"),
+      value: z.string().nullable().describe('the value it gives the slot ("Berlin" for home), null if none'),
+      polarity: z.enum(["is", "no_longer"]).describe('"no_longer" when it says the value is no longer so'),
+      eventDate: z
+        .string()
+        .nullable()
+        .describe("YYYY-MM-DD the fact became true or happened, null when unknown"),
       isInference: z.boolean().describe("true when derived, not stated"),
     }),
   ),
@@ -34,7 +44,8 @@ Rules:
 - Make every date absolute using the document date ("yesterday" -> "7 May 2023"; "last week" -> "the week before 8 May 2023"; "next month" -> "June 2023") and set eventDate (YYYY-MM-DD) when the fact has a date.
 - Leave out greetings, thanks, small talk, compliments and questions.
 - isStatic: true for lasting facts (identity, preferences, relationships, work, home, skills); false for events, plans and recent states.
-- subject: lowercase name of who the fact is about. attribute: a stable snake_case key for what the fact says about the subject, the same key for facts that replace each other ("home" for "lives in Berlin" and "lives in Boston"; "work", "relationship", "pet", "likes_<thing>", "favorite_<thing>"); null for one-off events.
+- subject: lowercase name of who the fact is about ("the user" for the user); subjectKind: "user", "person" (someone else: name them, with who they are to the user when the text says it), "thing" (a project, an object, an event) or "document" (what a reference document says of its own subject).
+- attribute: the slot the fact sets, the same slot for facts that replace each other ("home" for "lives in Berlin" and "moved to Braga"; "work" for "works at Acme" and "joined Northwind"; "vehicle" for "drives a Clio" and "bought an electric bike"); value: the slot's value ("Braga"); polarity: "no_longer" for "no longer drinks coffee", "sold the Clio", "left Acme"; null slot for one-off events. eventDate: the day it became true or happened.
 - isInference: true only for facts you derive rather than read.
 - Corrections: when the text corrects or replaces something ("actually", "not X anymore", "no longer", "instead", "switched from X to Y", "cancelled X", "correction:", "I was wrong about X"), write the current value and end the fact with "(no longer X)" naming the old value, e.g. "The user lives in Braga (no longer Porto)."; give it the subject and attribute of the fact it replaces. Never list the old value as still true.
 - Who said what about whom: a fact about another person is that person's (subject = that person, e.g. "lena fischer"), never the speaker's or the user's preference; keep who they are to the user when the text says it ("The user's colleague Lena Fischer prefers async code reviews."): the user's profile leaves their facts out by it. Resolve "he", "she", "they" to the person they stand for only when the text makes it clear; otherwise leave the fact out rather than guess.
@@ -122,12 +133,19 @@ export class LlmExtractor implements Extractor {
         // The prompt asks a correction to name what it replaces ("(no longer Porto)"): the same
         // reading as the offline extractor's turns it into the supersession marker.
         const correction = correctionOf(memory);
+        const attribute = key(f.attribute);
         facts.push({
-          ...(correction.cue ? { corrects: true, replaces: correction.replaces } : {}),
+          // A slot set again supersedes its value (as a change told by the offline extractor does).
+          ...(correction.cue || (attribute !== null && f.polarity === "no_longer")
+            ? { corrects: true, replaces: correction.replaces }
+            : {}),
           memory,
           isStatic: f.isStatic,
           subject: key(f.subject)?.replace(/_/g, " ") ?? null,
-          attribute: key(f.attribute),
+          ...(f.subjectKind ? { subjectKind: f.subjectKind } : {}),
+          attribute,
+          ...(f.value ? { value: f.value } : {}),
+          ...(f.polarity === "no_longer" ? { polarity: "no_longer" as const } : {}),
           eventDate: f.eventDate !== null && ISO_DAY.test(f.eventDate) ? f.eventDate : null,
           isInference: f.isInference,
         });

@@ -1,3 +1,5 @@
+import type { Token } from "./nlp.js";
+
 /**
  * Words that carry no fact, as tables: small talk, light verbs, fillers, intensifiers, and the
  * discourse markers a sentence is told with ("by the way", "to be honest"). Extraction leaves them
@@ -130,6 +132,7 @@ const MARKERS = [
   "you know what",
   "just saying",
   "in any case",
+  "speaking of which",
   "anyway",
   "anyways",
   "nice to meet you",
@@ -149,4 +152,25 @@ export function markerSpans(text: string): { start: number; end: number }[] {
   if (trail && trail.index > (spans[0]?.end ?? 0))
     spans.push({ start: trail.index, end: trail.index + trail[0].length });
   return spans;
+}
+
+/** Words that say when: days, parts of days, periods. */
+export const WHEN =
+  /^(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|mornings?|evenings?|nights?|afternoons?|weekends?|days?|weeks?|months?|years?|summers?|winters?)$/;
+
+/**
+ * Where a clause starts after the time it opens with ("Every night at 02:00 UTC the ingest DAG
+ * picks up ...", "On Thursdays, we climb", "Every Friday I play padel"): the index of its first
+ * word after it, 0 when it opens with none.
+ */
+export function afterOpeningTime(tokens: readonly Token[]): number {
+  let i = 0;
+  let said = false;
+  for (; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (WHEN.test(t.lower) || /^\d{1,2}(?::\d{2})?$/.test(t.lower)) said = true;
+    else if (!/^(every|each|on|at|in|during|this|last|next|,|utc|gmt|am|pm|a\.m\.|p\.m\.)$/.test(t.lower))
+      break;
+  }
+  return said ? i : 0;
 }

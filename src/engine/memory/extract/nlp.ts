@@ -45,12 +45,26 @@ function nlp(): ReturnType<typeof winkNLP> {
 export const MAX_WORD_CHARS = 1_000;
 const NOT_A_WORD = new RegExp(`\\S{${MAX_WORD_CHARS + 1},}`, "g");
 
+const INLINE_CODE = /`[^`\n]{1,200}`/g;
+const CODE_DOT = "\u2024";
+
+/** A token read with inline code's dots stood in for: its words as the text writes them. */
+function restore(token: Token, text: string): void {
+  if (!token.value.includes(CODE_DOT)) return;
+  token.value =
+    token.end > token.start ? text.slice(token.start, token.end) : token.value.replaceAll(CODE_DOT, ".");
+  token.lower = token.value.toLowerCase();
+  token.lemma = token.lemma.replaceAll(CODE_DOT, ".");
+}
+
 /** Splits text into sentences of POS-tagged, lemmatized tokens (wink-nlp, English lite model). */
 export function analyse(original: string): Sentence[] {
   const engine = nlp();
   const its = engine.its;
-  // Blanked in place: offsets into the text stay right.
-  const text = original.replace(NOT_A_WORD, (run) => " ".repeat(run.length));
+  // Blanked in place: offsets into the text stay right. A dot inside inline code ("`raw.sales`")
+  // ends no sentence: read as a one-character stand-in, each token's value taken back from the text.
+  const blanked = original.replace(NOT_A_WORD, (run) => " ".repeat(run.length));
+  const text = blanked.replace(INLINE_CODE, (code) => code.replaceAll(".", CODE_DOT));
   const doc = engine.readDoc(text);
   const sentences: Sentence[] = [];
   let cursor = 0;
@@ -83,7 +97,8 @@ export function analyse(original: string): Sentence[] {
     if (tokens.length === 0) return;
     const start = tokens[0]!.start;
     const end = tokens[tokens.length - 1]!.end;
-    sentences.push({ text: text.slice(start, end), start, end, tokens });
+    if (text !== blanked) for (const token of tokens) restore(token, blanked);
+    sentences.push({ text: blanked.slice(start, end), start, end, tokens });
   });
   return sentences;
 }

@@ -2,7 +2,7 @@ import { conversationTurns } from "../../text/conversation.js";
 import { type DateSpan, type DayRef, formatDay, parseDocumentDate, resolveDates } from "../../text/dates.js";
 import { clauseSubject, splitClauses, verbAsNoun } from "./clauses.js";
 import { readContext } from "./context.js";
-import { correctionOf } from "./corrections.js";
+import { type Correction, correctionOf } from "./corrections.js";
 import {
   aboutItself,
   documentShape,
@@ -16,7 +16,7 @@ import {
 import { FILLER, INTENSIFIERS, LIGHT_VERBS, markerSpans, SMALL_TALK } from "./markers.js";
 import { analyse, type Sentence, type Token } from "./nlp.js";
 import { isSomeonesRelation, PERSON_NOUNS, People, subjectOf, USER_SUBJECT } from "./people.js";
-import { readSlot } from "./slots.js";
+import { readSlot, slotOfWord } from "./slots.js";
 import type { ExtractedFact, ExtractionInput, Extractor, SubjectKind } from "./types.js";
 
 /**
@@ -36,6 +36,8 @@ interface Turn {
   speaker: string | null;
   text: string;
   offset: number;
+  /** The turn's own day, when its line says it ("[2026-03-02] user: ..."): its dates count from it. */
+  date?: DayRef | null;
 }
 
 // Speakers whose turns carry no facts about the people in the conversation.
@@ -60,6 +62,7 @@ function turnsOf(input: ExtractionInput, body: string, units: readonly number[] 
     speaker: t.role === "" ? null : t.role,
     text: input.text.slice(t.bodyStart, t.end).replace(/\n/g, " "),
     offset: t.bodyStart,
+    date: parseDocumentDate(/^\s*\[([^\]]+)\]/.exec(input.text.slice(t.start, t.bodyStart))?.[1]),
   }));
   return turns.length > 0 ? turns : [{ speaker: null, text: input.text, offset: 0 }];
 }
@@ -548,7 +551,7 @@ export function extractFacts(
   opts: OfflineOptions = {},
 ): ExtractedFact[] {
   const dateEvents = opts.dateEvents ?? true;
-  const ref = parseDocumentDate(input.documentDate);
+  const documentRef = parseDocumentDate(input.documentDate);
   const context = readContext(input);
   // A long or sectioned plain text is a reference document: its structure lines are left out, its
   // statements chosen by salience and told with their heading and title.
@@ -579,17 +582,20 @@ export function extractFacts(
   const peopleKeys = new Set(speakerNames);
   // The person named last, who a later "she" or "he" is (across turns: the reply often goes on about them).
   let lastPerson: string | null = null;
-  // The people the text introduces ("my wife is Sofia"), with who they are to whom.
+  // The people the text introduces ("my wife is Sofia"), with who they are to whom, and those the
+  // memories already known introduced (turns appended later are read without the turns before).
   const known = new People();
+  for (const m of input.existing ?? []) known.recall(m.memory);
   const named = new Set(input.text.match(NAMED) ?? []);
   const dated = (list: DateSpan[]) =>
     list.filter((sp): sp is DateSpan & { date: string } => sp.date !== null);
-  const undatedSuffix = (memory: string, isStatic: boolean) =>
-    !isStatic && ref !== null && dateEvents
-      ? `${memory.slice(0, -1)} (${formatDay(ref.year, ref.month, ref.day)}).`
-      : memory;
-
   for (const turn of turns) {
+    // Relative dates count from the turn's own day when its line says it, else the document's.
+    const ref = turn.date ?? documentRef;
+    const undatedSuffix = (memory: string, isStatic: boolean) =>
+      !isStatic && ref !== null && dateEvents
+        ? `${memory.slice(0, -1)} (${formatDay(ref.year, ref.month, ref.day)}).`
+        : memory;
     signal?.throwIfAborted();
     if (turn.speaker !== null && AGENT.has(turn.speaker.toLowerCase())) continue;
     const self = nameOf(turn.speaker);
@@ -728,6 +734,18 @@ export function extractFacts(
                 t.implied === true ||
                 !drops.some((d) => t.start >= sentence.start + d.start && t.start < sentence.start + d.end),
             );
+      // "Sorry, I meant Tuesday, not Monday": a value said again for one told before. The fact that
+      // held the old value (this text's, else a known memory) is said again with the new one.
+      const restated = restatement(told, correction, facts, input.existing ?? []);
+      if (restated !== null) {
+        if (seen.has(normalized(restated.memory))) continue;
+        seen.add(normalized(restated.memory));
+        facts.push({
+          ...restated,
+          source: { start: turn.offset + sentence.start, end: turn.offset + sentence.end },
+        });
+        continue;
+      }
       const spans = ref
         ? resolveDates(sentence.text, ref).map((s) => ({
             ...s,
@@ -739,11 +757,37 @@ export function extractFacts(
       // A date is not what the sentence is about ("The other day I ..."): its words are not the subject.
       const undated = told.filter((t) => !spans.some((sp) => t.start >= sp.start && t.start < sp.end));
       const subject = subjectOf(undated, owner);
+      // Someone introduced by a relation that is a slot of their owner's ("my husband Daniel", "we
+      // have a son, Tomás", "Sofia is my wife"): who they are is the owner's fact (their family).
+      // A sentence about them that says more ("my husband Daniel is a nurse") is theirs, read
+      // without the words that introduce them, and the introduction becomes a fact of its own.
+      const intro = introduced === null ? undefined : known.get(introduced);
+      const introSlot = intro?.relation ? slotOfWord(intro.relation) : null;
+      const introduction =
+        intro?.relation && intro.of !== null && introSlot !== null && OWN_RELATION_SLOTS.has(introSlot)
+          ? { ...intro, relation: intro.relation, of: intro.of, slot: introSlot }
+          : null;
+      const aboutIntroduced = introduction !== null && subject === introduction.name.toLowerCase();
+      const nameWords = new Set(introduction?.name.split(" ") ?? []);
+      const rest = undated.filter(
+        (t) => !(t.lemma === introduction?.relation && t.pos !== "PROPN") && !nameWords.has(t.value),
+      );
+      const saysMore =
+        aboutIntroduced &&
+        rest.some(
+          (t, i) =>
+            /^(NOUN|VERB|ADJ|PROPN|NUM)$/.test(t.pos) &&
+            !/^(be|have|i['’]m)$/.test(t.lemma) &&
+            // "my manager at Northwind is Priya Raman" says who the manager is, no more.
+            !(t.pos === "PROPN" && rest[i - 1]?.pos === "ADP"),
+        );
       const reading = readSlot(
-        undated,
+        saysMore ? rest : undated,
         dated(spans).length > 0,
         correction.noLonger && correction.drop.length === 0,
       );
+      const ownersFact =
+        introduction !== null && (aboutIntroduced ? !saysMore : reading.slot === introduction.slot);
       // "We live in Foz", "we have a son": a fact of the speaker's own household, the speaker's
       // (with their partner when the text named one); "we went camping" is the speaker and others.
       voices.weAlone = reading.slot !== null && HOUSEHOLD_SLOTS.has(reading.slot);
@@ -798,20 +842,22 @@ export function extractFacts(
         turn.speaker !== null || told.some((t) => owner.has(t.lower) || /^i['’]m$/.test(t.lower));
       let factSubject = stranger
         ? null
-        : impliedSubject
-          ? selfKey
-          : referred && referent && opensWith(tokens, pronoun)
-            ? referent.toLowerCase()
-            : (kind.subject ?? (namesPerson || !firstPerson ? null : selfKey));
+        : ownersFact
+          ? introduction.of
+          : impliedSubject
+            ? selfKey
+            : referred && referent && opensWith(tokens, pronoun)
+              ? referent.toLowerCase()
+              : (kind.subject ?? (namesPerson || !firstPerson ? null : selfKey));
       // Slots are a person's (home, work, likes): a manual's "job" is no one's work.
-      const slot = stranger || reference ? null : kind.attribute;
+      const slot = stranger || reference ? null : ownersFact ? introduction.slot : kind.attribute;
+      const value = ownersFact ? introduction.name : reading.value;
       // "My wife is Sofia", "my favourite language is TypeScript": facts of the speaker's own (who
       // their wife is, what they like), not of a wife or a language.
       if (
         factSubject?.startsWith(`${selfKey}'s `) &&
         slot !== null &&
-        (slot.startsWith("favorite") ||
-          (OWN_RELATION_SLOTS.has(slot) && /^\p{Lu}/u.test(reading.value ?? "")))
+        (slot.startsWith("favorite") || (OWN_RELATION_SLOTS.has(slot) && /^\p{Lu}/u.test(value ?? "")))
       )
         factSubject = selfKey;
       // A reference document's statements are about the document's subject.
@@ -832,7 +878,7 @@ export function extractFacts(
           undated.find((t) => t.lower === factSubject?.split(" ")[0])?.value,
         ),
         attribute: slot,
-        ...(slot !== null && reading.value !== null ? { value: reading.value } : {}),
+        ...(slot !== null && value !== null ? { value } : {}),
         ...(reading.polarity === "no_longer" ? { polarity: "no_longer" as const } : {}),
         eventDate,
         isInference: false,
@@ -846,6 +892,24 @@ export function extractFacts(
           ? { corrects: true, replaces: correction.replaces }
           : {}),
       });
+      if (introduction !== null && !ownersFact) {
+        const owner = ownerLabel(introduction.of);
+        const memory = `${owner[0]!.toUpperCase()}${owner.slice(1)} ${introduction.relation} is ${introduction.name}.`;
+        if (!seen.has(normalized(memory))) {
+          seen.add(normalized(memory));
+          facts.push({
+            memory,
+            isStatic: true,
+            subject: introduction.of,
+            subjectKind: kindOf(introduction.of),
+            attribute: introduction.slot,
+            value: introduction.name,
+            eventDate: null,
+            isInference: false,
+            source: { start: turn.offset + sentence.start, end: turn.offset + sentence.end },
+          });
+        }
+      }
       if (reference) {
         const heading = headingAt(shape, turn.offset + firstWord(sentence));
         const opens = heading !== null && heading !== lastHeading;
@@ -860,6 +924,52 @@ export function extractFacts(
     }
   }
   return reference ? mostSalient(facts, weighed, memoryBudget(input.text.length)) : facts;
+}
+
+/**
+ * A correction that only says a value again ("I meant Tuesday, not Monday": no verb of its own, a
+ * few words, one old value named): the latest fact holding the old value, said again with the new
+ * one, as its correction. This text's facts are searched first (their subject and slot are known),
+ * then the known memories (the fact restates one: memory/relations.ts makes it its next version).
+ */
+function restatement(
+  told: readonly Token[],
+  correction: Correction,
+  facts: readonly ExtractedFact[],
+  existing: readonly { id: string; memory: string }[],
+): ExtractedFact | null {
+  const old = correction.replaces.length === 1 ? correction.replaces[0]! : null;
+  if (!correction.cue || old === null) return null;
+  if (told.some((t) => t.pos === "VERB" || t.pos === "AUX" || /^i['’]m$/.test(t.lower))) return null;
+  const words = told.filter((t) => t.pos !== "PUNCT" && t.implied !== true);
+  if (words.length === 0 || words.length > 4) return null;
+  const value = words.map((t) => t.value).join(" ");
+  const holding = new RegExp(`\\b${old.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(s?)\\b`, "i");
+  // "Mondays" said again as "Tuesdays".
+  const swap = (text: string) =>
+    text.replace(holding, (_m, plural: string) => `${value}${/s$/i.test(value) ? "" : plural}`);
+  const prior = facts.findLast((f) => holding.test(f.memory));
+  if (prior)
+    return {
+      ...prior,
+      memory: swap(prior.memory),
+      ...(prior.value ? { value: swap(prior.value) } : {}),
+      corrects: true,
+      replaces: [old],
+    };
+  const known = existing.find((m) => holding.test(m.memory));
+  if (!known) return null;
+  return {
+    memory: swap(known.memory),
+    isStatic: true,
+    subject: null,
+    attribute: null,
+    eventDate: null,
+    isInference: false,
+    corrects: true,
+    replaces: [old],
+    restates: known.id,
+  };
 }
 
 /** Slots "we" tells of a household: the speaker's (and their partner's) home, children, pets. */

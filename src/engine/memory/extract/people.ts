@@ -1,4 +1,5 @@
-import type { Token } from "./nlp.js";
+import { afterOpeningTime } from "./markers.js";
+import { analyse, type Token } from "./nlp.js";
 
 /** Words that say someone is a person, or is someone's: the extractor and the profile share them. */
 
@@ -135,6 +136,23 @@ export class People {
     return this.things.get(key) ?? key;
   }
 
+  /**
+   * Reads who a known memory introduces ("The user's wife is Sofia.", "Sofia, the user's wife,
+   * ...") and the things of someone's it names ("The user's team standup is on Mondays."), without
+   * making anyone the one named last: turns appended later are read without the turns before.
+   */
+  recall(memory: string): void {
+    const last = this.last;
+    // A memory speaks of people in the third person: only a possessive says whose they are.
+    for (const sentence of analyse(memory)) this.read(sentence.tokens, null);
+    this.last = last;
+    const thing = /^(.+?)['’]s (?:[\p{L}-]+ )?([\p{L}-]+) (?:is|are|was|were|has|moved|meets|runs)\b/u.exec(
+      memory,
+    );
+    if (thing && !isRelationNoun(thing[2]!.toLowerCase()))
+      this.thing(`${thing[1]!.toLowerCase()}'s ${thing[2]!.toLowerCase()}`);
+  }
+
   /** The partner of `of`, when the text named one. */
   partnerOf(of: string): Person | undefined {
     for (const p of this.known.values()) if (p.of === of && p.relation && PARTNERS.has(p.relation)) return p;
@@ -143,15 +161,18 @@ export class People {
 
   /**
    * Reads the introductions in a sentence's tokens, said by `speaker` (the key of "I"): a relation
-   * noun owned by the speaker next to a name, either way round, or a name in apposition to one.
+   * noun owned by the speaker ("my wife", "a son") or by someone named ("the user's wife" in a
+   * known memory) next to a name, either way round, or a name in apposition to one.
    */
-  read(tokens: readonly Token[], speaker: string): void {
+  read(tokens: readonly Token[], speaker: string | null): void {
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
       if (!RELATION_NOUNS.has(t.lemma) || t.pos === "PROPN") continue;
-      const owned =
-        /^(my|our|mine)$/.test(tokens[i - 1]?.lower ?? "") || /^(a|an)$/.test(tokens[i - 1]?.lower ?? "");
-      if (!owned) continue;
+      // "my best friend Marta", "our little girl": the owner before the relation's adjectives.
+      let before = i - 1;
+      while (before > 0 && before > i - 3 && tokens[before]!.pos === "ADJ") before--;
+      const of = ownerAt(tokens, before, speaker);
+      if (of === null) continue;
       // "my colleague Rui Matos", "a son, Tomás", "my wife is Sofia", "my manager at Northwind is Priya Raman"
       let j = i + 1;
       if (tokens[j]?.value === ",") j++;
@@ -163,22 +184,36 @@ export class People {
       }
       if (tokens[j]?.lemma === "be") j++;
       const name = nameAt(tokens, j);
-      if (name) this.introduce(name, t.lemma, speaker);
+      if (name) this.introduce(name, t.lemma, of);
     }
-    // "Priya Raman, my manager," / "Priya Raman is my manager"
+    // "Priya Raman, my manager," / "Priya Raman is my manager" / "Sofia, the user's wife,"
     for (let i = 0; i < tokens.length; i++) {
       const name = tokens[i]!.pos === "PROPN" && tokens[i - 1]?.pos !== "PROPN" ? nameAt(tokens, i) : null;
       if (!name) continue;
       const after = i + name.split(" ").length;
-      const k = tokens[after]?.value === "," || tokens[after]?.lemma === "be" ? after + 1 : -1;
-      if (
-        k > 0 &&
-        /^(my|our)$/.test(tokens[k]?.lower ?? "") &&
-        RELATION_NOUNS.has(tokens[k + 1]?.lemma ?? "")
-      )
-        this.introduce(name, tokens[k + 1]!.lemma, speaker);
+      if (tokens[after]?.value !== "," && tokens[after]?.lemma !== "be") continue;
+      for (let k = after + 2; k <= after + 5 && k < tokens.length; k++) {
+        if (!RELATION_NOUNS.has(tokens[k]!.lemma) || tokens[k]!.pos === "PROPN") continue;
+        const of = ownerAt(tokens, k - 1, speaker);
+        if (of !== null && of !== name.toLowerCase()) this.introduce(name, tokens[k]!.lemma, of);
+        break;
+      }
     }
   }
+}
+
+/**
+ * Whose the relation noun after `at` is: the speaker's ("my", "our", "a"), or the owner a
+ * possessive names ("the user's", "Caroline's"); null when it is no one's said.
+ */
+function ownerAt(tokens: readonly Token[], at: number, speaker: string | null): string | null {
+  const word = tokens[at]?.lower ?? "";
+  if (/^(my|our|mine|a|an)$/.test(word)) return speaker;
+  if (!/^['’]s$/.test(word)) return null;
+  const words: string[] = [];
+  for (let k = at - 1; k >= 0 && /^(DET|NOUN|PROPN)$/.test(tokens[k]!.pos) && words.length < 3; k--)
+    words.unshift(tokens[k]!.lower);
+  return words.length > 0 ? words.join(" ") : null;
 }
 
 /** The capitalised name that starts at `at` ("Rui Matos", "Tomás"), or null. */
@@ -191,9 +226,14 @@ function nameAt(tokens: readonly Token[], at: number): string | null {
 
 const NOMINAL = new Set(["NOUN", "PROPN", "PRON"]);
 
+/** Days and times a clause may open with ("Every Friday I play padel", "On Thursdays we climb"): no subject. */
+const WHEN =
+  /^(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|mornings?|evenings?|nights?|afternoons?|weekends?|days?|weeks?|months?|years?|summers?|winters?)$/;
+
 /** The grammatical subject, approximated as the first nominal group before the first verb. */
 export function subjectOf(tokens: readonly Token[], owner: Map<string, string>): string | null {
-  for (let i = 0; i < tokens.length; i++) {
+  // The time a clause opens with is not its subject ("Every Friday I play padel").
+  for (let i = afterOpeningTime(tokens); i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.pos === "VERB" || t.pos === "AUX") return null;
     const who = owner.get(t.lower === "i'm" || t.lower === "i’m" ? "i" : t.lower);

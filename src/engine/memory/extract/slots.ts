@@ -28,14 +28,8 @@ export interface Slot {
 }
 
 export const SLOTS: readonly Slot[] = [
-  {
-    name: "name",
-    asked: "name called",
-    holds: "one",
-    lasting: true,
-    words: ["name", "call"],
-    needs: ["name", "call"],
-  },
+  // Who the user is: said as "I'm Ana", "my name is Ana" (extract/offline.ts nameSaid), never by a word.
+  { name: "name", asked: "name called", holds: "one", lasting: true },
   {
     name: "home",
     asked: "home live",
@@ -60,7 +54,7 @@ export const SLOTS: readonly Slot[] = [
     holds: "many",
     lasting: true,
     verbs: ["study", "major", "graduate", "enroll"],
-    words: ["study", "major", "degree", "graduate", "university", "college", "enroll"],
+    words: ["study", "major", "degree", "graduate", "university", "college", "enroll", "student"],
     synonyms: true,
   },
   {
@@ -85,6 +79,24 @@ export const SLOTS: readonly Slot[] = [
       "engaged",
     ],
     synonyms: true,
+  },
+  // Before pets: "allergic to cats" is health, not a cat.
+  {
+    name: "health",
+    asked: "health allergic",
+    holds: "many",
+    lasting: true,
+    words: [
+      "allergic",
+      "allergy",
+      "asthma",
+      "diabetes",
+      "diabetic",
+      "diagnose",
+      "medication",
+      "migraine",
+      "injury",
+    ],
   },
   {
     name: "pet",
@@ -147,23 +159,6 @@ export const SLOTS: readonly Slot[] = [
     words: ["coffee", "tea", "espresso", "cortado", "latte", "cappuccino", "matcha"],
   },
   {
-    name: "health",
-    asked: "health allergic",
-    holds: "many",
-    lasting: true,
-    words: [
-      "allergic",
-      "allergy",
-      "asthma",
-      "diabetes",
-      "diabetic",
-      "diagnose",
-      "medication",
-      "migraine",
-      "injury",
-    ],
-  },
-  {
     name: "vehicle",
     asked: "vehicle car drive",
     holds: "one",
@@ -199,14 +194,8 @@ export const SLOTS: readonly Slot[] = [
       "extrovert",
     ],
   },
-  {
-    name: "language",
-    asked: "language speak",
-    holds: "many",
-    lasting: true,
-    verbs: ["speak"],
-    words: ["language"],
-  },
+  // A language one speaks or learns, named (readSlot): "speaks Portuguese", "learning Go".
+  { name: "language", asked: "language speak", holds: "many", lasting: true, words: ["language"] },
   // When something recurs ("the standup is on Mondays", "moved to Tuesdays"): read by its weekday (readSlot).
   { name: "schedule", asked: "schedule when", holds: "one", lasting: true },
 ];
@@ -233,6 +222,11 @@ const DISLIKES = new Set(["hate", "dislike", "detest", "loathe"]);
 const PLAN = new Set(["will", "gonna", "plan", "hope", "intend", "next", "soon", "upcoming", "tomorrow"]);
 // Words that make a state recent, not lasting: "I have a concert tonight" is this week's news.
 const RECENT = new Set(["recently", "lately", "currently", "now", "today", "tonight", "yesterday", "just"]);
+// Words that make what one does a habit, lasting ("every Friday I play padel", "usually runs").
+const HABIT =
+  /^(?:usually|always|often|regularly|normally|daily|weekly|(?:mon|tues|wednes|thurs|fri|satur|sun)days)$/;
+const PERIOD =
+  /^(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|morning|evening|night|afternoon|weekend|day|week|month)$/;
 const STATE = new Set([
   "be",
   "have",
@@ -269,7 +263,7 @@ function isPresent(t: Token): boolean {
     t.lower === t.lemma ||
     t.lower === `${t.lemma}s` ||
     t.lower === `${t.lemma}es` ||
-    /^(am|is|are|'m|'re|'s|’m|’re|’s)$/.test(t.lower)
+    /^(am|is|are|'m|'re|'s|’m|’re|’s|i'm|i’m)$/.test(t.lower)
   );
 }
 
@@ -309,13 +303,37 @@ export function valueAfter(tokens: readonly Token[], from: number): string | nul
   return words.length > 0 ? words.join(" ").replace(/ - /g, "-") : null;
 }
 
-/** The first verb, or an auxiliary that is the clause's verb ("is vegetarian"), and its index. */
+/** "I'm" as one token (the tagger reads it as a name): the clause's "be". */
+const I_AM = /^i['’]m$/;
+
+/** The first verb, or an auxiliary that is the clause's verb ("is vegetarian", "I'm"), and its index. */
 function mainVerb(tokens: readonly Token[]): number {
   const verb = tokens.findIndex((t) => t.pos === "VERB");
   if (verb >= 0) return verb;
   return tokens.findIndex(
-    (t) => t.pos === "AUX" && !/^(will|would|should|can|could|might|may|must|do)$/.test(t.lemma),
+    (t) =>
+      (t.pos === "AUX" && !/^(will|would|should|can|could|might|may|must|do)$/.test(t.lemma)) ||
+      I_AM.test(t.lower),
   );
+}
+
+/**
+ * A role at an organisation ("I'm a software engineer at Feedzai", "she's a nurse for the NHS"):
+ * the index of the organisation's name after "at" or "for", else -1.
+ */
+function roleAt(tokens: readonly Token[], verbAt: number): number {
+  const verb = tokens[verbAt];
+  if (verb === undefined || (verb.lemma !== "be" && !I_AM.test(verb.lower))) return -1;
+  if (!/^(a|an)$/.test(tokens[verbAt + 1]?.lower ?? "")) return -1;
+  for (let i = verbAt + 2; i < tokens.length && i <= verbAt + 6; i++) {
+    const t = tokens[i]!;
+    if (/^(at|for)$/.test(t.lower)) {
+      const name = tokens[i + 1]?.lower === "the" ? i + 2 : i + 1;
+      return /^\p{Lu}/u.test(tokens[name]?.value ?? "") && tokens[i - 1]?.pos === "NOUN" ? name : -1;
+    }
+    if (!/^(ADJ|NOUN|PROPN)$/.test(t.pos)) return -1;
+  }
+  return -1;
 }
 
 const NEGATION = /^(not|n't|n’t|never|no)$/;
@@ -385,13 +403,37 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
     (tokens[verbAt + 1]?.pos === "PROPN" || tokens.some((t, i) => i > verbAt && t.lower === "as"))
   )
     return reading("work", "one", !planned, value, true);
+  // A language spoken or learned is named ("speaks Portuguese"); "speaking of which" names none.
+  if (
+    verb !== undefined &&
+    (verb.lemma === "speak" || verb.lemma === "learn") &&
+    /^\p{Lu}/u.test(tokens[verbAt + 1]?.value ?? "")
+  )
+    return reading("language", "many", !planned, tokens[verbAt + 1]!.value, true);
+  // A role at an organisation is work ("a software engineer at Feedzai"), a student's is study.
+  const org = roleAt(tokens, verbAt);
+  if (org >= 0) {
+    const student = tokens.slice(verbAt + 1, org).some((t) => t.lemma === "student");
+    return reading(
+      student ? "education" : "work",
+      student ? "many" : "one",
+      !planned,
+      valueAfter(tokens, org),
+      true,
+    );
+  }
+  // Working on something is what one does now, not one's work ("working on the Atlas migration").
+  if (verb?.lemma === "work" && tokens[verbAt + 1]?.lower === "on") return reading(null, "many", false);
   // The verb's slot first ("drinks a cortado before work" is a drink), then one a word names.
   const byVerb = verb === undefined ? undefined : SLOTS.find((slot) => slot.verbs?.includes(verb.lemma));
   const named =
     byVerb ??
     SLOTS.find(
       (slot) =>
-        lemmas.some((l) => slot.words?.includes(l) || slot.verbs?.includes(l)) &&
+        // A slot's verb names it as a verb only ("emotionally-driven" is no driving).
+        tokens.some(
+          (t) => slot.words?.includes(t.lemma) || (t.pos === "VERB" && slot.verbs?.includes(t.lemma)),
+        ) &&
         (!slot.needs || slot.needs.some((n) => lemmaSet.has(n))),
     );
   if (named) {
@@ -404,13 +446,19 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
       byVerb !== undefined,
     );
   }
-  const like =
-    verb && (LIKES.has(verb.lemma) || DISLIKES.has(verb.lemma)) && isPresent(verb) ? verb : undefined;
+  // A liking said anywhere in the clause ("Besides writing, Joanna also enjoys reading").
+  const likeAt = tokens.findIndex(
+    (t) => t.pos === "VERB" && (LIKES.has(t.lemma) || DISLIKES.has(t.lemma)) && isPresent(t),
+  );
+  const like = likeAt >= 0 ? tokens[likeAt] : undefined;
   if (like && !hasDate && !planned) {
-    // "loves painting" / "doesn't like running": one slot per liked thing, negation included.
-    const object = tokens
-      .slice(verbAt + 1)
-      .find((t) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "VERB");
+    // "loves painting" / "doesn't like running": one slot per liked thing, negation included; the
+    // thing is its noun group's head ("early morning meetings" -> meeting).
+    const after = tokens.slice(likeAt + 1);
+    const first = after.findIndex((t) => t.pos === "NOUN" || t.pos === "PROPN" || t.pos === "VERB");
+    let head = first;
+    while (head >= 0 && (after[head + 1]?.pos === "NOUN" || after[head + 1]?.pos === "PROPN")) head++;
+    const object = head >= 0 ? after[head] : undefined;
     const kind = DISLIKES.has(like.lemma) || negated ? "dislikes" : "likes";
     return reading(object ? `${kind}_${object.lemma}` : null, "one", true);
   }
@@ -419,10 +467,16 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
   const finite = tokens.find(
     (t) =>
       t.pos === "VERB" ||
-      (t.pos === "AUX" && !/^(will|would|should|can|could|might|may|must|do)$/.test(t.lemma)),
+      (t.pos === "AUX" && !/^(will|would|should|can|could|might|may|must|do)$/.test(t.lemma)) ||
+      I_AM.test(t.lower),
+  );
+  const finiteLemma = finite !== undefined && I_AM.test(finite.lower) ? "be" : finite?.lemma;
+  const habit = tokens.some(
+    (t, i) =>
+      HABIT.test(t.lower) || (/^(every|each)$/.test(t.lower) && PERIOD.test(tokens[i + 1]?.lemma ?? "")),
   );
   const isStatic =
-    finite !== undefined && STATE.has(finite.lemma) && isPresent(finite) && !lemmaSet.has("feel");
+    finite !== undefined && (STATE.has(finiteLemma!) || habit) && isPresent(finite) && !lemmaSet.has("feel");
   return reading(null, "many", isStatic);
 }
 
@@ -432,12 +486,28 @@ export function holdsOne(slot: string): boolean {
   return SLOTS.find((s) => s.name === slot)?.holds === "one";
 }
 
-/** Whether the slot is one of the table's (not an open predicate). */
-export const isSlot = (name: string) => BY_WORD.size > 0 && SLOTS.some((s) => s.name === name);
+/** The slot a word names ("husband" -> relationship, "son" -> children), or null. */
+export const slotOfWord = (lemma: string): string | null => BY_WORD.get(lemma)?.name ?? null;
 
 /** The word sets of the slots whose words say the same thing (search reads a question's word as any of them). */
 export function attributeWordSets(): { attribute: string; lemmas: readonly string[] }[] {
   return SLOTS.filter((s) => s.synonyms).map((s) => ({ attribute: s.name, lemmas: s.words ?? [] }));
+}
+
+/**
+ * The slots a question's words ask about: a word a slot is asked with, or one of its words or
+ * verbs ("where do I work?" asks work, "what do I drink?" drink, "how old am I?" age).
+ */
+export function slotsAsked(words: readonly string[]): Set<string> {
+  const asked = new Set<string>();
+  for (const word of words) {
+    const singular = word.replace(/s$/, "");
+    for (const slot of SLOTS) {
+      const names = [...(slot.asked?.split(" ") ?? []), ...(slot.words ?? []), ...(slot.verbs ?? [])];
+      if (names.includes(word) || names.includes(singular)) asked.add(slot.name);
+    }
+  }
+  return asked;
 }
 
 /** The words a question about a slot asks with (Slot.asked), or "" for a slot without them. */

@@ -52,6 +52,11 @@ export interface ExtractedFact {
   corrects?: boolean;
   /** The old values the correction names ("Porto" in "not Porto anymore"). */
   replaces?: string[];
+  /**
+   * The id of a known memory (ExtractionInput.existing) this fact says again with a value corrected
+   * ("Sorry, I meant Tuesday, not Monday"): it becomes that memory's next version, of its subject and slot.
+   */
+  restates?: string;
 }
 
 export interface Extractor {

@@ -75,8 +75,8 @@ export function batchRoutes(app: EngineApp, ctx: EngineContext): void {
     const added = (await addDocuments(ctx, principal.organization.id, writes)).values();
     const answered = results.map((r): BatchResult => {
       if (!("document" in r)) return r;
-      const { id, status } = added.next().value!;
-      return { id, status };
+      const { id, status, redacted } = added.next().value!;
+      return { id, status, ...(redacted ? { redacted } : {}) };
     });
     const failed = answered.filter((r) => r.status === "error").length;
     return { results: answered, failed, success: answered.length - failed };

@@ -42,6 +42,11 @@ export function legacyConversationRoutes(app: EngineApp, ctx: EngineContext): vo
         document: { content: lines.join("\n"), customId: body.conversationId, metadata: body.metadata },
       },
     ]);
-    return { id: added!.id, conversationId: body.conversationId, status: added!.status };
+    return {
+      id: added!.id,
+      conversationId: body.conversationId,
+      status: added!.status,
+      ...(added!.redacted ? { redacted: added!.redacted } : {}),
+    };
   });
 }

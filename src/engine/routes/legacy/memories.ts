@@ -21,10 +21,10 @@ const selectorOf = (b: { id?: string | undefined; content?: string | undefined }
  */
 export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
   const { db } = ctx;
-  const deps = { db, embedder: ctx.embedder, log: ctx.log };
+  const deps = { db, embedder: ctx.embedder, log: ctx.log, secretScreening: ctx.secretScreening };
 
   route(app, ctx, endpoints.legacyAddMemories, async ({ principal, body, signal }) => {
-    const memories = await writeMemories(
+    const { memories, redacted } = await writeMemories(
       deps,
       principal.organization.id,
       writableNamespace(principal, body.containerTag),
@@ -43,6 +43,7 @@ export function legacyMemoryRoutes(app: EngineApp, ctx: EngineContext): void {
         forgetReason: m.forgetReason,
         metadata: m.metadata,
       })),
+      ...(redacted.length > 0 ? { redacted } : {}),
     };
   });
 

@@ -477,7 +477,14 @@ export const pgMigrations: readonly string[] = [
   ALTER TABLE memories ADD COLUMN fact_value TEXT;
   ALTER TABLE memories ADD COLUMN polarity TEXT NOT NULL DEFAULT 'is';
   `,
-  // 8: SQLite's migration 13, a namespace's memory version (store/memory-draft.ts). Raised once per
+  // 8: SQLite's migration 13: a namespace's secret screening setting, and indexes of the documents
+  // still being processed.
+  `
+  ALTER TABLE namespaces ADD COLUMN secret_screening INTEGER;
+  CREATE INDEX documents_unindexed ON documents(namespace_id) WHERE status NOT IN ('done', 'failed');
+  CREATE INDEX documents_dreaming ON documents(namespace_id) WHERE dreaming_status = 'dreaming';
+  `,
+  // 9: SQLite's migration 14, a namespace's memory version (store/memory-draft.ts). Raised once per
   // statement that writes memories (statement triggers over the rows it wrote), not once per row.
   `
   CREATE TABLE memory_versions (

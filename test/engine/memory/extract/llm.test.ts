@@ -66,6 +66,9 @@ describe("LLM extractor", () => {
               isStatic: false,
               subject: "Caroline",
               attribute: null,
+              subjectKind: null,
+              value: null,
+              polarity: "is",
               eventDate: "2023-05-07",
               isInference: false,
             },
@@ -74,6 +77,9 @@ describe("LLM extractor", () => {
               isStatic: true,
               subject: "Melanie",
               attribute: "Home City",
+              subjectKind: null,
+              value: null,
+              polarity: "is",
               eventDate: "May 2023",
               isInference: false,
             },
@@ -82,6 +88,9 @@ describe("LLM extractor", () => {
               isStatic: true,
               subject: "melanie",
               attribute: "home_city",
+              subjectKind: null,
+              value: null,
+              polarity: "is",
               eventDate: null,
               isInference: false,
             },
@@ -158,6 +167,9 @@ describe("LLM extractor: faithful memory", () => {
               isStatic: true,
               subject: "the user",
               attribute: "home",
+              subjectKind: null,
+              value: null,
+              polarity: "is",
               eventDate: null,
               isInference: false,
             },
@@ -166,6 +178,9 @@ describe("LLM extractor: faithful memory", () => {
               isStatic: true,
               subject: "Lena Fischer",
               attribute: "likes_async_reviews",
+              subjectKind: null,
+              value: null,
+              polarity: "is",
               eventDate: null,
               isInference: false,
             },
@@ -207,7 +222,10 @@ describe("LLM extractor: a reference document", () => {
       memory: `Fact number ${i} of the manual.`,
       isStatic: true,
       subject: "manual",
+      subjectKind: "document",
       attribute: null,
+      value: null,
+      polarity: "is",
       eventDate: null,
       isInference: false,
     }));
@@ -216,5 +234,55 @@ describe("LLM extractor: a reference document", () => {
     expect(manual.length).toBeLessThan(12_000);
     expect(facts.length).toBe(memoryBudget(manual.length));
     expect(facts[0]!.memory).toBe("Fact number 0 of the manual.");
+  });
+});
+
+describe("LLM extractor: facts with a structure", () => {
+  it("returns each fact's subject kind, slot, value and polarity, and a slot said to be no longer so supersedes", async () => {
+    server.queue.push(() =>
+      chatReply(
+        JSON.stringify({
+          facts: [
+            {
+              memory: "The user sold the Clio.",
+              isStatic: false,
+              subject: "the user",
+              subjectKind: "user",
+              attribute: "vehicle",
+              value: "Clio",
+              polarity: "no_longer",
+              eventDate: "2026-03-10",
+              isInference: false,
+            },
+            {
+              memory: "Sofia, the user's wife, is a marine biologist.",
+              isStatic: true,
+              subject: "sofia",
+              subjectKind: "person",
+              attribute: "work",
+              value: "marine biologist",
+              polarity: "is",
+              eventDate: null,
+              isInference: false,
+            },
+          ],
+        }),
+      ),
+    );
+    const facts = await extractor().extract({
+      text: "user: I sold the Clio. My wife Sofia is a marine biologist.",
+      format: "conversation",
+      documentDate: "2026-03-12",
+    });
+    expect(facts[0]).toMatchObject({
+      subjectKind: "user",
+      attribute: "vehicle",
+      value: "Clio",
+      polarity: "no_longer",
+      corrects: true,
+    });
+    expect(facts[1]).toMatchObject({ subject: "sofia", subjectKind: "person", attribute: "work" });
+    expect(facts[1]).not.toHaveProperty("polarity");
+    expect(messages()[0]!.content).toMatch(/subjectKind/);
   });
 });

@@ -402,13 +402,21 @@ describe("offline extractor", () => {
           "He bakes sourdough for the whole street.",
         ].join("\n"),
       });
-      expect(facts.map((f) => f.memory.replace(/ \(8 May 2023\)/, ""))).toEqual([
+      // Each turn is dated by its own timestamp (7 May), not by the document's date (8 May).
+      expect(facts[0]?.memory).toBe("Caroline adopted a grey kitten named Pixel (7 May 2023).");
+      expect(facts.map((f) => f.memory.replace(/ \(7 May 2023\)/, ""))).toEqual([
         "Caroline adopted a grey kitten named Pixel.",
         "Melanie's brother Tom runs a bakery in Leeds.",
+        // Who Tom is to Melanie: a fact of hers (her family), apart from what he does.
+        "Melanie's brother is Tom.",
         // Who Tom is, said with the fact about him: true on its own.
         "Tom, Melanie's brother, bakes sourdough for the whole street.",
       ]);
-      expect(facts[2]?.subject).toBe("tom");
+      // What Tom does is his, not a fact of Melanie's family.
+      expect(facts[1]?.subject).toBe("tom");
+      expect(facts[1]?.attribute).not.toBe("family");
+      expect(facts[2]).toMatchObject({ subject: "melanie", attribute: "family", value: "Tom" });
+      expect(facts[3]?.subject).toBe("tom");
       expect(facts.every((f) => !f.memory.includes("["))).toBe(true);
     });
 
@@ -609,7 +617,7 @@ describe("offline extractor: faithful memory", () => {
       });
       expect(find(facts, "Lena Fischer prefers async code reviews")).toMatchObject({
         subject: "lena fischer",
-        attribute: "likes_async",
+        attribute: "likes_review",
       });
       expect(find(facts, "Mr Costa, the user's landlord, owns three buildings").subject).toBe("mr costa");
       const named = await extract({ text: "user: My colleague Priya Nair prefers tabs over spaces." });
@@ -651,6 +659,65 @@ describe("offline extractor: faithful memory", () => {
         expect.stringContaining("lake and it was freezing"),
         expect.stringContaining("Caroline and Mia painted the fence"),
       ]);
+    });
+
+    it("files who someone is to the user as the user's fact, and what more is said of them as theirs", async () => {
+      const facts = await extract({
+        text: [
+          "user: My husband Daniel is a nurse.",
+          "user: Marta is my sister.",
+          "user: I went hiking with my brother Tom.",
+          "user: My best friend Joana lives in Porto. She's a marine biologist at the Oceanário.",
+        ].join("\n"),
+      });
+      // Daniel's job is his; that he is the user's husband is the user's.
+      expect(find(facts, "husband Daniel is a nurse")).toMatchObject({
+        subject: "daniel",
+        subjectKind: "person",
+      });
+      expect(find(facts, "husband Daniel is a nurse").attribute).not.toBe("relationship");
+      expect(find(facts, "The user's husband is Daniel.")).toMatchObject({
+        subject: "the user",
+        subjectKind: "user",
+        attribute: "relationship",
+        value: "Daniel",
+        isStatic: true,
+      });
+      expect(find(facts, "Marta is the user's sister.")).toMatchObject({
+        subject: "the user",
+        attribute: "family",
+        value: "Marta",
+      });
+      expect(find(facts, "The user's brother is Tom.")).toMatchObject({ attribute: "family", value: "Tom" });
+      expect(find(facts, "went hiking").attribute).toBeNull();
+      // A friend is no slot of the user's, but is someone: her job is hers.
+      expect(find(facts, "is a marine biologist")).toMatchObject({
+        memory: expect.stringMatching(/^Joana, the user's friend, is a marine biologist/),
+        subject: "joana",
+        subjectKind: "person",
+        attribute: "work",
+      });
+      expect(facts.filter((f) => f.attribute === "relationship")).toHaveLength(1);
+    });
+
+    it("reads a role at an organisation as work, and a weekday a sentence opens with as no one", async () => {
+      const facts = await extract({
+        text: ["user: I'm a software engineer at Feedzai.", "user: Every Friday I play padel with Rui."].join(
+          "\n",
+        ),
+      });
+      expect(find(facts, "software engineer at Feedzai")).toMatchObject({
+        subject: "the user",
+        attribute: "work",
+        value: "Feedzai",
+        isStatic: true,
+      });
+      // A habit holds beyond the day it was told: lasting, undated.
+      expect(find(facts, "plays padel")).toMatchObject({
+        subject: "the user",
+        isStatic: true,
+        eventDate: null,
+      });
     });
 
     it("reads an opening participle that names a thing as part of its name, not as the user's deed", async () => {

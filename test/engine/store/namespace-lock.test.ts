@@ -215,8 +215,9 @@ describe.skipIf(TEST_BACKEND !== "postgres")("a transaction PostgreSQL ends to b
       .prepare("SELECT document_count AS n FROM namespaces WHERE id IN ($1, $2) ORDER BY name")
       .all(x.id, y.id)) as { n: number }[];
     expect(counts.map((c) => c.n)).toEqual([2, 2]);
-    // One of them was ended and run again: both committed once in the end.
-    expect(runsOfA + runsOfB).toBe(3);
+    // One of them was ended and run again (on a loaded machine a run may be ended more than once):
+    // each committed once in the end, as the counts say.
+    expect(runsOfA + runsOfB).toBeGreaterThanOrEqual(3);
   });
 });
 

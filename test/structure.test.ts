@@ -189,7 +189,8 @@ const TRANSACTION_PATTERNS: [RegExp, string][] = [
     "a store transaction or lock helper",
   ],
   [/\.transact\s*\(/, "the connection's transact"],
-  [/\bpg_(try_)?advisory|\bBEGIN\b|\bFOR UPDATE\b/, "SQL that opens a transaction or takes a lock"],
+  // A PEM armor's "-----BEGIN" (text/secrets.ts) is no SQL.
+  [/\bpg_(try_)?advisory|(?<!-)\bBEGIN\b|\bFOR UPDATE\b/, "SQL that opens a transaction or takes a lock"],
 ];
 /** The names of store/'s transaction and lock helpers, which no file above it may import. */
 const TRANSACTION_HELPERS = new Set([

@@ -268,6 +268,7 @@ const BACKEND_AWARE_ALLOWED: Record<string, string> = {
   databaseBackend: "what /health reports when the database cannot be read",
   topVisibleUnits: "ranks units: sums postings here or in the database, the same scores either way",
   postingsOfUnits: "reads candidates' postings whole or by look-ups, the same postings either way",
+  searchStatistics: "reads a namespace's statistics, each database by a plan of its own",
 };
 
 /**

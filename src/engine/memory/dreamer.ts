@@ -424,6 +424,7 @@ export async function draftFacts(
   const forgotten = await forgottenInDocument(db, doc.id, text);
   // applyFacts skips empty facts: leave them out here so its results line up with `kept`.
   const kept = facts.filter((f) => f.memory.trim() !== "" && !forgotten.holds(f.source));
+  await draft.readAhead(kept);
   const applied = await applyFacts(
     draft,
     {

@@ -76,7 +76,8 @@ const COLUMNS = [
   "updated_at",
 ];
 const ROW = COLUMNS.join(", ");
-const M_ROW = COLUMNS.map((c) => `m.${c}`).join(", ");
+/** MemoryRow's columns over alias `m`. */
+export const M_ROW = COLUMNS.map((c) => `m.${c}`).join(", ");
 
 /*
  * The one rule of a live memory: not forgotten, and not past its forget_after (a moment, not a
@@ -613,6 +614,7 @@ export function latestByText(
   namespaceId: string,
   stems: readonly string[],
   limit: number,
+  ahead?: Parameters<typeof memoriesHolding>[6],
 ): Promise<MemoryRow[]> {
   return memoriesHolding<MemoryRow>(
     db,
@@ -621,6 +623,7 @@ export function latestByText(
     (p) => `m.namespace_id = ${p.add(namespaceId)} AND m.is_latest = 1`,
     limit,
     M_ROW,
+    ahead,
   );
 }
 

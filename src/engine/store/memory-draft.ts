@@ -1,8 +1,10 @@
 import type { Metadata } from "../../api/common.js";
+import { stemTexts } from "../text/terms.js";
 import type { Db } from "./connection.js";
 import { newId, now } from "./db.js";
 import * as stored from "./memories.js";
-import { type MemoryRow, memoryKey, type NewMemoryRow } from "./memories.js";
+import { M_ROW, type MemoryRow, memoryKey, type NewMemoryRow } from "./memories.js";
+import { type Posting, type SearchSpace, searchSpace, textPostings, unitsHolding } from "./search-index.js";
 import { statement } from "./statements.js";
 
 export { isExpired, type MemoryRow, memoryMetadata, type NewMemoryRow, normalizeMemory } from "./memories.js";
@@ -32,6 +34,8 @@ export class MemoryDraft {
   private readonly byId = new Map<string, DraftedMemory>();
   /** Provisional rowids: above any stored one, in insertion order (rows order by rowid on ties). */
   private nextRowid = 2 ** 52;
+  /** What readAhead read of the namespace (PostgreSQL), or null. */
+  ahead: ReadAhead | null = null;
 
   private constructor(
     readonly db: Db,
@@ -81,12 +85,134 @@ export class MemoryDraft {
     return c;
   }
 
+  /**
+   * Reads ahead, in a few statements, what drafting these facts will ask of the namespace's
+   * memories (their texts', subjects' and slots' latest memories, their words' frequencies and the
+   * postings of the rare ones), so that each fact's questions are answered here. Where statements
+   * cross a wire (PostgreSQL) a fact asked some seven round trips; in process (SQLite) they cost
+   * less than reading ahead, which is skipped. Only a hint: what it did not read is asked as before,
+   * and what it read is the store's state as the draft began (no write of the namespace's memories
+   * comes between, or the commit sends the draft back).
+   */
+  async readAhead(facts: readonly { memory: string; subject?: string | null; attribute?: string | null }[]) {
+    if (!this.db.dialect.remote || facts.length === 0) return;
+    // Subjects and slots as relation detection normalizes them (memory/relations.ts applyOne).
+    const norm = (v: string | null | undefined) => v?.trim().toLowerCase() || null;
+    const texts = facts.map((f) => f.memory.trim()).filter((t) => t !== "");
+    const keys = [...new Set(texts.map(memoryKey))];
+    const subjects = [...new Set(facts.map((f) => norm(f.subject)).filter((x) => x !== null))];
+    const slots = [
+      ...new Map(
+        facts.flatMap((f) => {
+          const [subject, attribute] = [norm(f.subject), norm(f.attribute)];
+          return subject && attribute
+            ? [[`${subject}\u0000${attribute}`, [subject, attribute]] as const]
+            : [];
+        }),
+      ).values(),
+    ];
+    const space = await searchSpace(this.db, this.namespaceId, "memories");
+    const stems = [...new Set(stemTexts(texts).flat())];
+    const textUnits = space ? await unitsHolding(this.db, space.id, stems, true) : new Map<string, number>();
+    // The rarest words' postings, within a bound: those a fact looks its repeats up by.
+    const rare = stems
+      .filter((x) => (textUnits.get(x) ?? 0) > 0 && textUnits.get(x)! <= RARE_POSTINGS)
+      .sort((a, b) => textUnits.get(a)! - textUnits.get(b)!);
+    let total = 0;
+    const read = rare.filter((x) => (total += textUnits.get(x)!) <= READ_AHEAD_POSTINGS);
+    const postings = new Map<string, Posting[]>(read.map((x) => [x, []]));
+    if (space) for (const p of await textPostings(this.db, space.id, read)) postings.get(p.term)?.push(p);
+    const latest = async (
+      sql: string,
+      args: unknown[],
+      limit: number,
+      keyOf: (r: MemoryRow & { k: number }) => string,
+    ) => {
+      const out = new Map<string, MemoryRow[]>();
+      const rows = (await statement(this.db, sql).all(
+        ...(args as never[]),
+        limit,
+      )) as unknown as (MemoryRow & {
+        k: number;
+      })[];
+      for (const r of rows) {
+        const key = keyOf(r);
+        const { k: _, ...row } = r;
+        out.set(key, [...(out.get(key) ?? []), row as MemoryRow]);
+      }
+      return out;
+    };
+    const lateral = (where: string) =>
+      `CROSS JOIN LATERAL (SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND ${where} AND m.is_latest = 1
+         ORDER BY m.created_at DESC, m.rowid DESC LIMIT $LIMIT) x`;
+    const d = this.db.dialect;
+    this.ahead = {
+      space,
+      textUnits,
+      postings,
+      byKey: await latest(
+        `SELECT k.n AS k, x.* FROM unnest(CAST($2 AS text[])) WITH ORDINALITY AS k(key, n)
+         ${lateral("m.memory_key = k.key").replace("$LIMIT", "$3")}`,
+        [this.namespaceId, d.list(keys)],
+        READ_AHEAD.key,
+        (r) => keys[r.k - 1]!,
+      ),
+      bySubject: await latest(
+        `SELECT k.n AS k, x.* FROM unnest(CAST($2 AS text[])) WITH ORDINALITY AS k(subject, n)
+         ${lateral("m.subject = k.subject").replace("$LIMIT", "$3")}`,
+        [this.namespaceId, d.list(subjects)],
+        READ_AHEAD.subject,
+        (r) => subjects[r.k - 1]!,
+      ),
+      bySlot: await latest(
+        `SELECT k.n AS k, x.* FROM unnest(CAST($2 AS text[]), CAST($3 AS text[])) WITH ORDINALITY AS k(subject, attribute, n)
+         ${lateral("m.subject = k.subject AND m.attribute = k.attribute").replace("$LIMIT", "$4")}`,
+        [this.namespaceId, d.list(slots.map(([x]) => x)), d.list(slots.map(([, y]) => y))],
+        READ_AHEAD.slot,
+        (r) => slots[r.k - 1]!.join("\u0000"),
+      ),
+    };
+  }
+
   /** Stored rows the draft retired: a read of latest rows asks the store for this many more. */
   get retiredStored(): number {
     let n = 0;
     for (const c of this.changed.values()) if (c.set.is_latest === 0) n++;
     return n;
   }
+}
+
+/** Words whose postings reading ahead may read: as rare as relation detection looks repeats up by. */
+const RARE_POSTINGS = 500;
+/** Postings reading ahead reads at most, rarest words first. */
+const READ_AHEAD_POSTINGS = 20_000;
+/**
+ * Latest memories read ahead per text, subject and slot: what relation detection asks (memories.ts
+ * KEY_CANDIDATES and SLOT_CANDIDATES, relations.ts SUBJECT_CANDIDATES, 64) and some more, for
+ * stored rows the draft retires meanwhile (a read asks for that many more).
+ */
+const READ_AHEAD = { key: stored.KEY_CANDIDATES + 16, subject: 64 + 16, slot: stored.SLOT_CANDIDATES + 16 };
+
+/** What MemoryDraft.readAhead read: the namespace's memory space, word frequencies, postings and latest rows. */
+interface ReadAhead {
+  space: SearchSpace | null;
+  /** Units holding each stem in their own text. */
+  textUnits: Map<string, number>;
+  /** Own-text postings of the rare stems read. */
+  postings: Map<string, Posting[]>;
+  byKey: Map<string, MemoryRow[]>;
+  bySubject: Map<string, MemoryRow[]>;
+  bySlot: Map<string, MemoryRow[]>;
+}
+
+/**
+ * The first `needed` stored rows of a list read ahead with `fetched` rows at most: what the store
+ * would answer now, or undefined when the list read ahead is too short to tell.
+ */
+function firstRead(rows: MemoryRow[] | undefined, fetched: number, needed: number): MemoryRow[] | undefined {
+  if (rows === undefined) return undefined;
+  if (needed <= fetched || rows.length < fetched) return rows.slice(0, needed);
+  return undefined;
 }
 
 /** A new memory of a draft, and what is written with it. */
@@ -136,7 +262,11 @@ export async function latestByKey(
 ): Promise<MemoryRow[]> {
   const key = memoryKey(text);
   const limit = stored.KEY_CANDIDATES;
-  const rows = await stored.latestByKey(draft.db, namespaceId, text, limit + draft.retiredStored);
+  const needed = limit + draft.retiredStored;
+  const rows =
+    (namespaceId === draft.namespaceId
+      ? firstRead(draft.ahead?.byKey.get(key) ?? (draft.ahead ? [] : undefined), READ_AHEAD.key, needed)
+      : undefined) ?? (await stored.latestByKey(draft.db, namespaceId, text, needed));
   return latest(draft, rows, (d) => d.row.namespace_id === namespaceId && d.memoryKey === key, limit);
 }
 
@@ -148,13 +278,13 @@ export async function latestBySubjectAttribute(
   attribute: string,
 ): Promise<MemoryRow[]> {
   const limit = stored.SLOT_CANDIDATES;
-  const rows = await stored.latestBySubjectAttribute(
-    draft.db,
-    namespaceId,
-    subject,
-    attribute,
-    limit + draft.retiredStored,
-  );
+  const needed = limit + draft.retiredStored;
+  const ahead = draft.ahead && namespaceId === draft.namespaceId ? draft.ahead : null;
+  const rows =
+    (ahead
+      ? firstRead(ahead.bySlot.get(`${subject}\u0000${attribute}`) ?? [], READ_AHEAD.slot, needed)
+      : undefined) ??
+    (await stored.latestBySubjectAttribute(draft.db, namespaceId, subject, attribute, needed));
   return latest(
     draft,
     rows,
@@ -170,7 +300,11 @@ export async function latestBySubject(
   subject: string,
   limit: number,
 ): Promise<MemoryRow[]> {
-  const rows = await stored.latestBySubject(draft.db, namespaceId, subject, limit + draft.retiredStored);
+  const needed = limit + draft.retiredStored;
+  const ahead = draft.ahead && namespaceId === draft.namespaceId ? draft.ahead : null;
+  const rows =
+    (ahead ? firstRead(ahead.bySubject.get(subject) ?? [], READ_AHEAD.subject, needed) : undefined) ??
+    (await stored.latestBySubject(draft.db, namespaceId, subject, needed));
   return latest(draft, rows, ({ row: r }) => r.namespace_id === namespaceId && r.subject === subject, limit);
 }
 
@@ -185,7 +319,22 @@ export async function latestByText(
   stems: readonly string[],
   limit: number,
 ): Promise<MemoryRow[]> {
-  const rows = await stored.latestByText(draft.db, namespaceId, stems, limit + draft.retiredStored);
+  const ahead = draft.ahead && namespaceId === draft.namespaceId ? draft.ahead : null;
+  const rows = await stored.latestByText(
+    draft.db,
+    namespaceId,
+    stems,
+    limit + draft.retiredStored,
+    ahead
+      ? {
+          space: ahead.space,
+          postings: (asked) =>
+            asked.every((x) => ahead.postings.has(x))
+              ? asked.flatMap((x) => ahead.postings.get(x)!)
+              : undefined,
+        }
+      : undefined,
+  );
   return rows
     .map((r) => draft.view(r))
     .filter((r) => r.is_latest === 1)
@@ -221,6 +370,9 @@ export async function memoryTermFrequency(
   namespaceId: string,
   stems: readonly string[],
 ): Promise<number[]> {
+  const ahead = draft.ahead && namespaceId === draft.namespaceId ? draft.ahead : null;
+  if (ahead && (ahead.space === null || stems.every((x) => ahead.textUnits.has(x))))
+    return stems.map((x) => ahead.textUnits.get(x) ?? 0);
   return await stored.memoryTermFrequency(draft.db, namespaceId, stems);
 }
 

@@ -91,6 +91,17 @@ export interface SearchStatistics {
 }
 
 /**
+ * Across a wire (PostgreSQL): the rows of `body` (a SELECT over the stem `s.stem`) for each stem of
+ * the list parameter `list`, each looked up by its key in a lateral subquery that the planner cannot
+ * turn into a scan of the namespace's rows, whatever its statistics say. A new database has none
+ * (and a generic plan keeps what it chose then): a join of the list to a space's postings was
+ * planned as a scan of the space, 20-600 ms a search on 2,000 memories, where a look-up per stem
+ * is a few milliseconds whatever the space holds. OFFSET 0 keeps the subquery from being flattened.
+ */
+const perStem = (list: string, body: string) =>
+  `unnest(CAST(${list} AS text[])) AS s(stem) CROSS JOIN LATERAL (${body} OFFSET 0)`;
+
+/**
  * A namespace's spaces of both corpora, their units holding each stem (anywhere: text or context)
  * and whether it holds any memory, in one statement: what every search asks for before it ranks
  * (a round trip each where statements cross a wire). A stem a space never saw counts 0.
@@ -103,13 +114,16 @@ export async function searchStatistics(
   const empty = (): SpaceStatistics => ({ space: null, holding: new Map(stems.map((s) => [s, 0])) });
   const out: SearchStatistics = { hasMemories: false, chunks: empty(), memories: empty() };
   // The one-row h keeps hasMemories in the answer when the namespace has no space yet.
+  const terms = db.dialect.remote
+    ? `LEFT JOIN LATERAL (SELECT x.term, x.units FROM ${perStem("$1", "SELECT t.term, t.units FROM search_terms t WHERE t.space = sp.id AND t.term = s.stem")} x) t ON TRUE`
+    : `LEFT JOIN (SELECT j.value AS term FROM ${db.dialect.each("$1", "text", "j")}) q ON sp.id IS NOT NULL
+       LEFT JOIN search_terms t ON t.space = sp.id AND t.term = q.term`;
   const rows = (await statement(
     db,
-    `SELECT h.has_memories, s.corpus, s.id, s.units, s.length, t.term, t.units AS n
+    `SELECT h.has_memories, sp.corpus, sp.id, sp.units, sp.length, t.term, t.units AS n
      FROM (SELECT CASE WHEN EXISTS (SELECT 1 FROM memories WHERE namespace_id = $2) THEN 1 ELSE 0 END AS has_memories) h
-     LEFT JOIN search_spaces s ON s.namespace_id = $2
-     LEFT JOIN (SELECT j.value AS term FROM ${db.dialect.each("$1", "text", "j")}) q ON s.id IS NOT NULL
-     LEFT JOIN search_terms t ON t.space = s.id AND t.term = q.term`,
+     LEFT JOIN search_spaces sp ON sp.namespace_id = $2
+     ${terms}`,
   ).all(db.dialect.list([...new Set(stems)]), namespaceId)) as unknown as (SearchSpace & {
     has_memories: number;
     corpus: Corpus | null;
@@ -138,23 +152,29 @@ export async function unitsHolding(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>(stems.map((s) => [s, 0]));
   if (stems.length === 0) return out;
+  const n = textOnly ? "t.text_units" : "t.units";
   const rows = (await statement(
     db,
-    `SELECT t.term, ${textOnly ? "t.text_units" : "t.units"} AS n
-     FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN search_terms t WHERE t.space = $2 AND t.term = j.value`,
+    db.dialect.remote
+      ? `SELECT t.term, t.n FROM ${perStem("$1", `SELECT t.term, ${n} AS n FROM search_terms t WHERE t.space = $2 AND t.term = s.stem`)} t`
+      : `SELECT t.term, ${n} AS n
+         FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN search_terms t WHERE t.space = $2 AND t.term = j.value`,
   ).all(db.dialect.list([...new Set(stems)]), space)) as { term: string; n: number }[];
   for (const r of rows) out.set(r.term, r.n);
   return out;
 }
 
 /** Postings of the stems in units' own text (as Posting objects). */
-async function textPostings(db: Db, space: number, stems: readonly string[]): Promise<Posting[]> {
+export async function textPostings(db: Db, space: number, stems: readonly string[]): Promise<Posting[]> {
   if (stems.length === 0) return [];
   return (await statement(
     db,
-    `SELECT p.unit, p.term, p.tf, p.tf_context AS "tfContext", p.length
-     FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN search_postings p
-     WHERE p.space = $2 AND p.term = j.value AND p.tf > 0`,
+    db.dialect.remote
+      ? `SELECT p.unit, p.term, p.tf, p.tf_context AS "tfContext", p.length
+         FROM ${perStem("$1", "SELECT * FROM search_postings p WHERE p.space = $2 AND p.term = s.stem AND p.tf > 0")} p`
+      : `SELECT p.unit, p.term, p.tf, p.tf_context AS "tfContext", p.length
+         FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN search_postings p
+         WHERE p.space = $2 AND p.term = j.value AND p.tf > 0`,
   ).all(db.dialect.list([...new Set(stems)]), space)) as unknown as Posting[];
 }
 
@@ -295,6 +315,7 @@ export function topUnitsPage(
   const averageLength = `CAST(${p.add(weights.averageLength)} AS DOUBLE PRECISION)`;
   const ph = p.add(JSON.stringify(phrases.flatMap((t, i) => t.stems.map((stem) => [i, stem]))));
   const pw = p.add(JSON.stringify(phrases.map((t, i) => [i, t.idf, t.stems.length])));
+  const stems = p.add(p.dialect.list([...new Set(terms.flatMap((t) => t.stems))]));
   const d = p.dialect;
   return `WITH q (term, idf) AS MATERIALIZED (
        SELECT j.value ->> 0, CAST(j.value ->> 1 AS DOUBLE PRECISION) FROM ${d.rows(q, "j")}
@@ -306,25 +327,16 @@ export function topUnitsPage(
        SELECT CAST(j.value ->> 0 AS INTEGER), CAST(j.value ->> 1 AS DOUBLE PRECISION), CAST(j.value ->> 2 AS INTEGER)
        FROM ${d.rows(pw, "j")}
      ),
-     hits (unit, phrase, tf, tf_context, length) AS (
-       SELECT p.unit, ph.phrase, p.tf, p.tf_context, p.length
-       FROM ph CROSS JOIN search_postings p WHERE p.space = ${sp} AND p.term = ph.term
-       UNION ALL
-       SELECT u.unit, ph.phrase, 0, c.tf, u.length
-       ${sharedContextHits("ph", "ph.term", sp)}
-     ),
+     hits (unit, term, tf, tf_context, length) AS MATERIALIZED (${d.remote ? hitsAcrossWire(stems, sp) : hitsInProcess(d, stems, sp)}),
      found (unit, tf, tf_context, length, idf) AS (
        SELECT h.unit, min(h.tf), min(h.tf_context), max(h.length), pw.idf
-       FROM hits h CROSS JOIN pw WHERE pw.phrase = h.phrase
-       GROUP BY h.unit, h.phrase, pw.idf, pw.stems HAVING count(*) = pw.stems
+       FROM hits h JOIN ph ON ph.term = h.term JOIN pw ON pw.phrase = ph.phrase
+       GROUP BY h.unit, ph.phrase, pw.idf, pw.stems HAVING count(*) = pw.stems
      ),
      page (unit, bm25, length) AS MATERIALIZED (
        SELECT unit, sum(part) AS bm25, max(length) AS length FROM (
-         SELECT p.unit AS unit, ${bm25Part(SQL, weights, averageLength, "q.idf", "p.tf", "p.tf_context", "p.length")} AS part, p.length AS length
-         FROM q CROSS JOIN search_postings p WHERE p.space = ${sp} AND p.term = q.term
-         UNION ALL
-         SELECT u.unit, ${bm25Part(SQL, weights, averageLength, "q.idf", "0", "c.tf", "u.length")}, u.length
-         ${sharedContextHits("q", "q.term", sp)}
+         SELECT h.unit AS unit, ${bm25Part(SQL, weights, averageLength, "q.idf", "h.tf", "h.tf_context", "h.length")} AS part, h.length AS length
+         FROM hits h JOIN q ON q.term = h.term
          UNION ALL
          SELECT f.unit, ${bm25Part(SQL, weights, averageLength, "f.idf", "f.tf", "f.tf_context", "f.length")}, f.length FROM found f
        ) x GROUP BY unit ORDER BY bm25 DESC, unit LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}
@@ -332,37 +344,29 @@ export function topUnitsPage(
 }
 
 /**
- * postingsIn's own postings ($1 the stems, $2 the units, $3 the space). In process (SQLite), a
- * point look-up per stem and unit, in the table's key order. Across a wire (PostgreSQL), each
- * unit's postings read whole (they lie together, in the unit index and in the table) and kept when
- * their stem is asked: a query's 40-odd stems made a point look-up per stem and unit cost 14k
- * buffer reads for 80 units (10-15 ms), this 360 (2-3 ms); OFFSET 0 keeps the planner from turning
- * it back into point look-ups.
+ * topUnitsPage's hits: every posting of the stems (the list parameter `stems`) in the space `sp`,
+ * one row per unit and stem (postingRows' rows). Across a wire, each a look-up per stem and per
+ * context (perStem), whatever the planner's statistics; a unit holding a stem in its own text and
+ * in its shared context has both rows, which the greatest of each count makes its own posting's (its
+ * own posting carries its context's count, indexUnits) without a probe per shared row.
  */
-const postingsOfUnits = (d: Dialect) =>
-  d.remote
-    ? `${d.each("$2", "bigint", "x")}
-       CROSS JOIN LATERAL (SELECT * FROM search_postings p WHERE p.space = $3 AND p.unit = x.value OFFSET 0) p
-       WHERE ${d.isIn("p.term", "$1", "text")}`
-    : `${d.each("$1", "text", "s")} CROSS JOIN ${d.each("$2", "bigint", "x")} CROSS JOIN search_postings p
-       WHERE p.space = $3 AND p.term = s.value AND p.unit = x.value`;
+const hitsAcrossWire = (stems: string, sp: string) => `
+  SELECT h.unit, h.term, max(h.tf), max(h.tf_context), max(h.length) FROM (
+    SELECT p.unit, p.term, p.tf, p.tf_context, p.length
+    FROM ${perStem(stems, `SELECT p.unit, p.term, p.tf, p.tf_context, p.length FROM search_postings p WHERE p.space = ${sp} AND p.term = s.stem`)} p
+    UNION ALL
+    SELECT u.unit, c.term, 0, c.tf, u.length
+    FROM ${perStem(stems, `SELECT c.context, c.term, c.tf FROM search_context_postings c WHERE c.space = ${sp} AND c.term = s.stem`)} c
+    CROSS JOIN LATERAL (SELECT u.unit, u.length FROM search_units u WHERE u.context = c.context OFFSET 0) u
+  ) h GROUP BY h.unit, h.term`;
 
-/**
- * postingsIn's shared contexts' postings: the units' contexts, then each stem's posting there, by
- * the postings' key (space, term, context). SQLite pins the order with CROSS JOIN; PostgreSQL gets
- * the lists as `= ANY` conditions, which its index scans take whatever its estimates (a list
- * joined as a table of 10 estimated rows made it read every posting of each context, then match
- * the stems: 0.6-1 s a search with 100 hits on one LoCoMo conversation).
- */
-const contextPostingsOfUnits = (d: Dialect) =>
-  d.remote
-    ? `search_units u CROSS JOIN search_context_postings c
-       WHERE u.space = $3 AND ${d.isIn("u.unit", "$2", "bigint")} AND u.context IS NOT NULL
-         AND c.space = $3 AND ${d.isIn("c.term", "$1", "text")} AND c.context = u.context`
-    : `${d.each("$2", "bigint", "x")} CROSS JOIN search_units u
-       CROSS JOIN ${d.each("$1", "text", "s")} CROSS JOIN search_context_postings c
-       WHERE u.space = $3 AND u.unit = x.value AND u.context IS NOT NULL
-         AND c.space = $3 AND c.term = s.value AND c.context = u.context`;
+/** topUnitsPage's hits in process (SQLite): postingRows' statement. */
+const hitsInProcess = (d: Dialect, stems: string, sp: string) => `
+  SELECT p.unit, p.term, p.tf, p.tf_context, p.length
+  FROM ${d.each(stems, "text", "j")} CROSS JOIN search_postings p WHERE p.space = ${sp} AND p.term = j.value
+  UNION ALL
+  SELECT u.unit, c.term, 0, c.tf, u.length
+  ${sharedContextHits(d.each(stems, "text", "j"), "j.value", sp)}`;
 
 /** The postings of `stems` in the given units only (point look-ups: a few per candidate). */
 export async function postingsIn(
@@ -372,21 +376,57 @@ export async function postingsIn(
   stems: readonly string[],
 ): Promise<Posting[]> {
   if (units.length === 0 || stems.length === 0) return [];
-  return (await statement(
-    db,
-    `SELECT p.unit, p.term, p.tf, p.tf_context AS "tfContext", p.length
-     FROM ${postingsOfUnits(db.dialect)}
-     UNION ALL
-     SELECT u.unit, c.term, 0, c.tf, u.length
-     FROM ${contextPostingsOfUnits(db.dialect)}
-       AND NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = $3 AND p.term = c.term AND p.unit = u.unit)`,
-  ).all(
+  const args = [
     db.dialect.list([...new Set(stems)]),
     // In key order, so that each stem's look-ups walk its postings forwards.
     db.dialect.list([...units].sort((a, b) => a - b)),
     space,
-  )) as unknown as Posting[];
+  ];
+  if (db.dialect.remote) {
+    const rows = (await statement(db, POSTINGS_IN_ACROSS_WIRE).all(...args)) as unknown as (Posting & {
+      shared: number;
+    })[];
+    const own = new Set(rows.filter((r) => r.shared === 0).map((r) => `${r.unit} ${r.term}`));
+    return rows
+      .filter((r) => r.shared === 0 || !own.has(`${r.unit} ${r.term}`))
+      .map(({ unit, term, tf, tfContext, length }) => ({ unit, term, tf, tfContext, length }));
+  }
+  // In process (SQLite) a point look-up per stem and unit, in the table's key order.
+  const d = db.dialect;
+  return (await statement(
+    db,
+    `SELECT p.unit, p.term, p.tf, p.tf_context AS "tfContext", p.length
+     FROM ${d.each("$1", "text", "s")} CROSS JOIN ${d.each("$2", "bigint", "x")} CROSS JOIN search_postings p
+     WHERE p.space = $3 AND p.term = s.value AND p.unit = x.value
+     UNION ALL
+     SELECT u.unit, c.term, 0, c.tf, u.length
+     FROM ${d.each("$2", "bigint", "x")} CROSS JOIN search_units u
+       CROSS JOIN ${d.each("$1", "text", "s")} CROSS JOIN search_context_postings c
+     WHERE u.space = $3 AND u.unit = x.value AND u.context IS NOT NULL
+       AND c.space = $3 AND c.term = s.value AND c.context = u.context
+       AND NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = $3 AND p.term = c.term AND p.unit = u.unit)`,
+  ).all(...args)) as unknown as Posting[];
 }
+
+/**
+ * postingsIn across a wire (PostgreSQL; $1 the stems, $2 the units, $3 the space): each unit's
+ * postings of the stems, and its shared context's, a look-up per unit (see perStem: the same
+ * statement had PostgreSQL, without statistics, probe every posting of the space for each shared
+ * one, 200 ms); a unit's own posting of a stem wins over its context's, which postingsIn decides.
+ * A context's postings are read by the context alone (its id is the space's).
+ */
+const POSTINGS_IN_ACROSS_WIRE = `
+  SELECT p.unit, p.term, p.tf, p.tf_context AS "tfContext", p.length, 0 AS shared
+  FROM unnest(CAST($2 AS bigint[])) AS x(unit)
+  CROSS JOIN LATERAL (SELECT * FROM search_postings p
+    WHERE p.space = $3 AND p.unit = x.unit AND p.term = ANY(CAST($1 AS text[])) OFFSET 0) p
+  UNION ALL
+  SELECT u.unit, c.term, 0, c.tf, u.length, 1
+  FROM unnest(CAST($2 AS bigint[])) AS x(unit)
+  CROSS JOIN LATERAL (SELECT u.unit, u.length, u.context FROM search_units u
+    WHERE u.space = $3 AND u.unit = x.unit AND u.context IS NOT NULL OFFSET 0) u
+  CROSS JOIN LATERAL (SELECT c.term, c.tf FROM search_context_postings c
+    WHERE c.context = u.context AND c.term = ANY(CAST($1 AS text[])) OFFSET 0) c`;
 
 /**
  * Inside a transaction, locks a namespace's space of `corpus` (if it has one yet) until the end: a
@@ -688,10 +728,12 @@ export async function memoriesHolding<Row = { id: string; memory: string }>(
   where: (p: Params) => string,
   limit: number,
   columns = "m.id, m.memory",
+  /** What a caller read ahead (memory-draft.ts): the space, and the stems' postings when it has them. */
+  ahead?: { space: SearchSpace | null; postings(stems: readonly string[]): Posting[] | undefined },
 ): Promise<Row[]> {
-  const space = await searchSpace(db, namespaceId, "memories");
+  const space = ahead ? ahead.space : await searchSpace(db, namespaceId, "memories");
   if (!space || stems.length === 0) return [];
-  const postings = await textPostings(db, space.id, stems);
+  const postings = ahead?.postings(stems) ?? (await textPostings(db, space.id, stems));
   const units = new Map<string, number>();
   for (const p of postings) units.set(p.term, (units.get(p.term) ?? 0) + 1);
   const score = new Map<number, number>();
@@ -700,13 +742,26 @@ export async function memoriesHolding<Row = { id: string; memory: string }>(
   const out: Row[] = [];
   // Visible ones in rank order, a window at a time.
   for (let from = 0; from < ranked.length && out.length < limit; from += limit) {
+    const window = ranked.slice(from, from + limit);
     const p = new Params(db.dialect);
-    const rows = (await statement(
-      db,
-      `SELECT ${columns} FROM ${p.each(ranked.slice(from, from + limit), "bigint", "j")} CROSS JOIN memories m
-       WHERE m.rowid = j.value AND ${where(p)} ORDER BY j.key`,
-    ).all(...p.values)) as Row[];
-    out.push(...rows.slice(0, limit - out.length));
+    const rows = db.dialect.remote
+      ? // Looked up by key (= ANY): a join of the list to a new table's rows was planned as a scan.
+        ((await statement(
+          db,
+          `SELECT m.rowid AS holding_unit, ${columns} FROM memories m
+           WHERE ${p.isIn("m.rowid", window, "bigint")} AND ${where(p)}`,
+        ).all(...p.values)) as (Row & { holding_unit: number })[])
+      : ((await statement(
+          db,
+          `SELECT m.rowid AS holding_unit, ${columns} FROM ${p.each(window, "bigint", "j")} CROSS JOIN memories m
+           WHERE m.rowid = j.value AND ${where(p)} ORDER BY j.key`,
+        ).all(...p.values)) as (Row & { holding_unit: number })[]);
+    const rank = new Map(window.map((u, i) => [u, i]));
+    rows.sort((a, b) => rank.get(Number(a.holding_unit))! - rank.get(Number(b.holding_unit))!);
+    for (const r of rows.slice(0, limit - out.length)) {
+      const { holding_unit: _, ...row } = r;
+      out.push(row as Row);
+    }
   }
   return out;
 }

@@ -99,17 +99,24 @@ export type PageUnit = [...ScoredUnit, visible: 1 | null, speaker: string | null
  * leaves (each a subquery of its own) many times slower inside a correlated subquery than in a
  * join or a WHERE (as visibleRowids has them), past the statement timeout of a filter test.
  */
-const PAGE_ROWS: Record<Corpus, { join: (scope: string) => string; visible: string; speaker: string }> = {
+const PAGE_ROWS: Record<
+  Corpus,
+  { join: (scope: string) => string; visible: string; speaker: string; from: string; key: string }
+> = {
   chunks: {
     join: (scope) =>
       `LEFT JOIN chunks c ON c.rowid = page.unit LEFT JOIN documents d ON d.id = c.document_id AND ${scope}`,
     visible: "d.id",
     speaker: "c.speaker",
+    from: "chunks c JOIN documents d ON d.id = c.document_id",
+    key: "c.rowid",
   },
   memories: {
     join: (scope) => `LEFT JOIN memories m ON m.rowid = page.unit AND ${scope}`,
     visible: "m.rowid",
     speaker: "m.speaker",
+    from: "memories m",
+    key: "m.rowid",
   },
 };
 
@@ -132,12 +139,20 @@ export async function topUnits(
   const p = new Params(db.dialect);
   const page = topUnitsPage(p, space, terms, weights, limit, offset);
   const rows = PAGE_ROWS[corpus];
+  const visible = scopeSql(corpus, scope, p, filterFormFor(db));
+  // Across a wire, each unit of the page looked up by its key (a lateral join): without statistics
+  // PostgreSQL joined the page to the namespace's every memory by hash instead.
+  const join = db.dialect.remote
+    ? `LEFT JOIN LATERAL (SELECT ${rows.visible} AS visible, ${rows.speaker} AS speaker
+         FROM ${rows.from} WHERE ${rows.key} = page.unit AND ${visible} OFFSET 0) v ON TRUE`
+    : rows.join(visible);
   const st = statement(
     db,
     `${page}
-     SELECT page.unit, page.bm25, page.length, CASE WHEN ${rows.visible} IS NULL THEN NULL ELSE 1 END AS visible,
-       ${rows.speaker} AS speaker
-     FROM page ${rows.join(scopeSql(corpus, scope, p, filterFormFor(db)))}
+     SELECT page.unit, page.bm25, page.length,
+       CASE WHEN ${db.dialect.remote ? "v.visible" : rows.visible} IS NULL THEN NULL ELSE 1 END AS visible,
+       ${db.dialect.remote ? "v.speaker" : rows.speaker} AS speaker
+     FROM page ${join}
      ORDER BY page.bm25 DESC, page.unit`,
   );
   st.setReturnArrays(true);

@@ -512,6 +512,33 @@ export const pgMigrations: readonly string[] = [
   CREATE TRIGGER memories_version_delete AFTER DELETE ON memories REFERENCING OLD TABLE AS written
     FOR EACH STATEMENT EXECUTE FUNCTION memories_version_written();
   `,
+  // 10: the search index's rows without foreign keys to their space. Every row the index writes
+  // (postings, units, terms, contexts, pending units) had PostgreSQL check its space: a lock of the
+  // space's one row per row written, 266k of them for 200 small conversations, taken by every
+  // indexing transaction of the namespace at once. The space's delete takes its rows instead, as the
+  // cascade did (a namespace's delete, a move's). SQLite's checks are a look-up in the same file:
+  // its keys stay.
+  `
+  ALTER TABLE search_contexts DROP CONSTRAINT IF EXISTS search_contexts_space_fkey;
+  ALTER TABLE search_units DROP CONSTRAINT IF EXISTS search_units_space_fkey;
+  ALTER TABLE search_postings DROP CONSTRAINT IF EXISTS search_postings_space_fkey;
+  ALTER TABLE search_terms DROP CONSTRAINT IF EXISTS search_terms_space_fkey;
+  ALTER TABLE search_context_postings DROP CONSTRAINT IF EXISTS search_context_postings_space_fkey;
+  ALTER TABLE search_pending DROP CONSTRAINT IF EXISTS search_pending_space_fkey;
+  CREATE OR REPLACE FUNCTION search_space_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    DELETE FROM search_postings WHERE space IN (SELECT id FROM gone);
+    DELETE FROM search_context_postings WHERE space IN (SELECT id FROM gone);
+    DELETE FROM search_terms WHERE space IN (SELECT id FROM gone);
+    DELETE FROM search_units WHERE space IN (SELECT id FROM gone);
+    DELETE FROM search_contexts WHERE space IN (SELECT id FROM gone);
+    DELETE FROM search_pending WHERE space IN (SELECT id FROM gone);
+    RETURN NULL;
+  END $$;
+  DROP TRIGGER IF EXISTS search_space_deleted ON search_spaces;
+  CREATE TRIGGER search_space_deleted AFTER DELETE ON search_spaces REFERENCING OLD TABLE AS gone
+    FOR EACH STATEMENT EXECUTE FUNCTION search_space_deleted();
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = pgMigrations.length;

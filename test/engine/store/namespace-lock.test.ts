@@ -190,15 +190,21 @@ describe.skipIf(TEST_BACKEND !== "postgres")("a transaction PostgreSQL ends to b
       db.prepare("UPDATE namespaces SET document_count = document_count + 1 WHERE id = $1").run(id);
     let runsOfA = 0;
     let runsOfB = 0;
+    let aHolds!: () => void;
+    const aHeld = new Promise<void>((r) => {
+      aHolds = r;
+    });
     let bHolds!: () => void;
     const bHeld = new Promise<void>((r) => {
       bHolds = r;
     });
-    // a takes x then y; b takes y then x: one of them waits for the other for good until
-    // PostgreSQL ends one (after deadlock_timeout, 1 s by default).
+    // a holds x and b holds y before either asks for the other's: one of them waits for the other
+    // for good until PostgreSQL ends one (after deadlock_timeout, 1 s by default), however the two
+    // are scheduled. A run again finds both promises kept and waits only for the other's commit.
     const first = documentTransaction(a, x.id, async () => {
       runsOfA++;
       await bump(a, x.id);
+      aHolds();
       await bHeld;
       await bump(a, y.id);
       return "a";
@@ -207,6 +213,7 @@ describe.skipIf(TEST_BACKEND !== "postgres")("a transaction PostgreSQL ends to b
       runsOfB++;
       await bump(b, y.id);
       bHolds();
+      await aHeld;
       await bump(b, x.id);
       return "b";
     });

@@ -405,15 +405,6 @@ export async function insertMemories(db: Db, memories: readonly NewMemoryRow[]):
   return ids;
 }
 
-/**
- * Marks `old` no longer latest, replaced by the memory `newId` (its `updates` relation) without
- * making it that memory's parent: a new value retires every value its one-valued slot held.
- */
-export async function retireMemory(db: Db, newId: string, old: MemoryRow): Promise<void> {
-  await statement(db, "UPDATE memories SET is_latest = 0, updated_at = $1 WHERE id = $2").run(now(), old.id);
-  await addRelation(db, newId, old.id, "updates");
-}
-
 export async function addRelation(
   db: Db,
   fromId: string,

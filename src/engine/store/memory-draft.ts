@@ -417,7 +417,10 @@ export async function insertMemory(draft: MemoryDraft, m: NewMemoryRow): Promise
   return { ...row };
 }
 
-/** memories.ts retireMemory, into the draft: `old` is no longer latest, replaced by `newId`. */
+/**
+ * Marks `old` no longer latest, replaced by the memory `newId` (its `updates` relation) without
+ * making it that memory's parent: a new value retires every value its one-valued slot held.
+ */
 export async function retireMemory(draft: MemoryDraft, newId: string, old: MemoryRow): Promise<void> {
   const d = draft.drafted(old.id);
   if (d) {

@@ -118,8 +118,12 @@ export class MemoryDraft {
     const rare = stems
       .filter((x) => (textUnits.get(x) ?? 0) > 0 && textUnits.get(x)! <= RARE_POSTINGS)
       .sort((a, b) => textUnits.get(a)! - textUnits.get(b)!);
+    const read: string[] = [];
     let total = 0;
-    const read = rare.filter((x) => (total += textUnits.get(x)!) <= READ_AHEAD_POSTINGS);
+    for (const x of rare) {
+      total += textUnits.get(x)!;
+      if (total <= READ_AHEAD_POSTINGS) read.push(x);
+    }
     const postings = new Map<string, Posting[]>(read.map((x) => [x, []]));
     if (space) for (const p of await textPostings(this.db, space.id, read)) postings.get(p.term)?.push(p);
     const latest = async (

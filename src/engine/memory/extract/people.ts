@@ -94,6 +94,23 @@ export interface Person {
 }
 
 /**
+ * Known memories' sentences as read (their tokens, which reading never changes): a namespace's recent
+ * memories are recalled again for every document it adds (50 a document, parsed anew they were a
+ * fifth of an ingest's time). A parse depends on the text alone, so one bounded cache serves all.
+ */
+const RECALLED_MAX = 2_048;
+const POSSESSIVE = /['’]s\b/;
+const recalled = new Map<string, Token[][]>();
+function recalledSentences(memory: string): Token[][] {
+  let sentences = recalled.get(memory);
+  if (sentences) recalled.delete(memory);
+  else sentences = analyse(memory).map((s) => s.tokens);
+  recalled.set(memory, sentences);
+  if (recalled.size > RECALLED_MAX) recalled.delete(recalled.keys().next().value!);
+  return sentences;
+}
+
+/**
  * The people one text introduces, as it goes: "my wife is Sofia", "my colleague Rui Matos", "we
  * have a son, Tomás", "Priya Raman, my manager". A later "she" or "he" is the person named last;
  * "we" said by someone with a partner is the two of them; a fact about one of them is told with
@@ -142,9 +159,11 @@ export class People {
    * making anyone the one named last: turns appended later are read without the turns before.
    */
   recall(memory: string): void {
+    // A memory speaks of people in the third person: only a possessive says whose they are, so one
+    // without a possessive introduces no one and names no one's thing (and is not parsed).
+    if (!POSSESSIVE.test(memory)) return;
     const last = this.last;
-    // A memory speaks of people in the third person: only a possessive says whose they are.
-    for (const sentence of analyse(memory)) this.read(sentence.tokens, null);
+    for (const tokens of recalledSentences(memory)) this.read(tokens, null);
     this.last = last;
     const thing = /^(.+?)['’]s (?:[\p{L}-]+ )?([\p{L}-]+) (?:is|are|was|were|has|moved|meets|runs)\b/u.exec(
       memory,
@@ -225,10 +244,6 @@ function nameAt(tokens: readonly Token[], at: number): string | null {
 }
 
 const NOMINAL = new Set(["NOUN", "PROPN", "PRON"]);
-
-/** Days and times a clause may open with ("Every Friday I play padel", "On Thursdays we climb"): no subject. */
-const WHEN =
-  /^(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|mornings?|evenings?|nights?|afternoons?|weekends?|days?|weeks?|months?|years?|summers?|winters?)$/;
 
 /** The grammatical subject, approximated as the first nominal group before the first verb. */
 export function subjectOf(tokens: readonly Token[], owner: Map<string, string>): string | null {

@@ -204,6 +204,14 @@ const BY_WORD = new Map<string, Slot>();
 for (const slot of SLOTS)
   for (const w of [...(slot.verbs ?? []), ...(slot.words ?? [])]) BY_WORD.set(w, slot);
 
+/** The places in SLOTS (ascending) of the slots each word names, and of those each verb names: readSlot's look-ups. */
+const NAMED_BY_WORD = new Map<string, number[]>();
+const NAMED_BY_VERB = new Map<string, number[]>();
+SLOTS.forEach((slot, i) => {
+  for (const w of slot.words ?? []) NAMED_BY_WORD.set(w, [...(NAMED_BY_WORD.get(w) ?? []), i]);
+  for (const v of slot.verbs ?? []) NAMED_BY_VERB.set(v, [...(NAMED_BY_VERB.get(v) ?? []), i]);
+});
+
 /**
  * Verbs that tell a change as an event: the old value ends ("sold the Clio", "left Lumen Labs",
  * "quit smoking") or a new one is set ("bought an electric bike", "joined Northwind", "switched to
@@ -339,6 +347,23 @@ function roleAt(tokens: readonly Token[], verbAt: number): number {
 const NEGATION = /^(not|n't|n’t|never|no)$/;
 
 /**
+ * The first slot (in SLOTS' order) a word of the clause names, or its verb as a verb ("emotionally-
+ * driven" is no driving), whose needed words the clause has.
+ */
+function firstNamed(tokens: readonly Token[], lemmas: ReadonlySet<string>): Slot | undefined {
+  const places = new Set<number>();
+  for (const t of tokens) {
+    for (const i of NAMED_BY_WORD.get(t.lemma) ?? []) places.add(i);
+    if (t.pos === "VERB") for (const i of NAMED_BY_VERB.get(t.lemma) ?? []) places.add(i);
+  }
+  for (const i of [...places].sort((a, b) => a - b)) {
+    const slot = SLOTS[i]!;
+    if (!slot.needs || slot.needs.some((n) => lemmas.has(n))) return slot;
+  }
+  return undefined;
+}
+
+/**
  * Reads a clause against the table. `tokens` are the clause's, dates left out; `hasDate`: it names
  * a day (an event then, unless it sets a lasting slot by a change verb).
  */
@@ -425,17 +450,9 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
   // Working on something is what one does now, not one's work ("working on the Atlas migration").
   if (verb?.lemma === "work" && tokens[verbAt + 1]?.lower === "on") return reading(null, "many", false);
   // The verb's slot first ("drinks a cortado before work" is a drink), then one a word names.
-  const byVerb = verb === undefined ? undefined : SLOTS.find((slot) => slot.verbs?.includes(verb.lemma));
-  const named =
-    byVerb ??
-    SLOTS.find(
-      (slot) =>
-        // A slot's verb names it as a verb only ("emotionally-driven" is no driving).
-        tokens.some(
-          (t) => slot.words?.includes(t.lemma) || (t.pos === "VERB" && slot.verbs?.includes(t.lemma)),
-        ) &&
-        (!slot.needs || slot.needs.some((n) => lemmaSet.has(n))),
-    );
+  const verbSlot = verb === undefined ? undefined : NAMED_BY_VERB.get(verb.lemma)?.[0];
+  const byVerb = verbSlot === undefined ? undefined : SLOTS[verbSlot];
+  const named = byVerb ?? firstNamed(tokens, lemmaSet);
   if (named) {
     // A lasting slot told as a change ("moved to Braga", "bought a bike") is its new value.
     return reading(

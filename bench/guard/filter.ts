@@ -59,7 +59,9 @@ try {
     u.search = "";
     // On standard input: 10,000 keys are more than one argument may hold.
     execFileSync("psql", [u.toString(), "-q"], {
-      input: `UPDATE "${schema}".documents SET metadata = '${wide}' WHERE custom_id = 'wide';
+      // The schema's triggers read its tables by the session's search_path, as memctx's sessions set it.
+      input: `SET search_path TO "${schema}";
+       UPDATE "${schema}".documents SET metadata = '${wide}' WHERE custom_id = 'wide';
        UPDATE "${schema}".memories SET metadata = '${wide}'
         WHERE document_id = (SELECT id FROM "${schema}".documents WHERE custom_id = 'wide');`,
     });

@@ -346,6 +346,15 @@ function roleAt(tokens: readonly Token[], verbAt: number): number {
 
 const NEGATION = /^(not|n't|n’t|never|no)$/;
 
+/** Personal pronouns: the subject said before a verb is a person. */
+const PERSONAL = /^(i|we|you|he|she|they)$/;
+
+/** The verb's object: the words after it up to the first conjunction or punctuation. */
+function objectOf(tokens: readonly Token[], verbAt: number): readonly Token[] {
+  const end = tokens.findIndex((t, i) => i > verbAt && (t.pos === "CCONJ" || t.pos === "PUNCT"));
+  return tokens.slice(verbAt + 1, end < 0 ? undefined : end);
+}
+
 /**
  * The first slot (in SLOTS' order) a word of the clause names, or its verb as a verb ("emotionally-
  * driven" is no driving), whose needed words the clause has.
@@ -420,7 +429,9 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
   // A thing that recurs on a weekday ("the standup is on Mondays", "the demo moved to Thursdays"):
   // its schedule, whatever else the clause's words name ("moved" is no new home here).
   const weekday = tokens.findIndex((t) => WEEKDAY.test(t.lower));
-  if (weekday >= 0 && verb !== undefined && SCHEDULE_VERBS.has(verb.lemma))
+  // Someone who runs on Saturdays runs, a habit ("I run 5k every Saturday"): a standup runs on a day.
+  const runs = verb?.lemma === "run" && PERSONAL.test(tokens[verbAt - 1]?.lower ?? "");
+  if (weekday >= 0 && verb !== undefined && SCHEDULE_VERBS.has(verb.lemma) && !runs)
     return reading("schedule", "one", !planned, valueAfter(tokens, weekday), true);
   // Joining an organisation ("joined Northwind as a design lead") is work; a club or a forum is not.
   if (
@@ -452,7 +463,8 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
   // The verb's slot first ("drinks a cortado before work" is a drink), then one a word names.
   const verbSlot = verb === undefined ? undefined : NAMED_BY_VERB.get(verb.lemma)?.[0];
   const byVerb = verbSlot === undefined ? undefined : SLOTS[verbSlot];
-  const named = byVerb ?? firstNamed(tokens, lemmaSet);
+  // A change names its slot in its object ("sold the Yaris and now cycle to work" ends no work).
+  const named = byVerb ?? firstNamed(change ? objectOf(tokens, verbAt) : tokens, lemmaSet);
   if (named) {
     // A lasting slot told as a change ("moved to Braga", "bought a bike") is its new value.
     return reading(

@@ -47,6 +47,12 @@ describe("the slot a clause sets", () => {
   it("reads a weekday as a schedule, whatever else the clause names", () => {
     expect(read("The standup moved to Tuesdays.")).toMatchObject({ slot: "schedule", value: "Tuesdays" });
     expect(read("Our team standup is on Mondays at 9:30.")).toMatchObject({ slot: "schedule" });
+    expect(read("The standup runs on Mondays.")).toMatchObject({ slot: "schedule", value: "Mondays" });
+    // Someone who runs on a weekday has a habit, not the schedule one standup has.
+    expect(read("I run 5k every Saturday morning at the park.")).toMatchObject({
+      slot: null,
+      isStatic: true,
+    });
   });
 
   it("gives each kind of favourite and each liked thing a slot of its own", () => {
@@ -61,6 +67,8 @@ describe("the slot a clause sets", () => {
   it("tells a change said outright from one only wished or denied", () => {
     expect(read("I sold the Clio last week.")).toMatchObject({ change: "ends", polarity: "no_longer" });
     expect(read("I bought an electric bike.")).toMatchObject({ slot: "vehicle", change: "sets" });
+    // A change's slot is in its object: selling a car and cycling to work ends no job.
+    expect(read("I sold the Yaris and now cycle to work.")).toMatchObject({ slot: null, change: "ends" });
     expect(read("I want to move to Lisbon.").change).toBeNull();
     expect(read("I will never quit my job.").change).toBeNull();
   });

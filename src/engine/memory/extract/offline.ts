@@ -708,7 +708,8 @@ export function extractFacts(
             source: { start: turn.offset + sentence.start, end: turn.offset + sentence.end },
           });
         }
-        continue;
+        // "I'm Marcus Chen, a nurse at St. Mary's": who they are is a fact of its own as well.
+        if (!appositive(tokens)) continue;
       }
       if (!carriesFact(tokens, speakerNames, context.keywords)) continue;
       // A plain text's line of code, list run together or cut sentence is no memory (its passage keeps it).
@@ -981,6 +982,8 @@ const OWN_RELATION_SLOTS = new Set(["relationship", "manager", "children", "fami
 /** "I'm Ana Ribeiro", "my name is Ana", "call me Ana": the name a speaker gives, else null. */
 function nameSaid(tokens: readonly Token[]): string | null {
   const words = tokens.filter((t) => t.pos !== "INTJ" && !(t.pos === "PUNCT" && t.value !== ","));
+  // "Hi, I'm Marcus": the greeting's comma goes with it.
+  while (words[0]?.value === ",") words.shift();
   const lower = words.map((t) => t.lower);
   let at = -1;
   if (/^i['’]m$/.test(lower[0] ?? "")) at = 1;
@@ -994,6 +997,12 @@ function nameSaid(tokens: readonly Token[]): string | null {
   // The name alone, or before a comma: "I'm Ana Ribeiro, nice to meet you", not "I'm Ana's friend".
   const after = words[at + name.length];
   return name.length > 0 && (after === undefined || after.value === ",") ? name.join(" ") : null;
+}
+
+/** Whether a name is followed by who its bearer is: ", a nurse", ", the team's lead". */
+function appositive(tokens: readonly Token[]): boolean {
+  const comma = tokens.findIndex((t, i) => t.value === "," && tokens[i - 1]?.pos === "PROPN");
+  return comma >= 0 && /^(a|an|the)$/.test(tokens[comma + 1]?.lower ?? "");
 }
 
 /**

@@ -540,6 +540,22 @@ describe("offline extractor", () => {
   });
 });
 
+describe("offline extractor: the user's name", () => {
+  it("is a fact of its own after a greeting, and who the user is stays a fact too", async () => {
+    const facts = await extract({
+      text: "user: Hi, I'm Marcus Chen, a nurse at St. Mary's Hospital in Leeds.\nuser: I'm Ana Ribeiro, nice to meet you.",
+      format: "conversation",
+    });
+    const names = facts.filter((f) => f.attribute === "name").map((f) => f.value);
+    expect(names).toEqual(["Marcus Chen", "Ana Ribeiro"]);
+    expect(facts.map((f) => f.memory)).toContain(
+      "The user is Marcus Chen, a nurse at St. Mary's Hospital in Leeds.",
+    );
+    // "nice to meet you" says nothing of who the user is.
+    expect(facts.some((f) => /nice to meet/.test(f.memory))).toBe(false);
+  });
+});
+
 describe("offline extractor: faithful memory", () => {
   const plain = (text: string, documentDate = "2026-03-15") =>
     extractor.extract({ text, format: "plain", documentDate });

@@ -29,9 +29,16 @@ describe("supersession by subject and slot", () => {
       "I work as a data engineer at Northwind.",
       "I drink two flat whites every morning.",
       "Right now I'm working on the Atlas migration.",
+      "I work from home on Fridays.",
+      "I sold my car and now cycle to work.",
+      "I run 5k every Saturday morning.",
+      "Every Sunday I play padel.",
     );
     expect(latest.some((m) => /data engineer at Northwind/.test(m))).toBe(true);
     expect(latest.some((m) => /flat whites/.test(m))).toBe(true);
+    // Two weekly habits of the user's: neither is a schedule the other replaces.
+    expect(latest.some((m) => /runs 5k every Saturday/.test(m))).toBe(true);
+    expect(latest.some((m) => /padel/.test(m))).toBe(true);
   });
 
   it("reads changes told as events as the slot's new value: sold and bought, left and joined, moved", async () => {

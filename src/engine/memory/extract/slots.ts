@@ -96,6 +96,8 @@ export const SLOTS: readonly Slot[] = [
       "medication",
       "migraine",
       "injury",
+      "intolerant",
+      "intolerance",
     ],
   },
   {
@@ -349,6 +351,16 @@ const NEGATION = /^(not|n't|n’t|never|no)$/;
 /** Personal pronouns: the subject said before a verb is a person. */
 const PERSONAL = /^(i|we|you|he|she|they)$/;
 
+/** Whether the verb at `verbAt` ("work") is followed by where or as what: as, at, for or in a noun. */
+function worksWhere(tokens: readonly Token[], verbAt: number): boolean {
+  let i = verbAt + 1;
+  while (tokens[i]?.pos === "ADV" || tokens[i]?.pos === "ADJ") i++;
+  if (!/^(as|at|for|in)$/.test(tokens[i]?.lower ?? "")) return false;
+  i++;
+  while (tokens[i]?.pos === "DET" || tokens[i]?.pos === "ADJ") i++;
+  return tokens[i]?.pos === "NOUN" || tokens[i]?.pos === "PROPN";
+}
+
 /** The verb's object: the words after it up to the first conjunction or punctuation. */
 function objectOf(tokens: readonly Token[], verbAt: number): readonly Token[] {
   const end = tokens.findIndex((t, i) => i > verbAt && (t.pos === "CCONJ" || t.pos === "PUNCT"));
@@ -464,7 +476,12 @@ export function readSlot(tokens: readonly Token[], hasDate: boolean, noLonger: b
   const verbSlot = verb === undefined ? undefined : NAMED_BY_VERB.get(verb.lemma)?.[0];
   const byVerb = verbSlot === undefined ? undefined : SLOTS[verbSlot];
   // A change names its slot in its object ("sold the Yaris and now cycle to work" ends no work).
-  const named = byVerb ?? firstNamed(change ? objectOf(tokens, verbAt) : tokens, lemmaSet);
+  // Working is one's work only where one works ("as a nurse", "at Google", "for the NHS", "in
+  // finance"): working from home, late on Tuesdays or with Rui is how one works, and ends no job.
+  const howOneWorks = verb?.lemma === "work" && !worksWhere(tokens, verbAt);
+  const named = howOneWorks
+    ? undefined
+    : (byVerb ?? firstNamed(change ? objectOf(tokens, verbAt) : tokens, lemmaSet));
   if (named) {
     // A lasting slot told as a change ("moved to Braga", "bought a bike") is its new value.
     return reading(

@@ -26,8 +26,12 @@ describe("the slot a clause sets", () => {
       change: "sets",
     });
     expect(read("I joined a book club.").slot).toBeNull();
-    // What one works on now is no job.
+    // What one works on now is no job, nor how or with whom one works.
     expect(read("I'm working on the Atlas migration.").slot).toBeNull();
+    for (const how of ["I work from home.", "I work late on Tuesdays.", "I work with Rui on the mobile app."])
+      expect(read(how).slot, how).toBeNull();
+    expect(read("I work for the NHS.")).toMatchObject({ slot: "work", value: "NHS" });
+    expect(read("I work remotely for Acme.")).toMatchObject({ slot: "work", value: "Acme" });
   });
 
   it("reads a role at an organisation as work or study, and an allergy to a pet as health", () => {
@@ -36,6 +40,7 @@ describe("the slot a clause sets", () => {
     expect(read("I'm a student at Columbia.")).toMatchObject({ slot: "education", value: "Columbia" });
     expect(read("I'm a big fan of Radiohead.").slot).toBeNull();
     expect(read("I'm allergic to cats.").slot).toBe("health");
+    expect(read("I'm lactose intolerant.").slot).toBe("health");
   });
 
   it("reads a habit as lasting, and a day's deed as not", () => {

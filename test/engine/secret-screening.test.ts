@@ -1,49 +1,17 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemoryClient } from "../../src/client/index.js";
-import { type Engine, openEngine } from "../../src/engine/index.js";
-import { installDreaming } from "../../src/engine/memory/dreamer.js";
 import { secretScreeningFromEnv } from "../../src/engine/services/screening.js";
+import { API_KEY, startEngine, type TestEngine } from "../mcp/helpers.js";
 import { type HttpServer, startHttpServer } from "../support/http-server.js";
 import { until } from "../support/wait.js";
 
-const API_KEY = "mk_test_secret_screening_key";
 const AWS_KEY = "AKIAIOSFODNN7EXAMPLE";
 const AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 
-interface Open {
-  engine: Engine;
-  client: MemoryClient;
-  close(): Promise<void>;
-}
-
 /** A real engine on a SQLite file with the offline extractor, reached through a real client. */
-async function open(opts: { secretScreening?: boolean } = {}): Promise<Open> {
-  const dir = mkdtempSync(join(tmpdir(), "memctx-secrets-"));
-  const engine = await openEngine({
-    dataDir: dir,
-    apiKey: API_KEY,
-    workers: 1,
-    allowPrivateNetwork: true,
-    log: () => {},
-    dreamer: (ctx) => installDreaming(ctx, { debounceMs: 50, maxWaitMs: 200 }),
-    ...opts,
-  });
-  const client = new MemoryClient({ apiKey: API_KEY, fetch: engine.fetch, retryBaseMs: 10 });
-  return {
-    engine,
-    client,
-    async close() {
-      await client.close();
-      await engine.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+const open = (opts: { secretScreening?: boolean } = {}): Promise<TestEngine> =>
+  startEngine({ allowPrivateNetwork: true, ...opts });
 
-let t: Open;
+let t: TestEngine;
 let site: HttpServer;
 beforeAll(async () => {
   t = await open();

@@ -24,7 +24,7 @@ export interface TestEngine {
  * `workers: 0` processes nothing: what is added stays queued (the state right after an add).
  */
 export async function startEngine(
-  opts: { allowPrivateNetwork?: boolean; workers?: number } = {},
+  opts: { allowPrivateNetwork?: boolean; workers?: number; secretScreening?: boolean } = {},
 ): Promise<TestEngine> {
   const dir = mkdtempSync(join(tmpdir(), "memctx-mcp-"));
   const engine = await openEngine({

@@ -141,6 +141,20 @@ export function serverPerFile(
   return { server, client, dir: dir.path };
 }
 
+/**
+ * Logs the user's turns as an agent does: each appended to the namespace's conversation "chat" on
+ * a day of its own (the first on 2026-03-01), its memories waited for before the next.
+ */
+export async function tellTurns(client: MemoryClient, ns: string, turns: readonly string[]): Promise<void> {
+  for (const [i, turn] of turns.entries()) {
+    const day = `2026-03-${String(i + 1).padStart(2, "0")}`;
+    await client
+      .ns(ns)
+      .documents.add({ id: "chat", content: `[${day}] user: ${turn}`, append: true, dreaming: "instant" });
+    await client.ns(ns).documents.waitFor("chat", { until: "memories" });
+  }
+}
+
 export interface ServeChild {
   child: ChildProcess;
   url: string;

@@ -72,12 +72,14 @@ export async function addDocuments(
   const quota = ctx.limits?.documentTokenQuota ?? null;
   // What is stored is what was sent less its secrets, as its namespace says (one not made yet: the
   // deployment's setting); an upload's or a URL's text is screened once read.
-  const screened = await Promise.all(
-    writes.map(async (w) => {
-      const ns = await findNamespace(ctx.db, organizationId, w.namespace);
-      return screenText(w.document, ns ? screensSecrets(ctx.secretScreening, ns) : ctx.secretScreening, {
-        isUrl: w.document.file !== undefined || isUrlContent(w.document.content),
-      });
+  const screens = new Map<string, boolean>();
+  for (const name of new Set(writes.map((w) => w.namespace))) {
+    const ns = await findNamespace(ctx.db, organizationId, name);
+    screens.set(name, ns ? screensSecrets(ctx.secretScreening, ns) : ctx.secretScreening);
+  }
+  const screened = writes.map((w) =>
+    screenText(w.document, screens.get(w.namespace)!, {
+      isUrl: w.document.file !== undefined || isUrlContent(w.document.content),
     }),
   );
   let added: Added[];

@@ -150,6 +150,21 @@ export interface ProfileRow {
 const PROFILE_COLUMNS =
   "m.id, m.memory, m.subject, m.subject_kind, m.attribute, m.is_static, m.document_id, m.speaker";
 
+/** The scope's live memories that also meet `where` (over `m`, its values added to `p`), newest first. */
+async function profileRows(
+  db: Db,
+  scope: ProfileScope,
+  where: (p: Params) => string,
+  limit: number,
+): Promise<ProfileRow[]> {
+  const p = new Params(db.dialect);
+  return (await statement(
+    db,
+    `SELECT ${PROFILE_COLUMNS} FROM memories m WHERE ${liveScope(scope, p, filterFormFor(db))} AND ${where(p)}
+     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ${p.add(limit)}`,
+  ).all(...p.values)) as unknown as ProfileRow[];
+}
+
 /** The scope's static (or dynamic) memories, newest first, at most `limit`. */
 export async function profileSection(
   db: Db,
@@ -157,13 +172,7 @@ export async function profileSection(
   isStatic: boolean,
   limit: number,
 ): Promise<ProfileRow[]> {
-  const p = new Params(db.dialect);
-  return (await statement(
-    db,
-    `SELECT ${PROFILE_COLUMNS} FROM memories m WHERE ${liveScope(scope, p, filterFormFor(db))}
-       AND m.is_static = ${p.add(isStatic ? 1 : 0)}
-     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ${p.add(limit)}`,
-  ).all(...p.values)) as unknown as ProfileRow[];
+  return await profileRows(db, scope, (p) => `m.is_static = ${p.add(isStatic ? 1 : 0)}`, limit);
 }
 
 /**
@@ -176,13 +185,13 @@ export async function profileChanges(
   slots: readonly string[],
   limit: number,
 ): Promise<ProfileRow[]> {
-  const p = new Params(db.dialect);
-  return (await statement(
+  return await profileRows(
     db,
-    `SELECT ${PROFILE_COLUMNS} FROM memories m WHERE ${liveScope(scope, p, filterFormFor(db))}
-       AND m.is_static = 0 AND m.subject_kind = 'user' AND ${db.dialect.isIn("m.attribute", p.add(db.dialect.list(slots)), "text")}
-     ORDER BY m.created_at DESC, m.rowid DESC LIMIT ${p.add(limit)}`,
-  ).all(...p.values)) as unknown as ProfileRow[];
+    scope,
+    (p) =>
+      `m.is_static = 0 AND m.subject_kind = 'user' AND ${db.dialect.isIn("m.attribute", p.add(db.dialect.list(slots)), "text")}`,
+    limit,
+  );
 }
 
 /**

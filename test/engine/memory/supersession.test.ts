@@ -5,19 +5,13 @@
  * retire each other; several values of a many-valued slot add up; history stays readable.
  */
 import { describe, expect, it } from "vitest";
-import { serverPerFile } from "../../support/harness.js";
+import { serverPerFile, tellTurns } from "../../support/harness.js";
 
 const { client } = serverPerFile({ workers: 1 });
 
-/** Logs the user's turns (one conversation per namespace), each dated, and waits for its memories. */
+/** Logs the user's turns (tellTurns) and answers with the namespace's latest memories. */
 async function tell(ns: string, ...turns: string[]) {
-  for (const [i, turn] of turns.entries()) {
-    const day = `2026-03-${String(i + 1).padStart(2, "0")}`;
-    await client
-      .ns(ns)
-      .documents.add({ id: "chat", content: `[${day}] user: ${turn}`, append: true, dreaming: "instant" });
-    await client.ns(ns).documents.waitFor("chat", { until: "memories" });
-  }
+  await tellTurns(client, ns, turns);
   const { memories } = await client.ns(ns).memories.list({ limit: 100 });
   return memories.map((m) => m.memory);
 }

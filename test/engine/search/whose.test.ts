@@ -6,19 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { asksAboutTheUser } from "../../../src/engine/search/person.js";
-import { serverPerFile } from "../../support/harness.js";
+import { serverPerFile, tellTurns } from "../../support/harness.js";
 
 const { client } = serverPerFile({ workers: 1 });
 
-async function tell(ns: string, ...turns: string[]) {
-  for (const [i, turn] of turns.entries()) {
-    const day = `2026-03-${String(i + 1).padStart(2, "0")}`;
-    await client
-      .ns(ns)
-      .documents.add({ id: "chat", content: `[${day}] user: ${turn}`, append: true, dreaming: "instant" });
-    await client.ns(ns).documents.waitFor("chat", { until: "memories" });
-  }
-}
+const tell = (ns: string, ...turns: string[]) => tellTurns(client, ns, turns);
 
 const first = async (ns: string, query: string, searchMode: "memories" | "hybrid" = "memories") => {
   const { results } = await client.ns(ns).search({ query, searchMode, limit: 3 });

@@ -7,19 +7,27 @@ import type { SQLInputValue, SQLOutputValue } from "node:sqlite";
  * SQLite (store/sqlite.ts) runs them synchronously underneath; PostgreSQL (store/postgres/) on a
  * connection pool.
  */
-export interface Statement {
-  get(...params: SQLInputValue[]): Promise<Record<string, SQLOutputValue> | undefined>;
-  all(...params: SQLInputValue[]): Promise<Record<string, SQLOutputValue>[]>;
+export interface Statement<Row = Record<string, SQLOutputValue>> {
+  get(...params: SQLInputValue[]): Promise<Row | undefined>;
+  all(...params: SQLInputValue[]): Promise<Row[]>;
   /** A row's new key comes back with RETURNING, read by get() or all(). */
   run(...params: SQLInputValue[]): Promise<{ changes: number }>;
-  /** Rows as arrays of values (in column order) instead of objects. */
+  /**
+   * Rows as arrays of values (in column order) instead of objects: prepare the statement with a
+   * tuple as its Row (statements.ts arrayStatement).
+   */
   setReturnArrays(enabled: boolean): void;
 }
 
 export interface Db {
   /** The SQL this connection's database speaks where the two differ. */
   readonly dialect: Dialect;
-  prepare(sql: string): Statement;
+  /**
+   * A statement whose rows are `Row`s, as node-postgres's `query<R>`: the caller that writes the
+   * SELECT declares what it names, and nothing checks it (the backends hand the driver's rows on as
+   * they are). Without `Row`, the driver's own: columns by name.
+   */
+  prepare<Row = Record<string, SQLOutputValue>>(sql: string): Statement<Row>;
   /** Runs one or more statements without parameters. */
   exec(sql: string): Promise<void>;
   /**

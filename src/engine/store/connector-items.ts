@@ -13,10 +13,10 @@ export interface ConnectorItemRow {
 }
 
 export async function connectorItems(db: Db, connectorId: string): Promise<ConnectorItemRow[]> {
-  return (await statement(
+  return await statement<ConnectorItemRow>(
     db,
     "SELECT external_id, document_id, version FROM connector_items WHERE connector_id = $1",
-  ).all(connectorId)) as unknown as ConnectorItemRow[];
+  ).all(connectorId);
 }
 
 export async function upsertConnectorItem(

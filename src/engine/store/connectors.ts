@@ -56,10 +56,10 @@ function opened(db: Db, row: ConnectorRow | undefined): ConnectorRow | undefined
 
 /** Seals the secrets of rows written before encryption (their next write would too). */
 export async function sealPlaintextSecrets(db: Db): Promise<number> {
-  const rows = (await statement(
+  const rows = await statement<{ id: string; config: string | null; credentials: string | null }>(
     db,
     "SELECT id, config, credentials FROM connectors WHERE config NOT LIKE 'enc:v1:%' OR credentials NOT LIKE 'enc:v1:%'",
-  ).all()) as { id: string; config: string | null; credentials: string | null }[];
+  ).all();
   const update = statement(db, "UPDATE connectors SET config = $1, credentials = $2 WHERE id = $3");
   for (const r of rows) {
     const keep = (column: (typeof SECRET_COLUMNS)[number]) => {
@@ -197,10 +197,7 @@ async function insertConnector(
 }
 
 export async function getConnectorRow(db: Db, id: string): Promise<ConnectorRow | undefined> {
-  return opened(
-    db,
-    (await statement(db, "SELECT * FROM connectors WHERE id = $1").get(id)) as ConnectorRow | undefined,
-  );
+  return opened(db, await statement<ConnectorRow>(db, "SELECT * FROM connectors WHERE id = $1").get(id));
 }
 
 /**
@@ -210,10 +207,10 @@ export async function getConnectorRow(db: Db, id: string): Promise<ConnectorRow 
 export async function consumeOAuthState(db: Db, state: string): Promise<ConnectorRow | undefined> {
   return opened(
     db,
-    (await statement(
+    await statement<ConnectorRow>(
       db,
       "UPDATE connectors SET oauth_state = NULL, updated_at = $1 WHERE oauth_state = $2 AND state = 'pending' RETURNING *",
-    ).get(now(), state)) as ConnectorRow | undefined,
+    ).get(now(), state),
   );
 }
 
@@ -233,7 +230,7 @@ export async function listConnectorRows(
 ): Promise<ConnectorRow[]> {
   const sql = `SELECT * FROM connectors WHERE organization_id = $1 AND state = 'connected'${namespaceId ? " AND namespace_id = $2" : ""} ORDER BY created_at`;
   const args = namespaceId ? [organizationId, namespaceId] : [organizationId];
-  return ((await statement(db, sql).all(...args)) as unknown as ConnectorRow[]).map((r) => opened(db, r)!);
+  return (await statement<ConnectorRow>(db, sql).all(...args)).map((r) => opened(db, r)!);
 }
 
 /** OAuth tokens (sealed) and the account they belong to, when the provider names it. */
@@ -286,7 +283,7 @@ export async function hasScheduledConnectors(db: Db): Promise<boolean> {
  * process on the data directory.
  */
 export async function dueConnectorIds(db: Db, at: string): Promise<string[]> {
-  const rows = (await statement(
+  const rows = await statement<{ id: string }>(
     db,
     `SELECT c.id FROM connectors c
      WHERE c.state = 'connected' AND c.sync_interval_seconds > 0
@@ -295,7 +292,7 @@ export async function dueConnectorIds(db: Db, at: string): Promise<string[]> {
              (SELECT max(coalesce(r.finished_at, r.created_at)) FROM sync_runs r WHERE r.connector_id = c.id),
              c.updated_at)`)} + c.sync_interval_seconds / 86400.0 <= ${db.dialect.days("$1")}
      ORDER BY c.id`,
-  ).all(at)) as { id: string }[];
+  ).all(at);
   return rows.map((r) => r.id);
 }
 
@@ -314,10 +311,10 @@ export async function deleteConnector(
     let count = 0;
     if (options.withDocuments) {
       const ids = (
-        (await statement(db, "SELECT id FROM documents WHERE connector_id = $1 AND namespace_id = $2").all(
-          row.id,
-          row.namespace_id,
-        )) as { id: string }[]
+        await statement<{ id: string }>(
+          db,
+          "SELECT id FROM documents WHERE connector_id = $1 AND namespace_id = $2",
+        ).all(row.id, row.namespace_id)
       ).map((d) => d.id);
       count = (await deleteDocuments(db, row.namespace_id, ids)).count;
     } else {

@@ -223,7 +223,7 @@ export function databaseBackend(db: Db): DatabaseState["backend"] {
 /** Reads the schema version: a round trip to the database, so it also says the file is readable. */
 export async function databaseState(db: Db): Promise<DatabaseState> {
   if (db instanceof PostgresDatabase) return { backend: "postgres", schema: await db.schemaVersion() };
-  const row = (await db.prepare("PRAGMA user_version").get()) as { user_version: number };
+  const row = (await db.prepare<{ user_version: number }>("PRAGMA user_version").get())!;
   return { backend: "sqlite", schema: row.user_version };
 }
 

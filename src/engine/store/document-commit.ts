@@ -141,12 +141,10 @@ async function scheduleDreams(
   immediate: boolean,
 ): Promise<void> {
   const t = Date.now();
-  const waiting = (
-    (await statement(
-      db,
-      "SELECT count(*) AS n FROM documents WHERE namespace_id = $1 AND status = 'done' AND dreaming_status = 'dreaming'",
-    ).get(namespaceId)) as { n: number }
-  ).n;
+  const waiting = (await statement<{ n: number }>(
+    db,
+    "SELECT count(*) AS n FROM documents WHERE namespace_id = $1 AND status = 'done' AND dreaming_status = 'dreaming'",
+  ).get(namespaceId))!.n;
   const existing = await queuedJobOf(db, DREAM_JOB, namespaceId);
   const first = existing ? Date.parse(existing.created_at) : t;
   const runAt = immediate || waiting >= o.maxBatch ? t : Math.min(t + o.debounceMs, first + o.maxWaitMs);
@@ -230,7 +228,7 @@ async function writeDraft(db: Db, draft: MemoryDraft): Promise<void> {
     ]);
     const int = (k: number) => `CAST(j.value ->> ${k} AS BIGINT)`;
     const text = (k: number) => `j.value ->> ${k}`;
-    const inserted = (await statement(
+    const inserted = await statement<{ rowid: number; id: string }>(
       db,
       `INSERT INTO memories (id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
          version, parent_memory_id, root_memory_id, forget_after, forget_reason, subject, subject_kind, attribute,
@@ -239,7 +237,7 @@ async function writeDraft(db: Db, draft: MemoryDraft): Promise<void> {
          ${[9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24].map(text).join(", ")}
        FROM ${d.rows("$1", "j")} ORDER BY ${int(0)}
        RETURNING rowid, id`,
-    ).all(JSON.stringify(rows))) as { rowid: number; id: string }[];
+    ).all(JSON.stringify(rows));
     for (const r of inserted) rowids.set(r.id, r.rowid);
   }
   const t = now();

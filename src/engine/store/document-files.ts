@@ -14,12 +14,12 @@ export interface StoredFile {
 
 /** The uploaded file of a document, or undefined for content sent as text. */
 export async function getDocumentFile(db: Db, documentId: string): Promise<StoredFile | undefined> {
-  const row = (await statement(
-    db,
-    "SELECT name, mime_type, kind, bytes FROM document_files WHERE document_id = $1",
-  ).get(documentId)) as
-    | { name: string | null; mime_type: string; kind: StoredFile["kind"]; bytes: Uint8Array }
-    | undefined;
+  const row = await statement<{
+    name: string | null;
+    mime_type: string;
+    kind: StoredFile["kind"];
+    bytes: Uint8Array;
+  }>(db, "SELECT name, mime_type, kind, bytes FROM document_files WHERE document_id = $1").get(documentId);
   return row ? { bytes: row.bytes, name: row.name, mimeType: row.mime_type, kind: row.kind } : undefined;
 }
 

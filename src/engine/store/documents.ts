@@ -304,10 +304,10 @@ async function claimCallerId(
   customId: string,
 ): Promise<DocumentRow | undefined> {
   await lockName(db, `document:${namespaceId}:${customId}`);
-  return (await statement(db, "SELECT * FROM documents WHERE namespace_id = $1 AND custom_id = $2").get(
-    namespaceId,
-    customId,
-  )) as DocumentRow | undefined;
+  return await statement<DocumentRow>(
+    db,
+    "SELECT * FROM documents WHERE namespace_id = $1 AND custom_id = $2",
+  ).get(namespaceId, customId);
 }
 
 /** The same document sent again: only its dreaming mode and update time change. */
@@ -430,12 +430,12 @@ export async function latestSourceDocument(
   memoryId: string,
   documentId: string | null,
 ): Promise<Document | undefined> {
-  const row = (await statement(
+  const row = await statement<RecordRow>(
     db,
     `SELECT ${RECORD_COLUMNS} FROM documents d WHERE d.namespace_id = $1 AND (d.id = $2
        OR d.id IN (SELECT document_id FROM memory_sources WHERE memory_id = $3))
      ORDER BY d.updated_at DESC, d.rowid DESC LIMIT 1`,
-  ).get(namespaceId, documentId, memoryId)) as RecordRow | undefined;
+  ).get(namespaceId, documentId, memoryId);
   return row ? await documentRecord(db, row) : undefined;
 }
 
@@ -450,15 +450,15 @@ export async function findDocumentsIn(
   idOrCustomId: string,
 ): Promise<RecordRow[]> {
   const inAny = db.dialect.isIn("namespace_id", "$2", "text");
-  const byId = (await statement(
+  const byId = await statement<DocumentRow>(
     db,
     `SELECT ${RECORD_COLUMNS} FROM documents d WHERE id = $1 AND ${inAny}`,
-  ).get(idOrCustomId, db.dialect.list(namespaceIds))) as DocumentRow | undefined;
+  ).get(idOrCustomId, db.dialect.list(namespaceIds));
   if (byId) return [byId];
-  return (await statement(
+  return await statement<DocumentRow>(
     db,
     `SELECT ${RECORD_COLUMNS} FROM documents d WHERE custom_id = $1 AND ${inAny} ORDER BY rowid`,
-  ).all(idOrCustomId, db.dialect.list(namespaceIds))) as unknown as DocumentRow[];
+  ).all(idOrCustomId, db.dialect.list(namespaceIds));
 }
 
 /** A document of the namespace by service id or caller id (a service id wins a tie). */
@@ -467,15 +467,15 @@ export async function findDocument(
   namespaceId: string,
   idOrCustomId: string,
 ): Promise<RecordRow | undefined> {
-  return (await statement(
+  return await statement<RecordRow>(
     db,
     `SELECT ${RECORD_COLUMNS} FROM documents d WHERE namespace_id = $1 AND (id = $2 OR custom_id = $3)
        ORDER BY id = $4 DESC LIMIT 1`,
-  ).get(namespaceId, idOrCustomId, idOrCustomId, idOrCustomId)) as RecordRow | undefined;
+  ).get(namespaceId, idOrCustomId, idOrCustomId, idOrCustomId);
 }
 
 export async function getDocumentRow(db: Db, id: string): Promise<DocumentRow | undefined> {
-  return (await statement(db, "SELECT * FROM documents WHERE id = $1").get(id)) as DocumentRow | undefined;
+  return await statement<DocumentRow>(db, "SELECT * FROM documents WHERE id = $1").get(id);
 }
 
 /**
@@ -519,10 +519,10 @@ export async function documentRecords(db: Db, rows: readonly RecordRow[]): Promi
   const forgotten = new Map<string, string[]>();
   if (titled.length > 0) {
     const p = new Params(db.dialect);
-    const found = (await statement(
+    const found = await statement<{ document_id: string; sentence: string }>(
       db,
       `SELECT DISTINCT document_id, sentence FROM forgotten_sentences WHERE ${p.isIn("document_id", titled, "text")}`,
-    ).all(...p.values)) as { document_id: string; sentence: string }[];
+    ).all(...p.values);
     for (const f of found)
       forgotten.set(f.document_id, [...(forgotten.get(f.document_id) ?? []), f.sentence]);
   }
@@ -559,9 +559,10 @@ export function toChunk(c: ChunkRow, metadata: Metadata): Chunk {
 
 export async function chunksOfDocument(db: Db, doc: Pick<DocumentRow, "id" | "metadata">): Promise<Chunk[]> {
   const metadata = parseJson<Metadata>(doc.metadata, {});
-  const rows = (await statement(db, "SELECT * FROM chunks WHERE document_id = $1 ORDER BY position").all(
-    doc.id,
-  )) as unknown as ChunkRow[];
+  const rows = await statement<ChunkRow>(
+    db,
+    "SELECT * FROM chunks WHERE document_id = $1 ORDER BY position",
+  ).all(doc.id);
   return rows.map((r) => toChunk(r, metadata));
 }
 
@@ -576,11 +577,11 @@ export async function listDocuments(
   const p = new Params(db.dialect);
   const from = `FROM documents d WHERE ${inNamespaces("d.namespace_id", namespaceId, p)}
     AND ${compileFilter(filter, documentTarget, p, filterFormFor(db))}`;
-  const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...p.values)) as { n: number }).n;
-  const rows = (await statement(
+  const total = (await statement<{ n: number }>(db, `SELECT count(*) AS n ${from}`).get(...p.values))!.n;
+  const rows = await statement<DocumentRow>(
     db,
     `SELECT ${RECORD_COLUMNS} ${from} ORDER BY ${orderBy("d", page)} LIMIT ${p.add(page.limit)} OFFSET ${p.add((page.page - 1) * page.limit)}`,
-  ).all(...p.values)) as unknown as DocumentRow[];
+  ).all(...p.values);
   return { items: await documentRecords(db, rows), total };
 }
 
@@ -594,14 +595,12 @@ export async function listChunks(
   const p = new Params(db.dialect, namespaceId);
   const from = `FROM chunks c JOIN documents d ON d.id = c.document_id
     WHERE c.namespace_id = $1 AND d.status = 'done' AND ${compileFilter(filter, documentTarget, p, filterFormFor(db))}`;
-  const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...p.values)) as { n: number }).n;
+  const total = (await statement<{ n: number }>(db, `SELECT count(*) AS n ${from}`).get(...p.values))!.n;
   // Chunks have no updated_at: they are replaced, never changed.
-  const rows = (await statement(
+  const rows = await statement<ChunkRow & { document_metadata: string }>(
     db,
     `SELECT c.*, d.metadata AS document_metadata ${from} ORDER BY ${orderBy("c", page, false)} LIMIT ${p.add(page.limit)} OFFSET ${p.add((page.page - 1) * page.limit)}`,
-  ).all(...p.values)) as unknown as (ChunkRow & {
-    document_metadata: string;
-  })[];
+  ).all(...p.values);
   return { items: rows.map((r) => toChunk(r, parseJson<Metadata>(r.document_metadata, {}))), total };
 }
 
@@ -670,30 +669,28 @@ export async function documentsAwaitingDreams(
   namespaceId: string,
   limit: number,
 ): Promise<DocumentRow[]> {
-  return (await statement(
+  return await statement<DocumentRow>(
     db,
     `SELECT * FROM documents WHERE namespace_id = $1 AND status = 'done' AND dreaming_status = 'dreaming'
      ORDER BY COALESCE(document_date, created_at), created_at, rowid LIMIT $2`,
-  ).all(namespaceId, limit)) as unknown as DocumentRow[];
+  ).all(namespaceId, limit);
 }
 
 /** How many indexed documents of a namespace wait for memories. */
 export async function countAwaitingDreams(db: Db, namespaceId: string): Promise<number> {
-  return (
-    (await statement(
-      db,
-      "SELECT count(*) AS n FROM documents WHERE namespace_id = $1 AND status = 'done' AND dreaming_status = 'dreaming'",
-    ).get(namespaceId)) as { n: number }
-  ).n;
+  return (await statement<{ n: number }>(
+    db,
+    "SELECT count(*) AS n FROM documents WHERE namespace_id = $1 AND status = 'done' AND dreaming_status = 'dreaming'",
+  ).get(namespaceId))!.n;
 }
 
 /** The namespaces with indexed documents waiting for memories. */
 export async function namespacesAwaitingDreams(db: Db): Promise<string[]> {
   return (
-    (await statement(
+    await statement<{ namespace_id: string }>(
       db,
       "SELECT DISTINCT namespace_id FROM documents WHERE status = 'done' AND dreaming_status = 'dreaming'",
-    ).all()) as { namespace_id: string }[]
+    ).all()
   ).map((r) => r.namespace_id);
 }
 
@@ -710,10 +707,10 @@ export async function documentAtGeneration(
   id: string,
   generation: number,
 ): Promise<DocumentRow | undefined> {
-  return (await statement(db, `SELECT * FROM documents WHERE ${atGeneration("$1", "$2")}`).get(
+  return await statement<DocumentRow>(db, `SELECT * FROM documents WHERE ${atGeneration("$1", "$2")}`).get(
     id,
     generation,
-  )) as DocumentRow | undefined;
+  );
 }
 
 /**
@@ -728,10 +725,10 @@ export async function lockedAtGeneration(
   ref: { id: string; namespaceId: string },
   generation: number,
 ): Promise<DocumentRow | undefined> {
-  const doc = (await statement(
+  const doc = await statement<DocumentRow>(
     db,
     `SELECT * FROM documents WHERE ${atGeneration("$1", "$2")}${db.dialect.forUpdate}`,
-  ).get(ref.id, generation)) as DocumentRow | undefined;
+  ).get(ref.id, generation);
   if (doc && doc.namespace_id !== ref.namespaceId) throw new DocumentMovedError(ref.id);
   return doc;
 }
@@ -842,13 +839,13 @@ async function storedChunks(
   documentId: string,
   model: string | null,
 ): Promise<Map<number, StoredChunk>> {
-  const rows = (await statement(
+  const rows = await statement<StoredChunk>(
     db,
     `SELECT c.rowid, c.position, c.content, c.start_offset, c.end_offset, c.type, c.label, c.speaker, c.context,
          v.chunk_rowid IS NOT NULL AS has_vector
        FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_rowid = c.rowid AND v.model = $1
        WHERE c.document_id = $2`,
-  ).all(model, documentId)) as unknown as StoredChunk[];
+  ).all(model, documentId);
   return new Map(rows.map((r) => [r.position, r]));
 }
 
@@ -898,7 +895,7 @@ export async function swapChunks(db: Db, doc: DocumentRow, ix: IndexedDocument):
     );
   }
   const t = now();
-  const insert = statement(
+  const insert = statement<{ rowid: number }>(
     db,
     `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, label,
        speaker, context, created_at)
@@ -943,7 +940,7 @@ export async function swapChunks(db: Db, doc: DocumentRow, ix: IndexedDocument):
         speaker,
         context,
         t,
-      )) as { rowid: number };
+      ))!;
       rowid = row.rowid;
     }
     const v = ix.vectors?.embeddings[i];
@@ -991,7 +988,7 @@ async function insertChunksAtOnce(
   kept: ReadonlyMap<number, unknown>,
   t: string,
 ): Promise<Map<number, number>> {
-  const insert = statement(
+  const insert = statement<{ rowid: number; position: number }>(
     db,
     `INSERT INTO chunks (id, document_id, namespace_id, position, content, type, start_offset, end_offset, label,
        speaker, context, created_at)
@@ -1013,14 +1010,14 @@ async function insertChunksAtOnce(
     ]);
   const out = new Map<number, number>();
   for (let at = 0; at < rows.length; at += CHUNK_INSERT_BATCH) {
-    const got = (await insert.all(
+    const got = await insert.all(
       JSON.stringify(rows.slice(at, at + CHUNK_INSERT_BATCH)),
       documentId,
       namespaceId,
       ix.type,
       ix.label ?? null,
       t,
-    )) as { rowid: number; position: number }[];
+    );
     for (const r of got) out.set(r.position, r.rowid);
   }
   return out;

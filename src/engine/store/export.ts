@@ -174,7 +174,7 @@ async function rowsOf(
   const page = db.prepare(`${sql} LIMIT $2 OFFSET $3`);
   for (let offset = 0; ; offset += EXPORT_PAGE) {
     const rows = await page.all(namespaceId, EXPORT_PAGE, offset);
-    for (const row of rows) await emit(toRecord(kind, t, row as Record<string, unknown>));
+    for (const row of rows) await emit(toRecord(kind, t, row));
     if (rows.length < EXPORT_PAGE) return;
   }
 }
@@ -200,11 +200,11 @@ export async function exportRecords(
          WHERE organization_id = $1 AND namespace_id IS NOT DISTINCT FROM $2 ORDER BY id`,
       );
       for (const b of await buckets.all(org.id, null)) await emit(bucketRecord(null, b));
-      const namespaces = (await db
-        .prepare(
+      const namespaces = await db
+        .prepare<NamespaceRow>(
           `SELECT * FROM namespaces WHERE organization_id = $1 ${only === undefined ? "" : "AND name = $2"} ORDER BY name`,
         )
-        .all(...(only === undefined ? [org.id] : [org.id, only]))) as unknown as NamespaceRow[];
+        .all(...(only === undefined ? [org.id] : [org.id, only]));
       for (const ns of namespaces) {
         await emit({
           kind: "namespace",
@@ -334,10 +334,10 @@ class ImportWriter {
         const name = String(r.name);
         const ns = await ensureNamespace(this.db, this.org.id, name);
         const used = (await this.db
-          .prepare(
+          .prepare<{ n: number }>(
             "SELECT (SELECT count(*) FROM documents WHERE namespace_id = $1) + (SELECT count(*) FROM memories WHERE namespace_id = $2) AS n",
           )
-          .get(ns.id, ns.id)) as { n: number };
+          .get(ns.id, ns.id))!;
         if (used.n > 0) {
           throw new ImportRecordError(
             `namespace ${name} already has content here; import into an empty data directory, or delete that namespace first`,
@@ -376,12 +376,12 @@ class ImportWriter {
         });
         if (scoped) values.push(ns.id);
         // The new row's key for its vector.
-        const inserted = (await this.db
-          .prepare(
+        const inserted = await this.db
+          .prepare<{ rowid: number }>(
             `INSERT INTO ${t.table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})
              ${t.vectors ? "RETURNING rowid" : ""}`,
           )
-          .get(...values)) as { rowid: number } | undefined;
+          .get(...values);
         const vector = r.vector as { model?: unknown; embedding?: unknown } | undefined;
         if (t.vectors && vector && typeof vector.model === "string" && typeof vector.embedding === "string") {
           await this.db

@@ -256,10 +256,10 @@ async function addForgottenSentence(
 
 /** The sentences forgotten from a document, longest first (a longer one may hold a shorter one). */
 export async function forgottenSentences(db: Db, documentId: string): Promise<string[]> {
-  const rows = (await statement(
+  const rows = await statement<{ sentence: string }>(
     db,
     "SELECT DISTINCT sentence FROM forgotten_sentences WHERE document_id = $1",
-  ).all(documentId)) as { sentence: string }[];
+  ).all(documentId);
   return rows.map((r) => r.sentence).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
 }
 
@@ -298,21 +298,19 @@ async function chunksForRedaction(
 ): Promise<ChunkForRedaction[]> {
   const columns = "rowid, start_offset, end_offset, content, context, speaker";
   const found = new Map<number, ChunkForRedaction>();
-  const over = statement(
+  const over = statement<ChunkForRedaction>(
     db,
     `SELECT ${columns} FROM chunks WHERE document_id = $1 AND start_offset < $2 AND end_offset > $3`,
   );
   for (const s of spans) {
-    for (const r of (await over.all(documentId, s.end, s.start)) as unknown as ChunkForRedaction[])
-      found.set(r.rowid, r);
+    for (const r of await over.all(documentId, s.end, s.start)) found.set(r.rowid, r);
   }
-  const around = statement(
+  const around = statement<ChunkForRedaction>(
     db,
     `SELECT ${columns} FROM chunks WHERE document_id = $1 AND context LIKE $2 ESCAPE '\\'`,
   );
   for (const sentence of sentences) {
-    for (const r of (await around.all(documentId, containing(sentence))) as unknown as ChunkForRedaction[])
-      found.set(r.rowid, r);
+    for (const r of await around.all(documentId, containing(sentence))) found.set(r.rowid, r);
   }
   return [...found.values()];
 }
@@ -340,12 +338,12 @@ async function memoryContextsSaying(
   documentId: string,
   sentence: string,
 ): Promise<{ rowid: number; context: string }[]> {
-  return (await statement(
+  return await statement<{ rowid: number; context: string }>(
     db,
     `SELECT m.rowid, m.context FROM memories m
       WHERE m.context LIKE $1 ESCAPE '\\' AND (m.document_id = $2
         OR m.id IN (SELECT memory_id FROM memory_sources WHERE document_id = $3))`,
-  ).all(containing(sentence), documentId, documentId)) as { rowid: number; context: string }[];
+  ).all(containing(sentence), documentId, documentId);
 }
 
 async function setMemoryContext(db: Db, rowid: number, context: string): Promise<void> {
@@ -359,9 +357,10 @@ export async function chunkContents(
 ): Promise<{ rowid: number; content: string }[]> {
   const out: { rowid: number; content: string }[] = [];
   for (const rowid of rowids) {
-    const row = (await statement(db, "SELECT rowid, content FROM chunks WHERE rowid = $1").get(rowid)) as
-      | { rowid: number; content: string }
-      | undefined;
+    const row = await statement<{ rowid: number; content: string }>(
+      db,
+      "SELECT rowid, content FROM chunks WHERE rowid = $1",
+    ).get(rowid);
     if (row) out.push(row);
   }
   return out;
@@ -382,48 +381,47 @@ async function putChunkVector(db: Db, rowid: number, model: string, embedding: F
  */
 export async function expiredUnrecorded(db: Db, at: string, limit: number): Promise<string[]> {
   return (
-    (await statement(
+    await statement<{ id: string }>(
       db,
       `SELECT m.id FROM memories m
         WHERE ${currentMemory("m")} AND ${expiredMemory("m", "$1")}
           AND EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = m.id AND s.start_offset IS NOT NULL)
           AND NOT EXISTS (SELECT 1 FROM forgotten_sentences f WHERE f.memory_id = m.id)
         ORDER BY m.forget_after LIMIT $2`,
-    ).all(at, limit)) as { id: string }[]
+    ).all(at, limit)
   ).map((r) => r.id);
 }
 
 /** A memory's namespace, for the expiry sweep's per-namespace transactions. */
 async function memoryNamespace(db: Db, memoryId: string): Promise<string | undefined> {
   return (
-    (await statement(db, "SELECT namespace_id FROM memories WHERE id = $1").get(memoryId)) as
-      | { namespace_id: string }
-      | undefined
+    await statement<{ namespace_id: string }>(db, "SELECT namespace_id FROM memories WHERE id = $1").get(
+      memoryId,
+    )
   )?.namespace_id;
 }
 
 /** A document's resolved text (else its content); undefined for an unknown document. */
 export async function documentText(db: Db, documentId: string): Promise<string | undefined> {
-  const row = (await statement(db, "SELECT COALESCE(text, content) AS text FROM documents WHERE id = $1").get(
-    documentId,
-  )) as { text: string | null } | undefined;
+  const row = await statement<{ text: string | null }>(
+    db,
+    "SELECT COALESCE(text, content) AS text FROM documents WHERE id = $1",
+  ).get(documentId);
   return row ? (row.text ?? "") : undefined;
 }
 
 /** A memory's text by id (the caller has already scoped the id to its namespace). */
 async function memoryText(db: Db, memoryId: string): Promise<string | undefined> {
-  return (
-    (await statement(db, "SELECT memory FROM memories WHERE id = $1").get(memoryId)) as
-      | { memory: string }
-      | undefined
-  )?.memory;
+  return (await statement<{ memory: string }>(db, "SELECT memory FROM memories WHERE id = $1").get(memoryId))
+    ?.memory;
 }
 
 /** The memories whose sentences were forgotten from a document. */
 async function forgottenMemoryIds(db: Db, documentId: string): Promise<string[]> {
   return (
-    (await statement(db, "SELECT DISTINCT memory_id FROM forgotten_sentences WHERE document_id = $1").all(
-      documentId,
-    )) as { memory_id: string }[]
+    await statement<{ memory_id: string }>(
+      db,
+      "SELECT DISTINCT memory_id FROM forgotten_sentences WHERE document_id = $1",
+    ).all(documentId)
   ).map((r) => r.memory_id);
 }

@@ -43,7 +43,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function enqueueJob(db: Db, job: NewJob): Promise<number> {
   const t = now();
-  const r = await statement(
+  const r = await statement<{ id: number }>(
     db,
     `INSERT INTO jobs (kind, document_id, namespace_id, payload, max_attempts, run_after, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
@@ -57,7 +57,7 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<number> {
     t,
     t,
   );
-  return Number((r as { id: number }).id);
+  return Number(r!.id);
 }
 
 /**
@@ -89,10 +89,10 @@ export async function queuedJobOf(
   kind: string,
   namespaceId: string,
 ): Promise<{ id: number; created_at: string } | undefined> {
-  return (await statement(
+  return await statement<{ id: number; created_at: string }>(
     db,
     "SELECT id, created_at FROM jobs WHERE kind = $1 AND namespace_id = $2 AND state = 'queued' LIMIT 1",
-  ).get(kind, namespaceId)) as { id: number; created_at: string } | undefined;
+  ).get(kind, namespaceId);
 }
 
 /** Moves a job's earliest start to `runAfter` (an ISO time). */
@@ -128,7 +128,7 @@ export async function claimJob(
     db,
     async () => {
       // Two indexed lookups rather than one OR: the queue can hold many thousands of rows.
-      const queued = (await statement(
+      const queued = await statement<{ id: number }>(
         db,
         `SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= $1
          AND ${d.isIn("kind", "$2", "text")}
@@ -136,21 +136,21 @@ export async function claimJob(
            SELECT 1 FROM jobs r WHERE r.state = 'running' AND r.lease_until >= $1
              AND r.kind = j.kind AND r.namespace_id = j.namespace_id))
        ORDER BY id LIMIT 1${skipLocked}`,
-      ).get(iso(t), kindList, d.list(onePerNamespace))) as { id: number } | undefined;
+      ).get(iso(t), kindList, d.list(onePerNamespace));
       const expired = queued
         ? undefined
-        : ((await statement(
+        : await statement<{ id: number }>(
             db,
             `SELECT id FROM jobs WHERE state = 'running' AND lease_until < $1
                AND ${d.isIn("kind", "$2", "text")} ORDER BY lease_until LIMIT 1${skipLocked}`,
-          ).get(iso(t), kindList)) as { id: number } | undefined);
+          ).get(iso(t), kindList);
       const ready = queued ?? expired;
       if (!ready) return undefined;
-      const job = (await statement(
+      const job = await statement<JobRow>(
         db,
         `UPDATE jobs SET state = 'running', lease_owner = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3
          WHERE id = $4 RETURNING *`,
-      ).get(owner, iso(t + leaseMs), iso(t), ready.id)) as JobRow | undefined;
+      ).get(owner, iso(t + leaseMs), iso(t), ready.id);
       return job && expired ? { ...job, reclaimed: true } : job;
     },
     "queue",
@@ -228,10 +228,10 @@ export async function hasOpenJobs(db: Db): Promise<boolean> {
 
 /** Counts of jobs per state (diagnostics, tests, bench). */
 export async function jobCounts(db: Db): Promise<Record<string, number>> {
-  const rows = (await statement(db, "SELECT state, count(*) AS n FROM jobs GROUP BY state").all()) as {
-    state: string;
-    n: number;
-  }[];
+  const rows = await statement<{ state: string; n: number }>(
+    db,
+    "SELECT state, count(*) AS n FROM jobs GROUP BY state",
+  ).all();
   return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }
 
@@ -240,13 +240,13 @@ export async function jobCounts(db: Db): Promise<Record<string, number>> {
  * job is open (queued or running). The disk reserve keeps room for processing them (disk-reserve.ts).
  */
 export async function unprocessedBytes(db: Db): Promise<number> {
-  const row = (await statement(
+  const row = (await statement<{ n: number }>(
     db,
     `SELECT COALESCE(SUM(length(d.content) + COALESCE(f.size, 0)), 0) AS n
        FROM jobs j JOIN documents d ON d.id = j.document_id
        LEFT JOIN document_files f ON f.document_id = j.document_id
       WHERE j.state IN ('queued', 'running') AND j.kind = 'document'`,
-  ).get()) as { n: number };
+  ).get())!;
   return Number(row.n);
 }
 

@@ -153,11 +153,11 @@ export async function listMemories(
   );
   const from = `FROM memories m LEFT JOIN documents d ON d.id = m.document_id
     WHERE ${scope} AND ${live} AND ${f}`;
-  const total = ((await statement(db, `SELECT count(*) AS n ${from}`).get(...p.values)) as { n: number }).n;
-  const rows = (await statement(
+  const total = (await statement<{ n: number }>(db, `SELECT count(*) AS n ${from}`).get(...p.values))!.n;
+  const rows = await statement<MemoryRow>(
     db,
     `SELECT ${M_ROW} ${from} ORDER BY ${orderBy("m", page)} LIMIT ${p.add(page.limit)} OFFSET ${p.add((page.page - 1) * page.limit)}`,
-  ).all(...p.values)) as unknown as MemoryRow[];
+  ).all(...p.values);
   return { items: rows.map(toMemory), total };
 }
 
@@ -170,18 +170,13 @@ export async function memoriesOfDocument(
   documentId: string,
   includeForgotten = false,
 ): Promise<Memory[]> {
-  const rows = (await statement(
+  const rows = await statement<MemoryRow>(
     db,
     `SELECT ${M_ROW} FROM memories m WHERE (m.document_id = $1
          OR m.id IN (SELECT memory_id FROM memory_sources WHERE document_id = $2))
          AND ($3 = 1 OR ${liveMemory("m", "$4")})
        ORDER BY m.created_at, m.rowid`,
-  ).all(
-    documentId,
-    documentId,
-    includeForgotten ? 1 : 0,
-    new Date().toISOString(),
-  )) as unknown as MemoryRow[];
+  ).all(documentId, documentId, includeForgotten ? 1 : 0, new Date().toISOString());
   return rows.map(toMemory);
 }
 
@@ -246,10 +241,10 @@ export async function findMemory(
 }
 
 export async function getMemoryRow(db: Db, namespaceId: string, id: string): Promise<MemoryRow | undefined> {
-  return (await statement(db, `SELECT ${ROW} FROM memories WHERE id = $1 AND namespace_id = $2`).get(
-    id,
-    namespaceId,
-  )) as MemoryRow | undefined;
+  return await statement<MemoryRow>(
+    db,
+    `SELECT ${ROW} FROM memories WHERE id = $1 AND namespace_id = $2`,
+  ).get(id, namespaceId);
 }
 
 /** The rowids of those of `ids` that are the namespace's latest versions. */
@@ -259,10 +254,10 @@ export async function latestRowids(
   ids: readonly string[],
 ): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
-  const rows = (await statement(
+  const rows = await statement<{ id: string; rowid: number }>(
     db,
     `SELECT id, rowid FROM memories WHERE namespace_id = $1 AND is_latest = 1 AND ${db.dialect.isIn("id", "$2", "text")}`,
-  ).all(namespaceId, db.dialect.list(ids))) as { id: string; rowid: number }[];
+  ).all(namespaceId, db.dialect.list(ids));
   return new Map(rows.map((r) => [r.id, r.rowid]));
 }
 
@@ -272,10 +267,10 @@ export async function getMemoryRowIn(
   namespaceIds: readonly string[],
   id: string,
 ): Promise<MemoryRow | undefined> {
-  return (await statement(
+  return await statement<MemoryRow>(
     db,
     `SELECT ${ROW} FROM memories WHERE id = $1 AND ${db.dialect.isIn("namespace_id", "$2", "text")}`,
-  ).get(id, db.dialect.list(namespaceIds))) as MemoryRow | undefined;
+  ).get(id, db.dialect.list(namespaceIds));
 }
 
 /** The columns a new memory is inserted with (latest, not forgotten), its VALUES row and its values. */
@@ -332,9 +327,7 @@ export async function insertMemory(db: Db, m: NewMemoryRow): Promise<MemoryRow> 
     await addRelation(db, id, m.parent.id, "updates");
   }
   if (m.documentId !== null) await addSource(db, id, m.documentId, m.source);
-  const row = (await statement(db, `SELECT ${ROW} FROM memories WHERE id = $1`).get(
-    id,
-  )) as unknown as MemoryRow;
+  const row = (await statement<MemoryRow>(db, `SELECT ${ROW} FROM memories WHERE id = $1`).get(id))!;
   if (m.vector) {
     const v = m.vector.embedding;
     await statement(
@@ -362,14 +355,11 @@ export async function insertMemories(db: Db, memories: readonly NewMemoryRow[]):
   for (let at = 0; at < memories.length; at += MEMORY_INSERT_BATCH) {
     const batch = memories.slice(at, at + MEMORY_INSERT_BATCH);
     const batchIds = ids.slice(at, at + MEMORY_INSERT_BATCH);
-    const rows = (await statement(
+    const rows = await statement<{ rowid: number; id: string }>(
       db,
       `INSERT INTO memories (${INSERTED_COLUMNS}) VALUES ${batch.map((_, k) => insertedRow(k)).join(", ")}
        RETURNING rowid, id`,
-    ).all(...batch.flatMap((m, k) => insertedValues(m, batchIds[k]!, 1, null, t)))) as {
-      rowid: number;
-      id: string;
-    }[];
+    ).all(...batch.flatMap((m, k) => insertedValues(m, batchIds[k]!, 1, null, t)));
     const rowids = new Map(rows.map((r) => [r.id, r.rowid]));
     const sourced = batch.flatMap((m, k) => (m.documentId === null ? [] : [{ m, id: batchIds[k]! }]));
     if (sourced.length > 0) {
@@ -483,11 +473,11 @@ export function mergedExpiry(
 /** The memories a document is a source of. */
 export async function documentMemoryIds(db: Db, documentId: string): Promise<string[]> {
   return (
-    (await statement(
+    await statement<{ id: string }>(
       db,
       `SELECT memory_id AS id FROM memory_sources WHERE document_id = $1
        UNION SELECT id FROM memories WHERE document_id = $2`,
-    ).all(documentId, documentId)) as { id: string }[]
+    ).all(documentId, documentId)
   ).map((r) => r.id);
 }
 
@@ -507,10 +497,10 @@ export async function releaseDocument(
       id,
       documentId,
     );
-    const next = (await statement(
+    const next = await statement<{ document_id: string }>(
       db,
       "SELECT document_id FROM memory_sources WHERE memory_id = $1 ORDER BY created_at DESC, rowid DESC LIMIT 1",
-    ).get(id)) as { document_id: string } | undefined;
+    ).get(id);
     if (!next)
       await statement(db, "DELETE FROM memories WHERE id = $1 AND namespace_id = $2").run(id, namespaceId);
     else
@@ -534,11 +524,11 @@ export async function latestBySubjectAttribute(
   attribute: string,
   limit = SLOT_CANDIDATES,
 ): Promise<MemoryRow[]> {
-  return (await statement(
+  return await statement<MemoryRow>(
     db,
     `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND m.subject = $2 AND m.attribute = $3 AND m.is_latest = 1
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT $4`,
-  ).all(namespaceId, subject, attribute, limit)) as unknown as MemoryRow[];
+  ).all(namespaceId, subject, attribute, limit);
 }
 
 /**
@@ -551,12 +541,12 @@ export async function latestBySubject(
   subject: string,
   limit: number,
 ): Promise<MemoryRow[]> {
-  return (await statement(
+  return await statement<MemoryRow>(
     db,
     `SELECT ${M_ROW} FROM memories m
      WHERE m.namespace_id = $1 AND m.subject = $2 AND m.is_latest = 1
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT $3`,
-  ).all(namespaceId, subject, limit)) as unknown as MemoryRow[];
+  ).all(namespaceId, subject, limit);
 }
 
 /** Latest memories whose text equals `text` once normalized (a fact told again), newest first. */
@@ -566,20 +556,20 @@ export async function latestByKey(
   text: string,
   limit = KEY_CANDIDATES,
 ): Promise<MemoryRow[]> {
-  return (await statement(
+  return await statement<MemoryRow>(
     db,
     `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND m.memory_key = $2 AND m.is_latest = 1
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT $3`,
-  ).all(namespaceId, memoryKey(text), limit)) as unknown as MemoryRow[];
+  ).all(namespaceId, memoryKey(text), limit);
 }
 
 /** Those of `ids` whose subject is `subject`, in the store's order. */
 export async function memoriesAbout(db: Db, ids: readonly string[], subject: string): Promise<string[]> {
   return (
-    (await statement(
+    await statement<{ id: string }>(
       db,
       `SELECT id FROM memories WHERE ${db.dialect.isIn("id", "$1", "text")} AND subject = $2`,
-    ).all(db.dialect.list(ids), subject)) as { id: string }[]
+    ).all(db.dialect.list(ids), subject)
   ).map((r) => r.id);
 }
 
@@ -620,11 +610,11 @@ export function latestByText(
 
 /** The namespace's most recent live, latest memories (the extractor's context). */
 export async function recentLiveMemories(db: Db, namespaceId: string, limit: number): Promise<MemoryRow[]> {
-  return (await statement(
+  return await statement<MemoryRow>(
     db,
     `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND m.is_latest = 1 AND ${liveMemory("m", "$2")}
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT $3`,
-  ).all(namespaceId, now(), limit)) as unknown as MemoryRow[];
+  ).all(namespaceId, now(), limit);
 }
 
 export async function markForgotten(db: Db, id: string, reason: string): Promise<void> {
@@ -639,10 +629,10 @@ export const memoryMetadata = (m: MemoryRow): Metadata => parseJson<Metadata>(m.
 /** The documents a memory came from, most recent first (none for a memory written directly). */
 export async function memorySourceDocumentIds(db: Db, memoryId: string): Promise<string[]> {
   return (
-    (await statement(
+    await statement<{ id: string }>(
       db,
       "SELECT document_id AS id FROM memory_sources WHERE memory_id = $1 ORDER BY created_at DESC, rowid DESC",
-    ).all(memoryId)) as { id: string }[]
+    ).all(memoryId)
   ).map((r) => r.id);
 }
 
@@ -651,9 +641,9 @@ export async function memoryRelationRows(
   db: Db,
   memoryId: string,
 ): Promise<{ id: string; relation: string }[]> {
-  return (await statement(
+  return await statement<{ id: string; relation: string }>(
     db,
     `SELECT to_id AS id, relation FROM memory_relations WHERE from_id = $1 AND relation IN ('extends', 'derives')
      UNION SELECT from_id AS id, relation FROM memory_relations WHERE to_id = $1 AND relation IN ('extends', 'derives')`,
-  ).all(memoryId)) as { id: string; relation: string }[];
+  ).all(memoryId);
 }

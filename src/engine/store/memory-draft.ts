@@ -1,3 +1,4 @@
+import type { SQLInputValue } from "node:sqlite";
 import type { Metadata } from "../../api/common.js";
 import { stemTexts } from "../text/terms.js";
 import type { Db } from "./connection.js";
@@ -128,21 +129,16 @@ export class MemoryDraft {
     if (space) for (const p of await textPostings(this.db, space.id, read)) postings.get(p.term)?.push(p);
     const latest = async (
       sql: string,
-      args: unknown[],
+      args: SQLInputValue[],
       limit: number,
       keyOf: (r: MemoryRow & { k: number }) => string,
     ) => {
       const out = new Map<string, MemoryRow[]>();
-      const rows = (await statement(this.db, sql).all(
-        ...(args as never[]),
-        limit,
-      )) as unknown as (MemoryRow & {
-        k: number;
-      })[];
+      const rows = await statement<MemoryRow & { k: number }>(this.db, sql).all(...args, limit);
       for (const r of rows) {
         const key = keyOf(r);
         const { k: _, ...row } = r;
-        out.set(key, [...(out.get(key) ?? []), row as MemoryRow]);
+        out.set(key, [...(out.get(key) ?? []), row]);
       }
       return out;
     };
@@ -237,9 +233,10 @@ export interface ChangedMemory {
 
 /** A namespace's memory version (0 before its first memory). */
 export async function memoryVersion(db: Db, namespaceId: string): Promise<number> {
-  const row = (await statement(db, "SELECT version FROM memory_versions WHERE namespace_id = $1").get(
-    namespaceId,
-  )) as { version: number } | undefined;
+  const row = await statement<{ version: number }>(
+    db,
+    "SELECT version FROM memory_versions WHERE namespace_id = $1",
+  ).get(namespaceId);
   return row?.version ?? 0;
 }
 

@@ -30,14 +30,14 @@ export async function relatedMemoryRows(
   limit: number,
   at: string,
 ): Promise<MemoryRow[]> {
-  const next = statement(db, NEXT_SQL[direction]);
+  const next = statement<{ id: string }>(db, NEXT_SQL[direction]);
   const seen = new Set([from.id]);
   const out: MemoryRow[] = [];
   let frontier = [from.id];
   while (frontier.length > 0 && out.length < limit) {
     const following: string[] = [];
     for (const id of frontier) {
-      for (const { id: nextId } of (await next.all(id)) as { id: string }[]) {
+      for (const { id: nextId } of await next.all(id)) {
         if (seen.has(nextId)) continue;
         seen.add(nextId);
         const row = await getMemoryRow(db, from.namespace_id, nextId);
@@ -61,11 +61,11 @@ export async function relatedMemoryRows(
 export async function newerVersionIds(db: Db, ids: readonly string[]): Promise<Map<string, string[]>> {
   const newer = new Map<string, string[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return newer;
-  const rows = (await statement(
+  const rows = await statement<{ to_id: string; from_id: string }>(
     db,
     `SELECT to_id, from_id FROM memory_relations WHERE relation = 'updates' AND ${db.dialect.isIn("to_id", "$1", "text")}
      ORDER BY rowid`,
-  ).all(db.dialect.list([...new Set(ids)]))) as { to_id: string; from_id: string }[];
+  ).all(db.dialect.list([...new Set(ids)]));
   for (const r of rows) newer.get(r.to_id)!.push(r.from_id);
   return newer;
 }

@@ -24,14 +24,14 @@ export async function findNamespace(
   organizationId: string,
   name: string,
 ): Promise<NamespaceRow | undefined> {
-  return (await statement(db, "SELECT * FROM namespaces WHERE organization_id = $1 AND name = $2").get(
-    organizationId,
-    name,
-  )) as NamespaceRow | undefined;
+  return await statement<NamespaceRow>(
+    db,
+    "SELECT * FROM namespaces WHERE organization_id = $1 AND name = $2",
+  ).get(organizationId, name);
 }
 
 export async function getNamespace(db: Db, id: string): Promise<NamespaceRow | undefined> {
-  return (await statement(db, "SELECT * FROM namespaces WHERE id = $1").get(id)) as NamespaceRow | undefined;
+  return await statement<NamespaceRow>(db, "SELECT * FROM namespaces WHERE id = $1").get(id);
 }
 
 /** Namespaces come into being on their first write. */
@@ -53,11 +53,11 @@ export async function ensureNamespace(db: Db, organizationId: string, name: stri
  * leave the count when read (the live rule), through the partial index memories_live_forget_after.
  */
 const counts = async (db: Db, row: NamespaceRow) => {
-  const expired = (await statement(
+  const expired = (await statement<{ n: number }>(
     db,
     `SELECT count(*) AS n FROM memories m
        WHERE m.namespace_id = $1 AND ${currentMemory("m")} AND ${expiredMemory("m", "$2")}`,
-  ).get(row.id, new Date().toISOString())) as { n: number };
+  ).get(row.id, new Date().toISOString()))!;
   return { documentCount: row.document_count, memoryCount: row.memory_count - expired.n };
 };
 
@@ -70,14 +70,14 @@ export async function processingCounts(
   db: Db,
   namespaceId: string,
 ): Promise<{ documents: number; dreaming: number }> {
-  const documents = (await statement(
+  const documents = (await statement<{ n: number }>(
     db,
     "SELECT count(*) AS n FROM documents WHERE namespace_id = $1 AND status NOT IN ('done', 'failed')",
-  ).get(namespaceId)) as { n: number };
-  const dreaming = (await statement(
+  ).get(namespaceId))!;
+  const dreaming = (await statement<{ n: number }>(
     db,
     "SELECT count(*) AS n FROM documents WHERE namespace_id = $1 AND dreaming_status = 'dreaming' AND status <> 'failed'",
-  ).get(namespaceId)) as { n: number };
+  ).get(namespaceId))!;
   return { documents: documents.n, dreaming: dreaming.n };
 }
 
@@ -102,11 +102,11 @@ export async function namespaceContexts(
   db: Db,
   namespaceId: string,
 ): Promise<{ supportingContext: string | null; organizationalContext: string | null } | undefined> {
-  const row = (await statement(
+  const row = await statement<{ ns_context: string | null; org_context: string | null }>(
     db,
     `SELECT n.supporting_context AS ns_context, o.organizational_context AS org_context
      FROM namespaces n JOIN organizations o ON o.id = n.organization_id WHERE n.id = $1`,
-  ).get(namespaceId)) as { ns_context: string | null; org_context: string | null } | undefined;
+  ).get(namespaceId);
   return row && { supportingContext: row.ns_context, organizationalContext: row.org_context };
 }
 
@@ -120,18 +120,15 @@ export async function listNamespaces(
 ): Promise<{ namespaces: NamespaceSummary[]; total: number }> {
   const p = new Params(db.dialect, organizationId);
   const filter = allowed ? `AND ${p.isIn("name", allowed, "text")}` : "";
-  const total = (
-    (await statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = $1 ${filter}`).get(
-      ...p.values,
-    )) as {
-      n: number;
-    }
-  ).n;
-  const rows = (await statement(
+  const total = (await statement<{ n: number }>(
+    db,
+    `SELECT count(*) AS n FROM namespaces WHERE organization_id = $1 ${filter}`,
+  ).get(...p.values))!.n;
+  const rows = await statement<NamespaceRow>(
     db,
     `SELECT * FROM namespaces WHERE organization_id = $1 ${filter} ORDER BY name
      LIMIT ${p.add(limit)} OFFSET ${p.add((page - 1) * limit)}`,
-  ).all(...p.values)) as unknown as NamespaceRow[];
+  ).all(...p.values);
   const namespaces: NamespaceSummary[] = [];
   for (const r of rows) {
     namespaces.push({
@@ -189,11 +186,11 @@ export async function setNamespaceSettings(
  * id that the moved namespace also has.
  */
 export async function documentsReplacedByMove(db: Db, fromId: string, toId: string): Promise<string[]> {
-  const rows = (await statement(
+  const rows = await statement<{ id: string }>(
     db,
     `SELECT id FROM documents WHERE namespace_id = $1 AND custom_id IN
          (SELECT custom_id FROM documents WHERE namespace_id = $2 AND custom_id IS NOT NULL)`,
-  ).all(toId, fromId)) as { id: string }[];
+  ).all(toId, fromId);
   return rows.map((d) => d.id);
 }
 
@@ -248,15 +245,16 @@ export async function namespacesNamed(
   names: readonly string[] | null,
 ): Promise<NamespaceRow[]> {
   if (names === null) {
-    return (await statement(db, "SELECT * FROM namespaces WHERE organization_id = $1 ORDER BY name").all(
-      organizationId,
-    )) as unknown as NamespaceRow[];
+    return await statement<NamespaceRow>(
+      db,
+      "SELECT * FROM namespaces WHERE organization_id = $1 ORDER BY name",
+    ).all(organizationId);
   }
-  return (await statement(
+  return await statement<NamespaceRow>(
     db,
     `SELECT * FROM namespaces WHERE organization_id = $1
      AND ${db.dialect.isIn("name", "$2", "text")} ORDER BY name`,
-  ).all(organizationId, db.dialect.list(names))) as unknown as NamespaceRow[];
+  ).all(organizationId, db.dialect.list(names));
 }
 
 /**
@@ -266,9 +264,9 @@ export async function namespacesNamed(
 export async function organizationDocumentTokens(db: Db, organizationId: string): Promise<number> {
   // PostgreSQL updates the counters at the commit (its migration 5): fire what this transaction wrote.
   if (db.dialect.name === "postgres" && db.isTransaction) await db.exec("SET CONSTRAINTS ALL IMMEDIATE");
-  const row = (await statement(
+  const row = (await statement<{ n: number }>(
     db,
     "SELECT coalesce(sum(document_tokens), 0) AS n FROM namespaces WHERE organization_id = $1",
-  ).get(organizationId)) as { n: number };
+  ).get(organizationId))!;
   return row.n;
 }

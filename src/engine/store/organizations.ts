@@ -45,16 +45,14 @@ export interface KeyScope {
 }
 
 export async function getOrganization(db: Db, id: string): Promise<OrganizationRow | undefined> {
-  return (await statement(db, "SELECT * FROM organizations WHERE id = $1").get(id)) as
-    | OrganizationRow
-    | undefined;
+  return await statement<OrganizationRow>(db, "SELECT * FROM organizations WHERE id = $1").get(id);
 }
 
 /** The organization named `name`, created (with its `preferences` bucket) when missing. */
 export async function ensureOrganization(db: Db, name: string): Promise<OrganizationRow> {
-  const existing = (await statement(db, "SELECT * FROM organizations WHERE name = $1").get(name)) as
-    | OrganizationRow
-    | undefined;
+  const existing = await statement<OrganizationRow>(db, "SELECT * FROM organizations WHERE name = $1").get(
+    name,
+  );
   if (existing) return existing;
   return await transaction(db, async () => {
     const t = now();
@@ -70,9 +68,7 @@ export async function ensureOrganization(db: Db, name: string): Promise<Organiza
          VALUES ($1, NULL, $2, $3, $4, $5)`,
       ).run(id, ORGANIZATION_BUCKET_PREFERENCES, PREFERENCES_DESCRIPTION, t, t);
     }
-    return (await statement(db, "SELECT * FROM organizations WHERE name = $1").get(
-      name,
-    )) as unknown as OrganizationRow;
+    return (await statement<OrganizationRow>(db, "SELECT * FROM organizations WHERE name = $1").get(name))!;
   });
 }
 
@@ -97,10 +93,10 @@ export const keyPrefix = (key: string) =>
  * A prefix is the whole key exactly when it hashes to the key's hash. Returns how many changed.
  */
 export async function trimWholeKeyPrefixes(db: Db): Promise<number> {
-  const rows = (await statement(
+  const rows = await statement<{ id: string; prefix: string; key_hash: string }>(
     db,
     `SELECT id, prefix, key_hash FROM api_keys WHERE length(prefix) <= ${KEY_PREFIX_LENGTH}`,
-  ).all()) as { id: string; prefix: string; key_hash: string }[];
+  ).all();
   const whole = rows.filter((r) => sha256(r.prefix) === r.key_hash);
   const update = statement(db, "UPDATE api_keys SET prefix = $1 WHERE id = $2");
   for (const r of whole) await update.run(keyPrefix(r.prefix), r.id);
@@ -115,13 +111,10 @@ export async function countNamespaces(
 ): Promise<number> {
   const filter = allowed ? ` AND ${db.dialect.isIn("name", "$2", "text")}` : "";
   const args = allowed ? [organizationId, db.dialect.list(allowed)] : [organizationId];
-  return (
-    (await statement(db, `SELECT count(*) AS n FROM namespaces WHERE organization_id = $1${filter}`).get(
-      ...args,
-    )) as {
-      n: number;
-    }
-  ).n;
+  return (await statement<{ n: number }>(
+    db,
+    `SELECT count(*) AS n FROM namespaces WHERE organization_id = $1${filter}`,
+  ).get(...args))!.n;
 }
 
 /** A fresh bearer key for `organization`; only its hash is stored. */
@@ -206,19 +199,19 @@ async function recordUse(db: Db, keyId: string, at: string): Promise<void> {
 
 /** The principal of a valid, unrevoked key; undefined for anything else. Records when it was used. */
 export async function authenticate(db: Db, key: string): Promise<Principal | undefined> {
-  const row = (await statement(
+  const row = await statement<
+    OrganizationRow & {
+      key_id: string;
+      namespaces: string | null;
+      key_read_only: number;
+      last_used_at: string | null;
+    }
+  >(
     db,
     `SELECT k.id AS key_id, k.namespaces, k.read_only AS key_read_only, k.last_used_at, o.* FROM api_keys k
        JOIN organizations o ON o.id = k.organization_id
        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-  ).get(sha256(key))) as
-    | (OrganizationRow & {
-        key_id: string;
-        namespaces: string | null;
-        key_read_only: number;
-        last_used_at: string | null;
-      })
-    | undefined;
+  ).get(sha256(key));
   if (!row) return undefined;
   const { key_id, namespaces, key_read_only, last_used_at, ...organization } = row;
   const at = now();
@@ -234,20 +227,20 @@ export async function authenticate(db: Db, key: string): Promise<Principal | und
 }
 
 export async function listKeys(db: Db): Promise<ApiKeyRow[]> {
-  return (await statement(
+  return await statement<ApiKeyRow>(
     db,
     `SELECT k.id, k.organization_id, o.name AS organization, k.prefix, k.namespaces, k.read_only,
               k.created_at, k.last_used_at, k.revoked_at
        FROM api_keys k JOIN organizations o ON o.id = k.organization_id ORDER BY k.created_at`,
-  ).all()) as unknown as ApiKeyRow[];
+  ).all();
 }
 
 export async function countKeys(db: Db, organization: string): Promise<number> {
-  const row = (await statement(
+  const row = (await statement<{ n: number }>(
     db,
     `SELECT count(*) AS n FROM api_keys k JOIN organizations o ON o.id = k.organization_id
        WHERE o.name = $1 AND k.revoked_at IS NULL`,
-  ).get(organization)) as { n: number };
+  ).get(organization))!;
   return row.n;
 }
 
@@ -256,15 +249,16 @@ export async function countKeys(db: Db, organization: string): Promise<number> {
  * prefix; throws when nothing or more than one key matches.
  */
 export async function revokeKey(db: Db, prefixOrKey: string): Promise<string> {
-  const byHash = (await statement(db, "SELECT id, prefix FROM api_keys WHERE key_hash = $1").get(
-    sha256(prefixOrKey),
-  )) as { id: string; prefix: string } | undefined;
+  const byHash = await statement<{ id: string; prefix: string }>(
+    db,
+    "SELECT id, prefix FROM api_keys WHERE key_hash = $1",
+  ).get(sha256(prefixOrKey));
   const matches = byHash
     ? [byHash]
-    : ((await statement(
+    : await statement<{ id: string; prefix: string }>(
         db,
         "SELECT id, prefix FROM api_keys WHERE revoked_at IS NULL AND substr(prefix, 1, $1) = $2",
-      ).all(prefixOrKey.length, prefixOrKey)) as { id: string; prefix: string }[]);
+      ).all(prefixOrKey.length, prefixOrKey);
   if (matches.length === 0) throw new Error(`no active key matches '${prefixOrKey}'`);
   if (matches.length > 1) throw new Error(`'${prefixOrKey}' matches ${matches.length} keys; give more of it`);
   const m = matches[0]!;

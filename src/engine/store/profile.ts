@@ -38,12 +38,12 @@ export async function effectiveBuckets(
   organizationId: string,
   namespaceId: string | null,
 ): Promise<BucketDefinition[]> {
-  const rows = (await statement(
+  const rows = await statement<{ name: string; description: string; org: number }>(
     db,
     `SELECT name, description, namespace_id IS NULL AS org FROM profile_buckets
        WHERE organization_id = $1 AND (namespace_id IS NULL OR namespace_id = $2)
        ORDER BY name, org DESC`,
-  ).all(organizationId, namespaceId)) as { name: string; description: string; org: number }[];
+  ).all(organizationId, namespaceId);
   const out = new Map<string, BucketDefinition>();
   for (const r of rows) {
     if (!out.has(r.name)) {
@@ -61,10 +61,10 @@ export const bucketMap = (buckets: readonly BucketDefinition[]): Record<string, 
   Object.fromEntries(buckets.map((b) => [b.name, b.description]));
 
 async function organizationBucketNames(db: Db, organizationId: string): Promise<Set<string>> {
-  const rows = (await statement(
+  const rows = await statement<{ name: string }>(
     db,
     "SELECT name FROM profile_buckets WHERE organization_id = $1 AND namespace_id IS NULL",
-  ).all(organizationId)) as { name: string }[];
+  ).all(organizationId);
   return new Set(rows.map((r) => r.name));
 }
 
@@ -158,11 +158,11 @@ async function profileRows(
   limit: number,
 ): Promise<ProfileRow[]> {
   const p = new Params(db.dialect);
-  return (await statement(
+  return await statement<ProfileRow>(
     db,
     `SELECT ${PROFILE_COLUMNS} FROM memories m WHERE ${liveScope(scope, p, filterFormFor(db))} AND ${where(p)}
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT ${p.add(limit)}`,
-  ).all(...p.values)) as unknown as ProfileRow[];
+  ).all(...p.values);
 }
 
 /** The scope's static (or dynamic) memories, newest first, at most `limit`. */
@@ -200,14 +200,14 @@ export async function profileChanges(
  */
 export async function profileDocuments(db: Db, scope: ProfileScope, limit: number): Promise<ProfileRow[]> {
   const p = new Params(db.dialect);
-  return (await statement(
+  return await statement<ProfileRow>(
     db,
     `SELECT ${PROFILE_COLUMNS} FROM memories m WHERE m.rowid IN (
        SELECT MIN(m.rowid) FROM memories m WHERE ${liveScope(scope, p, filterFormFor(db))}
          AND m.subject_kind = 'document' AND m.document_id IS NOT NULL
        GROUP BY m.document_id)
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT ${p.add(limit)}`,
-  ).all(...p.values)) as unknown as ProfileRow[];
+  ).all(...p.values);
 }
 
 /**

@@ -65,7 +65,7 @@ export async function hitRows(
   const chunks = db.dialect.rowsOf("chunks", "c", "rowid", "$1", "bigint");
   const memories = db.dialect.rowsOf("memories", "m", "rowid", "$2", "bigint");
   // One column list for both: `text` a chunk's text or a memory's, the other kind's columns null.
-  const rows = (await statement(
+  const rows = await statement<HitRow>(
     db,
     `SELECT 'chunks' AS corpus, c.rowid, c.id, c.document_id, c.text, d.metadata, c.created_at,
             c.position, c.start_offset, c.end_offset, NULL AS is_latest, NULL AS is_inference,
@@ -77,7 +77,7 @@ export async function hitRows(
             NULL, NULL, NULL, m.is_latest, m.is_inference, m.updated_at, m.event_date, m.subject_kind, m.attribute,
             s.document_id, s.start_offset, s.end_offset
      FROM ${memories.from} LEFT JOIN memory_sources s ON s.memory_id = m.id WHERE ${memories.where}`,
-  ).all(db.dialect.list(chunkRowids), db.dialect.list(memoryRowids))) as unknown as HitRow[];
+  ).all(db.dialect.list(chunkRowids), db.dialect.list(memoryRowids));
   const out = { chunks: [] as ChunkHitRow[], memories: new Map<number, MemoryHitRow>() };
   for (const r of rows) {
     if (r.corpus === "chunks") {
@@ -155,16 +155,16 @@ export async function memorySourceSpans(
   memoryIds: readonly string[],
 ): Promise<Map<string, MemorySourceSpan[]>> {
   const spans = db.dialect.rowsOf("memory_sources", "s", "memory_id", "$1", "text");
-  const rows = (await statement(
-    db,
-    `SELECT s.memory_id, s.document_id, s.start_offset, s.end_offset
-     FROM ${spans.from} WHERE ${spans.where}`,
-  ).all(db.dialect.list(memoryIds))) as {
+  const rows = await statement<{
     memory_id: string;
     document_id: string;
     start_offset: number | null;
     end_offset: number | null;
-  }[];
+  }>(
+    db,
+    `SELECT s.memory_id, s.document_id, s.start_offset, s.end_offset
+     FROM ${spans.from} WHERE ${spans.where}`,
+  ).all(db.dialect.list(memoryIds));
   const sources = new Map<string, MemorySourceSpan[]>();
   for (const r of rows) {
     const list = sources.get(r.memory_id) ?? [];
@@ -179,19 +179,19 @@ export async function documentCitationRow(
   db: Db,
   documentId: string,
 ): Promise<DocumentCitationRow | undefined> {
-  return (await statement(
+  return await statement<DocumentCitationRow>(
     db,
     `SELECT id, custom_id, title, type, url, source, metadata, document_date,
        EXISTS (SELECT 1 FROM forgotten_sentences f WHERE f.document_id = documents.id) AS has_forgotten
      FROM documents WHERE id = $1`,
-  ).get(documentId)) as DocumentCitationRow | undefined;
+  ).get(documentId);
 }
 
 /** The namespace's latest document date (null without a dated document). */
 export async function latestDocumentDate(db: Db, namespaceId: string): Promise<string | null> {
-  const row = (await statement(
+  const row = await statement<{ d: string | null }>(
     db,
     "SELECT max(document_date) AS d FROM documents WHERE namespace_id = $1 AND document_date IS NOT NULL",
-  ).get(namespaceId)) as { d: string | null } | undefined;
+  ).get(namespaceId);
   return row?.d ?? null;
 }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
 import { stemTexts } from "../text/terms.js";
 import { type Db, type Dialect, Params } from "./connection.js";
-import { statement } from "./statements.js";
+import { arrayStatement, statement } from "./statements.js";
 
 /**
  * The search index (migrations 2 and 5): its reads, the indexing of the units written, and the
@@ -69,10 +69,10 @@ export function registerSearchFunctions(db: DatabaseSync): void {
  * transaction's commit, or when the store is opened.
  */
 export async function searchSpace(db: Db, namespaceId: string, corpus: Corpus): Promise<SearchSpace | null> {
-  const row = (await statement(
+  const row = await statement<SearchSpace>(
     db,
     "SELECT id, units, length FROM search_spaces WHERE namespace_id = $1 AND corpus = $2",
-  ).get(namespaceId, corpus)) as SearchSpace | undefined;
+  ).get(namespaceId, corpus);
   return row ?? null;
 }
 
@@ -118,18 +118,20 @@ export async function searchStatistics(
     ? `LEFT JOIN LATERAL (SELECT x.term, x.units FROM ${perStem("$1", "SELECT t.term, t.units FROM search_terms t WHERE t.space = sp.id AND t.term = s.stem")} x) t ON TRUE`
     : `LEFT JOIN (SELECT j.value AS term FROM ${db.dialect.each("$1", "text", "j")}) q ON sp.id IS NOT NULL
        LEFT JOIN search_terms t ON t.space = sp.id AND t.term = q.term`;
-  const rows = (await statement(
+  const rows = await statement<
+    SearchSpace & {
+      has_memories: number;
+      corpus: Corpus | null;
+      term: string | null;
+      n: number | null;
+    }
+  >(
     db,
     `SELECT h.has_memories, sp.corpus, sp.id, sp.units, sp.length, t.term, t.units AS n
      FROM (SELECT CASE WHEN EXISTS (SELECT 1 FROM memories WHERE namespace_id = $2) THEN 1 ELSE 0 END AS has_memories) h
      LEFT JOIN search_spaces sp ON sp.namespace_id = $2
      ${terms}`,
-  ).all(db.dialect.list([...new Set(stems)]), namespaceId)) as unknown as (SearchSpace & {
-    has_memories: number;
-    corpus: Corpus | null;
-    term: string | null;
-    n: number | null;
-  })[];
+  ).all(db.dialect.list([...new Set(stems)]), namespaceId);
   for (const r of rows) {
     out.hasMemories = Number(r.has_memories) === 1;
     if (r.corpus === null) continue;
@@ -153,13 +155,13 @@ export async function unitsHolding(
   const out = new Map<string, number>(stems.map((s) => [s, 0]));
   if (stems.length === 0) return out;
   const n = textOnly ? "t.text_units" : "t.units";
-  const rows = (await statement(
+  const rows = await statement<{ term: string; n: number }>(
     db,
     db.dialect.remote
       ? `SELECT t.term, t.n FROM ${perStem("$1", `SELECT t.term, ${n} AS n FROM search_terms t WHERE t.space = $2 AND t.term = s.stem`)} t`
       : `SELECT t.term, ${n} AS n
          FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN search_terms t WHERE t.space = $2 AND t.term = j.value`,
-  ).all(db.dialect.list([...new Set(stems)]), space)) as { term: string; n: number }[];
+  ).all(db.dialect.list([...new Set(stems)]), space);
   for (const r of rows) out.set(r.term, r.n);
   return out;
 }
@@ -167,7 +169,7 @@ export async function unitsHolding(
 /** Postings of the stems in units' own text (as Posting objects). */
 export async function textPostings(db: Db, space: number, stems: readonly string[]): Promise<Posting[]> {
   if (stems.length === 0) return [];
-  return (await statement(
+  return await statement<Posting>(
     db,
     db.dialect.remote
       ? `SELECT p.unit, p.term, p.tf, p.tf_context AS "tfContext", p.length
@@ -175,7 +177,7 @@ export async function textPostings(db: Db, space: number, stems: readonly string
       : `SELECT p.unit, p.term, p.tf, p.tf_context AS "tfContext", p.length
          FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN search_postings p
          WHERE p.space = $2 AND p.term = j.value AND p.tf > 0`,
-  ).all(db.dialect.list([...new Set(stems)]), space)) as unknown as Posting[];
+  ).all(db.dialect.list([...new Set(stems)]), space);
 }
 
 /**
@@ -201,16 +203,14 @@ const sharedContextHits = (terms: string, on: string, space: string) => `
  */
 export async function postingRows(db: Db, space: number, stems: readonly string[]): Promise<PostingRow[]> {
   if (stems.length === 0) return [];
-  const st = statement(
+  return await arrayStatement<PostingRow>(
     db,
     `SELECT p.unit, p.term, p.tf, p.tf_context, p.length
      FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN search_postings p WHERE p.space = $2 AND p.term = j.value
      UNION ALL
      SELECT u.unit, c.term, 0, c.tf, u.length
      ${sharedContextHits(db.dialect.each("$1", "text", "j"), "j.value", "$2")}`,
-  );
-  st.setReturnArrays(true);
-  return (await st.all(db.dialect.list([...new Set(stems)]), space)) as unknown as PostingRow[];
+  ).all(db.dialect.list([...new Set(stems)]), space);
 }
 
 /** BM25's constants. */
@@ -383,9 +383,7 @@ export async function postingsIn(
     space,
   ];
   if (db.dialect.remote) {
-    const rows = (await statement(db, POSTINGS_IN_ACROSS_WIRE).all(...args)) as unknown as (Posting & {
-      shared: number;
-    })[];
+    const rows = await statement<Posting & { shared: number }>(db, POSTINGS_IN_ACROSS_WIRE).all(...args);
     const own = new Set(rows.filter((r) => r.shared === 0).map((r) => `${r.unit} ${r.term}`));
     return rows
       .filter((r) => r.shared === 0 || !own.has(`${r.unit} ${r.term}`))
@@ -393,7 +391,7 @@ export async function postingsIn(
   }
   // In process (SQLite) a point look-up per stem and unit, in the table's key order.
   const d = db.dialect;
-  return (await statement(
+  return await statement<Posting>(
     db,
     `SELECT p.unit, p.term, p.tf, p.tf_context AS "tfContext", p.length
      FROM ${d.each("$1", "text", "s")} CROSS JOIN ${d.each("$2", "bigint", "x")} CROSS JOIN search_postings p
@@ -405,7 +403,7 @@ export async function postingsIn(
      WHERE u.space = $3 AND u.unit = x.value AND u.context IS NOT NULL
        AND c.space = $3 AND c.term = s.value AND c.context = u.context
        AND NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.space = $3 AND p.term = c.term AND p.unit = u.unit)`,
-  ).all(...args)) as unknown as Posting[];
+  ).all(...args);
 }
 
 /**
@@ -483,13 +481,13 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
   const locked =
     namespaceIds && d.forUpdate
       ? (
-          (await statement(
+          await statement<{ id: number }>(
             db,
             `SELECT s.id FROM search_spaces s
              WHERE ${d.isIn("s.namespace_id", "$1", "text")}
                AND EXISTS (SELECT 1 FROM search_pending p WHERE p.space = s.id)
              ORDER BY s.id${d.forUpdate}`,
-          ).all(d.list(namespaceIds))) as { id: number }[]
+          ).all(d.list(namespaceIds))
         ).map((r) => r.id)
       : null;
   if (locked?.length === 0) return;
@@ -500,16 +498,12 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
       namespaceIds ? p.isIn("s.namespace_id", namespaceIds, "text") : null,
       locked ? p.isIn("p.space", locked, "bigint") : null,
     ].filter((c) => c !== null);
-    const pending = (await statement(
+    const pending = await statement<{ space: number; unit: number; corpus: Corpus }>(
       db,
       `SELECT p.space, p.unit, s.corpus FROM search_pending p JOIN search_spaces s ON s.id = p.space
        WHERE ${where.length ? where.join(" AND ") : "TRUE"}
        ORDER BY p.space, p.unit LIMIT ${INDEX_PASS_UNITS}`,
-    ).all(...p.values)) as {
-      space: number;
-      unit: number;
-      corpus: Corpus;
-    }[];
+    ).all(...p.values);
     if (pending.length === 0) return;
     const bySpace = new Map<number, { corpus: Corpus; units: number[] }>();
     for (const p of pending) {
@@ -540,10 +534,10 @@ interface PassContext {
 
 /** Adds units of one space to the index (their rows as they are now; a unit since deleted is skipped). */
 async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly number[]): Promise<void> {
-  const rows = (await statement(
+  const rows = await statement<{ unit: number; text: string | null; context: string | null }>(
     db,
     `SELECT t.rowid AS unit, t.${TEXT_COLUMN[corpus]} AS text, t.context FROM ${unitsOf(db.dialect, corpus)}`,
-  ).all(db.dialect.list(units))) as { unit: number; text: string | null; context: string | null }[];
+  ).all(db.dialect.list(units));
   if (rows.length === 0) return;
   const texts = stemTexts(rows.map((r) => r.text ?? ""));
   const hashes = rows.map((r) =>
@@ -568,13 +562,13 @@ async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly
     hashed.length === 0
       ? []
       : (
-          (await statement(
+          await statement<{ hash: string; id: number }>(
             db,
             `SELECT hash, id FROM search_contexts WHERE space = $1 AND ${db.dialect.isIn("hash", "$2", "text")}`,
-          ).all(space, db.dialect.list(hashed))) as { hash: string; id: number }[]
+          ).all(space, db.dialect.list(hashed))
         ).map((r) => [r.hash, r.id]),
   );
-  const newShared = statement(
+  const newShared = statement<{ id: number }>(
     db,
     "INSERT INTO search_contexts (space, hash, members, length) VALUES ($1, $2, 0, $3) RETURNING id",
   );
@@ -584,7 +578,7 @@ async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly
     if (c.length === 0) continue;
     const known = sharedIds.get(hash);
     if (known === undefined && c.units < 2) continue;
-    c.shared = known ?? ((await newShared.get(space, hash, c.length)) as { id: number }).id;
+    c.shared = known ?? (await newShared.get(space, hash, c.length))!.id;
     if (known === undefined) for (const [stem, tf] of c.stems) contextRows.push([stem, c.shared, tf]);
     members.push([c.shared, c.units]);
   }
@@ -699,7 +693,7 @@ export async function speakersIn(
   if (ranges.length === 0 || count <= 0) return out;
   // The next name strictly after the last (PostgreSQL's text cannot hold the "\u0000" that an
   // inclusive bound would need).
-  const rows = (await statement(
+  const rows = await statement<{ start: string; name: string }>(
     db,
     `WITH RECURSIVE walk (start, name, n, upto) AS (
        SELECT j.value ->> 0, (SELECT speaker FROM chunks WHERE namespace_id = $2 AND speaker IS NOT NULL
@@ -711,7 +705,7 @@ export async function speakersIn(
        FROM walk w WHERE w.name IS NOT NULL AND w.n < $3
      )
      SELECT start, name FROM walk WHERE name IS NOT NULL ORDER BY start, n`,
-  ).all(JSON.stringify(ranges), namespaceId, count)) as { start: string; name: string }[];
+  ).all(JSON.stringify(ranges), namespaceId, count);
   for (const r of rows) out.get(r.start)?.push(r.name);
   return out;
 }
@@ -746,16 +740,16 @@ export async function memoriesHolding<Row = { id: string; memory: string }>(
     const p = new Params(db.dialect);
     const rows = db.dialect.remote
       ? // Looked up by key (= ANY): a join of the list to a new table's rows was planned as a scan.
-        ((await statement(
+        await statement<Row & { holding_unit: number }>(
           db,
           `SELECT m.rowid AS holding_unit, ${columns} FROM memories m
            WHERE ${p.isIn("m.rowid", window, "bigint")} AND ${where(p)}`,
-        ).all(...p.values)) as (Row & { holding_unit: number })[])
-      : ((await statement(
+        ).all(...p.values)
+      : await statement<Row & { holding_unit: number }>(
           db,
           `SELECT m.rowid AS holding_unit, ${columns} FROM ${p.each(window, "bigint", "j")} CROSS JOIN memories m
            WHERE m.rowid = j.value AND ${where(p)} ORDER BY j.key`,
-        ).all(...p.values)) as (Row & { holding_unit: number })[]);
+        ).all(...p.values);
     const rank = new Map(window.map((u, i) => [u, i]));
     rows.sort((a, b) => rank.get(Number(a.holding_unit))! - rank.get(Number(b.holding_unit))!);
     for (const r of rows.slice(0, limit - out.length)) {

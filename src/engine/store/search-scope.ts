@@ -9,7 +9,7 @@ import {
   topUnitsPage,
   type WeightedTerm,
 } from "./search-index.js";
-import { statement } from "./statements.js";
+import { arrayStatement, statement } from "./statements.js";
 
 export type { Corpus };
 
@@ -82,11 +82,11 @@ export async function visibleRowids(
   const p = new Params(db.dialect);
   const t = TABLE[corpus];
   const candidates = db.dialect.rowsOf(t.table, t.alias, "rowid", p.add(db.dialect.list(rowids)), "bigint");
-  const rows = (await statement(
+  const rows = await statement<{ rowid: number; speaker: string | null }>(
     db,
     `SELECT ${ROWID[corpus]} AS rowid, ${t.alias}.speaker FROM ${candidates.from} ${t.joined} ${candidates.where}
      AND ${scopeSql(corpus, scope, p, filterFormFor(db))}`,
-  ).all(...p.values)) as { rowid: number; speaker: string | null }[];
+  ).all(...p.values);
   return new Map(rows.map((r) => [r.rowid, r.speaker]));
 }
 
@@ -146,7 +146,7 @@ export async function topUnits(
     ? `LEFT JOIN LATERAL (SELECT ${rows.visible} AS visible, ${rows.speaker} AS speaker
          FROM ${rows.from} WHERE ${rows.key} = page.unit AND ${visible} OFFSET 0) v ON TRUE`
     : rows.join(visible);
-  const st = statement(
+  return await arrayStatement<PageUnit>(
     db,
     `${page}
      SELECT page.unit, page.bm25, page.length,
@@ -154,9 +154,7 @@ export async function topUnits(
        ${db.dialect.remote ? "v.speaker" : rows.speaker} AS speaker
      FROM page ${join}
      ORDER BY page.bm25 DESC, page.unit`,
-  );
-  st.setReturnArrays(true);
-  return (await st.all(...p.values)) as unknown as PageUnit[];
+  ).all(...p.values);
 }
 
 /** A document added but not indexed yet: what a search matches word for word (search/pending.ts). */
@@ -183,7 +181,7 @@ export async function unindexedDocuments(
   maxChars: number,
 ): Promise<UnindexedDocumentRow[]> {
   const p = new Params(db.dialect, scope.namespaceId);
-  return (await statement(
+  return await statement<UnindexedDocumentRow>(
     db,
     `SELECT d.id, d.custom_id, substr(d.content, 1, ${p.add(maxChars)}) AS content, d.metadata,
        d.updated_at, EXISTS (SELECT 1 FROM forgotten_sentences f WHERE f.document_id = d.id) AS has_forgotten
@@ -191,5 +189,5 @@ export async function unindexedDocuments(
      WHERE d.namespace_id = $1 AND d.status NOT IN ('done', 'failed')
        AND ${compileFilter(scope.filter, CHUNK_FILTER_TARGET, p, filterFormFor(db))}
      ORDER BY d.updated_at DESC LIMIT ${p.add(limit)}`,
-  ).all(...p.values)) as unknown as UnindexedDocumentRow[];
+  ).all(...p.values);
 }

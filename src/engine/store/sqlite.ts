@@ -1,4 +1,4 @@
-import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue, SQLOutputValue, StatementSync } from "node:sqlite";
 import {
   type Db,
   type Dialect,
@@ -74,8 +74,8 @@ export class SqliteDatabase implements Db {
     }
   }
 
-  prepare(sql: string): Statement {
-    return new SqliteStatement(this, this.raw.prepare(sql), numberedParams(sql));
+  prepare<Row = Record<string, SQLOutputValue>>(sql: string): Statement<Row> {
+    return new SqliteStatement<Row>(this, this.raw.prepare(sql), numberedParams(sql));
   }
 
   exec(sql: string): Promise<void> {
@@ -150,7 +150,13 @@ function numberedParams(sql: string): string[] | null {
   return n === 0 ? null : Array.from({ length: n }, (_, i) => `$${i + 1}`);
 }
 
-class SqliteStatement implements Statement {
+/**
+ * A statement whose rows are read as `Row`s: node:sqlite returns the columns the SELECT names (or
+ * their values in order, setReturnArrays), and the statement's caller, which wrote the SELECT,
+ * declares them as `Row` (connection.ts Db.prepare). Not checked: the one conversion of SQLite's
+ * rows to the store's row types.
+ */
+class SqliteStatement<Row> implements Statement<Row> {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly st: StatementSync,
@@ -169,11 +175,11 @@ class SqliteStatement implements Statement {
   }
 
   get(...params: SQLInputValue[]) {
-    return this.db.turn(() => this.st.get(...this.bind(params)));
+    return this.db.turn(() => this.st.get(...this.bind(params)) as Row | undefined);
   }
 
   all(...params: SQLInputValue[]) {
-    return this.db.turn(() => this.st.all(...this.bind(params)));
+    return this.db.turn(() => this.st.all(...this.bind(params)) as Row[]);
   }
 
   async run(...params: SQLInputValue[]) {

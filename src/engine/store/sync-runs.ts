@@ -53,14 +53,14 @@ export async function insertRun(db: Db, connectorId: string): Promise<SyncRunRow
 }
 
 export async function getRun(db: Db, id: string): Promise<SyncRunRow | undefined> {
-  return (await statement(db, "SELECT * FROM sync_runs WHERE id = $1").get(id)) as SyncRunRow | undefined;
+  return await statement<SyncRunRow>(db, "SELECT * FROM sync_runs WHERE id = $1").get(id);
 }
 
 export async function recentRuns(db: Db, connectorId: string, limit: number): Promise<SyncRunRow[]> {
-  return (await statement(
+  return await statement<SyncRunRow>(
     db,
     "SELECT * FROM sync_runs WHERE connector_id = $1 ORDER BY created_at DESC, rowid DESC LIMIT $2",
-  ).all(connectorId, limit)) as unknown as SyncRunRow[];
+  ).all(connectorId, limit);
 }
 
 /** The run is running; a resumed run keeps its first start time. */

@@ -30,10 +30,7 @@ export async function namespaceVectors(
   namespaceId: string,
   model: string,
 ): Promise<StoredVector[]> {
-  return (await statement(db, NAMESPACE_VECTORS_SQL[corpus]).all(
-    namespaceId,
-    model,
-  )) as unknown as StoredVector[];
+  return await statement<StoredVector>(db, NAMESPACE_VECTORS_SQL[corpus]).all(namespaceId, model);
 }
 
 /** The vectors of `model` that `rowids` of `corpus` hold (a row without one is left out). */
@@ -45,10 +42,10 @@ export async function vectorsOf(
 ): Promise<StoredVector[]> {
   const { table, key } = VECTORS_OF[corpus];
   const rows = db.dialect.rowsOf(table, "v", key, "$1", "bigint");
-  return (await statement(
+  return await statement<StoredVector>(
     db,
     `SELECT v.${key} AS rowid, v.embedding AS embedding FROM ${rows.from} WHERE ${rows.where} AND v.model = $2`,
-  ).all(db.dialect.list(rowids), model)) as unknown as StoredVector[];
+  ).all(db.dialect.list(rowids), model);
 }
 
 /**
@@ -60,15 +57,12 @@ export async function dataVersion(db: Db): Promise<string> {
   // to every writing transaction, this connection's included).
   if (db.dialect.name === "postgres") {
     return String(
-      (
-        (await statement(db, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS v").get()) as {
-          v: string;
-        }
-      ).v,
+      (await statement<{ v: string }>(db, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS v").get())!
+        .v,
     );
   }
-  const v = (await statement(db, "PRAGMA data_version").get()) as { data_version: number };
-  const c = (await statement(db, "SELECT total_changes() AS n").get()) as { n: number };
+  const v = (await statement<{ data_version: number }>(db, "PRAGMA data_version").get())!;
+  const c = (await statement<{ n: number }>(db, "SELECT total_changes() AS n").get())!;
   return `${v.data_version}:${c.n}`;
 }
 
@@ -151,16 +145,13 @@ export async function indexedNearestVectors(
     state.indexes.add(key);
   }
   const distance = `((v.vec::${typed}) OPERATOR(${ext}.<=>) ($1::${typed}))`;
-  const rows = (await statement(
+  const rows = await statement<{ rowid: number; cosine: number }>(
     db,
     `SELECT v.${t.rowid} AS rowid, 1 - ${distance} AS cosine
      FROM ${t.vectors} v JOIN ${t.units} u ON u.rowid = v.${t.rowid}
      WHERE ${ext}.vector_dims(v.vec) = ${dims} AND u.namespace_id = $2 AND v.model = $3
      ORDER BY ${distance} LIMIT $4`,
-  ).all(`[${Array.from(query, (x) => (Number.isFinite(x) ? x : 0)).join(",")}]`, namespaceId, model, k)) as {
-    rowid: number;
-    cosine: number;
-  }[];
+  ).all(`[${Array.from(query, (x) => (Number.isFinite(x) ? x : 0)).join(",")}]`, namespaceId, model, k);
   return rows.map((r) => ({ rowid: Number(r.rowid), cosine: Number(r.cosine) }));
 }
 

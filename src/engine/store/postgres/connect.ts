@@ -357,7 +357,12 @@ export class PostgresDatabase implements Db {
     }
   }
 
-  prepare(text: string): Statement {
+  /**
+   * node-postgres's rows are `any`: the statement's caller, which wrote the SELECT, declares what it
+   * names as `Row` (connection.ts Db.prepare). Not checked: the one conversion of PostgreSQL's rows
+   * to the store's row types.
+   */
+  prepare<Row = Record<string, SQLOutputValue>>(text: string): Statement<Row> {
     let name = this.names.get(text);
     if (
       name === undefined &&
@@ -376,8 +381,8 @@ export class PostgresDatabase implements Db {
         ...(arrays ? { rowMode: "array" as const } : {}),
       });
     return {
-      get: async (...params) => (await query(params)).rows[0] as Record<string, SQLOutputValue> | undefined,
-      all: async (...params) => (await query(params)).rows as Record<string, SQLOutputValue>[],
+      get: async (...params) => (await query(params)).rows[0] as Row | undefined,
+      all: async (...params) => (await query(params)).rows as Row[],
       run: async (...params) => ({ changes: (await query(params)).rowCount ?? 0 }),
       setReturnArrays: (enabled) => {
         arrays = enabled;

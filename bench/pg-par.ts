@@ -12,11 +12,12 @@
  * SQLite run a data directory of its own. The backends alternate in each pair (S P, then P S, …)
  * so that the machine's other work falls on both; every pair is printed, then the medians.
  * `--profile DIR`: the servers' statements by time (MEMCTX_PG_PROFILE) in DIR. `--only postgres`
- * (or sqlite): runs of that backend alone, for an experiment.
+ * (or sqlite): runs of that backend alone, for an experiment. `--cpu`: the CPU seconds the server's
+ * threads and PostgreSQL's processes spent during each ingest (Linux).
  * The command is the built one (dist/cli/main.js: `npm run build` first).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -35,6 +36,8 @@ const { values } = parseArgs({
     only: { type: "string" },
     /** Keeps each PostgreSQL run's database (printed) to look into afterwards. */
     keep: { type: "boolean", default: false },
+    /** Where the CPU went during ingest (Linux /proc): the server's threads and PostgreSQL's processes. */
+    cpu: { type: "boolean", default: false },
   },
 });
 
@@ -58,6 +61,32 @@ interface Run {
 
 const psql = (sql: string) =>
   execFileSync("runuser", ["-u", "postgres", "--", "psql", "-qAt", "-c", sql], { encoding: "utf8" });
+
+/**
+ * CPU seconds so far of the server's threads (by thread name) and of every PostgreSQL process
+ * together, from /proc (Linux only): where an ingest's time goes on a machine it saturates.
+ */
+function cpuSeconds(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  const ticks = (stat: string) => {
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100;
+  };
+  const add = (k: string, v: number) => out.set(k, (out.get(k) ?? 0) + v);
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim();
+      add(`serve:${name}`, ticks(readFileSync(`/proc/${pid}/task/${t}/stat`, "utf8")));
+    } catch {}
+  }
+  for (const p of readdirSync("/proc").filter((x) => /^\d+$/.test(x))) {
+    try {
+      if (readFileSync(`/proc/${p}/comm`, "utf8").trim() === "postgres")
+        add("postgres", ticks(readFileSync(`/proc/${p}/stat`, "utf8")));
+    } catch {}
+  }
+  return out;
+}
 
 let made = 0;
 async function once(
@@ -87,6 +116,7 @@ async function once(
       "SELECT count(*) AS n FROM documents WHERE status IN ('done', 'failed') AND dreaming_status = 'done'",
     );
     const docs = Array.from({ length: documents }, (_, i) => corpus.document(i));
+    const cpu0 = values.cpu ? cpuSeconds(server.pid) : undefined;
     const t0 = performance.now();
     let next = 0;
     await Promise.all(
@@ -104,13 +134,28 @@ async function once(
     );
     const indexed = db.prepare("SELECT count(*) AS n FROM documents WHERE status IN ('done', 'failed')");
     let indexedSeconds = 0;
-    for (;;) {
-      if (!indexedSeconds && ((await indexed.get()) as { n: number }).n >= documents)
-        indexedSeconds = (performance.now() - t0) / 1000;
-      if (((await ready.get()) as { n: number }).n >= documents) break;
+    // With --cpu, when each quarter of the documents was indexed and had its memories.
+    const quarters: string[] = [];
+    for (let seen = 0; ; ) {
+      const n = ((await indexed.get()) as { n: number }).n;
+      if (!indexedSeconds && n >= documents) indexedSeconds = (performance.now() - t0) / 1000;
+      const r = ((await ready.get()) as { n: number }).n;
+      for (; seen < 4 && r >= (documents * (seen + 1)) / 4; seen++)
+        quarters.push(
+          `${(seen + 1) * 25}% ready at ${((performance.now() - t0) / 1000).toFixed(1)} s (${n} indexed)`,
+        );
+      if (r >= documents) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     const ingestSeconds = (performance.now() - t0) / 1000;
+    if (cpu0) {
+      const cpu1 = cpuSeconds(server.pid);
+      const spent = [...cpu1]
+        .map(([k, v]) => [k, v - (cpu0.get(k) ?? 0)] as const)
+        .filter(([, v]) => v >= 0.05)
+        .map(([k, v]) => `${k} ${v.toFixed(1)} s`);
+      process.stdout.write(`${backend} ingest CPU: ${spent.join(", ")}; ${quarters.join(", ")}\n`);
+    }
     if (!indexedSeconds) indexedSeconds = ingestSeconds;
     const memories = (
       (await db.prepare("SELECT count(*) AS n FROM memories WHERE is_latest = 1").get()) as { n: number }

@@ -415,16 +415,21 @@ export async function draftFacts(
   drawn: Drawn = { chars: null, appended: false },
   text?: string,
 ): Promise<(Omit<DocumentMemories, "applied"> & { applied: AppliedFact[] }) | undefined> {
-  if (!(await documentAtGeneration(db, doc.id, generation))) return undefined;
   // Begun before anything it decides from is read: a write of the namespace's memories after it
-  // makes the commit draft again.
-  const draft = await MemoryDraft.begin(db, doc.namespace_id);
+  // makes the commit draft again. Reads outside a transaction go side by side (each on a
+  // connection of its own where the database is a server).
+  const [current, draft] = await Promise.all([
+    documentAtGeneration(db, doc.id, generation),
+    MemoryDraft.begin(db, doc.namespace_id),
+  ]);
+  if (!current) return undefined;
   const metadata = parseJson<Metadata>(doc.metadata, {});
-  // Nothing is remembered again from a sentence the user forgot (memory/forget.ts).
-  const forgotten = await forgottenInDocument(db, doc.id, text);
+  const told = facts.filter((f) => f.memory.trim() !== "");
+  // Nothing is remembered again from a sentence the user forgot (memory/forget.ts); reading ahead
+  // for a fact left out for it costs nothing but its share of one statement.
+  const [forgotten] = await Promise.all([forgottenInDocument(db, doc.id, text), draft.readAhead(told)]);
   // applyFacts skips empty facts: leave them out here so its results line up with `kept`.
-  const kept = facts.filter((f) => f.memory.trim() !== "" && !forgotten.holds(f.source));
-  await draft.readAhead(kept);
+  const kept = told.filter((f) => !forgotten.holds(f.source));
   const applied = await applyFacts(
     draft,
     {
@@ -448,12 +453,17 @@ export async function extractionInput(
   /** Appended turns: the memories of the turns before are context like any other. */
   ownAsContext = false,
 ): Promise<ExtractionInput> {
-  const ctx = await namespaceContexts(db, doc.namespace_id);
   const filter = parseJson<Metadata | null>(doc.filter_by_metadata, null);
-  // A re-sent document's own memories are not context: told again, its facts must come out again
-  // (to be merged into those memories, with its new metadata), not be skipped as known.
-  const own = new Set(ownAsContext ? [] : await documentMemoryIds(db, doc.id));
-  const existing = (await recentLiveMemories(db, doc.namespace_id, CONTEXT_MEMORIES * 4))
+  // Three reads side by side (each on a connection of its own where the database is a server).
+  const [ctx, ownIds, recent] = await Promise.all([
+    namespaceContexts(db, doc.namespace_id),
+    // A re-sent document's own memories are not context: told again, its facts must come out
+    // again (to be merged into those memories, with its new metadata), not be skipped as known.
+    ownAsContext ? [] : documentMemoryIds(db, doc.id),
+    recentLiveMemories(db, doc.namespace_id, CONTEXT_MEMORIES * 4),
+  ]);
+  const own = new Set(ownIds);
+  const existing = recent
     .filter((m) => !own.has(m.id) && matchesFilterByMetadata(memoryMetadata(m), filter))
     .slice(0, CONTEXT_MEMORIES)
     .map((m) => ({ id: m.id, memory: m.memory }));

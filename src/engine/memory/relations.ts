@@ -251,7 +251,30 @@ export async function applyFacts(
   const kept = facts.map((f) => ({ ...f, memory: f.memory.trim() })).filter((f) => f.memory !== "");
   // One tokenizer pass for the whole document's facts.
   const stems = stemsOf(kept.map((f) => f.memory));
-  for (const [i, fact] of kept.entries()) out.push(await applyOne(db, src, fact, stems[i]!, out, at));
+  // A fact's look-ups by words are chosen by the committed index alone: known before any fact is
+  // applied, the rows they ask for are read ahead together.
+  const lookups = await Promise.all(kept.map((f) => textLookups(db, src.namespaceId, f)));
+  await db.readAheadByText(lookups.flat(), TEXT_CANDIDATES);
+  for (const [i, fact] of kept.entries())
+    out.push(await applyOne(db, src, fact, stems[i]!, lookups[i]!, out, at));
+  return out;
+}
+
+/** Old values a correction names: the memories holding them are candidates too. */
+const replacesOf = (fact: Fact) => (fact.replaces ?? []).filter((r) => r.trim() !== "");
+
+/**
+ * The lists of stems a fact's candidates are looked up by (latestByText): its rarest words, and
+ * each old value it names as replaced.
+ */
+async function textLookups(db: MemoryDraft, namespaceId: string, fact: Fact): Promise<string[][]> {
+  const out: string[][] = [];
+  const rare = await rareTerms(db, namespaceId, termsOf(fact.memory));
+  if (rare.length > 0) out.push(rare);
+  for (const value of replacesOf(fact)) {
+    const stems = termsOf(value).flatMap((t) => t.stems);
+    if (stems.length > 0) out.push(stems);
+  }
   return out;
 }
 
@@ -260,6 +283,7 @@ async function applyOne(
   src: FactSource,
   fact: Fact,
   stems: Set<string>,
+  lookups: readonly (readonly string[])[],
   earlier: AppliedFact[],
   at: string,
 ): Promise<AppliedFact> {
@@ -269,8 +293,8 @@ async function applyOne(
   const forgetAfter = earliest(src.forgetAfter, normalizeExpiry(fact.forgetAfter));
   const attribute = fact.attribute?.trim().toLowerCase() || null;
   const speaker = fact.speaker?.toLowerCase() ?? null;
-  const replaces = (fact.replaces ?? []).filter((r) => r.trim() !== "");
-  const candidates = await candidatesFor(db, src, fact.memory, subject, attribute, replaces);
+  const replaces = replacesOf(fact);
+  const candidates = await candidatesFor(db, src, fact.memory, subject, attribute, lookups);
   const insert = async (m: NewMemoryRow): Promise<MemoryRow> => {
     const row = await insertMemory(db, m);
     // The next facts (of this document and later ones) compare with it without re-reading it.
@@ -403,8 +427,8 @@ async function candidatesFor(
   text: string,
   subject: string | null,
   attribute: string | null,
-  /** Old values a correction names: the memories holding them are candidates too. */
-  replaces: readonly string[] = [],
+  /** Lists of stems to look memories up by (textLookups). */
+  lookups: readonly (readonly string[])[],
 ): Promise<Candidate[]> {
   const rows = new Map<string, MemoryRow>();
   const add = (list: MemoryRow[]) => {
@@ -413,12 +437,7 @@ async function candidatesFor(
   add(await latestByKey(db, src.namespaceId, text));
   if (subject && attribute) add(await latestBySubjectAttribute(db, src.namespaceId, subject, attribute));
   if (subject) add(await latestBySubject(db, src.namespaceId, subject, SUBJECT_CANDIDATES));
-  const rare = await rareTerms(db, src.namespaceId, termsOf(text));
-  if (rare.length > 0) add(await latestByText(db, src.namespaceId, rare, TEXT_CANDIDATES));
-  for (const value of replaces) {
-    const stems = termsOf(value).flatMap((t) => t.stems);
-    if (stems.length > 0) add(await latestByText(db, src.namespaceId, stems, TEXT_CANDIDATES));
-  }
+  for (const stems of lookups) add(await latestByText(db, src.namespaceId, stems, TEXT_CANDIDATES));
   const filter = src.filterByMetadata;
   const kept = [...rows.values()]
     .filter((r) => !filter || matchesFilterByMetadata(memoryMetadata(r), filter))

@@ -5,7 +5,7 @@ import { numbered, Params, valuesRows } from "./connection.js";
 import { type Db, newId, now, parseJson, sha256 } from "./db.js";
 import { compileFilter, filterFormFor } from "./filter.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
-import { memoriesHolding, searchSpace, unitsHolding } from "./search-index.js";
+import { memoriesHolding, type ReadAheadHolding, searchSpace, unitsHolding } from "./search-index.js";
 import { statement } from "./statements.js";
 
 /** Whose a fact is (memory/extract/types.ts), as stored. */
@@ -595,7 +595,7 @@ export function latestByText(
   namespaceId: string,
   stems: readonly string[],
   limit: number,
-  ahead?: Parameters<typeof memoriesHolding>[6],
+  ahead?: ReadAheadHolding<MemoryRow>,
 ): Promise<MemoryRow[]> {
   return memoriesHolding<MemoryRow>(
     db,

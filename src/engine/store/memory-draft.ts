@@ -1,11 +1,16 @@
-import type { SQLInputValue } from "node:sqlite";
 import type { Metadata } from "../../api/common.js";
 import { stemTexts } from "../text/terms.js";
 import type { Db } from "./connection.js";
 import { newId, now } from "./db.js";
 import * as stored from "./memories.js";
 import { M_ROW, type MemoryRow, memoryKey, type NewMemoryRow } from "./memories.js";
-import { type Posting, type SearchSpace, searchSpace, textPostings, unitsHolding } from "./search-index.js";
+import {
+  memoryTermCounts,
+  type Posting,
+  rankedUnits,
+  type SearchSpace,
+  textPostings,
+} from "./search-index.js";
 import { statement } from "./statements.js";
 
 export { isExpired, type MemoryRow, memoryMetadata, type NewMemoryRow, normalizeMemory } from "./memories.js";
@@ -112,29 +117,21 @@ export class MemoryDraft {
         }),
       ).values(),
     ];
-    const space = await searchSpace(this.db, this.namespaceId, "memories");
-    const stems = [...new Set(stemTexts(texts).flat())];
-    const textUnits = space ? await unitsHolding(this.db, space.id, stems, true) : new Map<string, number>();
-    // The rarest words' postings, within a bound: those a fact looks its repeats up by.
-    const rare = stems
-      .filter((x) => (textUnits.get(x) ?? 0) > 0 && textUnits.get(x)! <= RARE_POSTINGS)
-      .sort((a, b) => textUnits.get(a)! - textUnits.get(b)!);
-    const read: string[] = [];
-    let total = 0;
-    for (const x of rare) {
-      total += textUnits.get(x)!;
-      if (total <= READ_AHEAD_POSTINGS) read.push(x);
-    }
-    const postings = new Map<string, Posting[]>(read.map((x) => [x, []]));
-    if (space) for (const p of await textPostings(this.db, space.id, read)) postings.get(p.term)?.push(p);
+    // The words' frequencies (their postings are read for the look-ups chosen by them: readAheadByText).
+    const words = () => memoryTermCounts(this.db, this.namespaceId, stemTexts(texts).flat());
     const latest = async (
       sql: string,
-      args: SQLInputValue[],
+      lists: readonly (readonly string[])[],
       limit: number,
       keyOf: (r: MemoryRow & { k: number }) => string,
     ) => {
       const out = new Map<string, MemoryRow[]>();
-      const rows = await statement<MemoryRow & { k: number }>(this.db, sql).all(...args, limit);
+      if (lists[0]!.length === 0) return out;
+      const rows = await statement<MemoryRow & { k: number }>(this.db, sql).all(
+        this.namespaceId,
+        ...lists.map((l) => this.db.dialect.list(l)),
+        limit,
+      );
       for (const r of rows) {
         const key = keyOf(r);
         const { k: _, ...row } = r;
@@ -145,33 +142,72 @@ export class MemoryDraft {
     const lateral = (where: string) =>
       `CROSS JOIN LATERAL (SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND ${where} AND m.is_latest = 1
          ORDER BY m.created_at DESC, m.rowid DESC LIMIT $LIMIT) x`;
-    const d = this.db.dialect;
-    this.ahead = {
-      space,
-      textUnits,
-      postings,
-      byKey: await latest(
+    // Outside a transaction each statement has a connection of its own: the four reads go side by
+    // side, in the time of the longest instead of one after another.
+    const [ahead, byKey, bySubject, bySlot] = await Promise.all([
+      words(),
+      latest(
         `SELECT k.n AS k, x.* FROM unnest(CAST($2 AS text[])) WITH ORDINALITY AS k(key, n)
          ${lateral("m.memory_key = k.key").replace("$LIMIT", "$3")}`,
-        [this.namespaceId, d.list(keys)],
+        [keys],
         READ_AHEAD.key,
         (r) => keys[r.k - 1]!,
       ),
-      bySubject: await latest(
+      latest(
         `SELECT k.n AS k, x.* FROM unnest(CAST($2 AS text[])) WITH ORDINALITY AS k(subject, n)
          ${lateral("m.subject = k.subject").replace("$LIMIT", "$3")}`,
-        [this.namespaceId, d.list(subjects)],
+        [subjects],
         READ_AHEAD.subject,
         (r) => subjects[r.k - 1]!,
       ),
-      bySlot: await latest(
+      latest(
         `SELECT k.n AS k, x.* FROM unnest(CAST($2 AS text[]), CAST($3 AS text[])) WITH ORDINALITY AS k(subject, attribute, n)
          ${lateral("m.subject = k.subject AND m.attribute = k.attribute").replace("$LIMIT", "$4")}`,
-        [this.namespaceId, d.list(slots.map(([x]) => x)), d.list(slots.map(([, y]) => y))],
+        [slots.map(([x]) => x), slots.map(([, y]) => y)],
         READ_AHEAD.slot,
         (r) => slots[r.k - 1]!.join("\u0000"),
       ),
-    };
+    ]);
+    this.ahead = { ...ahead, postings: new Map(), byKey, bySubject, bySlot, byUnit: new Map() };
+  }
+
+  /**
+   * Reads ahead what looking memories up by words (latestByText) will ask for, given the lists of
+   * stems it will look up by (chosen by the frequencies readAhead read): the stems' postings (those
+   * of rare stems, within a bound), then the latest rows of each list's READ_AHEAD_WINDOWS first
+   * windows of `limit` ranked units. Two statements; only a hint, as readAhead is.
+   */
+  async readAheadByText(lists: readonly (readonly string[])[], limit: number): Promise<void> {
+    const ahead = this.ahead;
+    if (!ahead?.space) return;
+    const held = (x: string) => ahead.textUnits.get(x)!;
+    // Only stems whose frequency readAhead read (a replaced value's words may be others).
+    const wanted = [...new Set(lists.flat())]
+      .filter((x) => ahead.textUnits.has(x) && !ahead.postings.has(x) && held(x) <= RARE_POSTINGS)
+      .sort((a, b) => held(a) - held(b));
+    const read: string[] = [];
+    let total = 0;
+    for (const x of wanted) {
+      total += held(x);
+      if (total <= READ_AHEAD_POSTINGS) read.push(x);
+    }
+    for (const x of read) ahead.postings.set(x, []);
+    for (const p of await textPostings(this.db, ahead.space.id, read)) ahead.postings.get(p.term)?.push(p);
+    const units = new Set<number>();
+    for (const stems of lists) {
+      const postings = postingsOf(ahead, stems);
+      if (!postings) continue;
+      for (const u of rankedUnits(postings).slice(0, READ_AHEAD_WINDOWS * limit))
+        if (!ahead.byUnit.has(u)) units.add(u);
+    }
+    if (units.size === 0) return;
+    const rows = await statement<MemoryRow>(
+      this.db,
+      `SELECT ${M_ROW} FROM memories m
+       WHERE ${this.db.dialect.isIn("m.rowid", "$1", "bigint")} AND m.namespace_id = $2 AND m.is_latest = 1`,
+    ).all(this.db.dialect.list([...units]), this.namespaceId);
+    for (const u of units) ahead.byUnit.set(u, null);
+    for (const r of rows) ahead.byUnit.set(Number(r.rowid), r);
   }
 
   /** Stored rows the draft retired: a read of latest rows asks the store for this many more. */
@@ -184,7 +220,7 @@ export class MemoryDraft {
 
 /** Words whose postings reading ahead may read: as rare as relation detection looks repeats up by. */
 const RARE_POSTINGS = 500;
-/** Postings reading ahead reads at most, rarest words first. */
+/** Postings reading ahead reads at most per draft, rarest words first. */
 const READ_AHEAD_POSTINGS = 20_000;
 /**
  * Latest memories read ahead per text, subject and slot: what relation detection asks (memories.ts
@@ -193,16 +229,26 @@ const READ_AHEAD_POSTINGS = 20_000;
  */
 const READ_AHEAD = { key: stored.KEY_CANDIDATES + 16, subject: 64 + 16, slot: stored.SLOT_CANDIDATES + 16 };
 
+/** Windows of ranked units per look-up by words whose rows readAheadByText reads. */
+const READ_AHEAD_WINDOWS = 2;
+
+/** The read-ahead postings of these stems, if it read every one's. */
+function postingsOf(ahead: ReadAhead, stems: readonly string[]): Posting[] | undefined {
+  return stems.every((x) => ahead.postings.has(x)) ? stems.flatMap((x) => ahead.postings.get(x)!) : undefined;
+}
+
 /** What MemoryDraft.readAhead read: the namespace's memory space, word frequencies, postings and latest rows. */
 interface ReadAhead {
   space: SearchSpace | null;
   /** Units holding each stem in their own text. */
   textUnits: Map<string, number>;
-  /** Own-text postings of the rare stems read. */
+  /** Own-text postings of the stems read (readAheadByText). */
   postings: Map<string, Posting[]>;
   byKey: Map<string, MemoryRow[]>;
   bySubject: Map<string, MemoryRow[]>;
   bySlot: Map<string, MemoryRow[]>;
+  /** Rows by unit (rowid) as readAheadByText read them: the latest row of the namespace, or null. */
+  byUnit: Map<number, MemoryRow | null>;
 }
 
 /**
@@ -329,9 +375,10 @@ export async function latestByText(
     ahead
       ? {
           space: ahead.space,
-          postings: (asked) =>
-            asked.every((x) => ahead.postings.has(x))
-              ? asked.flatMap((x) => ahead.postings.get(x)!)
+          postings: (asked) => postingsOf(ahead, asked),
+          rows: (window) =>
+            window.every((u) => ahead.byUnit.has(u))
+              ? window.flatMap((u) => ahead.byUnit.get(u) ?? [])
               : undefined,
         }
       : undefined,

@@ -181,6 +181,33 @@ export async function textPostings(db: Db, space: number, stems: readonly string
 }
 
 /**
+ * A namespace's memory space and how many of its units hold each stem in their own text (0: none),
+ * in one statement (PostgreSQL only: memory-draft.ts reads ahead with it what relation detection asks).
+ */
+export async function memoryTermCounts(
+  db: Db,
+  namespaceId: string,
+  stems: readonly string[],
+): Promise<{ space: SearchSpace | null; textUnits: Map<string, number> }> {
+  const listed = [...new Set(stems)];
+  const rows = await arrayStatement<
+    [id: number, units: number, length: number, term: string | null, n: number]
+  >(
+    db,
+    `SELECT sp.id, sp.units, sp.length, x.term, x.n FROM search_spaces sp
+     LEFT JOIN LATERAL (SELECT x.term, x.n FROM ${perStem("$2", "SELECT t.term, t.text_units AS n FROM search_terms t WHERE t.space = sp.id AND t.term = s.stem")} x) x ON TRUE
+     WHERE sp.namespace_id = $1 AND sp.corpus = 'memories'`,
+  ).all(namespaceId, db.dialect.list(listed));
+  let space: SearchSpace | null = null;
+  const textUnits = new Map<string, number>(listed.map((x) => [x, 0]));
+  for (const [id, units, length, term, n] of rows) {
+    space ??= { id, units, length };
+    if (term !== null) textUnits.set(term, n);
+  }
+  return { space, textUnits };
+}
+
+/**
  * One stem's posting as a row of values [unit, stem, tf, tfContext, length]: a query may read
  * thousands, and arrays cost a third of objects to make.
  */
@@ -711,6 +738,16 @@ export async function speakersIn(
 }
 
 /**
+ * What a caller of memoriesHolding read ahead (memory-draft.ts): the space, the stems' postings and
+ * the rows of a window of units (those passing its `where`, in the window's order) when it has them.
+ */
+export interface ReadAheadHolding<Row> {
+  space: SearchSpace | null;
+  postings(stems: readonly string[]): Posting[] | undefined;
+  rows(window: readonly number[]): Row[] | undefined;
+}
+
+/**
  * Memories of the namespace holding any of the stems in their own text, those holding the most
  * (rarer stems counting more) first, that pass `where` (conditions over the alias `m`), at most
  * `limit`. Reads only the namespace's postings of those stems.
@@ -722,21 +759,20 @@ export async function memoriesHolding<Row = { id: string; memory: string }>(
   where: (p: Params) => string,
   limit: number,
   columns = "m.id, m.memory",
-  /** What a caller read ahead (memory-draft.ts): the space, and the stems' postings when it has them. */
-  ahead?: { space: SearchSpace | null; postings(stems: readonly string[]): Posting[] | undefined },
+  ahead?: ReadAheadHolding<Row>,
 ): Promise<Row[]> {
   const space = ahead ? ahead.space : await searchSpace(db, namespaceId, "memories");
   if (!space || stems.length === 0) return [];
-  const postings = ahead?.postings(stems) ?? (await textPostings(db, space.id, stems));
-  const units = new Map<string, number>();
-  for (const p of postings) units.set(p.term, (units.get(p.term) ?? 0) + 1);
-  const score = new Map<number, number>();
-  for (const p of postings) score.set(p.unit, (score.get(p.unit) ?? 0) + 1 / (units.get(p.term) ?? 1));
-  const ranked = [...score].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([unit]) => unit);
+  const ranked = rankedUnits(ahead?.postings(stems) ?? (await textPostings(db, space.id, stems)));
   const out: Row[] = [];
   // Visible ones in rank order, a window at a time.
   for (let from = 0; from < ranked.length && out.length < limit; from += limit) {
     const window = ranked.slice(from, from + limit);
+    const known = ahead?.rows(window);
+    if (known) {
+      out.push(...known.slice(0, limit - out.length));
+      continue;
+    }
     const p = new Params(db.dialect);
     const rows = db.dialect.remote
       ? // Looked up by key (= ANY): a join of the list to a new table's rows was planned as a scan.
@@ -758,4 +794,13 @@ export async function memoriesHolding<Row = { id: string; memory: string }>(
     }
   }
   return out;
+}
+
+/** The units of some stems' postings, those holding the most (rarer stems counting more) first. */
+export function rankedUnits(postings: readonly Posting[]): number[] {
+  const units = new Map<string, number>();
+  for (const p of postings) units.set(p.term, (units.get(p.term) ?? 0) + 1);
+  const score = new Map<number, number>();
+  for (const p of postings) score.set(p.unit, (score.get(p.unit) ?? 0) + 1 / (units.get(p.term) ?? 1));
+  return [...score].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([unit]) => unit);
 }

@@ -694,7 +694,7 @@ const profile = new Map<string, { n: number; ms: number }>();
 if (process.env.MEMCTX_PG_PROFILE) {
   const file = `${process.env.MEMCTX_PG_PROFILE}.${process.pid}.${threadId}`;
   setInterval(() => {
-    const top = [...profile].sort((x, y) => y[1].ms - x[1].ms).slice(0, 15);
+    const top = [...profile].sort((x, y) => y[1].ms - x[1].ms).slice(0, 80);
     const lines = top.map(
       ([sql, p]) => `${p.ms.toFixed(0)} ms ${p.n}x: ${sql.replace(/\s+/g, " ").slice(0, 120)}`,
     );

@@ -121,6 +121,11 @@ export class MemoryDreamer implements Dreamer {
    * document is stale, or its instant extraction failed (dream() then retries it).
    */
   async beforeIndexed(doc: IndexingDocument, dctx: DreamContext): Promise<DreamsWithIndex | undefined> {
+    // Dynamic: the namespace's batch is queued (or pushed back) in the transaction that marks the
+    // document done, not in one of its own after it; the commit checks the generation.
+    if (doc.row.dreaming !== "instant" && !makesNoMemories(doc.row.task_type, doc.type))
+      return { queue: this.options };
+    // Extraction is worth skipping for a document changed since the job read it.
     const row = await documentAtGeneration(dctx.db, doc.id, doc.generation);
     if (!row) return undefined;
     // No memories: committing none also takes away those an earlier version made.
@@ -128,8 +133,6 @@ export class MemoryDreamer implements Dreamer {
       const none = await draftFacts(dctx.db, row, doc.generation, [], null, undefined, doc.text);
       return none && { memories: none };
     }
-    // Dynamic: the namespace's batch is queued (or pushed back) in the transaction that marks the
-    // document done, not in one of its own after it.
     if (row.dreaming !== "instant") return { queue: this.options };
     let facts: Extracted;
     try {

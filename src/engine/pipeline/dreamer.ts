@@ -1,6 +1,6 @@
 import type { Db } from "../store/db.js";
 import type { DreamsWithIndex } from "../store/document-commit.js";
-import { setDreamingStatus } from "../store/documents.js";
+import { type DocumentRow, setDreamingStatus } from "../store/documents.js";
 import type { JobQueue } from "./queue.js";
 
 export interface DreamContext {
@@ -36,6 +36,8 @@ export interface IndexingDocument {
   format: "plain" | "conversation";
   /** The document's type once resolved: an image's description, for one, gives no memories. */
   type: string;
+  /** Its row as the job read it at that generation (the commit checks the generation again). */
+  row: DocumentRow;
 }
 
 /** Until memory extraction plugs in: nothing to generate, so dreaming is done at once. */

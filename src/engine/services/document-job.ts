@@ -132,7 +132,7 @@ export function documentJobHandler(ctx: EngineContext) {
     let staged = false;
     for (let attempt = 1; ; attempt++) {
       const dreams = await ctx.dreamer.beforeIndexed?.(
-        { id, generation, text: resolved.text, format: resolved.format, type: resolved.type },
+        { id, generation, text: resolved.text, format: resolved.format, type: resolved.type, row: doc },
         dctx,
       );
       signal.throwIfAborted();

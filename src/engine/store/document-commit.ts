@@ -4,15 +4,15 @@ import {
   type DocumentRow,
   type IndexedDocument,
   lockedAtGeneration,
+  lockedWithMemoryVersion,
+  markDreamed,
   noteDocument,
-  setDreamedChars,
-  setDreamingStatus,
   swapChunks,
 } from "./documents.js";
 import { forgottenInDocument, redactDocument } from "./forgotten.js";
-import { DREAM_JOB, enqueueJob, queuedJobOf, setJobRunAfter } from "./jobs.js";
+import { DREAM_JOB, enqueueJob, queuedJob, setJobRunAfter } from "./jobs.js";
 import { documentMemoryIds, releaseDocument } from "./memories.js";
-import { type MemoryDraft, memoryVersion } from "./memory-draft.js";
+import type { MemoryDraft } from "./memory-draft.js";
 import { statement } from "./statements.js";
 
 /*
@@ -77,9 +77,12 @@ export async function commitDocumentGeneration(
 ): Promise<CommitOutcome> {
   const memories = dreams && "memories" in dreams ? dreams.memories : undefined;
   const commit = async (): Promise<CommitOutcome> => {
-    const doc = await lockedAtGeneration(db, ref, generation);
+    const locked = memories
+      ? await lockedWithMemoryVersion(db, ref, generation)
+      : { doc: await lockedAtGeneration(db, ref, generation), memoryVersion: 0 };
+    const doc = locked?.doc;
     if (!doc) return "stale";
-    if (memories && !(await currentDraft(db, memories.draft))) return "redraft";
+    if (memories && locked.memoryVersion !== memories.draft.version) return "redraft";
     await swapChunks(db, doc, ix);
     if (memories) {
       if (doc.dreaming_status !== "done") await settleMemories(db, doc, memories);
@@ -105,10 +108,11 @@ export async function commitDocumentMemories(
   memories: DocumentMemories,
 ): Promise<CommitOutcome> {
   return await namespaceTransaction(db, ref.namespaceId, async () => {
-    const doc = await lockedAtGeneration(db, ref, generation);
-    if (!doc || doc.dreaming_status === "done") return "stale";
-    if (!(await currentDraft(db, memories.draft))) return "redraft";
-    await settleMemories(db, doc, memories);
+    const locked = await lockedWithMemoryVersion(db, ref, generation);
+    if (!locked || locked.doc.dreaming_status === "done") return "stale";
+    // The namespace's memories are as the draft read them (its memory version unchanged).
+    if (locked.memoryVersion !== memories.draft.version) return "redraft";
+    await settleMemories(db, locked.doc, memories);
     return "committed";
   });
 }
@@ -141,20 +145,22 @@ async function scheduleDreams(
   immediate: boolean,
 ): Promise<void> {
   const t = Date.now();
-  const waiting = (await statement<{ n: number }>(
+  // How many documents wait (counted up to a full batch), and the namespace's queued job: one read.
+  const { waiting, ...job } = (await statement<{
+    waiting: number;
+    id: number | null;
+    created_at: string | null;
+  }>(
     db,
-    "SELECT count(*) AS n FROM documents WHERE namespace_id = $1 AND status = 'done' AND dreaming_status = 'dreaming'",
-  ).get(namespaceId))!.n;
-  const existing = await queuedJobOf(db, DREAM_JOB, namespaceId);
+    `SELECT (SELECT count(*) FROM (SELECT 1 FROM documents WHERE namespace_id = $1 AND status = 'done'
+         AND dreaming_status = 'dreaming' LIMIT $2) w) AS waiting, j.id, j.created_at
+     FROM (SELECT 1) one LEFT JOIN (${queuedJob("$3", "$1")}) j ON TRUE`,
+  ).get(namespaceId, o.maxBatch, DREAM_JOB))!;
+  const existing = job.id === null ? undefined : { id: job.id, created_at: job.created_at! };
   const first = existing ? Date.parse(existing.created_at) : t;
   const runAt = immediate || waiting >= o.maxBatch ? t : Math.min(t + o.debounceMs, first + o.maxWaitMs);
   const id = existing?.id ?? (await enqueueJob(db, { kind: DREAM_JOB, namespaceId }));
   await setJobRunAfter(db, id, new Date(runAt).toISOString());
-}
-
-/** Whether the namespace's memories are as the draft read them (its memory version unchanged). */
-async function currentDraft(db: Db, draft: MemoryDraft): Promise<boolean> {
-  return (await memoryVersion(db, draft.namespaceId)) === draft.version;
 }
 
 /**
@@ -179,8 +185,7 @@ async function settleMemories(db: Db, doc: DocumentRow, m: DocumentMemories): Pr
     );
   }
   if (forgotten.any) await redactDocument(db, doc.id);
-  await setDreamedChars(db, doc.id, m.drawnChars);
-  await setDreamingStatus(db, [doc.id], "done");
+  await markDreamed(db, doc.id, m.drawnChars);
   if (m.note) await noteDocument(db, doc.id, m.note);
 }
 

@@ -725,12 +725,31 @@ export async function lockedAtGeneration(
   ref: { id: string; namespaceId: string },
   generation: number,
 ): Promise<DocumentRow | undefined> {
-  const doc = await statement<DocumentRow>(
+  return (await lockedWithMemoryVersion(db, ref, generation, false))?.doc;
+}
+
+/**
+ * lockedAtGeneration, with its namespace's memory version (memory-draft.ts memoryVersion) read by
+ * the same statement when `withVersion` (a commit of memories drafted at a version: a round trip less).
+ */
+export async function lockedWithMemoryVersion(
+  db: Db,
+  ref: { id: string; namespaceId: string },
+  generation: number,
+  withVersion = true,
+): Promise<{ doc: DocumentRow; memoryVersion: number } | undefined> {
+  const version = withVersion
+    ? "COALESCE((SELECT v.version FROM memory_versions v WHERE v.namespace_id = documents.namespace_id), 0)"
+    : "0";
+  const row = await statement<DocumentRow & { memctx_memory_version: number }>(
     db,
-    `SELECT * FROM documents WHERE ${atGeneration("$1", "$2")}${db.dialect.forUpdate}`,
+    `SELECT documents.*, ${version} AS memctx_memory_version FROM documents
+     WHERE ${atGeneration("$1", "$2")}${db.dialect.forUpdate}`,
   ).get(ref.id, generation);
-  if (doc && doc.namespace_id !== ref.namespaceId) throw new DocumentMovedError(ref.id);
-  return doc;
+  if (!row) return undefined;
+  const { memctx_memory_version: memoryVersion, ...doc } = row;
+  if (doc.namespace_id !== ref.namespaceId) throw new DocumentMovedError(ref.id);
+  return { doc, memoryVersion };
 }
 
 /**
@@ -778,6 +797,14 @@ export async function setDreamingStatus(
 /** How much of the document's text its stored memories were drawn from (see DocumentRow.dreamed_chars). */
 export async function setDreamedChars(db: Db, id: string, chars: number | null): Promise<void> {
   await statement(db, "UPDATE documents SET dreamed_chars = $1 WHERE id = $2").run(chars, id);
+}
+
+/** The document's memories are committed, drawn from its first `chars` characters (setDreamedChars): `done`. */
+export async function markDreamed(db: Db, id: string, chars: number | null): Promise<void> {
+  await statement(
+    db,
+    "UPDATE documents SET dreaming_status = 'done', dreamed_chars = $1, updated_at = $2 WHERE id = $3",
+  ).run(chars, now(), id);
 }
 
 /**

@@ -132,10 +132,11 @@ async function once(
         }
       }),
     );
+    const addedSeconds = (performance.now() - t0) / 1000;
     const indexed = db.prepare("SELECT count(*) AS n FROM documents WHERE status IN ('done', 'failed')");
     let indexedSeconds = 0;
     // With --cpu, when each quarter of the documents was indexed and had its memories.
-    const quarters: string[] = [];
+    const quarters = [`added in ${addedSeconds.toFixed(1)} s`];
     for (let seen = 0; ; ) {
       const n = ((await indexed.get()) as { n: number }).n;
       if (!indexedSeconds && n >= documents) indexedSeconds = (performance.now() - t0) / 1000;

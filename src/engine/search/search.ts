@@ -15,7 +15,7 @@ import {
 import { searchStatistics } from "../store/search-index.js";
 import type { Corpus, Scope } from "../store/search-scope.js";
 import { redactTitle } from "../text/redact.js";
-import { queryTerms, STOP_WORDS } from "../text/terms.js";
+import { type QueryTerm, queryTerms, STOP_WORDS } from "../text/terms.js";
 import { dropRepeats } from "./dedup.js";
 import { anchorQueries, endPointQueries, mergeBest } from "./endpoints.js";
 import { expansionTerms } from "./expand.js";
@@ -106,10 +106,16 @@ export async function search(
   // Hybrid returns what both kinds say once (a memory and the turn it came from tell one thing).
   const dedup = mode === "hybrid";
 
-  /** One query's candidates over the corpora, fused, thresholded, weighed and window-boosted. */
-  const rank = async (query: string) => {
+  /**
+   * One query's candidates over the corpora, fused, thresholded, weighed and window-boosted.
+   * `withTerms` is given the query's terms as soon as they are known (for a read that needs only them).
+   */
+  const rank = async (query: string, withTerms?: (terms: QueryTerm[]) => void) => {
+    // The window asked about is read beside the ranking (its statement needs nothing of it).
+    const asking = settled(askedWindow(db, namespaceId, query));
     const people = await namedPeople(db, namespaceId, query, STOP_WORDS);
     const terms = queryTerms([query, ...people.expansions].join(" "));
+    withTerms?.(terms);
     // What the query means without saying it: WordNet's synonyms and kinds, weighed lower.
     const expansions = expansionTerms(terms).map((e) => ({ ...e, weight: EXPANSION_WEIGHT * e.weight }));
     const person = people.names.size > 0 ? { names: people.names, factor: OTHER_PERSON_FACTOR } : undefined;
@@ -174,7 +180,7 @@ export async function search(
       },
     );
     // A question about a time ("in August 2023", "last spring") ranks what happened then higher.
-    const window = await askedWindow(db, namespaceId, query);
+    const window = await asking;
     // A question about the user answers with the user's own facts before other people's.
     const theirs = weighTheUsers(items, query, (i) => {
       if (i.corpus !== "memories") return null;
@@ -184,7 +190,12 @@ export async function search(
     return { items: boostStatedTimes(boostWindow(theirs, window), query), terms, lexical, window };
   };
 
-  const main = await rank(asked);
+  // What was just added and is not indexed yet is matched in its stored text (pending.ts), read
+  // beside the ranking once the query's terms are known.
+  let pendingRead: Promise<SearchHit[]> | undefined;
+  const main = await rank(asked, (terms) => {
+    if (mode !== "memories") pendingRead = settled(pendingHits(db, scope, terms, threshold));
+  });
   const { terms, lexical } = main;
   let items = main.items;
   // "How long between X and Y": each end point searched alone as well, so both come back.
@@ -222,9 +233,8 @@ export async function search(
     const chunkIds = sources.get(item as Item);
     hits.push(chunkIds ? { ...hit, sourceChunkIds: chunkIds } : hit);
   }
-  if (mode === "memories") return done(hits);
-  // What was just added and is not indexed yet is matched in its stored text (pending.ts).
-  const pending = (await pendingHits(db, scope, terms, threshold)).filter(
+  if (mode === "memories" || !pendingRead) return done(hits);
+  const pending = (await pendingRead).filter(
     (p) => !hits.some((h) => h.documentId === p.documentId && h.chunk?.includes(p.chunk ?? "")),
   );
   if (pending.length === 0) return done(hits);
@@ -414,4 +424,13 @@ async function documentSummary(db: Db, documentId: string): Promise<Record<strin
     metadata: parseMetadata(d.metadata),
     date: d.document_date,
   };
+}
+
+/**
+ * A read started ahead of where its answer is needed: its failure is the request's when awaited
+ * there, and no unhandled rejection meanwhile (a request that fails before it gets there drops it).
+ */
+function settled<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => {});
+  return read;
 }

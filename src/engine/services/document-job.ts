@@ -42,9 +42,16 @@ export function documentJobHandler(ctx: EngineContext) {
     const stage = async (status: "extracting" | "chunking" | "embedding" | "indexing") =>
       await setDocumentStatus(ctx.db, id, generation, status);
 
-    const doc = await documentAtGeneration(ctx.db, id, generation);
+    // Three reads side by side (each on a connection of its own where the database is a server).
+    const [doc, file, forgotten] = await Promise.all([
+      documentAtGeneration(ctx.db, id, generation),
+      getDocumentFile(ctx.db, id),
+      // What the user forgot stays forgotten when the document comes again: its chunks are made
+      // (and embedded) without the forgotten sentences (memory/forget.ts), so a chunk stored
+      // redacted is kept as is; the commit leaves out any forgotten meanwhile.
+      forgottenSentences(ctx.db, id),
+    ]);
     if (!doc) return;
-    const file = await getDocumentFile(ctx.db, id);
     // Fetching a URL or converting a file is a stage worth showing; inline text goes straight on
     // (a write transaction less per document: ingest of small notes is bound by them).
     const converts = file !== undefined || (!doc.connector_id && isUrlContent(doc.content));
@@ -86,10 +93,6 @@ export function documentJobHandler(ctx: EngineContext) {
 
     // Short stages of small documents are not worth a write each; large ones show their stage.
     if (resolved.text.length > LARGE_TEXT && !(await stage("chunking"))) return;
-    // What the user forgot stays forgotten when the document comes again: its chunks are made
-    // (and embedded) without the forgotten sentences (memory/forget.ts), so a chunk stored redacted
-    // is kept as is; the commit leaves out any forgotten meanwhile.
-    const forgotten = await forgottenSentences(ctx.db, id);
     const chunks = redactChunks(
       resolved.text,
       chunkText(resolved.text, { format: resolved.format }),

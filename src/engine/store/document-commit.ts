@@ -9,7 +9,7 @@ import {
   noteDocument,
   swapChunks,
 } from "./documents.js";
-import { forgottenInDocument, redactDocument } from "./forgotten.js";
+import { forgottenInDocument, NOTHING_FORGOTTEN, redactDocument } from "./forgotten.js";
 import { DREAM_JOB, enqueueJob, queuedJob, setJobRunAfter } from "./jobs.js";
 import { documentMemoryIds, releaseDocument } from "./memories.js";
 import type { MemoryDraft } from "./memory-draft.js";
@@ -79,13 +79,13 @@ export async function commitDocumentGeneration(
   const commit = async (): Promise<CommitOutcome> => {
     const locked = memories
       ? await lockedWithMemoryVersion(db, ref, generation)
-      : { doc: await lockedAtGeneration(db, ref, generation), memoryVersion: 0 };
+      : { doc: await lockedAtGeneration(db, ref, generation), memoryVersion: 0, hasForgotten: true };
     const doc = locked?.doc;
     if (!doc) return "stale";
     if (memories && locked.memoryVersion !== memories.draft.version) return "redraft";
     await swapChunks(db, doc, ix);
     if (memories) {
-      if (doc.dreaming_status !== "done") await settleMemories(db, doc, memories);
+      if (doc.dreaming_status !== "done") await settleMemories(db, doc, memories, locked.hasForgotten);
     } else if (dreams && "queue" in dreams && doc.dreaming_status !== "done") {
       await scheduleDreams(db, doc.namespace_id, dreams.queue, false);
     }
@@ -112,7 +112,7 @@ export async function commitDocumentMemories(
     if (!locked || locked.doc.dreaming_status === "done") return "stale";
     // The namespace's memories are as the draft read them (its memory version unchanged).
     if (locked.memoryVersion !== memories.draft.version) return "redraft";
-    await settleMemories(db, locked.doc, memories);
+    await settleMemories(db, locked.doc, memories, locked.hasForgotten);
     return "committed";
   });
 }
@@ -169,9 +169,15 @@ async function scheduleDreams(
  * earlier ones said), the new memories' contexts lose the forgotten sentences, and the document is
  * marked dreamed. Inside the commit's transaction, under the namespace's lock.
  */
-async function settleMemories(db: Db, doc: DocumentRow, m: DocumentMemories): Promise<void> {
+async function settleMemories(
+  db: Db,
+  doc: DocumentRow,
+  m: DocumentMemories,
+  /** Whether any sentence was forgotten from the document (else none is read). */
+  hasForgotten: boolean,
+): Promise<void> {
   await writeDraft(db, m.draft);
-  const forgotten = await forgottenInDocument(db, doc.id);
+  const forgotten = hasForgotten ? await forgottenInDocument(db, doc.id) : NOTHING_FORGOTTEN;
   if (!m.appended) {
     const supported = new Set([
       ...m.applied.flatMap((a) => (a.relatedTo ? [a.memoryId, a.relatedTo] : [a.memoryId])),

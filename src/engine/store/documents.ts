@@ -729,27 +729,31 @@ export async function lockedAtGeneration(
 }
 
 /**
- * lockedAtGeneration, with its namespace's memory version (memory-draft.ts memoryVersion) read by
- * the same statement when `withVersion` (a commit of memories drafted at a version: a round trip less).
+ * lockedAtGeneration, with what a commit of memories drafted at a memory version checks, read by
+ * the same statement when `withMemories` (a round trip each less): its namespace's memory version
+ * (memory-draft.ts memoryVersion) and whether any sentence was forgotten from it (forgotten.ts).
  */
 export async function lockedWithMemoryVersion(
   db: Db,
   ref: { id: string; namespaceId: string },
   generation: number,
-  withVersion = true,
-): Promise<{ doc: DocumentRow; memoryVersion: number } | undefined> {
-  const version = withVersion
-    ? "COALESCE((SELECT v.version FROM memory_versions v WHERE v.namespace_id = documents.namespace_id), 0)"
-    : "0";
-  const row = await statement<DocumentRow & { memctx_memory_version: number }>(
+  withMemories = true,
+): Promise<{ doc: DocumentRow; memoryVersion: number; hasForgotten: boolean } | undefined> {
+  const [version, forgottenAny] = withMemories
+    ? [
+        "COALESCE((SELECT v.version FROM memory_versions v WHERE v.namespace_id = documents.namespace_id), 0)",
+        "CASE WHEN EXISTS (SELECT 1 FROM forgotten_sentences f WHERE f.document_id = documents.id) THEN 1 ELSE 0 END",
+      ]
+    : ["0", "1"];
+  const row = await statement<DocumentRow & { memctx_memory_version: number; memctx_forgotten: number }>(
     db,
-    `SELECT documents.*, ${version} AS memctx_memory_version FROM documents
-     WHERE ${atGeneration("$1", "$2")}${db.dialect.forUpdate}`,
+    `SELECT documents.*, ${version} AS memctx_memory_version, ${forgottenAny} AS memctx_forgotten
+     FROM documents WHERE ${atGeneration("$1", "$2")}${db.dialect.forUpdate}`,
   ).get(ref.id, generation);
   if (!row) return undefined;
-  const { memctx_memory_version: memoryVersion, ...doc } = row;
+  const { memctx_memory_version: memoryVersion, memctx_forgotten: forgotten, ...doc } = row;
   if (doc.namespace_id !== ref.namespaceId) throw new DocumentMovedError(ref.id);
-  return { doc, memoryVersion };
+  return { doc, memoryVersion, hasForgotten: forgotten === 1 };
 }
 
 /**

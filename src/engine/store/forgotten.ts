@@ -222,6 +222,9 @@ export interface ForgottenInDocument {
   any: boolean;
 }
 
+/** A document none of whose sentences was forgotten. */
+export const NOTHING_FORGOTTEN: ForgottenInDocument = { holds: () => false, memoryIds: [], any: false };
+
 /**
  * What a document processed again must not remember anew: its forgotten sentences, where its text
  * says them (`text`, the one its facts were drawn from; default its stored text).
@@ -232,7 +235,7 @@ export async function forgottenInDocument(
   text?: string,
 ): Promise<ForgottenInDocument> {
   const sentences = await forgottenSentences(db, documentId);
-  if (sentences.length === 0) return { holds: () => false, memoryIds: [], any: false };
+  if (sentences.length === 0) return NOTHING_FORGOTTEN;
   const spans = sentenceSpans(text ?? (await documentText(db, documentId)) ?? "", sentences);
   return {
     holds: (src) => src !== undefined && spans.some((s) => src.start < s.end && src.end > s.start),

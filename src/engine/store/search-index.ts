@@ -505,31 +505,18 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
   // documentTransaction): the spaces with units to index are locked first, in one order, so that
   // their statistics (terms, units, length) take one writer at a time, and only their units are read.
   const d = db.dialect;
-  const locked =
-    namespaceIds && d.forUpdate
-      ? (
-          await statement<{ id: number }>(
-            db,
-            `SELECT s.id FROM search_spaces s
-             WHERE ${d.isIn("s.namespace_id", "$1", "text")}
-               AND EXISTS (SELECT 1 FROM search_pending p WHERE p.space = s.id)
-             ORDER BY s.id${d.forUpdate}`,
-          ).all(d.list(namespaceIds))
-        ).map((r) => r.id)
-      : null;
-  if (locked?.length === 0) return;
   for (;;) {
     const p = new Params(d);
     const where = [
       space === undefined ? null : `p.space = ${p.add(space)}`,
       namespaceIds ? p.isIn("s.namespace_id", namespaceIds, "text") : null,
-      locked ? p.isIn("p.space", locked, "bigint") : null,
     ].filter((c) => c !== null);
+    // The spaces of the pass are locked as its rows come, in the order of their ids (forUpdate).
     const pending = await statement<{ space: number; unit: number; corpus: Corpus }>(
       db,
       `SELECT p.space, p.unit, s.corpus FROM search_pending p JOIN search_spaces s ON s.id = p.space
        WHERE ${where.length ? where.join(" AND ") : "TRUE"}
-       ORDER BY p.space, p.unit LIMIT ${INDEX_PASS_UNITS}`,
+       ORDER BY p.space, p.unit LIMIT ${INDEX_PASS_UNITS}${namespaceIds && d.forUpdate ? `${d.forUpdate} OF s` : ""}`,
     ).all(...p.values);
     if (pending.length === 0) return;
     const bySpace = new Map<number, { corpus: Corpus; units: number[] }>();
@@ -539,11 +526,6 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
       bySpace.set(p.space, s);
     }
     for (const [id, { corpus, units }] of bySpace) await indexUnits(db, id, corpus, units);
-    await statement(
-      db,
-      `DELETE FROM search_pending WHERE (space, unit) IN
-         (SELECT ${int("j.value ->> 0")}, ${int("j.value ->> 1")} FROM ${db.dialect.rows("$1", "j")})`,
-    ).run(JSON.stringify(pending.map((p) => [p.space, p.unit])));
     // A pass short of full read every unit queued (indexing queues none): no need to ask again.
     if (pending.length < INDEX_PASS_UNITS) return;
   }
@@ -559,13 +541,20 @@ interface PassContext {
   shared: number | null;
 }
 
-/** Adds units of one space to the index (their rows as they are now; a unit since deleted is skipped). */
+/**
+ * Adds units of one space to the index (their rows as they are now; a unit since deleted is
+ * skipped) and takes them off the space's queue (search_pending).
+ */
 async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly number[]): Promise<void> {
+  const dequeue = `DELETE FROM search_pending WHERE space = $1 AND ${db.dialect.isIn("unit", "$2", "bigint")}`;
   const rows = await statement<{ unit: number; text: string | null; context: string | null }>(
     db,
     `SELECT t.rowid AS unit, t.${TEXT_COLUMN[corpus]} AS text, t.context FROM ${unitsOf(db.dialect, corpus)}`,
   ).all(db.dialect.list(units));
-  if (rows.length === 0) return;
+  if (rows.length === 0) {
+    await statement(db, dequeue).run(space, db.dialect.list(units));
+    return;
+  }
   const texts = stemTexts(rows.map((r) => r.text ?? ""));
   const hashes = rows.map((r) =>
     createHash("sha1")
@@ -667,19 +656,22 @@ async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly
   ];
   const spaceTotals = "UPDATE search_spaces SET units = units + $2, length = length + $3 WHERE id = $1";
   if (db.dialect.remote) {
-    // A database server: the pass's writes in one statement (data-modifying CTEs), one round trip
-    // instead of six inside the index's lock.
+    // A database server: the pass's writes and the dequeue in one statement (data-modifying CTEs),
+    // one round trip instead of seven inside the index's lock.
+    const n = writes.length;
     await statement(
       db,
-      `WITH ${writes.map((w, i) => `w${i} AS (${w.sql(`$${i + 4}`, "$1")})`).join(",\n")}
+      `WITH ${writes.map((w, i) => `w${i} AS (${w.sql(`$${i + 4}`, "$1")})`).join(",\n")},
+         dequeued AS (${dequeue.replace("$2", `$${n + 4}`)})
        ${spaceTotals}`,
-    ).run(space, rows.length, length, ...writes.map((w) => JSON.stringify(w.rows)));
+    ).run(space, rows.length, length, ...writes.map((w) => JSON.stringify(w.rows)), db.dialect.list(units));
     return;
   }
   for (const w of writes) {
     if (w.rows.length > 0) await statement(db, w.sql("$1", "$2")).run(JSON.stringify(w.rows), space);
   }
   await statement(db, spaceTotals).run(space, rows.length, length);
+  await statement(db, dequeue).run(space, db.dialect.list(units));
 }
 
 /**

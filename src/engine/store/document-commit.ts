@@ -207,50 +207,6 @@ const VECTOR_BATCH = 200;
 async function writeDraft(db: Db, draft: MemoryDraft): Promise<void> {
   if (draft.empty) return;
   const d = db.dialect;
-  const rowids = new Map<string, number>();
-  for (let at = 0; at < draft.inserted.length; at += DRAFT_BATCH) {
-    const batch = draft.inserted.slice(at, at + DRAFT_BATCH);
-    const rows = batch.map(({ row: r, memoryKey, context }, i) => [
-      i,
-      r.id,
-      r.namespace_id,
-      r.memory,
-      r.metadata,
-      r.is_static,
-      r.is_inference,
-      r.is_latest,
-      r.version,
-      r.parent_memory_id,
-      r.root_memory_id,
-      r.forget_after,
-      r.forget_reason,
-      r.subject,
-      r.subject_kind,
-      r.attribute,
-      r.fact_value,
-      r.polarity,
-      r.event_date,
-      r.document_id,
-      memoryKey,
-      context,
-      r.speaker,
-      r.created_at,
-      r.updated_at,
-    ]);
-    const int = (k: number) => `CAST(j.value ->> ${k} AS BIGINT)`;
-    const text = (k: number) => `j.value ->> ${k}`;
-    const inserted = await statement<{ rowid: number; id: string }>(
-      db,
-      `INSERT INTO memories (id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
-         version, parent_memory_id, root_memory_id, forget_after, forget_reason, subject, subject_kind, attribute,
-         fact_value, polarity, event_date, document_id, memory_key, context, speaker, created_at, updated_at)
-       SELECT ${text(1)}, ${text(2)}, ${text(3)}, ${text(4)}, ${int(5)}, ${int(6)}, ${int(7)}, 0, ${int(8)},
-         ${[9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24].map(text).join(", ")}
-       FROM ${d.rows("$1", "j")} ORDER BY ${int(0)}
-       RETURNING rowid, id`,
-    ).all(JSON.stringify(rows));
-    for (const r of inserted) rowids.set(r.id, r.rowid);
-  }
   const t = now();
   const sources: [string, string, number | null, number | null][] = [];
   for (const m of draft.inserted)
@@ -258,31 +214,74 @@ async function writeDraft(db: Db, draft: MemoryDraft): Promise<void> {
       sources.push([m.row.id, doc, span?.start ?? null, span?.end ?? null]);
   for (const [id, c] of draft.changed)
     for (const [doc, span] of c.sources) sources.push([id, doc, span?.start ?? null, span?.end ?? null]);
-  if (sources.length > 0) {
-    await statement(
-      db,
-      `INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at)
-       SELECT j.value ->> 0, j.value ->> 1, CAST(j.value ->> 2 AS BIGINT), CAST(j.value ->> 3 AS BIGINT), $2
-       FROM ${d.rows("$1", "j")} WHERE TRUE
-       ON CONFLICT (memory_id, document_id) DO UPDATE SET start_offset = excluded.start_offset,
-         end_offset = excluded.end_offset`,
-    ).run(JSON.stringify(sources), t);
-  }
-  const vectors = draft.inserted.flatMap((m) =>
-    m.vector ? [{ rowid: rowids.get(m.row.id)!, v: m.vector }] : [],
-  );
-  for (let at = 0; at < vectors.length; at += VECTOR_BATCH) {
-    const batch = vectors.slice(at, at + VECTOR_BATCH);
-    await statement(
-      db,
-      `INSERT INTO memory_vectors (memory_rowid, model, embedding) VALUES ${valuesRows(batch.length, 3)}`,
-    ).run(
-      ...batch.flatMap(({ rowid, v }) => [
-        rowid,
-        v.model,
-        new Uint8Array(v.embedding.buffer, v.embedding.byteOffset, v.embedding.byteLength),
-      ]),
+  const int = (k: number) => `CAST(j.value ->> ${k} AS BIGINT)`;
+  const text = (k: number) => `j.value ->> ${k}`;
+  const insertMemories = (rows: string) =>
+    `INSERT INTO memories (id, namespace_id, memory, metadata, is_static, is_inference, is_latest, is_forgotten,
+       version, parent_memory_id, root_memory_id, forget_after, forget_reason, subject, subject_kind, attribute,
+       fact_value, polarity, event_date, document_id, memory_key, context, speaker, created_at, updated_at)
+     SELECT ${text(1)}, ${text(2)}, ${text(3)}, ${text(4)}, ${int(5)}, ${int(6)}, ${int(7)}, 0, ${int(8)},
+       ${[9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24].map(text).join(", ")}
+     FROM ${d.rows(rows, "j")} ORDER BY ${int(0)}
+     RETURNING rowid, id`;
+  const insertSources = (rows: string, at: string) =>
+    `INSERT INTO memory_sources (memory_id, document_id, start_offset, end_offset, created_at)
+     SELECT j.value ->> 0, j.value ->> 1, CAST(j.value ->> 2 AS BIGINT), CAST(j.value ->> 3 AS BIGINT), ${at}
+     FROM ${d.rows(rows, "j")} WHERE TRUE
+     ON CONFLICT (memory_id, document_id) DO UPDATE SET start_offset = excluded.start_offset,
+       end_offset = excluded.end_offset`;
+  if (d.remote && draft.inserted.length <= DRAFT_BATCH) {
+    // A database server: the new memories, their sources and vectors in one statement
+    // (data-modifying CTEs; the keys are checked at its end), a round trip instead of three.
+    const vectors = draft.inserted.flatMap((m) =>
+      m.vector
+        ? [
+            [
+              m.row.id,
+              m.vector.model,
+              Buffer.from(
+                m.vector.embedding.buffer,
+                m.vector.embedding.byteOffset,
+                m.vector.embedding.byteLength,
+              ).toString("base64"),
+            ],
+          ]
+        : [],
     );
+    await statement(
+      db,
+      `WITH ins AS (${insertMemories("$1")}),
+       src AS (${insertSources("$2", "$3")}),
+       vec AS (INSERT INTO memory_vectors (memory_rowid, model, embedding)
+         SELECT ins.rowid, v.value ->> 1, decode(v.value ->> 2, 'base64') FROM ${d.rows("$4", "v")}
+         JOIN ins ON ins.id = v.value ->> 0)
+       SELECT count(*) AS n FROM ins`,
+    ).get(JSON.stringify(draftRows(draft.inserted)), JSON.stringify(sources), t, JSON.stringify(vectors));
+  } else {
+    const rowids = new Map<string, number>();
+    for (let at = 0; at < draft.inserted.length; at += DRAFT_BATCH) {
+      const inserted = await statement<{ rowid: number; id: string }>(db, insertMemories("$1")).all(
+        JSON.stringify(draftRows(draft.inserted.slice(at, at + DRAFT_BATCH))),
+      );
+      for (const r of inserted) rowids.set(r.id, r.rowid);
+    }
+    if (sources.length > 0) await statement(db, insertSources("$1", "$2")).run(JSON.stringify(sources), t);
+    const vectors = draft.inserted.flatMap((m) =>
+      m.vector ? [{ rowid: rowids.get(m.row.id)!, v: m.vector }] : [],
+    );
+    for (let at = 0; at < vectors.length; at += VECTOR_BATCH) {
+      const batch = vectors.slice(at, at + VECTOR_BATCH);
+      await statement(
+        db,
+        `INSERT INTO memory_vectors (memory_rowid, model, embedding) VALUES ${valuesRows(batch.length, 3)}`,
+      ).run(
+        ...batch.flatMap(({ rowid, v }) => [
+          rowid,
+          v.model,
+          new Uint8Array(v.embedding.buffer, v.embedding.byteOffset, v.embedding.byteLength),
+        ]),
+      );
+    }
   }
   // Stored memories: those merged take their new latest source, metadata and expiry; those
   // retired are no longer latest. Only the columns a change sets are written (an update of a
@@ -321,4 +320,35 @@ async function writeDraft(db: Db, draft: MemoryDraft): Promise<void> {
        ON CONFLICT DO NOTHING`,
     ).run(JSON.stringify(draft.relations), t);
   }
+}
+
+/** New memories as the rows of a JSON parameter (their index first: the order they are inserted in). */
+function draftRows(inserted: MemoryDraft["inserted"]): unknown[][] {
+  return inserted.map(({ row: r, memoryKey, context }, i) => [
+    i,
+    r.id,
+    r.namespace_id,
+    r.memory,
+    r.metadata,
+    r.is_static,
+    r.is_inference,
+    r.is_latest,
+    r.version,
+    r.parent_memory_id,
+    r.root_memory_id,
+    r.forget_after,
+    r.forget_reason,
+    r.subject,
+    r.subject_kind,
+    r.attribute,
+    r.fact_value,
+    r.polarity,
+    r.event_date,
+    r.document_id,
+    memoryKey,
+    context,
+    r.speaker,
+    r.created_at,
+    r.updated_at,
+  ]);
 }

@@ -608,11 +608,19 @@ export function latestByText(
   );
 }
 
-/** The namespace's most recent live, latest memories (the extractor's context). */
-export async function recentLiveMemories(db: Db, namespaceId: string, limit: number): Promise<MemoryRow[]> {
-  return await statement<MemoryRow>(
+/**
+ * The namespace's most recent live, latest memories (the extractor's context): their ids, texts
+ * and metadata only (a document's dreaming reads a few hundred).
+ */
+export async function recentLiveMemories(
+  db: Db,
+  namespaceId: string,
+  limit: number,
+): Promise<Pick<MemoryRow, "id" | "memory" | "metadata">[]> {
+  return await statement<Pick<MemoryRow, "id" | "memory" | "metadata">>(
     db,
-    `SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND m.is_latest = 1 AND ${liveMemory("m", "$2")}
+    `SELECT m.id, m.memory, m.metadata FROM memories m
+     WHERE m.namespace_id = $1 AND m.is_latest = 1 AND ${liveMemory("m", "$2")}
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT $3`,
   ).all(namespaceId, now(), limit);
 }
@@ -624,7 +632,8 @@ export async function markForgotten(db: Db, id: string, reason: string): Promise
   ).run(reason, now(), id);
 }
 
-export const memoryMetadata = (m: MemoryRow): Metadata => parseJson<Metadata>(m.metadata, {});
+export const memoryMetadata = (m: Pick<MemoryRow, "metadata">): Metadata =>
+  parseJson<Metadata>(m.metadata, {});
 
 /** The documents a memory came from, most recent first (none for a memory written directly). */
 export async function memorySourceDocumentIds(db: Db, memoryId: string): Promise<string[]> {

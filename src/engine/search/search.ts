@@ -113,17 +113,29 @@ export async function search(
   const rank = async (query: string, withTerms?: (terms: QueryTerm[]) => void) => {
     // The window asked about is read beside the ranking (its statement needs nothing of it).
     const asking = settled(askedWindow(db, namespaceId, query));
-    const people = await namedPeople(db, namespaceId, query, STOP_WORDS);
-    const terms = queryTerms([query, ...people.expansions].join(" "));
-    withTerms?.(terms);
     // What the query means without saying it: WordNet's synonyms and kinds, weighed lower.
-    const expansions = expansionTerms(terms).map((e) => ({ ...e, weight: EXPANSION_WEIGHT * e.weight }));
-    const person = people.names.size > 0 ? { names: people.names, factor: OTHER_PERSON_FACTOR } : undefined;
+    const expand = (terms: QueryTerm[]) =>
+      expansionTerms(terms).map((e) => ({ ...e, weight: EXPANSION_WEIGHT * e.weight }));
     // Both corpora's statistics and whether there are memories at all: one read for the query.
-    const statistics = await searchStatistics(db, namespaceId, [
-      ...terms.flatMap((t) => t.stems),
-      ...expansions.flatMap((e) => e.term.stems),
+    const statisticsOf = (terms: QueryTerm[], expansions: ReturnType<typeof expand>) =>
+      searchStatistics(db, namespaceId, [
+        ...terms.flatMap((t) => t.stems),
+        ...expansions.flatMap((e) => e.term.stems),
+      ]);
+    // The query's own terms' statistics are read beside the names it starts; a name it starts
+    // (and does not spell whole) adds its words to the terms, whose statistics are read again.
+    const own = queryTerms(query);
+    const ownExpansions = expand(own);
+    const [people, ownStatistics] = await Promise.all([
+      namedPeople(db, namespaceId, query, STOP_WORDS),
+      statisticsOf(own, ownExpansions),
     ]);
+    const named = people.expansions.length > 0;
+    const terms = named ? queryTerms([query, ...people.expansions].join(" ")) : own;
+    withTerms?.(terms);
+    const expansions = named ? expand(terms) : ownExpansions;
+    const person = people.names.size > 0 ? { names: people.names, factor: OTHER_PERSON_FACTOR } : undefined;
+    const statistics = named ? await statisticsOf(terms, expansions) : ownStatistics;
     if (!corpora) {
       corpora = [];
       if (mode !== "memories") corpora.push("chunks");

@@ -271,21 +271,12 @@ export async function startServe(
   workers = 0,
   env: Record<string, string> = {},
 ): Promise<ServeChild> {
+  // BENCH_NODE_ARGS: options for the server's node (a CPU profile: `--cpu-prof --cpu-prof-dir=DIR`
+  // with MEMCTX_THREADS=0, so that processing runs in the profiled thread).
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter((a) => a !== "") ?? [];
   const child = spawn(
     NODE,
-    [
-      // BENCH_NODE_ARGS: options for the server's node (a CPU profile: `--cpu-prof --cpu-prof-dir=DIR`
-      // with MEMCTX_THREADS=0, so that processing runs in the profiled thread).
-      ...(process.env.BENCH_NODE_ARGS?.split(" ").filter((a) => a !== "") ?? []),
-      ...cli,
-      "serve",
-      "--port",
-      "0",
-      "--data-dir",
-      dataDir,
-      "--workers",
-      String(workers),
-    ],
+    [...nodeArgs, ...cli, "serve", "--port", "0", "--data-dir", dataDir, "--workers", String(workers)],
     {
       cwd: ROOT,
       env: { ...process.env, ...env, MEMCTX_API_KEY: API_KEY },

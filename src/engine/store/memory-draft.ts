@@ -278,7 +278,7 @@ export interface ChangedMemory {
 }
 
 /** A namespace's memory version (0 before its first memory). */
-export async function memoryVersion(db: Db, namespaceId: string): Promise<number> {
+async function memoryVersion(db: Db, namespaceId: string): Promise<number> {
   const row = await statement<{ version: number }>(
     db,
     "SELECT version FROM memory_versions WHERE namespace_id = $1",

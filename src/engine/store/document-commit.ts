@@ -3,7 +3,6 @@ import { type Db, documentTransaction, namespaceTransaction, now } from "./db.js
 import {
   type DocumentRow,
   type IndexedDocument,
-  lockedAtGeneration,
   lockedWithMemoryVersion,
   markDreamed,
   noteDocument,
@@ -77,11 +76,9 @@ export async function commitDocumentGeneration(
 ): Promise<CommitOutcome> {
   const memories = dreams && "memories" in dreams ? dreams.memories : undefined;
   const commit = async (): Promise<CommitOutcome> => {
-    const locked = memories
-      ? await lockedWithMemoryVersion(db, ref, generation)
-      : { doc: await lockedAtGeneration(db, ref, generation), memoryVersion: 0, hasForgotten: true };
-    const doc = locked?.doc;
-    if (!doc) return "stale";
+    const locked = await lockedWithMemoryVersion(db, ref, generation, memories !== undefined);
+    if (!locked) return "stale";
+    const { doc } = locked;
     if (memories && locked.memoryVersion !== memories.draft.version) return "redraft";
     await swapChunks(db, doc, ix);
     if (memories) {

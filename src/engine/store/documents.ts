@@ -731,7 +731,8 @@ export async function lockedAtGeneration(
 /**
  * lockedAtGeneration, with what a commit of memories drafted at a memory version checks, read by
  * the same statement when `withMemories` (a round trip each less): its namespace's memory version
- * (memory-draft.ts memoryVersion) and whether any sentence was forgotten from it (forgotten.ts).
+ * (memory-draft.ts memoryVersion) and whether any sentence was forgotten from it (forgotten.ts);
+ * without, neither is read (0, and true: a caller that looks reads the sentences).
  */
 export async function lockedWithMemoryVersion(
   db: Db,

@@ -5,7 +5,7 @@ import { numbered, Params, valuesRows } from "./connection.js";
 import { type Db, newId, now, parseJson, sha256 } from "./db.js";
 import { compileFilter, filterFormFor } from "./filter.js";
 import { inNamespaces, orderBy, type Page, type PageRequest } from "./pages.js";
-import { memoriesHolding, type ReadAheadHolding, searchSpace, unitsHolding } from "./search-index.js";
+import { memoriesHolding, memoryTermCounts, type ReadAheadHolding } from "./search-index.js";
 import { statement } from "./statements.js";
 
 /** Whose a fact is (memory/extract/types.ts), as stored. */
@@ -579,10 +579,8 @@ export async function memoryTermFrequency(
   namespaceId: string,
   stems: readonly string[],
 ): Promise<number[]> {
-  const space = await searchSpace(db, namespaceId, "memories");
-  if (!space) return stems.map(() => 0);
-  const counts = await unitsHolding(db, space.id, stems, true);
-  return stems.map((s) => counts.get(s) ?? 0);
+  const { textUnits } = await memoryTermCounts(db, namespaceId, stems);
+  return stems.map((s) => textUnits.get(s) ?? 0);
 }
 
 /**

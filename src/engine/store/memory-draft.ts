@@ -119,54 +119,38 @@ export class MemoryDraft {
     ];
     // The words' frequencies (their postings are read for the look-ups chosen by them: readAheadByText).
     const words = () => memoryTermCounts(this.db, this.namespaceId, stemTexts(texts).flat());
+    /**
+     * The latest rows (at most `limit`) of each tuple of `lists` (one list per column, read side by
+     * side) in those columns, keyed by the tuple's values joined by NUL.
+     */
     const latest = async (
-      sql: string,
+      columns: readonly string[],
       lists: readonly (readonly string[])[],
       limit: number,
-      keyOf: (r: MemoryRow & { k: number }) => string,
     ) => {
       const out = new Map<string, MemoryRow[]>();
       if (lists[0]!.length === 0) return out;
-      const rows = await statement<MemoryRow & { k: number }>(this.db, sql).all(
-        this.namespaceId,
-        ...lists.map((l) => this.db.dialect.list(l)),
-        limit,
-      );
-      for (const r of rows) {
-        const key = keyOf(r);
-        const { k: _, ...row } = r;
+      const params = columns.map((_, i) => `CAST($${i + 2} AS text[])`).join(", ");
+      const rows = await statement<MemoryRow & { k: number }>(
+        this.db,
+        `SELECT k.n AS k, x.* FROM unnest(${params}) WITH ORDINALITY AS k(${columns.join(", ")}, n)
+         CROSS JOIN LATERAL (SELECT ${M_ROW} FROM memories m
+           WHERE m.namespace_id = $1 AND ${columns.map((c) => `m.${c} = k.${c}`).join(" AND ")} AND m.is_latest = 1
+           ORDER BY m.created_at DESC, m.rowid DESC LIMIT $${columns.length + 2}) x`,
+      ).all(this.namespaceId, ...lists.map((l) => this.db.dialect.list(l)), limit);
+      for (const { k, ...row } of rows) {
+        const key = lists.map((l) => l[k - 1]!).join("\u0000");
         out.set(key, [...(out.get(key) ?? []), row]);
       }
       return out;
     };
-    const lateral = (where: string) =>
-      `CROSS JOIN LATERAL (SELECT ${M_ROW} FROM memories m WHERE m.namespace_id = $1 AND ${where} AND m.is_latest = 1
-         ORDER BY m.created_at DESC, m.rowid DESC LIMIT $LIMIT) x`;
     // Outside a transaction each statement has a connection of its own: the four reads go side by
     // side, in the time of the longest instead of one after another.
     const [ahead, byKey, bySubject, bySlot] = await Promise.all([
       words(),
-      latest(
-        `SELECT k.n AS k, x.* FROM unnest(CAST($2 AS text[])) WITH ORDINALITY AS k(key, n)
-         ${lateral("m.memory_key = k.key").replace("$LIMIT", "$3")}`,
-        [keys],
-        READ_AHEAD.key,
-        (r) => keys[r.k - 1]!,
-      ),
-      latest(
-        `SELECT k.n AS k, x.* FROM unnest(CAST($2 AS text[])) WITH ORDINALITY AS k(subject, n)
-         ${lateral("m.subject = k.subject").replace("$LIMIT", "$3")}`,
-        [subjects],
-        READ_AHEAD.subject,
-        (r) => subjects[r.k - 1]!,
-      ),
-      latest(
-        `SELECT k.n AS k, x.* FROM unnest(CAST($2 AS text[]), CAST($3 AS text[])) WITH ORDINALITY AS k(subject, attribute, n)
-         ${lateral("m.subject = k.subject AND m.attribute = k.attribute").replace("$LIMIT", "$4")}`,
-        [slots.map(([x]) => x), slots.map(([, y]) => y)],
-        READ_AHEAD.slot,
-        (r) => slots[r.k - 1]!.join("\u0000"),
-      ),
+      latest(["memory_key"], [keys], READ_AHEAD.key),
+      latest(["subject"], [subjects], READ_AHEAD.subject),
+      latest(["subject", "attribute"], [slots.map(([x]) => x), slots.map(([, y]) => y)], READ_AHEAD.slot),
     ]);
     this.ahead = { ...ahead, postings: new Map(), byKey, bySubject, bySlot, byUnit: new Map() };
   }

@@ -142,30 +142,6 @@ export async function searchStatistics(
   return out;
 }
 
-/**
- * Units of the space holding each stem: anywhere (text or context), or with `textOnly` in their
- * own text. A stem the space never saw counts 0.
- */
-export async function unitsHolding(
-  db: Db,
-  space: number,
-  stems: readonly string[],
-  textOnly = false,
-): Promise<Map<string, number>> {
-  const out = new Map<string, number>(stems.map((s) => [s, 0]));
-  if (stems.length === 0) return out;
-  const n = textOnly ? "t.text_units" : "t.units";
-  const rows = await statement<{ term: string; n: number }>(
-    db,
-    db.dialect.remote
-      ? `SELECT t.term, t.n FROM ${perStem("$1", `SELECT t.term, ${n} AS n FROM search_terms t WHERE t.space = $2 AND t.term = s.stem`)} t`
-      : `SELECT t.term, ${n} AS n
-         FROM ${db.dialect.each("$1", "text", "j")} CROSS JOIN search_terms t WHERE t.space = $2 AND t.term = j.value`,
-  ).all(db.dialect.list([...new Set(stems)]), space);
-  for (const r of rows) out.set(r.term, r.n);
-  return out;
-}
-
 /** Postings of the stems in units' own text (as Posting objects). */
 export async function textPostings(db: Db, space: number, stems: readonly string[]): Promise<Posting[]> {
   if (stems.length === 0) return [];
@@ -181,8 +157,9 @@ export async function textPostings(db: Db, space: number, stems: readonly string
 }
 
 /**
- * A namespace's memory space and how many of its units hold each stem in their own text (0: none),
- * in one statement (PostgreSQL only: memory-draft.ts reads ahead with it what relation detection asks).
+ * A namespace's memory space and how many of its units hold each stem in their own text (0: none,
+ * or no space yet), in one statement: what relation detection weighs a fact's words by (and
+ * memory-draft.ts reads ahead).
  */
 export async function memoryTermCounts(
   db: Db,
@@ -190,19 +167,23 @@ export async function memoryTermCounts(
   stems: readonly string[],
 ): Promise<{ space: SearchSpace | null; textUnits: Map<string, number> }> {
   const listed = [...new Set(stems)];
+  // As searchStatistics: across a wire each stem looked up by key; in process a join.
+  const terms = db.dialect.remote
+    ? `LEFT JOIN LATERAL (SELECT x.term, x.n FROM ${perStem("$2", "SELECT t.term, t.text_units AS n FROM search_terms t WHERE t.space = sp.id AND t.term = s.stem")} x) x ON TRUE`
+    : `LEFT JOIN (SELECT j.value AS term FROM ${db.dialect.each("$2", "text", "j")}) q ON TRUE
+       LEFT JOIN (SELECT t.space, t.term, t.text_units AS n FROM search_terms t) x ON x.space = sp.id AND x.term = q.term`;
   const rows = await arrayStatement<
-    [id: number, units: number, length: number, term: string | null, n: number]
+    [id: number, units: number, length: number, term: string | null, n: number | null]
   >(
     db,
-    `SELECT sp.id, sp.units, sp.length, x.term, x.n FROM search_spaces sp
-     LEFT JOIN LATERAL (SELECT x.term, x.n FROM ${perStem("$2", "SELECT t.term, t.text_units AS n FROM search_terms t WHERE t.space = sp.id AND t.term = s.stem")} x) x ON TRUE
+    `SELECT sp.id, sp.units, sp.length, x.term, x.n FROM search_spaces sp ${terms}
      WHERE sp.namespace_id = $1 AND sp.corpus = 'memories'`,
   ).all(namespaceId, db.dialect.list(listed));
   let space: SearchSpace | null = null;
   const textUnits = new Map<string, number>(listed.map((x) => [x, 0]));
   for (const [id, units, length, term, n] of rows) {
     space ??= { id, units, length };
-    if (term !== null) textUnits.set(term, n);
+    if (term !== null && n !== null) textUnits.set(term, n);
   }
   return { space, textUnits };
 }
@@ -546,13 +527,14 @@ interface PassContext {
  * skipped) and takes them off the space's queue (search_pending).
  */
 async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly number[]): Promise<void> {
-  const dequeue = `DELETE FROM search_pending WHERE space = $1 AND ${db.dialect.isIn("unit", "$2", "bigint")}`;
+  const dequeue = (units: string) =>
+    `DELETE FROM search_pending WHERE space = $1 AND ${db.dialect.isIn("unit", units, "bigint")}`;
   const rows = await statement<{ unit: number; text: string | null; context: string | null }>(
     db,
     `SELECT t.rowid AS unit, t.${TEXT_COLUMN[corpus]} AS text, t.context FROM ${unitsOf(db.dialect, corpus)}`,
   ).all(db.dialect.list(units));
   if (rows.length === 0) {
-    await statement(db, dequeue).run(space, db.dialect.list(units));
+    await statement(db, dequeue("$2")).run(space, db.dialect.list(units));
     return;
   }
   const texts = stemTexts(rows.map((r) => r.text ?? ""));
@@ -662,7 +644,7 @@ async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly
     await statement(
       db,
       `WITH ${writes.map((w, i) => `w${i} AS (${w.sql(`$${i + 4}`, "$1")})`).join(",\n")},
-         dequeued AS (${dequeue.replace("$2", `$${n + 4}`)})
+         dequeued AS (${dequeue(`$${n + 4}`)})
        ${spaceTotals}`,
     ).run(space, rows.length, length, ...writes.map((w) => JSON.stringify(w.rows)), db.dialect.list(units));
     return;
@@ -671,7 +653,7 @@ async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly
     if (w.rows.length > 0) await statement(db, w.sql("$1", "$2")).run(JSON.stringify(w.rows), space);
   }
   await statement(db, spaceTotals).run(space, rows.length, length);
-  await statement(db, dequeue).run(space, db.dialect.list(units));
+  await statement(db, dequeue("$2")).run(space, db.dialect.list(units));
 }
 
 /**

@@ -492,27 +492,38 @@ export async function indexPending(db: Db, space?: number, namespaceIds?: readon
       space === undefined ? null : `p.space = ${p.add(space)}`,
       namespaceIds ? p.isIn("s.namespace_id", namespaceIds, "text") : null,
     ].filter((c) => c !== null);
-    // The spaces of the pass are locked as its rows come, in the order of their ids (forUpdate).
-    const pending = await statement<{ space: number; unit: number; corpus: Corpus }>(
+    // The spaces of the pass are locked as its rows come, in the order of their ids (forUpdate);
+    // each unit's row is read with it, as it is now (a key look-up each, whatever the statistics).
+    const row = (column: "rowid" | "text" | "context") =>
+      `CASE s.corpus WHEN 'chunks' THEN (SELECT c.${column} FROM chunks c WHERE c.rowid = p.unit)
+         ELSE (SELECT m.${column === "text" ? "memory" : column} FROM memories m WHERE m.rowid = p.unit) END`;
+    const pending = await statement<PendingUnit & { space: number; corpus: Corpus }>(
       db,
-      `SELECT p.space, p.unit, s.corpus FROM search_pending p JOIN search_spaces s ON s.id = p.space
+      `SELECT p.space, p.unit, s.corpus, ${row("rowid")} AS found, ${row("text")} AS text, ${row("context")} AS context
+       FROM search_pending p JOIN search_spaces s ON s.id = p.space
        WHERE ${where.length ? where.join(" AND ") : "TRUE"}
        ORDER BY p.space, p.unit LIMIT ${INDEX_PASS_UNITS}${namespaceIds && d.forUpdate ? `${d.forUpdate} OF s` : ""}`,
     ).all(...p.values);
     if (pending.length === 0) return;
-    const bySpace = new Map<number, { corpus: Corpus; units: number[] }>();
+    const bySpace = new Map<number, PendingUnit[]>();
     for (const p of pending) {
-      const s = bySpace.get(p.space) ?? { corpus: p.corpus, units: [] };
-      s.units.push(p.unit);
-      bySpace.set(p.space, s);
+      const units = bySpace.get(p.space);
+      if (units) units.push(p);
+      else bySpace.set(p.space, [p]);
     }
-    for (const [id, { corpus, units }] of bySpace) await indexUnits(db, id, corpus, units);
+    for (const [id, units] of bySpace) await indexUnits(db, id, units);
     // A pass short of full read every unit queued (indexing queues none): no need to ask again.
     if (pending.length < INDEX_PASS_UNITS) return;
   }
 }
 
-const TEXT_COLUMN: Record<Corpus, string> = { chunks: "text", memories: "memory" };
+/** A unit queued in search_pending, with its row as the pass read it (found null: deleted since). */
+interface PendingUnit {
+  unit: number;
+  found: number | null;
+  text: string | null;
+  context: string | null;
+}
 
 /** A context of one pass: its stems and length, and the shared context it is posted as (if any). */
 interface PassContext {
@@ -523,16 +534,14 @@ interface PassContext {
 }
 
 /**
- * Adds units of one space to the index (their rows as they are now; a unit since deleted is
- * skipped) and takes them off the space's queue (search_pending).
+ * Adds units of one space to the index (their rows as indexPending read them; a unit since deleted
+ * is skipped) and takes them off the space's queue (search_pending).
  */
-async function indexUnits(db: Db, space: number, corpus: Corpus, units: readonly number[]): Promise<void> {
+async function indexUnits(db: Db, space: number, pending: readonly PendingUnit[]): Promise<void> {
   const dequeue = (units: string) =>
     `DELETE FROM search_pending WHERE space = $1 AND ${db.dialect.isIn("unit", units, "bigint")}`;
-  const rows = await statement<{ unit: number; text: string | null; context: string | null }>(
-    db,
-    `SELECT t.rowid AS unit, t.${TEXT_COLUMN[corpus]} AS text, t.context FROM ${unitsOf(db.dialect, corpus)}`,
-  ).all(db.dialect.list(units));
+  const units = pending.map((p) => p.unit);
+  const rows = pending.filter((p) => p.found !== null);
   if (rows.length === 0) {
     await statement(db, dequeue("$2")).run(space, db.dialect.list(units));
     return;
@@ -668,14 +677,6 @@ function counts(stems: readonly string[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const s of stems) out.set(s, (out.get(s) ?? 0) + 1);
   return out;
-}
-
-const TABLE: Record<Corpus, string> = { chunks: "chunks", memories: "memories" };
-
-/** The units (alias `t`) whose rowids are the list in $1: FROM and WHERE, for more conditions. */
-function unitsOf(d: Dialect, corpus: Corpus): string {
-  const rows = d.rowsOf(TABLE[corpus], "t", "rowid", "$1", "bigint");
-  return `${rows.from} WHERE ${rows.where}`;
 }
 
 /**

@@ -34,7 +34,7 @@ const { values } = parseArgs({
     profile: { type: "string" },
     /** One backend only (an experiment, not a comparison): each "pair" is one run of it. */
     only: { type: "string" },
-    /** Keeps each PostgreSQL run's database (printed) to look into afterwards. */
+    /** Keeps each run's PostgreSQL database or SQLite data directory (printed) to look into afterwards. */
     keep: { type: "boolean", default: false },
     /** Where the CPU went during ingest (Linux /proc): the server's threads and PostgreSQL's processes. */
     cpu: { type: "boolean", default: false },
@@ -190,9 +190,14 @@ async function once(
   } finally {
     await db.close();
     await server.close();
-    rmSync(dir, { recursive: true, force: true });
-    if (backend === "postgres" && values.keep) process.stdout.write(`kept database ${database}\n`);
-    else if (backend === "postgres") psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    if (values.keep) {
+      // The data directory holds the server's settings (and SQLite's files): kept with the database.
+      const what = backend === "postgres" ? `database ${database}, data directory` : "data directory";
+      process.stdout.write(`kept ${what} ${dir}\n`);
+    } else {
+      rmSync(dir, { recursive: true, force: true });
+      if (backend === "postgres") psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    }
   }
 }
 

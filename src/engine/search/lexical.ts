@@ -218,7 +218,8 @@ export async function lexicalSearch(
   // Rows kept for the left-out terms' parts to reorder.
   const window = Math.max(4 * want, 60);
   for (;;) {
-    const read = rarestFirst.slice(0, matched);
+    // A term no unit holds (a phrase whose word some unit lacks) adds to no score: not read.
+    const read = rarestFirst.slice(0, matched).filter((i) => frequency[i]! > 0);
     const candidates = await topVisibleUnits(
       db,
       corpus,
@@ -234,6 +235,7 @@ export async function lexicalSearch(
     // A term in over half the rows has its idf floored at 1e-6: its part is not worth reading.
     const leftOut = rarestFirst
       .slice(matched)
+      .filter((i) => frequency[i]! > 0)
       .map((i) => ({ term: all[i]!, idf: idf[i]! }))
       .filter((l) => l.idf > NEGLIGIBLE_IDF);
     if (leftOut.length > 0 && candidates.length > 0) {

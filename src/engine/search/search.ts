@@ -108,9 +108,10 @@ export async function search(
 
   /**
    * One query's candidates over the corpora, fused, thresholded, weighed and window-boosted.
-   * `withTerms` is given the query's terms as soon as they are known (for a read that needs only them).
+   * `withTerms` is given the query's terms as soon as they are known, with whether the namespace
+   * holds documents not indexed yet (for a read that needs only them).
    */
-  const rank = async (query: string, withTerms?: (terms: QueryTerm[]) => void) => {
+  const rank = async (query: string, withTerms?: (terms: QueryTerm[], unindexed: boolean) => void) => {
     // The window asked about is read beside the ranking (its statement needs nothing of it).
     const asking = settled(askedWindow(db, namespaceId, query));
     // What the query means without saying it: WordNet's synonyms and kinds, weighed lower.
@@ -132,7 +133,7 @@ export async function search(
     ]);
     const named = people.expansions.length > 0;
     const terms = named ? queryTerms([query, ...people.expansions].join(" ")) : own;
-    withTerms?.(terms);
+    withTerms?.(terms, ownStatistics.hasUnindexed);
     const expansions = named ? expand(terms) : ownExpansions;
     const person = people.names.size > 0 ? { names: people.names, factor: OTHER_PERSON_FACTOR } : undefined;
     const statistics = named ? await statisticsOf(terms, expansions) : ownStatistics;
@@ -203,10 +204,10 @@ export async function search(
   };
 
   // What was just added and is not indexed yet is matched in its stored text (pending.ts), read
-  // beside the ranking once the query's terms are known.
+  // beside the ranking once the query's terms are known, when the namespace has any.
   let pendingRead: Promise<SearchHit[]> | undefined;
-  const main = await rank(asked, (terms) => {
-    if (mode !== "memories") pendingRead = settled(pendingHits(db, scope, terms, threshold));
+  const main = await rank(asked, (terms, unindexed) => {
+    if (mode !== "memories" && unindexed) pendingRead = settled(pendingHits(db, scope, terms, threshold));
   });
   const { terms, lexical } = main;
   let items = main.items;

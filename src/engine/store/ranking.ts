@@ -216,7 +216,7 @@ const LOOKUPS_PER_ROW_READ = 3;
 /**
  * The postings of `stems` in the given units (a search's candidates), read the cheaper way for
  * the database: in process, a short list whole and a long one by look-ups per unit; across a wire,
- * the units' postings unit by unit (search-index.ts postingsIn), whatever the number of stems.
+ * by look-ups per stem and unit (search-index.ts postingsIn), whatever the number of stems.
  * `holding`: the units of the space holding each stem.
  */
 export async function postingsOfUnits(

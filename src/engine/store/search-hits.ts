@@ -64,6 +64,12 @@ export async function hitRows(
   if (chunkRowids.length === 0 && memoryRowids.length === 0) return { chunks: [], memories: [] };
   const chunks = db.dialect.rowsOf("chunks", "c", "rowid", "$1", "bigint");
   const memories = db.dialect.rowsOf("memories", "m", "rowid", "$2", "bigint");
+  // Across a wire, each memory's sources looked up by its key: PostgreSQL's generic plan hashed
+  // every source of the database instead (a scan of memory_sources a search, 0.3 ms at 1,500).
+  const sources = db.dialect.remote
+    ? `LEFT JOIN LATERAL (SELECT s.document_id, s.start_offset, s.end_offset FROM memory_sources s
+         WHERE s.memory_id = m.id OFFSET 0) s ON TRUE`
+    : "LEFT JOIN memory_sources s ON s.memory_id = m.id";
   // One column list for both: `text` a chunk's text or a memory's, the other kind's columns null.
   const rows = await statement<HitRow>(
     db,
@@ -76,7 +82,7 @@ export async function hitRows(
      SELECT 'memories', m.rowid, m.id, m.document_id, m.memory, m.metadata, m.created_at,
             NULL, NULL, NULL, m.is_latest, m.is_inference, m.updated_at, m.event_date, m.subject_kind, m.attribute,
             s.document_id, s.start_offset, s.end_offset
-     FROM ${memories.from} LEFT JOIN memory_sources s ON s.memory_id = m.id WHERE ${memories.where}`,
+     FROM ${memories.from} ${sources} WHERE ${memories.where}`,
   ).all(db.dialect.list(chunkRowids), db.dialect.list(memoryRowids));
   const out = { chunks: [] as ChunkHitRow[], memories: new Map<number, MemoryHitRow>() };
   for (const r of rows) {

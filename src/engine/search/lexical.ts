@@ -215,11 +215,19 @@ export async function lexicalSearch(
   while (matched < worth && (matched === 0 || rows + frequency[rarestFirst[matched]!]! <= budget)) {
     rows += frequency[rarestFirst[matched++]!]!;
   }
-  // Rows kept for the left-out terms' parts to reorder.
-  const window = Math.max(4 * want, 60);
+  const weighsSpeakers = opts.person !== undefined && opts.person.names.size > 0;
   for (;;) {
     // A term no unit holds (a phrase whose word some unit lacks) adds to no score: not read.
     const read = rarestFirst.slice(0, matched).filter((i) => frequency[i]! > 0);
+    // A term in over half the rows has its idf floored at 1e-6: its part is not worth reading.
+    const leftOut = rarestFirst
+      .slice(matched)
+      .filter((i) => frequency[i]! > 0)
+      .map((i) => ({ term: all[i]!, idf: idf[i]! }))
+      .filter((l) => l.idf > NEGLIGIBLE_IDF);
+    // Rows kept for the left-out terms' parts and the speakers' weights to reorder; without
+    // either, the best `want` are the answer (and no more rows are checked for visibility).
+    const window = leftOut.length > 0 || weighsSpeakers ? Math.max(4 * want, 60) : want;
     const candidates = await topVisibleUnits(
       db,
       corpus,
@@ -232,17 +240,11 @@ export async function lexicalSearch(
       matched++;
       continue;
     }
-    // A term in over half the rows has its idf floored at 1e-6: its part is not worth reading.
-    const leftOut = rarestFirst
-      .slice(matched)
-      .filter((i) => frequency[i]! > 0)
-      .map((i) => ({ term: all[i]!, idf: idf[i]! }))
-      .filter((l) => l.idf > NEGLIGIBLE_IDF);
     if (leftOut.length > 0 && candidates.length > 0) {
       await addLeftOutTerms(db, space.id, candidates, leftOut, averageLength, counts);
     }
-    if (opts.person && opts.person.names.size > 0 && candidates.length > 0) {
-      weighSpeakers(candidates, opts.person.names, opts.person.factor);
+    if (weighsSpeakers && candidates.length > 0) {
+      weighSpeakers(candidates, opts.person!.names, opts.person!.factor);
     }
     return result(candidates.map(({ rowid, bm25 }) => ({ rowid, bm25 })));
   }

@@ -8,6 +8,7 @@ import { relatedMemoryRefs } from "../store/memory-relations.js";
 import {
   type ChunkHitRow,
   documentCitationRow,
+  type HitRows,
   hitRows,
   latestDocumentDate,
   type MemoryHitRow,
@@ -25,7 +26,7 @@ import { pendingHits } from "./pending.js";
 import { namedPeople, OTHER_PERSON_FACTOR, weighTheUsers } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { rewriteQuery } from "./rewrite.js";
-import { type VectorCandidate, vectorScores, vectorSearch } from "./vector.js";
+import { cosines, vectorSearch } from "./vector.js";
 import { currentVersions, latestVersionRowids } from "./versions.js";
 import { boostStatedTimes, boostWindow, questionWindow, type Window } from "./when.js";
 
@@ -158,30 +159,44 @@ export async function search(
         });
         // Beside memories, chunks rank lower (see HYBRID_CHUNK_WEIGHT).
         const weight = corpus === "chunks" && chosen.includes("memories") ? HYBRID_CHUNK_WEIGHT : 1;
-        let vec: VectorCandidate[] = [];
-        if (queryVector && embedder && (corpus === "memories" || embedsChunks(embedder))) {
-          // A row found by its vector alone scores at most the similarity of a cosine of 1 (a text
-          // with the very words of the query, which lexical search finds anyway): when that is not
-          // above the threshold, only the lexical candidates need their cosine, not a namespace scan.
-          vec =
-            Math.sqrt(weight) * similarity(1) <= threshold
-              ? await vectorScores(
-                  db,
-                  corpus,
-                  queryVector,
-                  embedder.model,
-                  lex.candidates.map((c) => c.rowid),
-                )
-              : await vectorSearch(db, corpus, queryVector, embedder.model, scope, want);
-        }
-        return { corpus, lex, list: fuseCorpus(corpus, lex, vec, weight, similarity) };
+        const embedded =
+          queryVector !== null && embedder !== null && (corpus === "memories" || embedsChunks(embedder));
+        // A row found by its vector alone scores at most the similarity of a cosine of 1 (a text
+        // with the very words of the query, which lexical search finds anyway): when that is not
+        // above the threshold, only the lexical candidates need their cosine, read with their rows
+        // below, not a namespace scan.
+        const candidatesOnly = embedded && Math.sqrt(weight) * similarity(1) <= threshold;
+        const vec =
+          embedded && !candidatesOnly
+            ? await vectorSearch(db, corpus, queryVector!, embedder!.model, scope, want)
+            : [];
+        return { corpus, lex, weight, vec, candidatesOnly };
       }),
     );
+    // The lexical candidates' rows, read at once (most are hits), with the vectors of those whose
+    // cosine is all that vector search adds: a statement for both corpora.
+    const candidateIds = (corpus: Corpus) =>
+      ranked.find((r) => r.corpus === corpus)?.lex.candidates.map((c) => c.rowid) ?? [];
+    const scoredByVector = ranked.filter((r) => r.candidatesOnly).map((r) => r.corpus);
+    const candidates = await hitRows(
+      db,
+      candidateIds("chunks"),
+      candidateIds("memories"),
+      scoredByVector.length > 0 ? { model: embedder!.model, of: scoredByVector } : undefined,
+    );
     const lexical = new Map<Corpus, LexicalResult>(ranked.map((r) => [r.corpus, r.lex]));
-    const lists: Scored[][] = ranked.map((r) => r.list);
+    const lists: Scored[][] = ranked.map((r) =>
+      fuseCorpus(
+        r.corpus,
+        r.lex,
+        r.candidatesOnly ? cosines(queryVector!, candidates.vectors[r.corpus]) : r.vec,
+        r.weight,
+        similarity,
+      ),
+    );
     // A superseded version found by its own words answers as the memory's latest version.
     const items = await currentVersions(
-      await hydrate(db, selectHits(lists, threshold, Number.POSITIVE_INFINITY)),
+      await hydrate(db, selectHits(lists, threshold, Number.POSITIVE_INFINITY), candidates),
       threshold,
       {
         superseded: (i) =>
@@ -333,10 +348,26 @@ function sourceChunkIds(items: readonly Item[]): Map<Item, string[]> {
   return out;
 }
 
-/** Loads the rows of the selected candidates, in the candidates' order. */
-async function hydrate(db: Db, selected: readonly Scored[]): Promise<Item[]> {
-  const ids = (corpus: Corpus) => selected.filter((s) => s.corpus === corpus).map((s) => s.rowid);
-  const rows = await hitRows(db, ids("chunks"), ids("memories"));
+/**
+ * Loads the rows of the selected candidates, in the candidates' order: those `known` has from
+ * it, the others read.
+ */
+async function hydrate(
+  db: Db,
+  selected: readonly Scored[],
+  known?: Pick<HitRows, "chunks" | "memories">,
+): Promise<Item[]> {
+  const has = {
+    chunks: new Set(known?.chunks.map((r) => r.rowid)),
+    memories: new Set(known?.memories.map((r) => r.rowid)),
+  };
+  const missing = (corpus: Corpus) =>
+    selected.filter((s) => s.corpus === corpus && !has[corpus].has(s.rowid)).map((s) => s.rowid);
+  const read = await hitRows(db, missing("chunks"), missing("memories"));
+  const rows = {
+    chunks: [...(known?.chunks ?? []), ...read.chunks],
+    memories: [...(known?.memories ?? []), ...read.memories],
+  };
   const chunks = new Map(rows.chunks.map((r) => [r.rowid, r]));
   const memories = new Map(rows.memories.map((r) => [r.rowid, r]));
   const items: Item[] = [];

@@ -1,8 +1,9 @@
 import type { Db } from "../store/connection.js";
 import { type Corpus, type Scope, visibleRowids } from "../store/search-scope.js";
-import { invalidateVectors, nearestVectors, vectorCosines } from "../store/vectors.js";
+import { cosines, invalidateVectors, nearestVectors } from "../store/vectors.js";
 
-export { invalidateVectors };
+/** cosines: a search scores its lexical candidates by the vectors read with their rows (search.ts). */
+export { cosines, invalidateVectors };
 
 /** A row near the query vector, by cosine similarity in [-1, 1]. */
 export interface VectorCandidate {
@@ -38,19 +39,4 @@ export async function vectorSearch(
     if (out.length >= want || near.length < window) return out;
     window *= 8;
   }
-}
-
-/**
- * The cosine of `query` with each of `rowids` that has a vector of `model` (store/vectors.ts
- * vectorCosines): a search whose vector-only candidates could not pass its threshold scores only
- * the rows lexical search found.
- */
-export async function vectorScores(
-  db: Db,
-  corpus: Corpus,
-  query: Float32Array,
-  model: string,
-  rowids: readonly number[],
-): Promise<VectorCandidate[]> {
-  return await vectorCosines(db, corpus, query, model, rowids);
 }

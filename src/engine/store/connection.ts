@@ -140,6 +140,13 @@ export interface Dialect {
     type: "bigint" | "text",
   ): { from: string; where: string };
   /**
+   * A LEFT JOIN of `table` AS `alias` on `on` (a condition on its key), reading `columns`: each
+   * outer row's rows looked up by the key whatever the table's statistics say. SQLite's planner
+   * does so for a plain LEFT JOIN; PostgreSQL's generic plan hashed the whole table instead (every
+   * memory's sources for a search's twenty memories), so there a lateral subquery per row.
+   */
+  joinByKey(table: string, alias: string, columns: string, on: string): string;
+  /**
    * A JSON array parameter (text) of rows, each an array read as `alias.value ->> K` (the store's
    * batched writes: one statement, one parameter, any number of rows).
    */

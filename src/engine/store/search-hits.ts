@@ -1,5 +1,7 @@
 import type { Db } from "./connection.js";
+import type { Corpus } from "./search-index.js";
 import { statement } from "./statements.js";
+import { type StoredVector, VECTORS_OF } from "./vectors.js";
 
 /**
  * The rows a search's selected candidates are read back from, by rowid, with what a hit shows:
@@ -51,42 +53,74 @@ export interface DocumentCitationRow {
   has_forgotten: number;
 }
 
+/** The rows of hitRows, and the vectors asked for with them. */
+export interface HitRows {
+  chunks: ChunkHitRow[];
+  memories: MemoryHitRow[];
+  /** Each row's stored vector of the model asked for (rows without one are left out). */
+  vectors: Record<Corpus, StoredVector[]>;
+}
+
+/** The vectors hitRows reads with its rows: of `model`, for the rows of the corpora in `of`. */
+export interface VectorsAsked {
+  model: string;
+  of: readonly Corpus[];
+}
+
 /**
  * A search's hits by rowid, in one statement (a round trip less per search over a wire): chunks,
  * each with its document's metadata, and memories, each with its sources (a row per memory and
- * source). A rowid no longer stored is left out.
+ * source), and, when asked, their vectors (a search scores its lexical candidates' cosines from
+ * the rows it reads anyway). A rowid no longer stored is left out.
  */
 export async function hitRows(
   db: Db,
   chunkRowids: readonly number[],
   memoryRowids: readonly number[],
-): Promise<{ chunks: ChunkHitRow[]; memories: MemoryHitRow[] }> {
-  if (chunkRowids.length === 0 && memoryRowids.length === 0) return { chunks: [], memories: [] };
+  vectors?: VectorsAsked,
+): Promise<HitRows> {
+  const out: HitRows = { chunks: [], memories: [], vectors: { chunks: [], memories: [] } };
+  if (chunkRowids.length === 0 && memoryRowids.length === 0) return out;
   const chunks = db.dialect.rowsOf("chunks", "c", "rowid", "$1", "bigint");
   const memories = db.dialect.rowsOf("memories", "m", "rowid", "$2", "bigint");
-  // Across a wire, each memory's sources looked up by its key: PostgreSQL's generic plan hashed
-  // every source of the database instead (a scan of memory_sources a search, 0.3 ms at 1,500).
-  const sources = db.dialect.remote
-    ? `LEFT JOIN LATERAL (SELECT s.document_id, s.start_offset, s.end_offset FROM memory_sources s
-         WHERE s.memory_id = m.id OFFSET 0) s ON TRUE`
-    : "LEFT JOIN memory_sources s ON s.memory_id = m.id";
+  const sources = db.dialect.joinByKey(
+    "memory_sources",
+    "s",
+    "s.document_id, s.start_offset, s.end_offset",
+    "s.memory_id = m.id",
+  );
+  const vectorOf = (corpus: Corpus, alias: string) => {
+    if (!vectors?.of.includes(corpus)) return { column: "NULL", join: "" };
+    const { table, key } = VECTORS_OF[corpus];
+    return {
+      column: "v.embedding",
+      join: db.dialect.joinByKey(table, "v", "v.embedding", `v.${key} = ${alias}.rowid AND v.model = $3`),
+    };
+  };
+  const chunkVector = vectorOf("chunks", "c");
+  const memoryVector = vectorOf("memories", "m");
   // One column list for both: `text` a chunk's text or a memory's, the other kind's columns null.
   const rows = await statement<HitRow>(
     db,
     `SELECT 'chunks' AS corpus, c.rowid, c.id, c.document_id, c.text, d.metadata, c.created_at,
             c.position, c.start_offset, c.end_offset, NULL AS is_latest, NULL AS is_inference,
             NULL AS updated_at, NULL AS event_date, NULL AS subject_kind, NULL AS attribute,
-            NULL AS source_document_id, NULL AS source_start, NULL AS source_end
-     FROM ${chunks.from} CROSS JOIN documents d WHERE ${chunks.where} AND d.id = c.document_id
+            NULL AS source_document_id, NULL AS source_start, NULL AS source_end, ${chunkVector.column} AS embedding
+     FROM ${chunks.from} CROSS JOIN documents d ${chunkVector.join} WHERE ${chunks.where} AND d.id = c.document_id
      UNION ALL
      SELECT 'memories', m.rowid, m.id, m.document_id, m.memory, m.metadata, m.created_at,
             NULL, NULL, NULL, m.is_latest, m.is_inference, m.updated_at, m.event_date, m.subject_kind, m.attribute,
-            s.document_id, s.start_offset, s.end_offset
-     FROM ${memories.from} ${sources} WHERE ${memories.where}`,
-  ).all(db.dialect.list(chunkRowids), db.dialect.list(memoryRowids));
-  const out = { chunks: [] as ChunkHitRow[], memories: new Map<number, MemoryHitRow>() };
+            s.document_id, s.start_offset, s.end_offset, ${memoryVector.column}
+     FROM ${memories.from} ${sources} ${memoryVector.join} WHERE ${memories.where}`,
+  ).all(
+    db.dialect.list(chunkRowids),
+    db.dialect.list(memoryRowids),
+    ...(chunkVector.join || memoryVector.join ? [vectors!.model] : []),
+  );
+  const memoryRows = new Map<number, MemoryHitRow>();
   for (const r of rows) {
     if (r.corpus === "chunks") {
+      if (r.embedding) out.vectors.chunks.push({ rowid: r.rowid, embedding: r.embedding });
       out.chunks.push({
         rowid: r.rowid,
         id: r.id,
@@ -100,8 +134,9 @@ export async function hitRows(
       });
       continue;
     }
-    let hit = out.memories.get(r.rowid);
+    let hit = memoryRows.get(r.rowid);
     if (!hit) {
+      if (r.embedding) out.vectors.memories.push({ rowid: r.rowid, embedding: r.embedding });
       hit = {
         rowid: r.rowid,
         id: r.id,
@@ -117,12 +152,13 @@ export async function hitRows(
         attribute: r.attribute,
         sources: [],
       };
-      out.memories.set(r.rowid, hit);
+      memoryRows.set(r.rowid, hit);
     }
     if (r.source_document_id !== null)
       hit.sources.push({ documentId: r.source_document_id, start: r.source_start, end: r.source_end });
   }
-  return { chunks: out.chunks, memories: [...out.memories.values()] };
+  out.memories = [...memoryRows.values()];
+  return out;
 }
 
 /** A row of hitRows' statement: a chunk's or a memory's (with one of its sources) columns. */
@@ -146,6 +182,8 @@ interface HitRow {
   source_document_id: string | null;
   source_start: number | null;
   source_end: number | null;
+  /** The row's vector, when asked for (VectorsAsked). */
+  embedding: Uint8Array | null;
 }
 
 /** Where a memory came from: a source document and the span its sentence is there (null: unknown). */

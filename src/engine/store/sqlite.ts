@@ -26,6 +26,7 @@ const sqliteDialect: Dialect = {
     from: `json_each(${param}) AS ${alias}_key CROSS JOIN ${table} ${alias} ON ${alias}.${key} = ${alias}_key.value`,
     where: "TRUE",
   }),
+  joinByKey: (table, alias, _columns, on) => `LEFT JOIN ${table} ${alias} ON ${on}`,
   rows: (param, alias) => `json_each(${param}) AS ${alias}`,
   jsonText: (column, key) => `(${column} ->> '$."${key}"')`,
   days: (timestamp) => `julianday(${timestamp})`,

@@ -18,7 +18,8 @@ const NAMESPACE_VECTORS_SQL: Record<Corpus, string> = {
              WHERE m.namespace_id = $1 AND v.model = $2`,
 };
 
-const VECTORS_OF: Record<Corpus, { table: string; key: string }> = {
+/** Each corpus's vectors: their table and the column holding their row's rowid. */
+export const VECTORS_OF: Record<Corpus, { table: string; key: string }> = {
   chunks: { table: "chunk_vectors", key: "chunk_rowid" },
   memories: { table: "memory_vectors", key: "memory_rowid" },
 };
@@ -31,21 +32,6 @@ export async function namespaceVectors(
   model: string,
 ): Promise<StoredVector[]> {
   return await statement<StoredVector>(db, NAMESPACE_VECTORS_SQL[corpus]).all(namespaceId, model);
-}
-
-/** The vectors of `model` that `rowids` of `corpus` hold (a row without one is left out). */
-export async function vectorsOf(
-  db: Db,
-  corpus: Corpus,
-  rowids: readonly number[],
-  model: string,
-): Promise<StoredVector[]> {
-  const { table, key } = VECTORS_OF[corpus];
-  const rows = db.dialect.rowsOf(table, "v", key, "$1", "bigint");
-  return await statement<StoredVector>(
-    db,
-    `SELECT v.${key} AS rowid, v.embedding AS embedding FROM ${rows.from} WHERE ${rows.where} AND v.model = $2`,
-  ).all(db.dialect.list(rowids), model);
 }
 
 /**
@@ -279,24 +265,13 @@ export async function scannedNearestVectors(
   return (k) => topK(scores, Math.min(k, count)).map((i) => ({ rowid: p.rowids[i]!, cosine: scores[i]! }));
 }
 
-/**
- * The cosine of `query` with each of `rowids` that has a vector of `model`: for a search whose
- * vector-only candidates could not pass its threshold, the rows that lexical search found are all
- * that needs a vector, and reading those is cheaper than scanning the namespace.
- */
-export async function vectorCosines(
-  db: Db,
-  corpus: Corpus,
-  query: Float32Array,
-  model: string,
-  rowids: readonly number[],
-): Promise<Neighbour[]> {
+/** The cosine of `query` with each stored vector of its dimensions (others are left out). */
+export function cosines(query: Float32Array, vectors: readonly StoredVector[]): Neighbour[] {
   const dims = query.length;
-  if (dims === 0 || rowids.length === 0) return [];
+  if (dims === 0) return [];
   const q = unit(Float32Array.from(query));
-  const rows = await vectorsOf(db, corpus, rowids, model);
   const out: Neighbour[] = [];
-  for (const r of rows) {
+  for (const r of vectors) {
     const v = storedUnit(r.embedding, dims);
     if (!v) continue;
     let dot = 0;

@@ -213,6 +213,8 @@ const postgresDialect: Dialect = {
     from: `${table} ${alias}`,
     where: `${alias}.${key} = ANY(CAST(${param} AS ${type}[]))`,
   }),
+  joinByKey: (table, alias, columns, on) =>
+    `LEFT JOIN LATERAL (SELECT ${columns} FROM ${table} ${alias} WHERE ${on} OFFSET 0) ${alias} ON TRUE`,
   rows: (param, alias) => `jsonb_array_elements(CAST(${param} AS jsonb)) AS ${alias}(value)`,
   jsonText: (column, key) => `(CAST(${column} AS jsonb) ->> '${key}')`,
   days: (timestamp) => `(extract(epoch FROM CAST(${timestamp} AS timestamptz)) / 86400.0)`,

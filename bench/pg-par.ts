@@ -11,6 +11,8 @@
  * as root; the URL's role owns it): a store as fresh as a new deployment's, no statistics yet. Each
  * SQLite run a data directory of its own. The backends alternate in each pair (S P, then P S, …)
  * so that the machine's other work falls on both; every pair is printed, then the medians.
+ * Before each run a CHECKPOINT flushes what the last one wrote (and dropped), so that no run pays
+ * for another's. `--keep`: each run's database or data directory is kept (printed).
  * `--profile DIR`: the servers' statements by time (MEMCTX_PG_PROFILE) in DIR. `--only postgres`
  * (or sqlite): runs of that backend alone, for an experiment. `--cpu`: the CPU seconds the server's
  * threads and PostgreSQL's processes spent during each ingest (Linux).
@@ -109,6 +111,9 @@ async function once(
     mkdirSync(values.profile, { recursive: true });
     env.MEMCTX_PG_PROFILE = join(values.profile, `${backend}-${made}`);
   }
+  // The last run's writes (and its dropped database) flushed now, not during this run: a
+  // checkpoint that falls inside one backend's run slows that run alone.
+  psql("CHECKPOINT");
   const server = await startServe(cli, dir, 2, env);
   const db = await openDatabase(dir, backend === "postgres" ? { databaseUrl: url.toString() } : {});
   try {

@@ -212,8 +212,12 @@ export class MemoryDreamer implements Dreamer {
   }
 
   private async dreamIndexed(doc: DocumentRow, signal: AbortSignal): Promise<void> {
+    // The draft begins while the facts are extracted (its reads overlap the extractor's work): a
+    // write of the namespace's memories after it sends the draft back at commit all the same.
+    const begun = beginDraft(this.ctx.db, doc, doc.generation);
+    begun.catch(() => {});
     const { facts, note, drawn } = await this.extract(doc, doc.text ?? doc.content, doc.format, signal);
-    await commitFacts(this.ctx.db, doc, doc.generation, facts, note, drawn);
+    await commitFacts(this.ctx.db, doc, doc.generation, facts, note, drawn, begun);
   }
 
   private async extract(
@@ -391,9 +395,20 @@ export async function commitFacts(
   facts: readonly DreamedFact[],
   note: string | null = null,
   drawn: Drawn = { chars: null, appended: false },
+  /** The first draft's beginning, when the caller began it already (beginDraft). */
+  begun?: ReturnType<typeof beginDraft>,
 ): Promise<AppliedFact[]> {
   for (let attempt = 1; ; attempt++) {
-    const memories = await draftFacts(db, doc, generation, facts, note, drawn);
+    const memories = await draftFacts(
+      db,
+      doc,
+      generation,
+      facts,
+      note,
+      drawn,
+      undefined,
+      attempt === 1 ? begun : undefined,
+    );
     if (!memories) return [];
     const ref = { id: doc.id, namespaceId: doc.namespace_id };
     const outcome = await commitDocumentMemories(db, ref, generation, memories);
@@ -401,6 +416,20 @@ export async function commitFacts(
     if (attempt === DRAFT_ATTEMPTS)
       throw new Error(`the memories of document ${doc.id}'s namespace kept changing while they were drafted`);
   }
+}
+
+/**
+ * A draft's beginning: the document at `generation` (undefined when it changed or was deleted)
+ * and a MemoryDraft of its namespace. Begun before anything the draft decides from is read: a
+ * write of the namespace's memories after it makes the commit draft again. The two reads go side
+ * by side (each on a connection of its own where the database is a server).
+ */
+export function beginDraft(
+  db: Db,
+  doc: DocumentRow,
+  generation: number,
+): Promise<[DocumentRow | undefined, MemoryDraft]> {
+  return Promise.all([documentAtGeneration(db, doc.id, generation), MemoryDraft.begin(db, doc.namespace_id)]);
 }
 
 /**
@@ -417,14 +446,9 @@ export async function draftFacts(
   note: string | null = null,
   drawn: Drawn = { chars: null, appended: false },
   text?: string,
+  begun: ReturnType<typeof beginDraft> = beginDraft(db, doc, generation),
 ): Promise<(Omit<DocumentMemories, "applied"> & { applied: AppliedFact[] }) | undefined> {
-  // Begun before anything it decides from is read: a write of the namespace's memories after it
-  // makes the commit draft again. Reads outside a transaction go side by side (each on a
-  // connection of its own where the database is a server).
-  const [current, draft] = await Promise.all([
-    documentAtGeneration(db, doc.id, generation),
-    MemoryDraft.begin(db, doc.namespace_id),
-  ]);
+  const [current, draft] = await begun;
   if (!current) return undefined;
   const metadata = parseJson<Metadata>(doc.metadata, {});
   const told = facts.filter((f) => f.memory.trim() !== "");

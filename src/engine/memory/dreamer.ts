@@ -454,7 +454,12 @@ export async function draftFacts(
   const told = facts.filter((f) => f.memory.trim() !== "");
   // Nothing is remembered again from a sentence the user forgot (memory/forget.ts); reading ahead
   // for a fact left out for it costs nothing but its share of one statement.
-  const [forgotten] = await Promise.all([forgottenInDocument(db, doc.id, text), draft.readAhead(told)]);
+  const [forgotten, sourceOf] = await Promise.all([
+    forgottenInDocument(db, doc.id, text),
+    // What the document said before, for the commit to take away what it no longer says.
+    drawn.appended ? undefined : documentMemoryIds(db, doc.id),
+    draft.readAhead(told),
+  ]);
   // applyFacts skips empty facts: leave them out here so its results line up with `kept`.
   const kept = told.filter((f) => !forgotten.holds(f.source));
   const applied = await applyFacts(
@@ -468,7 +473,7 @@ export async function draftFacts(
     },
     kept,
   );
-  return { draft, applied, drawnChars: drawn.chars, appended: drawn.appended, note };
+  return { draft, applied, drawnChars: drawn.chars, appended: drawn.appended, note, sourceOf };
 }
 
 /** What the extractor reads: the text, its date, the three contexts and the allowed existing memories. */

@@ -5,6 +5,7 @@ import {
   type IndexedDocument,
   lockedWithMemoryVersion,
   markDreamed,
+  markDreamedSql,
   noteDocument,
   swapChunks,
 } from "./documents.js";
@@ -35,6 +36,13 @@ export interface DocumentMemories {
   appended: boolean;
   /** What extraction's limits left out, shown as the document's `error`. */
   note: string | null;
+  /**
+   * The memories the document was a source of as the draft began (documentMemoryIds, read after
+   * its memory version), when the draft read them: the commit checks that version, and what the
+   * document is a source of changes only with a write of the namespace's memories (which raises
+   * it) or with its own commits. Read in the commit's transaction otherwise.
+   */
+  sourceOf?: readonly string[] | undefined;
 }
 
 /** When a namespace's batched dreaming runs: after its last document, within a bound, at once when full. */
@@ -173,7 +181,7 @@ async function settleMemories(
   /** Whether any sentence was forgotten from the document (else none is read). */
   hasForgotten: boolean,
 ): Promise<void> {
-  await writeDraft(db, m.draft);
+  const marked = await writeDraft(db, m.draft, { id: doc.id, chars: m.drawnChars });
   const forgotten = hasForgotten ? await forgottenInDocument(db, doc.id) : NOTHING_FORGOTTEN;
   if (!m.appended) {
     const supported = new Set([
@@ -184,11 +192,11 @@ async function settleMemories(
       db,
       doc.namespace_id,
       doc.id,
-      (await documentMemoryIds(db, doc.id)).filter((id) => !supported.has(id)),
+      (m.sourceOf ?? (await documentMemoryIds(db, doc.id))).filter((id) => !supported.has(id)),
     );
   }
   if (forgotten.any) await redactDocument(db, doc.id);
-  await markDreamed(db, doc.id, m.drawnChars);
+  if (!marked) await markDreamed(db, doc.id, m.drawnChars);
   if (m.note) await noteDocument(db, doc.id, m.note);
 }
 
@@ -201,8 +209,14 @@ const VECTOR_BATCH = 200;
  * Writes a draft: its new memories (their final state, a batch per statement, in the order drafted:
  * rowids follow it), their sources and vectors, the changes to stored memories, then the relations.
  */
-async function writeDraft(db: Db, draft: MemoryDraft): Promise<void> {
-  if (draft.empty) return;
+async function writeDraft(
+  db: Db,
+  draft: MemoryDraft,
+  /** The document to mark dreamed in the same statement, where there is one (markDreamed). */
+  dreamed: { id: string; chars: number | null },
+): Promise<boolean> {
+  if (draft.empty) return false;
+  let marked = false;
   const d = db.dialect;
   const t = now();
   const sources: [string, string, number | null, number | null][] = [];
@@ -229,7 +243,8 @@ async function writeDraft(db: Db, draft: MemoryDraft): Promise<void> {
        end_offset = excluded.end_offset`;
   if (d.remote && draft.inserted.length <= DRAFT_BATCH) {
     // A database server: the new memories, their sources and vectors in one statement
-    // (data-modifying CTEs; the keys are checked at its end), a round trip instead of three.
+    // (data-modifying CTEs; the keys are checked at its end), the document marked dreamed in it
+    // too, a round trip instead of four.
     const vectors = draft.inserted.flatMap((m) =>
       m.vector
         ? [
@@ -251,9 +266,18 @@ async function writeDraft(db: Db, draft: MemoryDraft): Promise<void> {
        src AS (${insertSources("$2", "$3")}),
        vec AS (INSERT INTO memory_vectors (memory_rowid, model, embedding)
          SELECT ins.rowid, v.value ->> 1, decode(v.value ->> 2, 'base64') FROM ${d.rows("$4", "v")}
-         JOIN ins ON ins.id = v.value ->> 0)
+         JOIN ins ON ins.id = v.value ->> 0),
+       done AS (${markDreamedSql("$5", "$3", "$6")})
        SELECT count(*) AS n FROM ins`,
-    ).get(JSON.stringify(draftRows(draft.inserted)), JSON.stringify(sources), t, JSON.stringify(vectors));
+    ).get(
+      JSON.stringify(draftRows(draft.inserted)),
+      JSON.stringify(sources),
+      t,
+      JSON.stringify(vectors),
+      dreamed.chars,
+      dreamed.id,
+    );
+    marked = true;
   } else {
     const rowids = new Map<string, number>();
     for (let at = 0; at < draft.inserted.length; at += DRAFT_BATCH) {
@@ -317,6 +341,7 @@ async function writeDraft(db: Db, draft: MemoryDraft): Promise<void> {
        ON CONFLICT DO NOTHING`,
     ).run(JSON.stringify(draft.relations), t);
   }
+  return marked;
 }
 
 /** New memories as the rows of a JSON parameter (their index first: the order they are inserted in). */

@@ -804,12 +804,16 @@ export async function setDreamedChars(db: Db, id: string, chars: number | null):
   await statement(db, "UPDATE documents SET dreamed_chars = $1 WHERE id = $2").run(chars, id);
 }
 
+/**
+ * markDreamed's update with its values at the given parameters (a statement's own, or a clause of
+ * a larger statement: store/document-commit.ts writes it with the memories).
+ */
+export const markDreamedSql = (chars: string, at: string, id: string) =>
+  `UPDATE documents SET dreaming_status = 'done', dreamed_chars = CAST(${chars} AS BIGINT), updated_at = ${at} WHERE id = ${id}`;
+
 /** The document's memories are committed, drawn from its first `chars` characters (setDreamedChars): `done`. */
 export async function markDreamed(db: Db, id: string, chars: number | null): Promise<void> {
-  await statement(
-    db,
-    "UPDATE documents SET dreaming_status = 'done', dreamed_chars = $1, updated_at = $2 WHERE id = $3",
-  ).run(chars, now(), id);
+  await statement(db, markDreamedSql("$1", "$2", "$3")).run(chars, now(), id);
 }
 
 /**

@@ -486,17 +486,22 @@ export async function extractionInput(
   ownAsContext = false,
 ): Promise<ExtractionInput> {
   const filter = parseJson<Metadata | null>(doc.filter_by_metadata, null);
-  // Three reads side by side (each on a connection of its own where the database is a server).
-  const [ctx, ownIds, recent] = await Promise.all([
+  // Two reads side by side (each on a connection of its own where the database is a server). A
+  // re-sent document's own memories are not context: told again, its facts must come out again
+  // (to be merged into those memories, with its new metadata), not be skipped as known. Without a
+  // metadata filter the most recent others are the context; with one, four times as many are
+  // read for it to choose from.
+  const [ctx, recent] = await Promise.all([
     namespaceContexts(db, doc.namespace_id),
-    // A re-sent document's own memories are not context: told again, its facts must come out
-    // again (to be merged into those memories, with its new metadata), not be skipped as known.
-    ownAsContext ? [] : documentMemoryIds(db, doc.id),
-    recentLiveMemories(db, doc.namespace_id, CONTEXT_MEMORIES * 4),
+    recentLiveMemories(
+      db,
+      doc.namespace_id,
+      filter === null ? CONTEXT_MEMORIES : CONTEXT_MEMORIES * 4,
+      ownAsContext ? undefined : doc.id,
+    ),
   ]);
-  const own = new Set(ownIds);
   const existing = recent
-    .filter((m) => !own.has(m.id) && matchesFilterByMetadata(memoryMetadata(m), filter))
+    .filter((m) => matchesFilterByMetadata(memoryMetadata(m), filter))
     .slice(0, CONTEXT_MEMORIES)
     .map((m) => ({ id: m.id, memory: m.memory }));
   return {

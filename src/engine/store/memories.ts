@@ -614,13 +614,20 @@ export async function recentLiveMemories(
   db: Db,
   namespaceId: string,
   limit: number,
+  /** A document whose memories (documentMemoryIds: those it is a source of) are left out. */
+  notOf?: string,
 ): Promise<Pick<MemoryRow, "id" | "memory" | "metadata">[]> {
+  const ownLeftOut =
+    notOf === undefined
+      ? ""
+      : `AND m.document_id IS DISTINCT FROM $4
+         AND NOT EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = m.id AND s.document_id = $4)`;
   return await statement<Pick<MemoryRow, "id" | "memory" | "metadata">>(
     db,
     `SELECT m.id, m.memory, m.metadata FROM memories m
-     WHERE m.namespace_id = $1 AND m.is_latest = 1 AND ${liveMemory("m", "$2")}
+     WHERE m.namespace_id = $1 AND m.is_latest = 1 AND ${liveMemory("m", "$2")} ${ownLeftOut}
      ORDER BY m.created_at DESC, m.rowid DESC LIMIT $3`,
-  ).all(namespaceId, now(), limit);
+  ).all(namespaceId, now(), limit, ...(notOf === undefined ? [] : [notOf]));
 }
 
 export async function markForgotten(db: Db, id: string, reason: string): Promise<void> {

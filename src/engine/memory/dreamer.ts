@@ -130,7 +130,7 @@ export class MemoryDreamer implements Dreamer {
     if (!row) return undefined;
     // No memories: committing none also takes away those an earlier version made.
     if (makesNoMemories(row.task_type, doc.type)) {
-      const none = await draftFacts(dctx.db, row, doc.generation, [], null, undefined, doc.text);
+      const none = await draftFacts(dctx.db, row, doc.generation, [], null, undefined, { text: doc.text });
       return none && { memories: none };
     }
     if (row.dreaming !== "instant") return { queue: this.options };
@@ -144,15 +144,9 @@ export class MemoryDreamer implements Dreamer {
       this.ctx.log(`instant dreaming of ${doc.id} failed, retrying after indexing: ${message(err)}`);
       return undefined;
     }
-    const memories = await draftFacts(
-      dctx.db,
-      row,
-      doc.generation,
-      facts.facts,
-      facts.note,
-      facts.drawn,
-      doc.text,
-    );
+    const memories = await draftFacts(dctx.db, row, doc.generation, facts.facts, facts.note, facts.drawn, {
+      text: doc.text,
+    });
     return memories && { memories };
   }
 
@@ -399,6 +393,7 @@ export async function commitFacts(
   begun?: ReturnType<typeof beginDraft>,
 ): Promise<AppliedFact[]> {
   for (let attempt = 1; ; attempt++) {
+    // Only the first draft was begun by the caller: another begins anew.
     const memories = await draftFacts(
       db,
       doc,
@@ -406,8 +401,7 @@ export async function commitFacts(
       facts,
       note,
       drawn,
-      undefined,
-      attempt === 1 ? begun : undefined,
+      attempt === 1 ? { begun } : {},
     );
     if (!memories) return [];
     const ref = { id: doc.id, namespaceId: doc.namespace_id };
@@ -435,8 +429,7 @@ export function beginDraft(
 /**
  * A document's facts as memories, drafted (relations.ts applyFacts into a store MemoryDraft)
  * outside any transaction, for the store to commit with the document; undefined when the document
- * changed or was deleted. `text`: the text the facts' sources point into, when it is not yet the
- * stored one (a generation being indexed).
+ * changed or was deleted.
  */
 export async function draftFacts(
   db: Db,
@@ -445,18 +438,23 @@ export async function draftFacts(
   facts: readonly DreamedFact[],
   note: string | null = null,
   drawn: Drawn = { chars: null, appended: false },
-  text?: string,
-  begun: ReturnType<typeof beginDraft> = beginDraft(db, doc, generation),
+  opts: {
+    /** The text the facts' sources point into, when it is not yet the stored one (a generation being indexed). */
+    text?: string;
+    /** The draft's beginning, when the caller began it already (beginDraft). */
+    begun?: ReturnType<typeof beginDraft> | undefined;
+  } = {},
 ): Promise<(Omit<DocumentMemories, "applied"> & { applied: AppliedFact[] }) | undefined> {
-  const [current, draft] = await begun;
+  const [current, draft] = await (opts.begun ?? beginDraft(db, doc, generation));
   if (!current) return undefined;
   const metadata = parseJson<Metadata>(doc.metadata, {});
   const told = facts.filter((f) => f.memory.trim() !== "");
   // Nothing is remembered again from a sentence the user forgot (memory/forget.ts); reading ahead
   // for a fact left out for it costs nothing but its share of one statement.
   const [forgotten, sourceOf] = await Promise.all([
-    forgottenInDocument(db, doc.id, text),
-    // What the document said before, for the commit to take away what it no longer says.
+    forgottenInDocument(db, doc.id, opts.text),
+    // What the document said before, for the commit to take away what it no longer says (appended
+    // turns take nothing away).
     drawn.appended ? undefined : documentMemoryIds(db, doc.id),
     draft.readAhead(told),
   ]);

@@ -15,6 +15,7 @@ import {
 } from "../store/search-hits.js";
 import { searchStatistics } from "../store/search-index.js";
 import type { Corpus, Scope } from "../store/search-scope.js";
+import { cosines } from "../store/vectors.js";
 import { redactTitle } from "../text/redact.js";
 import { type QueryTerm, queryTerms, STOP_WORDS } from "../text/terms.js";
 import { dropRepeats } from "./dedup.js";
@@ -26,7 +27,7 @@ import { pendingHits } from "./pending.js";
 import { namedPeople, OTHER_PERSON_FACTOR, weighTheUsers } from "./person.js";
 import { type RerankItem, rerankAggregate, rerankOrder } from "./rerank.js";
 import { rewriteQuery } from "./rewrite.js";
-import { cosines, vectorSearch } from "./vector.js";
+import { vectorSearch } from "./vector.js";
 import { currentVersions, latestVersionRowids } from "./versions.js";
 import { boostStatedTimes, boostWindow, questionWindow, type Window } from "./when.js";
 

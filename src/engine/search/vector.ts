@@ -1,9 +1,8 @@
 import type { Db } from "../store/connection.js";
 import { type Corpus, type Scope, visibleRowids } from "../store/search-scope.js";
-import { cosines, invalidateVectors, nearestVectors } from "../store/vectors.js";
+import { invalidateVectors, nearestVectors } from "../store/vectors.js";
 
-/** cosines: a search scores its lexical candidates by the vectors read with their rows (search.ts). */
-export { cosines, invalidateVectors };
+export { invalidateVectors };
 
 /** A row near the query vector, by cosine similarity in [-1, 1]. */
 export interface VectorCandidate {

@@ -38,9 +38,10 @@ export interface DocumentMemories {
   note: string | null;
   /**
    * The memories the document was a source of as the draft began (documentMemoryIds, read after
-   * its memory version), when the draft read them: the commit checks that version, and what the
-   * document is a source of changes only with a write of the namespace's memories (which raises
-   * it) or with its own commits. Read in the commit's transaction otherwise.
+   * its memory version), when the dreamer read them (memory/dreamer.ts does): the commit checks
+   * that version, and what the document is a source of changes only with a write of the
+   * namespace's memories (which raises it) or with its own commits. Read in the commit's
+   * transaction otherwise.
    */
   sourceOf?: readonly string[] | undefined;
 }
@@ -181,7 +182,7 @@ async function settleMemories(
   /** Whether any sentence was forgotten from the document (else none is read). */
   hasForgotten: boolean,
 ): Promise<void> {
-  const marked = await writeDraft(db, m.draft, { id: doc.id, chars: m.drawnChars });
+  await writeDraft(db, m.draft, { id: doc.id, chars: m.drawnChars });
   const forgotten = hasForgotten ? await forgottenInDocument(db, doc.id) : NOTHING_FORGOTTEN;
   if (!m.appended) {
     const supported = new Set([
@@ -196,7 +197,6 @@ async function settleMemories(
     );
   }
   if (forgotten.any) await redactDocument(db, doc.id);
-  if (!marked) await markDreamed(db, doc.id, m.drawnChars);
   if (m.note) await noteDocument(db, doc.id, m.note);
 }
 
@@ -207,16 +207,16 @@ const VECTOR_BATCH = 200;
 
 /**
  * Writes a draft: its new memories (their final state, a batch per statement, in the order drafted:
- * rowids follow it), their sources and vectors, the changes to stored memories, then the relations.
+ * rowids follow it), their sources and vectors, the changes to stored memories, then the relations;
+ * and marks its document dreamed (on PostgreSQL in the statement that writes the memories).
  */
 async function writeDraft(
   db: Db,
   draft: MemoryDraft,
-  /** The document to mark dreamed in the same statement, where there is one (markDreamed). */
+  /** The document the draft came from, marked dreamed with it (markDreamed). */
   dreamed: { id: string; chars: number | null },
-): Promise<boolean> {
-  if (draft.empty) return false;
-  let marked = false;
+): Promise<void> {
+  if (draft.empty) return await markDreamed(db, dreamed.id, dreamed.chars);
   const d = db.dialect;
   const t = now();
   const sources: [string, string, number | null, number | null][] = [];
@@ -277,8 +277,8 @@ async function writeDraft(
       dreamed.chars,
       dreamed.id,
     );
-    marked = true;
   } else {
+    await markDreamed(db, dreamed.id, dreamed.chars);
     const rowids = new Map<string, number>();
     for (let at = 0; at < draft.inserted.length; at += DRAFT_BATCH) {
       const inserted = await statement<{ rowid: number; id: string }>(db, insertMemories("$1")).all(
@@ -341,7 +341,6 @@ async function writeDraft(
        ON CONFLICT DO NOTHING`,
     ).run(JSON.stringify(draft.relations), t);
   }
-  return marked;
 }
 
 /** New memories as the rows of a JSON parameter (their index first: the order they are inserted in). */
